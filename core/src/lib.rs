@@ -1,0 +1,13 @@
+//! # oxmcp
+//!
+//! One Rust engine for the Model Context Protocol (MCP): the protocol types, a session
+//! engine that correlates requests and responses (with timeouts, progress and
+//! cancellation), stdio and in-memory transports, and the server and client roles on top.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod protocol;
+pub mod session;
+pub mod transport;
+
+pub use error::{Error, ErrorKind, Result};

@@ -1,0 +1,35 @@
+//! Method names, so a typo is a compile error and not a silent -32601.
+
+#![allow(missing_docs)]
+
+pub const INITIALIZE: &str = "initialize";
+pub const INITIALIZED: &str = "notifications/initialized";
+pub const PING: &str = "ping";
+pub const CANCELLED: &str = "notifications/cancelled";
+pub const PROGRESS: &str = "notifications/progress";
+
+pub const TOOLS_LIST: &str = "tools/list";
+pub const TOOLS_CALL: &str = "tools/call";
+pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+
+pub const RESOURCES_LIST: &str = "resources/list";
+pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+pub const RESOURCES_READ: &str = "resources/read";
+pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+
+pub const PROMPTS_LIST: &str = "prompts/list";
+pub const PROMPTS_GET: &str = "prompts/get";
+pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+
+pub const COMPLETION_COMPLETE: &str = "completion/complete";
+pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+pub const LOGGING_MESSAGE: &str = "notifications/message";
+
+pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+pub const ELICITATION_CREATE: &str = "elicitation/create";
+pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+pub const ROOTS_LIST: &str = "roots/list";
+pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";

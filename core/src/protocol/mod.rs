@@ -1,0 +1,17 @@
+//! Everything that is shaped by the MCP specification: the JSON-RPC envelope, error codes,
+//! protocol versions and the rules that differ between them, method names and the typed
+//! request, result and notification payloads.
+//!
+//! Era-specific rules live in [`version`]; the engine asks a [`ProtocolVersion`] what is
+//! allowed instead of comparing version strings itself.
+
+pub mod error;
+pub mod jsonrpc;
+pub mod methods;
+pub mod types;
+pub mod version;
+
+pub use error::{codes, ErrorObject};
+pub use jsonrpc::{Message, RequestId};
+pub use types::*;
+pub use version::ProtocolVersion;

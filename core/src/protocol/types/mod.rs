@@ -1,0 +1,37 @@
+//! Typed `params` and `result` payloads of MCP requests and notifications, following the
+//! 2025-11-25 schema (and reading the older shapes it grew from).
+//!
+//! Every object keeps the fields it does not know in an `extra` map, so messages survive a
+//! parse/serialize round trip unchanged. Free-form JSON (schemas, tool arguments, structured
+//! content) stays as [`serde_json::Value`]. Task-related messages (`tasks/*`) are not modelled.
+
+mod capabilities;
+mod common;
+mod completion;
+mod content;
+mod elicitation;
+mod lifecycle;
+mod logging;
+mod notifications;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod tools;
+
+pub use capabilities::*;
+pub use common::*;
+pub use completion::*;
+pub use content::*;
+pub use elicitation::*;
+pub use lifecycle::*;
+pub use logging::*;
+pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use roots::*;
+pub use sampling::*;
+pub use tools::*;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,164 @@
+//! Requests the peer sent: the in-flight map, concurrency limit and cancellation.
+//!
+//! Rules (from the MCP specification):
+//! - each request is handled concurrently, under a configurable limit;
+//! - `notifications/cancelled` fires the request's token and no response is sent;
+//! - `initialize` cannot be cancelled;
+//! - a cancel for an unknown or finished request is ignored.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::{IncomingRequest, Peer, Reply, Service, Shared};
+use crate::protocol::{methods, ErrorObject, Message, RequestId};
+
+/// The in-flight map: `id -> cancellation token` for requests being handled.
+pub(crate) struct InFlight {
+    map: Mutex<HashMap<RequestId, CancellationToken>>,
+    slots: Arc<Semaphore>,
+}
+
+impl InFlight {
+    pub(crate) fn new(limit: usize) -> Self {
+        Self { map: Mutex::new(HashMap::new()), slots: Arc::new(Semaphore::new(limit.max(1))) }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.map.lock().unwrap().len()
+    }
+
+    /// Registers a request; `None` if a request with that id is already in flight.
+    fn register(&self, id: &RequestId, token: &CancellationToken) -> bool {
+        let mut map = self.map.lock().unwrap();
+        if map.contains_key(id) {
+            return false;
+        }
+        map.insert(id.clone(), token.clone());
+        true
+    }
+
+    fn remove(&self, id: &RequestId) {
+        self.map.lock().unwrap().remove(id);
+    }
+
+    /// Handles `notifications/cancelled`.
+    pub(crate) fn cancel_from_peer(&self, params: Option<&Value>) {
+        let Some(id) = params.and_then(|p| p.get("requestId")).and_then(RequestId::from_value) else {
+            return;
+        };
+        // Removing under the lock means a request that is just finishing either sees its
+        // token fired (and sends nothing) or has already left the map (cancel ignored).
+        if let Some(token) = self.map.lock().unwrap().remove(&id) {
+            tracing::debug!(%id, "request cancelled by the peer");
+            token.cancel();
+        }
+    }
+
+    pub(crate) fn cancel_all(&self) {
+        let drained: Vec<_> = self.map.lock().unwrap().drain().map(|(_, t)| t).collect();
+        for token in drained {
+            token.cancel();
+        }
+    }
+}
+
+/// Removes the in-flight entry however the handler task ends (including a panic or an
+/// aborted task).
+struct InFlightGuard {
+    shared: Arc<Shared>,
+    id: RequestId,
+    registered: bool,
+}
+
+impl InFlightGuard {
+    fn finish(&mut self) {
+        if std::mem::take(&mut self.registered) {
+            self.shared.incoming.remove(&self.id);
+        }
+    }
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Starts handling one request. Registration happens now, before the next message is
+/// read, so a cancel that follows right behind the request is honoured.
+pub(crate) fn dispatch(
+    peer: &Peer,
+    service: &Arc<dyn Service>,
+    id: RequestId,
+    method: String,
+    params: Option<Value>,
+) -> Option<BoxFuture<'static, Option<Reply>>> {
+    let shared = peer.shared.clone();
+    if method == methods::PING {
+        // Answered by the engine in both roles.
+        let message = Message::Response { id, result: Value::Object(Default::default()) };
+        return Some(Box::pin(async move { Some(Reply { shared, message }) }));
+    }
+    let cancel = shared.closed.child_token();
+    let cancellable = method != methods::INITIALIZE;
+    if cancellable && !shared.incoming.register(&id, &cancel) {
+        let error = ErrorObject::invalid_request(format!("request id {id} is already in use"));
+        return Some(Box::pin(async move { Some(Reply { shared, message: Message::Error { id: Some(id), error } }) }));
+    }
+    let guard = InFlightGuard { shared: shared.clone(), id: id.clone(), registered: cancellable };
+    let span = tracing::debug_span!("mcp.request", method = method.as_str(), id = %id);
+    let request = IncomingRequest { id, method, params, cancel: cancel.clone(), peer: peer.clone() };
+    let handler = service.handle_request(request);
+    Some(Box::pin(run(guard, cancel, handler).instrument(span)))
+}
+
+async fn run(
+    mut guard: InFlightGuard,
+    cancel: CancellationToken,
+    handler: BoxFuture<'static, Result<Value, ErrorObject>>,
+) -> Option<Reply> {
+    let started = Instant::now();
+    let slots = guard.shared.incoming.slots.clone();
+    let _slot = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return None,
+        slot = slots.acquire_owned() => slot.ok()?,
+    };
+    let outcome = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => None,
+        r = AssertUnwindSafe(handler).catch_unwind() => Some(r),
+    };
+    guard.finish();
+    // Checked after leaving the map: from here on no cancel can reach this request.
+    let Some(outcome) = outcome.filter(|_| !cancel.is_cancelled()) else {
+        tracing::debug!(outcome = "cancelled", elapsed_us = started.elapsed().as_micros() as u64);
+        return None;
+    };
+    let id = guard.id.clone();
+    let message = match outcome {
+        Ok(Ok(result)) => Message::Response { id, result },
+        Ok(Err(error)) => Message::Error { id: Some(id), error },
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            tracing::error!(panic = what.as_str(), "request handler panicked");
+            Message::Error { id: Some(id), error: ErrorObject::internal(format!("handler panicked: {what}")) }
+        }
+    };
+    let outcome = if matches!(message, Message::Response { .. }) { "ok" } else { "error" };
+    tracing::debug!(outcome, elapsed_us = started.elapsed().as_micros() as u64);
+    Some(Reply { shared: guard.shared.clone(), message })
+}

@@ -1,0 +1,291 @@
+//! Requests this side sent: id allocation, the pending map, timeouts, progress, cancel.
+//!
+//! Every request's entry is removed exactly once, by whichever comes first:
+//! the response or error (reader task), the timeout or a local cancel (the caller's future,
+//! which then sends `notifications/cancelled`), the caller dropping its future (the RAII
+//! [`PendingGuard`], which also sends the cancel), or the session closing
+//! ([`Outgoing::fail_all`], which fails every caller at once with the close reason).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{sleep, sleep_until, Instant};
+use tokio_util::sync::CancellationToken;
+
+use super::Shared;
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{methods, ErrorObject, Message, RequestId};
+
+/// One progress notification for a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Progress so far (increases with each notification).
+    pub progress: f64,
+    /// The total, when known.
+    pub total: Option<f64>,
+    /// A human-readable status.
+    pub message: Option<String>,
+}
+
+/// A callback invoked for each progress notification of a request.
+pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Per-request options. Unset fields take the session's [`super::SessionConfig`].
+///
+/// ```
+/// use std::time::Duration;
+/// use oxmcp::session::RequestOptions;
+/// let cancel = tokio_util::sync::CancellationToken::new();
+/// let options = RequestOptions::default()
+///     .timeout(Duration::from_secs(5))
+///     .on_progress(|p| println!("{}/{:?}", p.progress, p.total))
+///     .cancel_token(cancel.clone());
+/// ```
+#[derive(Clone, Default)]
+pub struct RequestOptions {
+    /// Inactivity timeout (restarted by progress when resetting is on).
+    pub timeout: Option<Duration>,
+    /// Hard maximum, whatever progress arrives.
+    pub max_timeout: Option<Duration>,
+    /// Whether progress restarts the inactivity timer.
+    pub reset_timeout_on_progress: Option<bool>,
+    /// Called for each progress notification.
+    pub on_progress: Option<ProgressCallback>,
+    /// Cancelling this token cancels the request (and notifies the peer).
+    pub cancel: Option<CancellationToken>,
+}
+
+impl fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("max_timeout", &self.max_timeout)
+            .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
+            .field("on_progress", &self.on_progress.is_some())
+            .field("cancel", &self.cancel.is_some())
+            .finish()
+    }
+}
+
+impl RequestOptions {
+    /// Sets the inactivity timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+    /// Sets the hard maximum.
+    pub fn max_timeout(mut self, max: Duration) -> Self {
+        self.max_timeout = Some(max);
+        self
+    }
+    /// Turns progress-resets-timeout on or off for this request.
+    pub fn reset_timeout_on_progress(mut self, on: bool) -> Self {
+        self.reset_timeout_on_progress = Some(on);
+        self
+    }
+    /// Sets the progress callback.
+    pub fn on_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Arc::new(f));
+        self
+    }
+    /// Sets the cancellation token.
+    pub fn cancel_token(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+}
+
+struct Pending {
+    done: oneshot::Sender<Result<Value, ErrorObject>>,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+/// The id allocator and the pending map.
+#[derive(Default)]
+pub(crate) struct Outgoing {
+    next_id: AtomicI64,
+    pending: Mutex<HashMap<i64, Pending>>,
+}
+
+impl Outgoing {
+    pub(crate) fn len(&self) -> usize {
+        self.pending.lock().unwrap().len()
+    }
+
+    /// A response or error arrived. Unknown ids (late responses after a timeout or
+    /// cancel, or ids we never sent) are ignored.
+    pub(crate) fn complete(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) {
+        let RequestId::Number(n) = id else {
+            tracing::debug!(%id, "ignoring a response to an id this side never sent");
+            return;
+        };
+        let entry = self.pending.lock().unwrap().remove(n);
+        match entry {
+            Some(p) => {
+                let _ = p.done.send(outcome);
+            }
+            None => tracing::debug!(%id, "ignoring a late response"),
+        }
+    }
+
+    /// A progress notification arrived; the token is the request id oxmcp attached.
+    pub(crate) fn progress(&self, params: Option<&Value>) {
+        let Some(p) = params else { return };
+        let Some(token) = p.get("progressToken").and_then(Value::as_i64) else { return };
+        let Some(progress) = p.get("progress").and_then(Value::as_f64) else { return };
+        let update = Progress {
+            progress,
+            total: p.get("total").and_then(Value::as_f64),
+            message: p.get("message").and_then(Value::as_str).map(str::to_owned),
+        };
+        if let Some(tx) = self.pending.lock().unwrap().get(&token).and_then(|e| e.progress.as_ref()) {
+            let _ = tx.send(update);
+        }
+    }
+
+    /// The session closed: every caller fails now (dropping the senders wakes them).
+    pub(crate) fn fail_all(&self) {
+        let drained: Vec<_> = self.pending.lock().unwrap().drain().collect();
+        drop(drained);
+    }
+
+    fn remove(&self, id: i64) -> Option<Pending> {
+        self.pending.lock().unwrap().remove(&id)
+    }
+}
+
+/// Removes the pending entry if the caller's future ends any way other than a response,
+/// and tells the peer the request is cancelled.
+struct PendingGuard<'a> {
+    shared: &'a Shared,
+    id: i64,
+    armed: bool,
+}
+
+impl PendingGuard<'_> {
+    /// Ends the request locally. Returns false if a response won the race (the entry was
+    /// already gone).
+    fn cancel(&mut self, reason: &str) -> bool {
+        self.armed = false;
+        if self.shared.outgoing.remove(self.id).is_none() {
+            return false;
+        }
+        if !self.shared.closed.is_cancelled() {
+            let params = json!({ "requestId": self.id, "reason": reason });
+            let _ = self.shared.send(&Message::Notification { method: methods::CANCELLED.into(), params: Some(params) });
+        }
+        true
+    }
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.cancel("the request was abandoned by the caller");
+        }
+    }
+}
+
+fn attach_progress_token(params: &mut Option<Value>, id: i64) {
+    let params = params.get_or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(obj) = params {
+        let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.entry("progressToken").or_insert(Value::from(id));
+        }
+    }
+}
+
+pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Value>, options: RequestOptions) -> Result<Value> {
+    if shared.closed.is_cancelled() {
+        return Err(shared.closed_error());
+    }
+    let config = &shared.config;
+    let timeout = options.timeout.unwrap_or(config.request_timeout);
+    let max_timeout = options.max_timeout.unwrap_or(config.max_request_timeout).max(Duration::ZERO);
+    let reset = options.reset_timeout_on_progress.unwrap_or(config.reset_timeout_on_progress);
+    let wants_progress = (reset || options.on_progress.is_some()) && method != methods::PING && method != methods::INITIALIZE;
+
+    let id = shared.outgoing.next_id.fetch_add(1, Ordering::Relaxed);
+    if wants_progress {
+        attach_progress_token(&mut params, id);
+    }
+    let (done_tx, mut done_rx) = oneshot::channel();
+    let (progress_tx, mut progress_rx) = match wants_progress {
+        true => {
+            let (tx, rx) = mpsc::unbounded_channel();
+            (Some(tx), Some(rx))
+        }
+        false => (None, None),
+    };
+    shared.outgoing.pending.lock().unwrap().insert(id, Pending { done: done_tx, progress: progress_tx });
+    let mut guard = PendingGuard { shared, id, armed: true };
+    // The session may have closed between the check above and the insert: then
+    // fail_all may have missed the entry, so check again now that it is in the map.
+    if shared.closed.is_cancelled() {
+        guard.armed = false;
+        shared.outgoing.remove(id);
+        return Err(shared.closed_error());
+    }
+    let message = Message::Request { id: RequestId::Number(id), method: method.to_owned(), params };
+    if shared.send(&message).is_err() {
+        guard.armed = false;
+        shared.outgoing.remove(id);
+        return Err(shared.closed_error());
+    }
+
+    let inactivity = sleep(timeout);
+    let hard_limit = sleep_until(Instant::now() + max_timeout);
+    tokio::pin!(inactivity, hard_limit);
+    let cancel = options.cancel.unwrap_or_default();
+    let ended = loop {
+        tokio::select! {
+            biased;
+            outcome = &mut done_rx => {
+                guard.armed = false;
+                return match outcome {
+                    Ok(Ok(value)) => Ok(value),
+                    Ok(Err(error)) => Err(Error::from_rpc(error)),
+                    Err(_) => Err(shared.closed_error()),
+                };
+            }
+            Some(update) = next_progress(progress_rx.as_mut()) => {
+                if reset {
+                    inactivity.as_mut().reset(Instant::now() + timeout);
+                }
+                if let Some(callback) = &options.on_progress {
+                    callback(update);
+                }
+            }
+            _ = &mut inactivity => break Error::new(ErrorKind::Timeout, format!("{method} timed out after {timeout:?} without a response")),
+            _ = &mut hard_limit => break Error::new(ErrorKind::Timeout, format!("{method} exceeded its maximum time of {max_timeout:?}")),
+            _ = cancel.cancelled() => break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled")),
+        }
+    };
+    let reason = match ended.kind() {
+        ErrorKind::Timeout => "timed out",
+        _ => "cancelled by the caller",
+    };
+    if !guard.cancel(reason) {
+        // The response arrived in the same instant: it wins over the local end.
+        if let Ok(outcome) = done_rx.try_recv() {
+            return outcome.map_err(Error::from_rpc);
+        }
+        if shared.closed.is_cancelled() {
+            return Err(shared.closed_error());
+        }
+    }
+    Err(ended)
+}
+
+async fn next_progress(rx: Option<&mut mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}

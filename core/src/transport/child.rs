@@ -1,0 +1,265 @@
+//! The client side of the stdio transport: spawn a server as a child process.
+//!
+//! The child runs in its own process group, so closing reaches its own children too
+//! (`npx` -> `node`, `uv` -> `python`). Close = close stdin, wait a grace period, SIGTERM
+//! the group, wait again, SIGKILL the group. A reaper task always waits on the child, so
+//! it never stays a zombie. Stderr is drained continuously (a full stderr pipe would
+//! deadlock the child); its last lines are kept for the error a user sees when the child
+//! dies, and every line is forwarded to `tracing` at debug level.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
+
+use super::framing::{LineReader, LineWriter};
+use super::{MessageReader, MessageWriter, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
+
+/// How to start a server process.
+///
+/// ```no_run
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> std::io::Result<()> {
+/// use oxmcp::transport::ChildProcess;
+/// let transport = ChildProcess::new("oxmcp").args(["everything-server", "--stdio"]).spawn()?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ChildProcess {
+    program: OsString,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    cwd: Option<PathBuf>,
+    grace: Duration,
+    stderr_tail_lines: usize,
+    max_message_size: usize,
+}
+
+impl ChildProcess {
+    /// A program to run (looked up on `PATH`).
+    pub fn new(program: impl Into<OsString>) -> Self {
+        Self {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+            grace: Duration::from_secs(2),
+            stderr_tail_lines: 20,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+        }
+    }
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+    /// Sets an environment variable for the child.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+    /// Sets the child's working directory.
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+    /// How long each close step waits for the child to exit (default 2 s).
+    pub fn grace_period(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+    /// How many stderr lines to keep for error messages (default 20).
+    pub fn stderr_tail_lines(mut self, lines: usize) -> Self {
+        self.stderr_tail_lines = lines;
+        self
+    }
+    /// Largest accepted incoming message (default 16 MiB).
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// Starts the child.
+    pub fn spawn(&self) -> io::Result<ChildTransport> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot start {:?}: {e}", self.program))
+        })?;
+        let pid = child.id().expect("a just-spawned child has a pid") as i32;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+
+        let tail = Arc::new(Mutex::new(VecDeque::with_capacity(self.stderr_tail_lines)));
+        let (stderr_done_tx, stderr_done) = watch::channel(false);
+        let keep = self.stderr_tail_lines;
+        let tail_writer = tail.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(target: "oxmcp::child::stderr", pid, "{line}");
+                let mut t = tail_writer.lock().unwrap();
+                if t.len() == keep {
+                    t.pop_front();
+                }
+                if keep > 0 {
+                    t.push_back(line);
+                }
+            }
+            let _ = stderr_done_tx.send(true);
+        });
+
+        let (exit_tx, exit) = watch::channel(None);
+        tokio::spawn(async move {
+            let status = child.wait().await.ok();
+            let _ = exit_tx.send(status);
+        });
+
+        let state = Arc::new(ChildState { pid, program: self.program.clone(), tail, exit, stderr_done, grace: self.grace });
+        Ok(ChildTransport {
+            reader: ChildReader { lines: LineReader::new(stdout, self.max_message_size), state: state.clone() },
+            writer: ChildWriter { lines: LineWriter::new(stdin), state },
+        })
+    }
+}
+
+struct ChildState {
+    pid: i32,
+    program: OsString,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    exit: watch::Receiver<Option<ExitStatus>>,
+    stderr_done: watch::Receiver<bool>,
+    grace: Duration,
+}
+
+impl ChildState {
+    async fn wait_exit(&self, within: Duration) -> Option<ExitStatus> {
+        let mut exit = self.exit.clone();
+        let waited = tokio::time::timeout(within, exit.wait_for(|s| s.is_some())).await;
+        waited.ok().and_then(|r| r.ok().and_then(|s| *s))
+    }
+
+    fn signal_group(&self, signal: i32) {
+        // SAFETY: kill(2) with a negative pid signals the process group we created.
+        unsafe {
+            libc::kill(-self.pid, signal);
+        }
+    }
+
+    /// The message a user sees when the child's output ends.
+    async fn describe_end(&self) -> String {
+        let status = self.wait_exit(self.grace).await;
+        // Let the stderr drain catch the last lines the child wrote before dying.
+        let mut done = self.stderr_done.clone();
+        let _ = tokio::time::timeout(Duration::from_millis(200), done.wait_for(|d| *d)).await;
+        let mut msg = match status {
+            Some(s) => format!("server process {:?} (pid {}) exited: {s}", self.program, self.pid),
+            None => format!("server process {:?} (pid {}) closed its stdout", self.program, self.pid),
+        };
+        let tail = self.tail.lock().unwrap();
+        if !tail.is_empty() {
+            msg.push_str("; last stderr lines:\n");
+            msg.push_str(&tail.iter().cloned().collect::<Vec<_>>().join("\n"));
+        }
+        msg
+    }
+}
+
+impl Drop for ChildState {
+    fn drop(&mut self) {
+        // Last resort when the transport is dropped without close(): never orphan the group.
+        if self.exit.borrow().is_none() {
+            self.signal_group(libc::SIGKILL);
+        }
+    }
+}
+
+/// A running child process as a [`Transport`].
+pub struct ChildTransport {
+    reader: ChildReader,
+    writer: ChildWriter,
+}
+
+impl ChildTransport {
+    /// The child's process id (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.reader.state.pid as u32
+    }
+}
+
+/// Reading half of a [`ChildTransport`] (the child's stdout).
+pub struct ChildReader {
+    lines: LineReader<ChildStdout>,
+    state: Arc<ChildState>,
+}
+
+/// Writing half of a [`ChildTransport`] (the child's stdin); closing it stops the child.
+pub struct ChildWriter {
+    lines: LineWriter<ChildStdin>,
+    state: Arc<ChildState>,
+}
+
+impl Transport for ChildTransport {
+    type Reader = ChildReader;
+    type Writer = ChildWriter;
+    fn split(self) -> (ChildReader, ChildWriter) {
+        (self.reader, self.writer)
+    }
+}
+
+impl MessageReader for ChildReader {
+    async fn recv(&mut self) -> Result<Bytes, RecvError> {
+        match self.lines.next_line().await {
+            Ok(Some(r)) => r,
+            Ok(None) => Err(RecvError::Closed(self.state.describe_end().await)),
+            Err(e) => Err(RecvError::Closed(format!("reading the server's stdout failed: {e}"))),
+        }
+    }
+}
+
+impl MessageWriter for ChildWriter {
+    async fn send(&mut self, message: Bytes) -> io::Result<()> {
+        self.lines.send(&message).await
+    }
+    async fn flush(&mut self) -> io::Result<()> {
+        self.lines.flush().await
+    }
+    async fn close(self) {
+        let ChildWriter { lines, state } = self;
+        lines.close().await; // EOF on the child's stdin: a polite server exits now
+        if state.wait_exit(state.grace).await.is_some() {
+            return;
+        }
+        tracing::debug!(pid = state.pid, "server did not exit after stdin closed; sending SIGTERM");
+        state.signal_group(libc::SIGTERM);
+        if state.wait_exit(state.grace).await.is_some() {
+            return;
+        }
+        tracing::warn!(pid = state.pid, "server ignored SIGTERM; sending SIGKILL");
+        state.signal_group(libc::SIGKILL);
+        state.wait_exit(state.grace).await;
+    }
+}

@@ -1,0 +1,125 @@
+//! Newline-delimited JSON framing over any byte stream, with a size limit.
+
+use std::io;
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+
+use super::RecvError;
+
+/// Reads newline-delimited messages; blank lines are skipped, a trailing `\r` is removed.
+pub struct LineReader<R> {
+    inner: BufReader<R>,
+    max: usize,
+    line: BytesMut,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    /// Wraps `reader`; lines longer than `max` bytes are discarded with
+    /// [`RecvError::TooLarge`] instead of growing memory without bound.
+    pub fn new(reader: R, max: usize) -> Self {
+        Self { inner: BufReader::with_capacity(64 * 1024, reader), max, line: BytesMut::new() }
+    }
+
+    /// The next non-empty line. `Ok(None)` at end of stream.
+    pub async fn next_line(&mut self) -> io::Result<Option<Result<Bytes, RecvError>>> {
+        let mut discarding = false;
+        loop {
+            let buf = self.inner.fill_buf().await?;
+            if buf.is_empty() {
+                // EOF: a final line without newline still counts.
+                if !self.line.is_empty() && !discarding {
+                    let line = self.line.split().freeze();
+                    return Ok(Some(Ok(trim(line))));
+                }
+                return Ok(None);
+            }
+            let (chunk, found) = match memchr(buf) {
+                Some(i) => (&buf[..i], Some(i)),
+                None => (buf, None),
+            };
+            if !discarding {
+                if self.line.len() + chunk.len() > self.max {
+                    discarding = true;
+                    self.line.clear();
+                } else {
+                    self.line.extend_from_slice(chunk);
+                }
+            }
+            let used = found.map_or(chunk.len(), |i| i + 1);
+            self.inner.consume(used);
+            if found.is_some() {
+                if discarding {
+                    return Ok(Some(Err(RecvError::TooLarge { limit: self.max })));
+                }
+                let line = trim(self.line.split().freeze());
+                if !line.is_empty() {
+                    return Ok(Some(Ok(line)));
+                }
+            }
+        }
+    }
+}
+
+fn memchr(buf: &[u8]) -> Option<usize> {
+    buf.iter().position(|&b| b == b'\n')
+}
+
+fn trim(mut line: Bytes) -> Bytes {
+    while line.last().is_some_and(|b| b.is_ascii_whitespace()) {
+        line.truncate(line.len() - 1);
+    }
+    line
+}
+
+/// Writes messages each followed by `\n`, buffered until `flush`.
+pub struct LineWriter<W: AsyncWrite> {
+    inner: BufWriter<W>,
+}
+
+impl<W: AsyncWrite + Unpin> LineWriter<W> {
+    /// Wraps `writer`.
+    pub fn new(writer: W) -> Self {
+        Self { inner: BufWriter::with_capacity(64 * 1024, writer) }
+    }
+    /// Queues one message and its newline.
+    pub async fn send(&mut self, message: &[u8]) -> io::Result<()> {
+        self.inner.write_all(message).await?;
+        self.inner.write_all(b"\n").await
+    }
+    /// Writes out everything queued.
+    pub async fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().await
+    }
+    /// Flushes and shuts the stream down.
+    pub async fn close(mut self) {
+        let _ = self.inner.flush().await;
+        let _ = self.inner.shutdown().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn splits_lines_skips_blanks_and_bounds_size() {
+        let input: &[u8] = b"{\"a\":1}\r\n\n{\"b\":2}\n0123456789abcdef\n{\"c\":3}";
+        let mut r = LineReader::new(input, 10);
+        assert_eq!(r.next_line().await.unwrap().unwrap().unwrap(), Bytes::from_static(b"{\"a\":1}"));
+        assert_eq!(r.next_line().await.unwrap().unwrap().unwrap(), Bytes::from_static(b"{\"b\":2}"));
+        assert_eq!(r.next_line().await.unwrap().unwrap(), Err(RecvError::TooLarge { limit: 10 }));
+        assert_eq!(r.next_line().await.unwrap().unwrap().unwrap(), Bytes::from_static(b"{\"c\":3}"));
+        assert!(r.next_line().await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn long_line_across_many_reads_is_discarded_whole() {
+        let mut big = vec![b'x'; 200_000];
+        big.push(b'\n');
+        big.extend_from_slice(b"ok\n");
+        let mut r = LineReader::new(&big[..], 1000);
+        assert!(matches!(r.next_line().await.unwrap().unwrap(), Err(RecvError::TooLarge { .. })));
+        assert_eq!(r.next_line().await.unwrap().unwrap().unwrap(), Bytes::from_static(b"ok"));
+    }
+}

@@ -1,0 +1,67 @@
+//! Transports move whole JSON-RPC messages (`Bytes` in, `Bytes` out).
+//!
+//! Framing (newline-delimited JSON, SSE events, HTTP bodies) stays in the transport;
+//! request correlation stays in [`crate::session`]. A transport splits into a
+//! [`MessageReader`] (driven by the session's reader task) and a [`MessageWriter`]
+//! (driven by its writer task).
+//!
+//! - [`memory`]: an in-process pair, for tests and embedding.
+//! - [`stdio`]: a server on this process's stdin/stdout.
+//! - [`child`]: a client that spawns a server as a child process.
+
+pub mod child;
+pub mod framing;
+pub mod memory;
+pub mod stdio;
+
+use std::future::Future;
+use std::io;
+
+use bytes::Bytes;
+
+pub use child::{ChildProcess, ChildTransport};
+pub use memory::MemoryTransport;
+pub use stdio::StdioTransport;
+
+/// Default limit on one incoming message: 16 MiB.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+
+/// Why a read did not yield a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecvError {
+    /// A message was larger than the limit; it was discarded and the stream goes on.
+    TooLarge {
+        /// The configured limit in bytes.
+        limit: usize,
+    },
+    /// The stream ended; the reason is what a user should see (e.g. a child's exit
+    /// status and the tail of its stderr).
+    Closed(String),
+}
+
+/// A bidirectional message transport.
+pub trait Transport: Send + 'static {
+    /// The reading half.
+    type Reader: MessageReader;
+    /// The writing half.
+    type Writer: MessageWriter;
+    /// Splits into the two halves the session drives from separate tasks.
+    fn split(self) -> (Self::Reader, Self::Writer);
+}
+
+/// Reads whole messages.
+pub trait MessageReader: Send + 'static {
+    /// The next message, or why there is none.
+    fn recv(&mut self) -> impl Future<Output = Result<Bytes, RecvError>> + Send;
+}
+
+/// Writes whole messages. `send` may buffer; the session calls `flush` once it has no
+/// more queued messages, so bursts go out in one write.
+pub trait MessageWriter: Send + 'static {
+    /// Queues one message.
+    fn send(&mut self, message: Bytes) -> impl Future<Output = io::Result<()>> + Send;
+    /// Writes out everything queued.
+    fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+    /// Ends the outgoing direction (and, for a child process, stops the child).
+    fn close(self) -> impl Future<Output = ()> + Send;
+}
