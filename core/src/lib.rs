@@ -5,8 +5,11 @@
 //! cancellation), stdio and in-memory transports, and the server and client roles on top.
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod error;
 pub mod protocol;
+pub mod schema;
+pub mod server;
 pub mod session;
 pub mod transport;
 

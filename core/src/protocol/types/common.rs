@@ -1,7 +1,7 @@
 //! Building blocks shared by many messages: `_meta`, implementation info, icons,
 //! annotations, roles, progress tokens and pagination.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// The free-form `_meta` object that most messages may carry.
@@ -17,6 +17,30 @@ pub const PROGRESS_TOKEN_META_KEY: &str = "progressToken";
 pub fn progress_token_from_meta(meta: Option<&Meta>) -> Option<ProgressToken> {
     let value = meta?.get(PROGRESS_TOKEN_META_KEY)?;
     ProgressToken::deserialize(value).ok()
+}
+
+/// Largest magnitude below which every integer is exactly representable as an `f64` (2^53).
+const F64_EXACT_INT_LIMIT: f64 = 9_007_199_254_740_992.0;
+
+/// Serializes an `f64` as a JSON integer when it holds a whole number, so `50` stays `50`
+/// rather than becoming `50.0` on a round trip.
+pub(super) fn serialize_f64<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    if value.fract() == 0.0 && value.abs() <= F64_EXACT_INT_LIMIT {
+        serializer.serialize_i64(*value as i64)
+    } else {
+        serializer.serialize_f64(*value)
+    }
+}
+
+/// [`serialize_f64`] for optional fields (always paired with `skip_serializing_if`).
+pub(super) fn serialize_opt_f64<S: Serializer>(
+    value: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) => serialize_f64(v, serializer),
+        None => serializer.serialize_none(),
+    }
 }
 
 /// Who a message or piece of content is from or meant for.
@@ -160,7 +184,11 @@ pub struct Annotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audience: Option<Vec<Role>>,
     /// Importance from 0 (optional) to 1 (effectively required).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_opt_f64"
+    )]
     pub priority: Option<f64>,
     /// ISO 8601 time of the last modification.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::common::{Meta, ProgressToken};
+use super::common::{serialize_f64, serialize_opt_f64, Meta, ProgressToken};
 
 /// Parameters of a notification that carries nothing but `_meta`: `notifications/initialized`
 /// and the `notifications/{tools,resources,prompts,roots}/list_changed` family.
@@ -26,9 +26,14 @@ pub struct ProgressNotificationParams {
     /// The token from the request this progress belongs to.
     pub progress_token: ProgressToken,
     /// Progress so far; increases with every notification.
+    #[serde(serialize_with = "serialize_f64")]
     pub progress: f64,
     /// Total amount of work, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_opt_f64"
+    )]
     pub total: Option<f64>,
     /// Human-readable description of the current step.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use super::common::{Meta, Role};
+use super::common::{serialize_opt_f64, Meta, Role};
 use super::content::{AudioContent, ImageContent, TextContent, ToolResultContent, ToolUseContent};
 use super::tools::Tool;
 
@@ -23,7 +23,11 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_context: Option<IncludeContext>,
     /// Sampling temperature.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_opt_f64"
+    )]
     pub temperature: Option<f64>,
     /// Upper bound on tokens to sample.
     pub max_tokens: u64,
@@ -118,6 +122,8 @@ impl SamplingMessage {
 }
 
 /// Sampling content: one block or a list of blocks, kept in the shape it arrived in.
+// `One` is much bigger than `Many`, but boxing it would only burden every constructor.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SamplingContent {
@@ -209,13 +215,25 @@ pub struct ModelPreferences {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<ModelHint>>,
     /// How much low cost matters, from 0 to 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_opt_f64"
+    )]
     pub cost_priority: Option<f64>,
     /// How much low latency matters, from 0 to 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_opt_f64"
+    )]
     pub speed_priority: Option<f64>,
     /// How much capability matters, from 0 to 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_opt_f64"
+    )]
     pub intelligence_priority: Option<f64>,
     /// Fields this version of oxmcp does not know, kept for round trips.
     #[serde(flatten)]

@@ -1,0 +1,98 @@
+//! The client's side of a session: answers the server's requests (sampling, elicitation,
+//! roots) with the handlers the user registered, and forwards notifications.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::ServerNotification;
+use crate::error::Result;
+use crate::protocol::{
+    methods, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
+    ListRootsResult, RequestId,
+};
+use crate::session::{IncomingNotification, IncomingRequest, Peer, Service};
+
+/// What a client-side handler receives besides its params.
+#[derive(Debug, Clone)]
+pub struct ClientContext {
+    /// The server's id for this request.
+    pub request_id: RequestId,
+    /// Fires when the server cancels the request or disconnects.
+    pub cancel: CancellationToken,
+    /// The session.
+    pub peer: Peer,
+}
+
+type Handler<P, R> = Arc<dyn Fn(P, ClientContext) -> BoxFuture<'static, Result<R>> + Send + Sync>;
+
+pub(crate) fn boxed<P, R, F, Fut>(f: F) -> Handler<P, R>
+where
+    F: Fn(P, ClientContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R>> + Send + 'static,
+{
+    Arc::new(move |p, ctx| Box::pin(f(p, ctx)))
+}
+
+/// The handlers a client registered.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) sampling: Option<Handler<CreateMessageRequestParams, CreateMessageResult>>,
+    pub(crate) elicitation: Option<Handler<ElicitRequestParams, ElicitResult>>,
+    pub(crate) roots: Option<Handler<(), ListRootsResult>>,
+    pub(crate) notification: Option<Arc<dyn Fn(ServerNotification) + Send + Sync>>,
+}
+
+pub(crate) struct ClientService {
+    pub(crate) handlers: Handlers,
+}
+
+async fn answer<P, R: Serialize>(
+    handler: &Option<Handler<P, R>>,
+    method: &str,
+    params: Option<Value>,
+    ctx: ClientContext,
+) -> Result<Value, ErrorObject>
+where
+    P: serde::de::DeserializeOwned,
+{
+    let Some(handler) = handler else {
+        return Err(ErrorObject::method_not_found(method));
+    };
+    let params: P = serde_json::from_value(params.unwrap_or(Value::Object(Default::default())))
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid {method} params: {e}")))?;
+    let result = handler(params, ctx).await.map_err(|e| e.to_error_object())?;
+    serde_json::to_value(result).map_err(|e| ErrorObject::internal(e.to_string()))
+}
+
+impl Service for ClientService {
+    fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
+        let handlers = self.handlers.clone();
+        Box::pin(async move {
+            let ctx = ClientContext { request_id: req.id, cancel: req.cancel, peer: req.peer };
+            match req.method.as_str() {
+                methods::SAMPLING_CREATE_MESSAGE => answer(&handlers.sampling, &req.method, req.params, ctx).await,
+                methods::ELICITATION_CREATE => answer(&handlers.elicitation, &req.method, req.params, ctx).await,
+                methods::ROOTS_LIST => match &handlers.roots {
+                    None => Err(ErrorObject::method_not_found(&req.method)),
+                    Some(h) => {
+                        let roots = h((), ctx).await.map_err(|e| e.to_error_object())?;
+                        serde_json::to_value(roots).map_err(|e| ErrorObject::internal(e.to_string()))
+                    }
+                },
+                other => Err(ErrorObject::method_not_found(other)),
+            }
+        })
+    }
+
+    fn handle_notification(&self, note: IncomingNotification) -> BoxFuture<'static, ()> {
+        if let Some(callback) = &self.handlers.notification {
+            callback(ServerNotification::from_wire(note.method, note.params));
+        }
+        Box::pin(async {})
+    }
+}

@@ -1,0 +1,336 @@
+//! The client role: connect, initialize, then call the server's tools, resources, prompts
+//! and completions; answer its sampling, elicitation and roots requests.
+//!
+//! ```no_run
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> oxmcp::Result<()> {
+//! use oxmcp::client::Client;
+//! use oxmcp::transport::ChildProcess;
+//! use serde_json::json;
+//!
+//! let client = Client::builder("my-client", "1.0.0")
+//!     .connect(ChildProcess::new("oxmcp").args(["everything-server", "--stdio"]).spawn()?)
+//!     .await?;
+//! for tool in client.list_all_tools().await? {
+//!     println!("{}", tool.name);
+//! }
+//! let result = client.call_tool("echo", json!({"text": "hi"})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("hi"));
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+
+mod handlers;
+mod notification;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+pub use handlers::ClientContext;
+pub use notification::ServerNotification;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{
+    methods, CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    GetPromptRequestParams, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListToolsResult,
+    LoggingLevel, Prompt, ProtocolVersion, ReadResourceResult, Resource, ResourceTemplate, Root, RootsCapability,
+    SamplingCapability, ServerCapabilities, Tool,
+};
+use crate::session::{Peer, RequestOptions, Session, SessionConfig};
+use crate::transport::Transport;
+use handlers::{boxed, ClientService, Handlers};
+
+/// Builds a [`Client`].
+pub struct ClientBuilder {
+    info: Implementation,
+    capabilities: ClientCapabilities,
+    handlers: Handlers,
+    config: SessionConfig,
+    version: ProtocolVersion,
+}
+
+impl ClientBuilder {
+    /// Session settings (timeouts of requests to the server, limits).
+    pub fn session_config(mut self, config: SessionConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The protocol version to ask for (default: the latest).
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// Answers `sampling/createMessage` (declares the sampling capability).
+    pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(CreateMessageRequestParams, ClientContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult>> + Send + 'static,
+    {
+        self.capabilities.sampling.get_or_insert_with(SamplingCapability::default);
+        self.handlers.sampling = Some(boxed(f));
+        self
+    }
+
+    /// Answers `elicitation/create` (declares form and URL elicitation).
+    pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ElicitRequestParams, ClientContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult>> + Send + 'static,
+    {
+        self.capabilities.elicitation = Some(ElicitationCapability {
+            form: Some(Map::new()),
+            url: Some(Map::new()),
+            ..Default::default()
+        });
+        self.handlers.elicitation = Some(boxed(f));
+        self
+    }
+
+    /// Answers `roots/list` with a fixed list (declares the roots capability).
+    pub fn roots(self, roots: Vec<Root>) -> Self {
+        let roots = Arc::new(roots);
+        self.on_list_roots(move |_, _| {
+            let roots = roots.clone();
+            async move { Ok(ListRootsResult::new((*roots).clone())) }
+        })
+    }
+
+    /// Answers `roots/list` with a function (declares the roots capability).
+    pub fn on_list_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn((), ClientContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ListRootsResult>> + Send + 'static,
+    {
+        self.capabilities.roots = Some(RootsCapability { list_changed: Some(true), ..Default::default() });
+        self.handlers.roots = Some(boxed(f));
+        self
+    }
+
+    /// Receives every notification from the server (log messages, list changes, resource
+    /// updates, progress). Called in order, one at a time: keep it quick.
+    pub fn on_notification(mut self, f: impl Fn(ServerNotification) + Send + Sync + 'static) -> Self {
+        self.handlers.notification = Some(Arc::new(f));
+        self
+    }
+
+    /// Connects over `transport` and performs the `initialize` handshake.
+    pub async fn connect<T: Transport>(self, transport: T) -> Result<Client> {
+        let service = ClientService { handlers: self.handlers };
+        let session = Session::start(transport, Arc::new(service), self.config);
+        let peer = session.peer().clone();
+        let params = InitializeRequestParams::new(self.version.as_str(), self.capabilities, self.info);
+        let init: InitializeResult = typed(&peer, methods::INITIALIZE, &params, RequestOptions::default()).await?;
+        let Some(version) = ProtocolVersion::parse(&init.protocol_version) else {
+            session.close().await;
+            return Err(Error::new(
+                ErrorKind::Protocol,
+                format!("the server chose protocol version {:?}, which this client does not support", init.protocol_version),
+            ));
+        };
+        peer.set_protocol_version(version);
+        peer.notify(methods::INITIALIZED, None)?;
+        Ok(Client { session, peer, init, version })
+    }
+}
+
+/// A connected, initialized MCP client.
+pub struct Client {
+    session: Session,
+    peer: Peer,
+    init: InitializeResult,
+    version: ProtocolVersion,
+}
+
+async fn typed<P: Serialize, R: DeserializeOwned>(peer: &Peer, method: &str, params: &P, options: RequestOptions) -> Result<R> {
+    let value = peer.request(method, Some(serde_json::to_value(params)?), options).await?;
+    serde_json::from_value(value)
+        .map_err(|e| Error::new(ErrorKind::Protocol, format!("malformed {method} result from the server: {e}")))
+}
+
+fn cursor_params(cursor: Option<&str>) -> Value {
+    match cursor {
+        Some(c) => json!({ "cursor": c }),
+        None => json!({}),
+    }
+}
+
+impl Client {
+    /// Starts building a client named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            info: Implementation::new(name, version),
+            capabilities: ClientCapabilities::default(),
+            handlers: Handlers::default(),
+            config: SessionConfig::default(),
+            version: ProtocolVersion::LATEST,
+        }
+    }
+
+    /// The session handle (raw requests and notifications, stats).
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+    /// The server's `initialize` result.
+    pub fn initialize_result(&self) -> &InitializeResult {
+        &self.init
+    }
+    /// The server's name and version.
+    pub fn server_info(&self) -> &Implementation {
+        &self.init.server_info
+    }
+    /// The server's capabilities.
+    pub fn server_capabilities(&self) -> &ServerCapabilities {
+        &self.init.capabilities
+    }
+    /// The server's instructions, if any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.init.instructions.as_deref()
+    }
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// `ping`.
+    pub async fn ping(&self) -> Result<()> {
+        self.peer.ping().await
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
+        typed(&self.peer, methods::TOOLS_LIST, &cursor_params(cursor), RequestOptions::default()).await
+    }
+    /// Every tool, following `nextCursor`.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.all_pages(|c| async move { self.list_tools(c.as_deref()).await.map(|r| (r.tools, r.next_cursor)) }).await
+    }
+    /// One page of `resources/list`.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult> {
+        typed(&self.peer, methods::RESOURCES_LIST, &cursor_params(cursor), RequestOptions::default()).await
+    }
+    /// Every resource, following `nextCursor`.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.all_pages(|c| async move { self.list_resources(c.as_deref()).await.map(|r| (r.resources, r.next_cursor)) }).await
+    }
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(&self, cursor: Option<&str>) -> Result<ListResourceTemplatesResult> {
+        typed(&self.peer, methods::RESOURCES_TEMPLATES_LIST, &cursor_params(cursor), RequestOptions::default()).await
+    }
+    /// Every resource template, following `nextCursor`.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.all_pages(|c| async move {
+            self.list_resource_templates(c.as_deref()).await.map(|r| (r.resource_templates, r.next_cursor))
+        })
+        .await
+    }
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult> {
+        typed(&self.peer, methods::PROMPTS_LIST, &cursor_params(cursor), RequestOptions::default()).await
+    }
+    /// Every prompt, following `nextCursor`.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.all_pages(|c| async move { self.list_prompts(c.as_deref()).await.map(|r| (r.prompts, r.next_cursor)) }).await
+    }
+
+    async fn all_pages<T, F, Fut>(&self, mut fetch: F) -> Result<Vec<T>>
+    where
+        F: FnMut(Option<String>) -> Fut,
+        Fut: Future<Output = Result<(Vec<T>, Option<String>)>>,
+    {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            let (items, next) = fetch(cursor.take()).await?;
+            all.extend(items);
+            match next {
+                // A server that repeats a cursor would loop forever: stop with an error.
+                Some(c) if !seen.insert(c.clone()) => {
+                    return Err(Error::new(ErrorKind::Protocol, format!("the server repeated the cursor {c:?}")))
+                }
+                Some(c) => cursor = Some(c),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// Calls a tool with JSON object arguments.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        self.call_tool_with(name, arguments, RequestOptions::default()).await
+    }
+
+    /// Calls a tool with a timeout, progress callback or cancellation token.
+    ///
+    /// ```no_run
+    /// # async fn f(client: oxmcp::client::Client) -> oxmcp::Result<()> {
+    /// use oxmcp::session::RequestOptions;
+    /// let cancel = tokio_util::sync::CancellationToken::new();
+    /// let options = RequestOptions::default()
+    ///     .on_progress(|p| eprintln!("progress {}", p.progress))
+    ///     .cancel_token(cancel.clone());
+    /// let result = client.call_tool_with("slow", serde_json::json!({"tag": 1, "ms": 500}), options).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_tool_with(&self, name: &str, arguments: Value, options: RequestOptions) -> Result<CallToolResult> {
+        let arguments = match arguments {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return Err(Error::new(ErrorKind::InvalidInput, format!("tool arguments must be a JSON object, not {other}")))
+            }
+        };
+        let mut params = CallToolRequestParams::new(name);
+        params.arguments = arguments;
+        typed(&self.peer, methods::TOOLS_CALL, &params, options).await
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        typed(&self.peer, methods::RESOURCES_READ, &json!({ "uri": uri }), RequestOptions::default()).await
+    }
+    /// Subscribes to updates of a resource.
+    pub async fn subscribe(&self, uri: &str) -> Result<()> {
+        self.peer.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
+    }
+    /// Ends a subscription.
+    pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
+        self.peer.request(methods::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
+    }
+    /// Gets a prompt with string arguments.
+    pub async fn get_prompt<K: Into<String>, V: Into<String>>(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<GetPromptResult> {
+        let mut params = GetPromptRequestParams::new(name);
+        let args: std::collections::BTreeMap<String, String> = arguments.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        if !args.is_empty() {
+            params.arguments = Some(args);
+        }
+        typed(&self.peer, methods::PROMPTS_GET, &params, RequestOptions::default()).await
+    }
+    /// Asks for completions of a prompt argument or template variable.
+    pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
+        typed(&self.peer, methods::COMPLETION_COMPLETE, &params, RequestOptions::default()).await
+    }
+    /// Sets the minimum level of log messages the server sends.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<()> {
+        self.peer.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level })), RequestOptions::default()).await.map(drop)
+    }
+    /// Tells the server the roots changed.
+    pub fn notify_roots_changed(&self) -> Result<()> {
+        self.peer.notify(methods::ROOTS_LIST_CHANGED, None)
+    }
+
+    /// Closes the connection and waits for the transport to shut (a child process exits).
+    pub async fn close(self) {
+        self.session.close().await
+    }
+}

@@ -1,0 +1,181 @@
+//! What a handler can do while it runs: report progress, log to the client, watch for
+//! cancellation, and ask the client things (sampling, elicitation, roots).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{
+    methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    Implementation, ListRootsResult, LoggingLevel, Meta, ProgressToken, ProtocolVersion, RequestId,
+};
+use crate::session::{Peer, RequestOptions};
+
+/// What the server knows about one connected client.
+#[derive(Debug, Default)]
+pub struct ClientState {
+    pub(crate) info: OnceLock<(Implementation, ClientCapabilities)>,
+    /// The minimum level sent to the client; `u8::MAX` until `logging/setLevel` (send all).
+    pub(crate) log_level: AtomicU8,
+    pub(crate) subscriptions: std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl ClientState {
+    pub(crate) fn new() -> Self {
+        Self { log_level: AtomicU8::new(u8::MAX), ..Default::default() }
+    }
+
+    pub(crate) fn wants(&self, level: LoggingLevel) -> bool {
+        let min = self.log_level.load(Ordering::Relaxed);
+        min == u8::MAX || level as u8 >= min
+    }
+}
+
+/// The context handed to every handler, one per request.
+///
+/// ```
+/// use oxmcp::server::{RequestContext, Arguments};
+/// use oxmcp::protocol::{CallToolResult, LoggingLevel};
+/// async fn long_job(_args: Arguments, ctx: RequestContext) -> oxmcp::Result<CallToolResult> {
+///     for step in 0..=4 {
+///         if ctx.is_cancelled() { break; }
+///         ctx.report_progress(step as f64, Some(4.0), None)?;
+///         ctx.log(LoggingLevel::Info, serde_json::json!(format!("step {step}")))?;
+///     }
+///     Ok(CallToolResult::text("done"))
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct RequestContext {
+    pub(crate) id: RequestId,
+    pub(crate) peer: Peer,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) meta: Option<Meta>,
+    pub(crate) client: Arc<ClientState>,
+}
+
+impl RequestContext {
+    /// The client's id for this request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// The request's `_meta`, if it had one.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    /// The progress token the client attached, if any.
+    pub fn progress_token(&self) -> Option<ProgressToken> {
+        let token = self.meta.as_ref()?.get("progressToken")?;
+        serde_json::from_value(token.clone()).ok()
+    }
+
+    /// Fires when the client cancels this request or disconnects.
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Whether the client cancelled this request.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Resolves when the client cancels this request.
+    pub async fn cancelled(&self) {
+        self.cancel.cancelled().await
+    }
+
+    /// The client's name and version, from `initialize`.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.client.info.get().map(|(i, _)| i)
+    }
+
+    /// The client's declared capabilities.
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.client.info.get().map(|(_, c)| c)
+    }
+
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.peer.protocol_version()
+    }
+
+    /// The session, for notifications and requests of your own.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    /// Sends `notifications/progress` (a no-op when the client attached no progress token).
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
+        let Some(token) = self.meta.as_ref().and_then(|m| m.get("progressToken")) else {
+            return Ok(());
+        };
+        let mut params = json!({ "progressToken": token, "progress": progress });
+        if let Some(total) = total {
+            params["total"] = json!(total);
+        }
+        if let Some(message) = message {
+            params["message"] = json!(message);
+        }
+        self.peer.notify(methods::PROGRESS, Some(params))
+    }
+
+    /// Sends `notifications/message` if the client's log level lets it through.
+    pub fn log(&self, level: LoggingLevel, data: Value) -> Result<()> {
+        self.log_with_logger(level, None, data)
+    }
+
+    /// Like [`RequestContext::log`], naming the logger.
+    pub fn log_with_logger(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> Result<()> {
+        if !self.client.wants(level) {
+            return Ok(());
+        }
+        let mut params = json!({ "level": level, "data": data });
+        if let Some(logger) = logger {
+            params["logger"] = json!(logger);
+        }
+        self.peer.notify(methods::LOGGING_MESSAGE, Some(params))
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    pub async fn create_message(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult> {
+        self.require(|c| c.sampling.is_some(), "sampling")?;
+        self.client_request(methods::SAMPLING_CREATE_MESSAGE, serde_json::to_value(params)?).await
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`).
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult> {
+        let url = matches!(params, ElicitRequestParams::Url(_));
+        let capable = |c: &ClientCapabilities| {
+            c.elicitation.as_ref().is_some_and(|e| if url { e.supports_url() } else { e.supports_form() })
+        };
+        self.require(capable, if url { "elicitation (url mode)" } else { "elicitation" })?;
+        self.client_request(methods::ELICITATION_CREATE, serde_json::to_value(params)?).await
+    }
+
+    /// Asks the client for its roots (`roots/list`).
+    pub async fn list_roots(&self) -> Result<ListRootsResult> {
+        self.require(|c| c.roots.is_some(), "roots")?;
+        self.client_request(methods::ROOTS_LIST, json!({})).await
+    }
+
+    fn require(&self, has: impl Fn(&ClientCapabilities) -> bool, what: &str) -> Result<()> {
+        match self.client_capabilities() {
+            Some(c) if has(c) => Ok(()),
+            _ => Err(Error::new(ErrorKind::CapabilityMissing, format!("the client did not declare the {what} capability"))),
+        }
+    }
+
+    /// A request to the client that ends when this request is cancelled.
+    async fn client_request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
+        let options = RequestOptions::default().cancel_token(self.cancel.child_token());
+        let value = self.peer.request(method, Some(params), options).await?;
+        serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Protocol, format!("the client's {method} result is malformed: {e}")))
+    }
+}

@@ -1,0 +1,256 @@
+//! The server's side of a session: turns MCP requests into registry lookups and handler
+//! calls, and handler outcomes into MCP results.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::context::{ClientState, RequestContext};
+use super::handler::ResourceRequest;
+use super::registry::page;
+use super::Server;
+use crate::error::ErrorKind;
+use crate::protocol::{
+    codes, methods, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
+    ErrorObject, GetPromptRequestParams, InitializeRequestParams, InitializeResult, PaginatedRequestParams,
+    PromptsCapability, ProtocolVersion, ReadResourceRequestParams, ResourcesCapability, ServerCapabilities,
+    SetLevelRequestParams, SubscribeRequestParams, ToolsCapability, UnsubscribeRequestParams,
+};
+use crate::session::{IncomingNotification, IncomingRequest, Peer, Service};
+
+type Reply = Result<Value, ErrorObject>;
+
+pub(crate) struct ServerService {
+    pub(crate) server: Server,
+    pub(crate) client: Arc<ClientState>,
+    pub(crate) session_id: u64,
+}
+
+fn parse<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
+    serde_json::from_value(params.unwrap_or_else(|| Value::Object(Map::new())))
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+}
+
+fn to_value<T: Serialize>(v: &T) -> Reply {
+    serde_json::to_value(v).map_err(|e| ErrorObject::internal(format!("result did not serialize: {e}")))
+}
+
+fn meta_of(params: &Option<Value>) -> Option<Map<String, Value>> {
+    params.as_ref()?.get("_meta")?.as_object().cloned()
+}
+
+impl Service for ServerService {
+    fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Reply> {
+        let server = self.server.clone();
+        let client = self.client.clone();
+        Box::pin(async move {
+            if req.method != methods::INITIALIZE && client.info.get().is_none() {
+                return Err(ErrorObject::invalid_request(format!(
+                    "{} before initialize: the client must send initialize first",
+                    req.method
+                )));
+            }
+            let ctx = RequestContext {
+                id: req.id,
+                meta: meta_of(&req.params),
+                peer: req.peer,
+                cancel: req.cancel,
+                client,
+            };
+            let params = req.params;
+            match req.method.as_str() {
+                methods::INITIALIZE => initialize(&server, &ctx, params),
+                methods::TOOLS_LIST => list_tools(&server, params),
+                methods::TOOLS_CALL => call_tool(&server, ctx, params).await,
+                methods::RESOURCES_LIST => list_resources(&server, params),
+                methods::RESOURCES_TEMPLATES_LIST => list_templates(&server, params),
+                methods::RESOURCES_READ => read_resource(&server, ctx, params).await,
+                methods::RESOURCES_SUBSCRIBE => subscribe(&server, &ctx, params, true),
+                methods::RESOURCES_UNSUBSCRIBE => subscribe(&server, &ctx, params, false),
+                methods::PROMPTS_LIST => list_prompts(&server, params),
+                methods::PROMPTS_GET => get_prompt(&server, ctx, params).await,
+                methods::COMPLETION_COMPLETE => complete(&server, ctx, params).await,
+                methods::LOGGING_SET_LEVEL => {
+                    let p: SetLevelRequestParams = parse(params)?;
+                    ctx.client.log_level.store(p.level as u8, Ordering::Relaxed);
+                    Ok(json!({}))
+                }
+                other => Err(ErrorObject::method_not_found(other)),
+            }
+        })
+    }
+
+    fn handle_notification(&self, note: IncomingNotification) -> BoxFuture<'static, ()> {
+        if note.method == methods::INITIALIZED {
+            tracing::debug!("client initialized");
+        }
+        Box::pin(async {})
+    }
+
+    fn on_closed(&self, _peer: &Peer) {
+        self.server.forget_session(self.session_id);
+    }
+}
+
+fn initialize(server: &Server, ctx: &RequestContext, params: Option<Value>) -> Reply {
+    let p: InitializeRequestParams = parse(params)?;
+    let version = ProtocolVersion::negotiate(&p.protocol_version);
+    if ctx.client.info.set((p.client_info, p.capabilities)).is_err() {
+        return Err(ErrorObject::invalid_request("initialize was already received on this session"));
+    }
+    ctx.peer.set_protocol_version(version);
+    let registry = server.inner.registry.read().unwrap();
+    let capabilities = ServerCapabilities {
+        logging: Some(Map::new()),
+        completions: (registry.completion.is_some() && version.has_completions_capability()).then(Map::new),
+        tools: (!registry.tools.is_empty())
+            .then(|| ToolsCapability { list_changed: Some(true), ..Default::default() }),
+        resources: (!registry.resources.is_empty() || !registry.templates.is_empty()).then(|| ResourcesCapability {
+            subscribe: Some(true),
+            list_changed: Some(true),
+            ..Default::default()
+        }),
+        prompts: (!registry.prompts.is_empty())
+            .then(|| PromptsCapability { list_changed: Some(true), ..Default::default() }),
+        ..Default::default()
+    };
+    let mut result = InitializeResult::new(version.as_str(), capabilities, server.inner.info.clone());
+    result.instructions = server.inner.instructions.clone();
+    to_value(&result)
+}
+
+fn cursor(params: Option<Value>) -> Result<Option<String>, ErrorObject> {
+    let p: PaginatedRequestParams = parse(params)?;
+    Ok(p.cursor)
+}
+
+fn paged<T: Clone + Serialize>(items: Vec<T>, key: &str, params: Option<Value>, size: usize) -> Reply {
+    let (items, next) = page(items.into_iter(), cursor(params)?.as_deref(), size)?;
+    let mut out = Map::new();
+    out.insert(key.into(), to_value(&items)?);
+    if let Some(next) = next {
+        out.insert("nextCursor".into(), Value::String(next));
+    }
+    Ok(Value::Object(out))
+}
+
+fn list_tools(server: &Server, params: Option<Value>) -> Reply {
+    let tools: Vec<_> = server.inner.registry.read().unwrap().tools.values().map(|e| e.tool.clone()).collect();
+    paged(tools, "tools", params, server.inner.config.page_size)
+}
+
+fn list_resources(server: &Server, params: Option<Value>) -> Reply {
+    let items: Vec<_> = server.inner.registry.read().unwrap().resources.values().map(|e| e.resource.clone()).collect();
+    paged(items, "resources", params, server.inner.config.page_size)
+}
+
+fn list_templates(server: &Server, params: Option<Value>) -> Reply {
+    let items: Vec<_> = server.inner.registry.read().unwrap().templates.values().map(|e| e.template.clone()).collect();
+    paged(items, "resourceTemplates", params, server.inner.config.page_size)
+}
+
+fn list_prompts(server: &Server, params: Option<Value>) -> Reply {
+    let items: Vec<_> = server.inner.registry.read().unwrap().prompts.values().map(|e| e.prompt.clone()).collect();
+    paged(items, "prompts", params, server.inner.config.page_size)
+}
+
+async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) -> Reply {
+    let p: CallToolRequestParams = parse(params)?;
+    let entry = server.inner.registry.read().unwrap().tools.get(&p.name).cloned();
+    let Some(entry) = entry else {
+        return Err(ErrorObject::invalid_params(format!("unknown tool: {}", p.name)));
+    };
+    let arguments = Value::Object(p.arguments.unwrap_or_default());
+    if let Err(problems) = entry.input.validate(&arguments) {
+        // Invalid arguments are a tool error the model can read and correct, not a protocol error.
+        let text = format!("invalid arguments for tool {}: {problems}", p.name);
+        return to_value(&CallToolResult::error_text(text));
+    }
+    let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
+    let result = match entry.handler.call(arguments, ctx).await {
+        Ok(result) => result,
+        Err(e) if e.kind() == ErrorKind::Rpc => return Err(e.to_error_object()),
+        Err(e) => CallToolResult::error_text(e.message().to_string()),
+    };
+    if let (Some(schema), false) = (&entry.output, result.is_error()) {
+        let Some(structured) = &result.structured_content else {
+            return Err(ErrorObject::internal(format!("tool {} declares an outputSchema but returned no structuredContent", p.name)));
+        };
+        if let Err(problems) = schema.validate(structured) {
+            return Err(ErrorObject::internal(format!("tool {} returned structuredContent that does not match its outputSchema: {problems}", p.name)));
+        }
+    }
+    to_value(&result)
+}
+
+async fn read_resource(server: &Server, ctx: RequestContext, params: Option<Value>) -> Reply {
+    let p: ReadResourceRequestParams = parse(params)?;
+    let found = {
+        let registry = server.inner.registry.read().unwrap();
+        match registry.resources.get(&p.uri) {
+            Some(e) => Some((e.handler.clone(), Default::default())),
+            None => registry
+                .templates
+                .values()
+                .find_map(|t| t.matcher.match_uri(&p.uri).map(|vars| (t.handler.clone(), vars))),
+        }
+    };
+    let Some((handler, variables)) = found else {
+        return Err(ErrorObject::new(codes::RESOURCE_NOT_FOUND, format!("resource not found: {}", p.uri))
+            .with_data(json!({ "uri": p.uri })));
+    };
+    let result = handler.read(ResourceRequest { uri: p.uri, variables }, ctx).await.map_err(|e| e.to_error_object())?;
+    to_value(&result)
+}
+
+fn subscribe(server: &Server, ctx: &RequestContext, params: Option<Value>, on: bool) -> Reply {
+    let uri = if on { parse::<SubscribeRequestParams>(params)?.uri } else { parse::<UnsubscribeRequestParams>(params)?.uri };
+    let registry = server.inner.registry.read().unwrap();
+    if registry.resources.is_empty() && registry.templates.is_empty() {
+        return Err(ErrorObject::method_not_found(if on { methods::RESOURCES_SUBSCRIBE } else { methods::RESOURCES_UNSUBSCRIBE }));
+    }
+    let mut subs = ctx.client.subscriptions.lock().unwrap();
+    if on {
+        subs.insert(uri);
+    } else {
+        subs.remove(&uri);
+    }
+    Ok(json!({}))
+}
+
+async fn get_prompt(server: &Server, ctx: RequestContext, params: Option<Value>) -> Reply {
+    let p: GetPromptRequestParams = parse(params)?;
+    let entry = server.inner.registry.read().unwrap().prompts.get(&p.name).cloned();
+    let Some(entry) = entry else {
+        return Err(ErrorObject::invalid_params(format!("unknown prompt: {}", p.name)));
+    };
+    let arguments = p.arguments.unwrap_or_default();
+    for arg in entry.prompt.arguments.iter().flatten() {
+        if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
+            return Err(ErrorObject::invalid_params(format!("prompt {}: missing required argument {:?}", p.name, arg.name)));
+        }
+    }
+    let result = entry.handler.get(arguments, ctx).await.map_err(|e| e.to_error_object())?;
+    to_value(&result)
+}
+
+async fn complete(server: &Server, ctx: RequestContext, params: Option<Value>) -> Reply {
+    let p: CompleteRequestParams = parse(params)?;
+    let handler = server.inner.registry.read().unwrap().completion.clone();
+    let completion = match handler {
+        Some(h) => h.complete(p, ctx).await.map_err(|e| e.to_error_object())?,
+        None => Completion::default(),
+    };
+    let mut completion = completion;
+    // The specification caps a completion at 100 values.
+    if completion.values.len() > 100 {
+        completion.total.get_or_insert(completion.values.len() as u64);
+        completion.values.truncate(100);
+        completion.has_more = Some(true);
+    }
+    to_value(&CompleteResult { completion, meta: None, extra: Map::new() })
+}

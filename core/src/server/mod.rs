@@ -1,0 +1,293 @@
+//! The server role: register tools, resources, templates, prompts and completions, then
+//! serve any number of sessions over any transport.
+//!
+//! ```
+//! use oxmcp::server::Server;
+//! use oxmcp::protocol::{CallToolResult, Tool};
+//! use serde_json::json;
+//!
+//! let server = Server::builder("demo", "1.0.0")
+//!     .instructions("A server with one tool.")
+//!     .tool(
+//!         Tool::new("add", "Add two integers", json!({
+//!             "type": "object",
+//!             "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+//!             "required": ["a", "b"]
+//!         })),
+//!         |args, _ctx| async move {
+//!             let sum = args["a"].as_i64().unwrap() + args["b"].as_i64().unwrap();
+//!             Ok(CallToolResult::text(sum.to_string()))
+//!         },
+//!     )
+//!     .build()
+//!     .unwrap();
+//! // server.serve_stdio().await runs it on stdin/stdout.
+//! # drop(server);
+//! ```
+
+mod context;
+mod dispatch;
+mod handler;
+mod registry;
+mod uri_template;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use serde_json::json;
+
+pub use context::{ClientState, RequestContext};
+pub use handler::{
+    Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler,
+};
+pub use uri_template::UriTemplate;
+
+use crate::error::Result;
+use crate::protocol::{methods, Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use crate::session::{Peer, Session, SessionConfig};
+use crate::transport::{StdioTransport, Transport};
+use registry::{PromptEntry, Registry, ResourceEntry};
+
+/// Server-wide settings.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Settings of each session (limits, timeouts of requests to the client).
+    pub session: SessionConfig,
+    /// Items per page in `*/list` results.
+    pub page_size: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self { session: SessionConfig::default(), page_size: 100 }
+    }
+}
+
+/// An MCP server. Cheap to clone; clones share registries and sessions.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    info: Implementation,
+    instructions: Option<String>,
+    config: ServerConfig,
+    registry: RwLock<Registry>,
+    sessions: Mutex<HashMap<u64, (Peer, Arc<ClientState>)>>,
+    next_session: AtomicU64,
+}
+
+/// Builds a [`Server`]; registration errors (an invalid schema) surface at [`ServerBuilder::build`].
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    config: ServerConfig,
+    registry: Registry,
+    error: Option<crate::Error>,
+}
+
+impl ServerBuilder {
+    /// Instructions for the client's model, sent in the `initialize` result.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+    /// Replaces the server info (to set a title, description, icons...).
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+    /// Server-wide settings.
+    pub fn config(mut self, config: ServerConfig) -> Self {
+        self.config = config;
+        self
+    }
+    /// Registers a tool.
+    pub fn tool(mut self, tool: Tool, handler: impl ToolHandler) -> Self {
+        match Registry::tool_entry(tool, Arc::new(handler)) {
+            Ok(e) => {
+                self.registry.tools.insert(e.tool.name.clone(), Arc::new(e));
+            }
+            Err(e) => self.error = self.error.or(Some(e)),
+        }
+        self
+    }
+    /// Registers a resource with a fixed URI.
+    pub fn resource(mut self, resource: Resource, handler: impl ResourceHandler) -> Self {
+        let entry = ResourceEntry { resource, handler: Arc::new(handler) };
+        self.registry.resources.insert(entry.resource.uri.clone(), Arc::new(entry));
+        self
+    }
+    /// Registers a resource template (RFC 6570); its handler receives the variables.
+    pub fn resource_template(mut self, template: ResourceTemplate, handler: impl ResourceHandler) -> Self {
+        match Registry::template_entry(template, Arc::new(handler)) {
+            Ok(e) => {
+                self.registry.templates.insert(e.template.uri_template.clone(), Arc::new(e));
+            }
+            Err(e) => self.error = self.error.or(Some(e)),
+        }
+        self
+    }
+    /// Registers a prompt.
+    pub fn prompt(mut self, prompt: Prompt, handler: impl PromptHandler) -> Self {
+        let entry = PromptEntry { prompt, handler: Arc::new(handler) };
+        self.registry.prompts.insert(entry.prompt.name.clone(), Arc::new(entry));
+        self
+    }
+    /// Sets the completion provider (prompt arguments and template variables).
+    pub fn completion(mut self, handler: impl CompletionHandler) -> Self {
+        self.registry.completion = Some(Arc::new(handler));
+        self
+    }
+    /// Finishes; fails if a tool schema or a template did not compile.
+    pub fn build(self) -> Result<Server> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        Ok(Server {
+            inner: Arc::new(Inner {
+                info: self.info,
+                instructions: self.instructions,
+                config: self.config,
+                registry: RwLock::new(self.registry),
+                sessions: Mutex::new(HashMap::new()),
+                next_session: AtomicU64::new(1),
+            }),
+        })
+    }
+}
+
+/// One connected client; dropping it closes the session.
+pub struct ServerSession {
+    session: Session,
+    client: Arc<ClientState>,
+}
+
+impl ServerSession {
+    /// The session handle (for notifications and requests to this client).
+    pub fn peer(&self) -> &Peer {
+        self.session.peer()
+    }
+    /// The client's info, once it has initialized.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.client.info.get().map(|(i, _)| i)
+    }
+    /// Waits until the client disconnects.
+    pub async fn wait(&self) {
+        self.session.wait().await
+    }
+    /// Closes the session and waits for the transport to shut.
+    pub async fn close(self) {
+        self.session.close().await
+    }
+}
+
+impl Server {
+    /// Starts building a server named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            config: ServerConfig::default(),
+            registry: Registry::default(),
+            error: None,
+        }
+    }
+
+    /// Serves one client over `transport` (returns at once; the session runs in tasks).
+    pub fn serve<T: Transport>(&self, transport: T) -> ServerSession {
+        let id = self.inner.next_session.fetch_add(1, Ordering::Relaxed);
+        let client = Arc::new(ClientState::new());
+        let service = dispatch::ServerService { server: self.clone(), client: client.clone(), session_id: id };
+        let session = Session::start(transport, Arc::new(service), self.inner.config.session.clone());
+        self.inner.sessions.lock().unwrap().insert(id, (session.peer().clone(), client.clone()));
+        ServerSession { session, client }
+    }
+
+    /// Serves one client on stdin/stdout until stdin closes.
+    pub async fn serve_stdio(&self) -> Result<()> {
+        let session = self.serve(StdioTransport::stdio());
+        session.wait().await;
+        session.close().await;
+        Ok(())
+    }
+
+    /// Number of live sessions.
+    pub fn session_count(&self) -> usize {
+        self.inner.sessions.lock().unwrap().len()
+    }
+
+    /// Adds (or replaces) a tool at runtime and tells clients the list changed.
+    pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<()> {
+        let entry = Registry::tool_entry(tool, Arc::new(handler))?;
+        self.inner.registry.write().unwrap().tools.insert(entry.tool.name.clone(), Arc::new(entry));
+        self.broadcast(methods::TOOLS_LIST_CHANGED);
+        Ok(())
+    }
+
+    /// Removes a tool; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.inner.registry.write().unwrap().tools.shift_remove(name).is_some();
+        if removed {
+            self.broadcast(methods::TOOLS_LIST_CHANGED);
+        }
+        removed
+    }
+
+    /// Adds (or replaces) a resource at runtime.
+    pub fn add_resource(&self, resource: Resource, handler: impl ResourceHandler) {
+        let entry = ResourceEntry { resource, handler: Arc::new(handler) };
+        self.inner.registry.write().unwrap().resources.insert(entry.resource.uri.clone(), Arc::new(entry));
+        self.broadcast(methods::RESOURCES_LIST_CHANGED);
+    }
+
+    /// Removes a resource; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = self.inner.registry.write().unwrap().resources.shift_remove(uri).is_some();
+        if removed {
+            self.broadcast(methods::RESOURCES_LIST_CHANGED);
+        }
+        removed
+    }
+
+    /// Adds (or replaces) a prompt at runtime.
+    pub fn add_prompt(&self, prompt: Prompt, handler: impl PromptHandler) {
+        let entry = PromptEntry { prompt, handler: Arc::new(handler) };
+        self.inner.registry.write().unwrap().prompts.insert(entry.prompt.name.clone(), Arc::new(entry));
+        self.broadcast(methods::PROMPTS_LIST_CHANGED);
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self.inner.registry.write().unwrap().prompts.shift_remove(name).is_some();
+        if removed {
+            self.broadcast(methods::PROMPTS_LIST_CHANGED);
+        }
+        removed
+    }
+
+    /// Sends `notifications/resources/updated` to every client subscribed to `uri`.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        for (peer, client) in self.live_sessions() {
+            if client.subscriptions.lock().unwrap().contains(uri) {
+                let _ = peer.notify(methods::RESOURCES_UPDATED, Some(json!({ "uri": uri })));
+            }
+        }
+    }
+
+    fn live_sessions(&self) -> Vec<(Peer, Arc<ClientState>)> {
+        self.inner.sessions.lock().unwrap().values().filter(|(_, c)| c.info.get().is_some()).cloned().collect()
+    }
+
+    fn broadcast(&self, method: &str) {
+        for (peer, _) in self.live_sessions() {
+            let _ = peer.notify(method, None);
+        }
+    }
+
+    fn forget_session(&self, id: u64) {
+        self.inner.sessions.lock().unwrap().remove(&id);
+    }
+}
