@@ -1,1 +1,288 @@
-fn main(){}
+//! `oxmcp`: run the everything server, inspect a server, call a tool, read a resource,
+//! get a prompt. Client commands start the server as a child process given after `--`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use clap::{Parser, Subcommand};
+use oxmcp::client::{Client, ServerNotification};
+use oxmcp::protocol::{CallToolResult, ContentBlock};
+use oxmcp::session::{RequestOptions, SessionConfig};
+use oxmcp::transport::ChildProcess;
+use oxmcp::ErrorKind;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser)]
+#[command(name = "oxmcp", version, about = "Model Context Protocol tools on the oxmcp engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the demo server that exercises every MCP feature.
+    EverythingServer {
+        /// Serve on stdin/stdout (the only transport in this version).
+        #[arg(long)]
+        stdio: bool,
+    },
+    /// Show a server's info, capabilities, tools, resources, templates and prompts.
+    Inspect {
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+        /// The server command and its arguments.
+        #[arg(last = true, required = true)]
+        server: Vec<String>,
+    },
+    /// Call a tool and print its result; Ctrl-C cancels the call.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// Arguments as a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// Print the raw result as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Give up after this many seconds without a response or progress.
+        #[arg(long, default_value_t = 60.0)]
+        timeout: f64,
+        /// The server command and its arguments.
+        #[arg(last = true, required = true)]
+        server: Vec<String>,
+    },
+    /// Read a resource and print its contents.
+    Read {
+        /// The resource URI.
+        uri: String,
+        /// Print the raw result as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The server command and its arguments.
+        #[arg(last = true, required = true)]
+        server: Vec<String>,
+    },
+    /// Get a prompt and print its messages.
+    Prompt {
+        /// The prompt's name.
+        name: String,
+        /// Arguments as a JSON object of strings.
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// Print the raw result as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The server command and its arguments.
+        #[arg(last = true, required = true)]
+        server: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    // Like other command-line tools: `oxmcp inspect ... | head` ends quietly on a closed pipe.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("OXMCP_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("oxmcp: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::EverythingServer { stdio } => {
+            if !stdio {
+                bail!("choose a transport: --stdio");
+            }
+            let server = oxmcp_cli::everything::server();
+            let ticker = server.clone();
+            // Subscribers of test://watched-resource hear about an update every few seconds.
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_secs(3)).await;
+                    ticker.notify_resource_updated("test://watched-resource");
+                }
+            });
+            server.serve_stdio().await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Inspect { json, server } => inspect(json, &server).await,
+        Command::Call { tool, arguments, json, timeout, server } => call(&tool, &arguments, json, timeout, &server).await,
+        Command::Read { uri, json, server } => {
+            let client = connect(&server, false).await?;
+            let result = client.read_resource(&uri).await;
+            client.close().await;
+            let result = result?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&result)?);
+            } else {
+                for c in &result.contents {
+                    match serde_json::to_value(c)? {
+                        Value::Object(o) if o.contains_key("text") => println!("{}", o["text"].as_str().unwrap_or_default()),
+                        other => println!("{other}"),
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Prompt { name, arguments, json, server } => {
+            let args: std::collections::BTreeMap<String, String> =
+                serde_json::from_str(&arguments).context("prompt arguments must be a JSON object of strings")?;
+            let client = connect(&server, false).await?;
+            let result = client.get_prompt(&name, args).await;
+            client.close().await;
+            let result = result?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&result)?);
+            } else {
+                for m in &result.messages {
+                    println!("[{:?}] {}", m.role, describe(&m.content));
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+async fn connect(server: &[String], show_logs: bool) -> Result<Client> {
+    let (program, args) = server.split_first().ok_or_else(|| anyhow!("give the server command after --"))?;
+    let transport = ChildProcess::new(program).args(args).spawn()?;
+    let mut builder = Client::builder("oxmcp-cli", env!("CARGO_PKG_VERSION"));
+    if show_logs {
+        builder = builder.on_notification(|n| {
+            if let ServerNotification::LoggingMessage(m) = n {
+                eprintln!("[{}] {}", m.level.as_str(), m.data.as_str().map(str::to_string).unwrap_or_else(|| m.data.to_string()));
+            }
+        });
+    }
+    Ok(builder.session_config(SessionConfig::default()).connect(transport).await?)
+}
+
+fn describe(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(t) => t.text.clone(),
+        ContentBlock::Image(i) => format!("<image {} {} bytes base64>", i.mime_type, i.data.len()),
+        ContentBlock::Audio(a) => format!("<audio {} {} bytes base64>", a.mime_type, a.data.len()),
+        ContentBlock::ResourceLink(l) => format!("<resource link {}>", l.uri),
+        ContentBlock::Resource(r) => match serde_json::to_value(&r.resource) {
+            Ok(Value::Object(o)) if o.contains_key("text") => format!("<resource {}>\n{}", r.resource.uri(), o["text"].as_str().unwrap_or_default()),
+            _ => format!("<resource {} (binary)>", r.resource.uri()),
+        },
+    }
+}
+
+async fn inspect(as_json: bool, server: &[String]) -> Result<ExitCode> {
+    let client = connect(server, false).await?;
+    let caps = client.server_capabilities().clone();
+    let tools = if caps.tools.is_some() { client.list_all_tools().await? } else { vec![] };
+    let resources = if caps.resources.is_some() { client.list_all_resources().await? } else { vec![] };
+    let templates = if caps.resources.is_some() { client.list_all_resource_templates().await? } else { vec![] };
+    let prompts = if caps.prompts.is_some() { client.list_all_prompts().await? } else { vec![] };
+    let info = client.server_info().clone();
+    let version = client.protocol_version();
+    let instructions = client.instructions().map(str::to_string);
+    client.close().await;
+    if as_json {
+        let doc = json!({
+            "protocolVersion": version.as_str(),
+            "serverInfo": info,
+            "capabilities": caps,
+            "instructions": instructions,
+            "tools": tools,
+            "resources": resources,
+            "resourceTemplates": templates,
+            "prompts": prompts,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{} {} (protocol {version})", info.name, info.version);
+    if let Some(i) = instructions {
+        println!("instructions: {i}");
+    }
+    println!("capabilities: {}", serde_json::to_string(&caps)?);
+    println!("\ntools ({}):", tools.len());
+    for t in &tools {
+        println!("  {} - {}", t.name, t.description.as_deref().unwrap_or(""));
+        println!("    input: {}", serde_json::to_string(&t.input_schema)?);
+    }
+    println!("\nresources ({}):", resources.len());
+    for r in &resources {
+        println!("  {} ({}){}", r.uri, r.name, r.mime_type.as_ref().map(|m| format!(" [{m}]")).unwrap_or_default());
+    }
+    println!("\nresource templates ({}):", templates.len());
+    for t in &templates {
+        println!("  {} ({})", t.uri_template, t.name);
+    }
+    println!("\nprompts ({}):", prompts.len());
+    for p in &prompts {
+        let args: Vec<String> = p
+            .arguments
+            .iter()
+            .flatten()
+            .map(|a| format!("{}{}", a.name, if a.required == Some(true) { "*" } else { "" }))
+            .collect();
+        println!("  {}({}) - {}", p.name, args.join(", "), p.description.as_deref().unwrap_or(""));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn call(tool: &str, arguments: &str, as_json: bool, timeout: f64, server: &[String]) -> Result<ExitCode> {
+    let arguments: Value = serde_json::from_str(arguments).context("tool arguments must be JSON")?;
+    let client = connect(server, true).await?;
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("cancelling...");
+            on_ctrl_c.cancel();
+        }
+    });
+    let options = RequestOptions::default()
+        .timeout(Duration::from_secs_f64(timeout))
+        .cancel_token(cancel)
+        .on_progress(|p| match (p.total, &p.message) {
+            (Some(t), Some(m)) => eprintln!("progress {}/{t}: {m}", p.progress),
+            (Some(t), None) => eprintln!("progress {}/{t}", p.progress),
+            (None, Some(m)) => eprintln!("progress {}: {m}", p.progress),
+            (None, None) => eprintln!("progress {}", p.progress),
+        });
+    let outcome = client.call_tool_with(tool, arguments, options).await;
+    client.close().await;
+    let result: CallToolResult = match outcome {
+        Ok(r) => r,
+        Err(e) if e.kind() == ErrorKind::Cancelled => {
+            eprintln!("oxmcp: {e}");
+            return Ok(ExitCode::from(130));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        for block in &result.content {
+            println!("{}", describe(block));
+        }
+        if let Some(s) = &result.structured_content {
+            println!("structured: {s}");
+        }
+    }
+    Ok(if result.is_error() { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,5 @@
+//! The `oxmcp` command-line tool's library half: the everything server, so tests and
+//! benchmarks can run it in-process too.
+
+pub mod everything;
+pub mod media;
