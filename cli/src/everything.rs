@@ -60,7 +60,11 @@ fn tools(b: ServerBuilder) -> ServerBuilder {
             let ms = args["ms"].as_u64().unwrap_or(0);
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_millis(ms)) => Ok(CallToolResult::text(format!("slow {} done", args["tag"]))),
-                _ = ctx.cancelled() => Err(Error::internal("cancelled")),
+                _ = ctx.cancelled() => {
+                    // Tells observers (tests, benchmarks) that the cancel reached the handler.
+                    let _ = ctx.log_with_logger(LoggingLevel::Info, Some("slow"), json!(format!("slow tag={} cancelled", args["tag"])));
+                    Err(Error::internal("cancelled"))
+                }
             }
         },
     )
