@@ -133,11 +133,17 @@ async fn run(
         _ = cancel.cancelled() => return None,
         slot = slots.acquire_owned() => slot.ok()?,
     };
+    let mut handler = AssertUnwindSafe(handler).catch_unwind();
     let outcome = tokio::select! {
         biased;
         _ = cancel.cancelled() => None,
-        r = AssertUnwindSafe(handler).catch_unwind() => Some(r),
+        r = &mut handler => Some(r),
     };
+    if outcome.is_none() {
+        // Cancelled: the handler's token has fired. Give it a bounded time to notice and
+        // clean up (release resources, log), then drop it wherever it is.
+        let _ = tokio::time::timeout(guard.shared.config.cancelled_handler_grace, handler).await;
+    }
     guard.finish();
     // Checked after leaving the map: from here on no cancel can reach this request.
     let Some(outcome) = outcome.filter(|_| !cancel.is_cancelled()) else {

@@ -57,6 +57,9 @@ pub struct SessionConfig {
     /// Progress notifications for a request restart its inactivity timer. When on, the
     /// engine attaches a progress token to every request that has none.
     pub reset_timeout_on_progress: bool,
+    /// How long a cancelled handler may keep running to observe its token and clean up
+    /// before its future is dropped. Its result is discarded either way.
+    pub cancelled_handler_grace: Duration,
 }
 
 impl Default for SessionConfig {
@@ -66,6 +69,7 @@ impl Default for SessionConfig {
             request_timeout: Duration::from_secs(60),
             max_request_timeout: Duration::from_secs(30 * 60),
             reset_timeout_on_progress: true,
+            cancelled_handler_grace: Duration::from_secs(2),
         }
     }
 }

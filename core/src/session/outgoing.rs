@@ -248,6 +248,12 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
             biased;
             outcome = &mut done_rx => {
                 guard.armed = false;
+                // Progress sent just before the response is already queued: deliver it first.
+                if let (Some(rx), Some(callback)) = (progress_rx.as_mut(), &options.on_progress) {
+                    while let Ok(update) = rx.try_recv() {
+                        callback(update);
+                    }
+                }
                 return match outcome {
                     Ok(Ok(value)) => Ok(value),
                     Ok(Err(error)) => Err(Error::from_rpc(error)),

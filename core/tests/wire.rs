@@ -1,0 +1,173 @@
+//! The server as a raw JSON-RPC peer sees it: bad input gets the right error and the
+//! session keeps serving; batches only in 2025-03-26; `initialize` can't be cancelled;
+//! a cancelled request gets no response; oversized messages are refused without harm.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use oxmcp::protocol::{CallToolResult, Tool};
+use oxmcp::server::{RequestContext, Server};
+use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, StdioTransport, Transport};
+use serde_json::{json, Value};
+
+fn server() -> Server {
+    Server::builder("wire", "1")
+        .tool(Tool::new("echo", "echo", json!({"type": "object", "properties": {"text": {"type": "string"}}})), |a: oxmcp::server::Arguments, _| async move {
+            Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
+        })
+        .tool(Tool::new("wait", "waits for a cancel", json!({"type": "object"})), |_, ctx: RequestContext| async move {
+            ctx.cancelled().await;
+            Ok(CallToolResult::text("cancelled"))
+        })
+        .build()
+        .unwrap()
+}
+
+struct Raw<R, W> {
+    rx: R,
+    tx: W,
+}
+
+impl<R: MessageReader, W: MessageWriter> Raw<R, W> {
+    async fn send(&mut self, text: &str) {
+        self.tx.send(Bytes::from(text.to_string())).await.unwrap();
+        self.tx.flush().await.unwrap();
+    }
+    async fn recv(&mut self) -> Value {
+        let bytes = tokio::time::timeout(Duration::from_secs(5), self.rx.recv()).await.expect("a reply").expect("open");
+        serde_json::from_slice(&bytes).unwrap()
+    }
+    async fn nothing_for(&mut self, ms: u64) {
+        if let Ok(r) = tokio::time::timeout(Duration::from_millis(ms), self.rx.recv()).await {
+            panic!("expected silence, got {:?}", r.map(|b| String::from_utf8_lossy(&b).to_string()));
+        }
+    }
+    async fn initialize(&mut self, version: &str) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string()).await;
+        let r = self.recv().await;
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        r
+    }
+}
+
+fn connect_raw() -> (oxmcp::server::ServerSession, Raw<impl MessageReader, impl MessageWriter>) {
+    let (a, b) = MemoryTransport::pair();
+    let session = server().serve(a);
+    let (rx, tx) = b.split();
+    (session, Raw { rx, tx })
+}
+
+fn code(v: &Value) -> i64 {
+    v["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {v}"))
+}
+
+#[tokio::test]
+async fn bad_input_gets_the_right_code_and_the_session_survives() {
+    let (_s, mut raw) = connect_raw();
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).await;
+    let early = raw.recv().await;
+    assert_eq!((code(&early), &early["id"]), (-32600, &json!(1)), "requests before initialize are refused");
+
+    let init = raw.initialize("2025-06-18").await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+
+    raw.send("{this is not json").await;
+    let r = raw.recv().await;
+    assert_eq!((code(&r), &r["id"]), (-32700, &Value::Null));
+
+    raw.send(r#"{"jsonrpc":"1.0","id":2,"method":"ping"}"#).await;
+    let r = raw.recv().await;
+    assert_eq!((code(&r), &r["id"]), (-32600, &json!(2)));
+
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#).await;
+    assert_eq!(code(&raw.recv().await), -32601);
+
+    raw.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{}}}"#).await;
+    assert_eq!(code(&raw.recv().await), -32602, "tools/call without a name");
+
+    raw.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"missing"}}"#).await;
+    assert_eq!(code(&raw.recv().await), -32602, "unknown tool");
+
+    raw.send(r#"{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#).await;
+    assert_eq!(code(&raw.recv().await), -32600, "a second initialize");
+
+    // Unknown fields and a late or unknown response are ignored; the session still answers.
+    raw.send(r#"{"jsonrpc":"2.0","id":999,"result":{}}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"},"futureField":1}}"#).await;
+    let r = raw.recv().await;
+    assert_eq!(r["id"], 7);
+    assert_eq!(r["result"]["content"][0]["text"], "still here");
+}
+
+#[tokio::test]
+async fn unknown_versions_get_the_latest_and_batches_only_in_2025_03_26() {
+    let (_s, mut raw) = connect_raw();
+    let init = raw.initialize("1999-01-01").await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    raw.send(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).await;
+    let r = raw.recv().await;
+    assert_eq!(code(&r), -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("batch"));
+
+    let (_s, mut raw) = connect_raw();
+    raw.initialize("2025-03-26").await;
+    raw.send(
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},
+            {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},
+            {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}},
+            {"jsonrpc":"2.0","id":3,"method":"nope"},
+            {"bad":true}]"#,
+    )
+    .await;
+    let r = raw.recv().await;
+    let items = r.as_array().expect("a batch is answered with an array");
+    assert_eq!(items.len(), 4, "two results, one method error, one invalid request: {r}");
+    let by_id = |id: Value| items.iter().find(|i| i["id"] == id).cloned().unwrap();
+    assert_eq!(by_id(json!(1))["result"], json!({}));
+    assert_eq!(by_id(json!(2))["result"]["content"][0]["text"], "b");
+    assert_eq!(code(&by_id(json!(3))), -32601);
+    assert_eq!(code(&by_id(Value::Null)), -32600);
+}
+
+#[tokio::test]
+async fn cancelled_requests_get_no_response_and_initialize_cannot_be_cancelled() {
+    let (_s, mut raw) = connect_raw();
+    raw.send(r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"init"}}"#).await;
+    assert_eq!(raw.recv().await["id"], "init", "initialize is answered despite the cancel");
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+
+    raw.send(r#"{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait"}}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w","reason":"user"}}"#).await;
+    // Cancels of unknown or finished requests are ignored.
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never"}}"#).await;
+    raw.nothing_for(200).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#).await;
+    assert_eq!(raw.recv().await["id"], "p");
+
+    // Reusing an id that is still in flight is refused.
+    raw.send(r#"{"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"wait"}}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"wait"}}"#).await;
+    let r = raw.recv().await;
+    assert_eq!((code(&r), &r["id"]), (-32600, &json!("dup")));
+}
+
+#[tokio::test]
+async fn oversized_messages_are_refused_and_the_session_goes_on() {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let _session = server().serve(StdioTransport::new(server_read, server_write).max_message_size(4096));
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let (rx, tx) = StdioTransport::new(client_read, client_write).split();
+    let mut raw = Raw { rx, tx };
+    raw.initialize("2025-11-25").await;
+    let big = "x".repeat(10_000);
+    raw.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text": big}}}).to_string()).await;
+    let r = raw.recv().await;
+    assert_eq!(code(&r), -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("4096"));
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"small"}}}"#).await;
+    let r = raw.recv().await;
+    assert_eq!((r["id"].clone(), r["result"]["content"][0]["text"].clone()), (json!(2), json!("small")));
+}
