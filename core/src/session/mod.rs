@@ -291,6 +291,9 @@ async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::UnboundedRece
             Ok(()) => writer.flush().await,
             Err(e) => Err(e),
         } {
+            // A failed write usually means the peer is gone; its read side then knows
+            // more (a child's exit status and stderr). Let that reason win if it comes soon.
+            let _ = tokio::time::timeout(Duration::from_secs(5), closed.cancelled()).await;
             shared.close(format!("writing to the transport failed: {e}"));
             break;
         }
