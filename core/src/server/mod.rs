@@ -32,6 +32,7 @@ mod registry;
 mod uri_template;
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -44,7 +45,10 @@ pub use handler::{
 pub use uri_template::UriTemplate;
 
 use crate::error::Result;
-use crate::protocol::{methods, Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use crate::protocol::{
+    methods, CallToolResult, CompleteRequestParams, Completion, GetPromptResult, Implementation, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
 use crate::session::{Peer, Session, SessionConfig};
 use crate::transport::{StdioTransport, Transport};
 use registry::{PromptEntry, Registry, ResourceEntry};
@@ -104,8 +108,16 @@ impl ServerBuilder {
         self.config = config;
         self
     }
-    /// Registers a tool.
-    pub fn tool(mut self, tool: Tool, handler: impl ToolHandler) -> Self {
+    /// Registers a tool whose handler is an async closure `(arguments, ctx) -> Result<CallToolResult>`.
+    pub fn tool<F, Fut>(self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Arguments, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult>> + Send + 'static,
+    {
+        self.tool_handler(tool, handler)
+    }
+    /// Registers a tool with any [`ToolHandler`] (what host-language bindings use).
+    pub fn tool_handler(mut self, tool: Tool, handler: impl ToolHandler) -> Self {
         match Registry::tool_entry(tool, Arc::new(handler)) {
             Ok(e) => {
                 self.registry.tools.insert(e.tool.name.clone(), Arc::new(e));
@@ -114,14 +126,30 @@ impl ServerBuilder {
         }
         self
     }
-    /// Registers a resource with a fixed URI.
-    pub fn resource(mut self, resource: Resource, handler: impl ResourceHandler) -> Self {
+    /// Registers a resource with a fixed URI; the handler is an async closure `(request, ctx)`.
+    pub fn resource<F, Fut>(self, resource: Resource, handler: F) -> Self
+    where
+        F: Fn(ResourceRequest, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult>> + Send + 'static,
+    {
+        self.resource_handler(resource, handler)
+    }
+    /// Registers a resource with any [`ResourceHandler`].
+    pub fn resource_handler(mut self, resource: Resource, handler: impl ResourceHandler) -> Self {
         let entry = ResourceEntry { resource, handler: Arc::new(handler) };
         self.registry.resources.insert(entry.resource.uri.clone(), Arc::new(entry));
         self
     }
     /// Registers a resource template (RFC 6570); its handler receives the variables.
-    pub fn resource_template(mut self, template: ResourceTemplate, handler: impl ResourceHandler) -> Self {
+    pub fn resource_template<F, Fut>(self, template: ResourceTemplate, handler: F) -> Self
+    where
+        F: Fn(ResourceRequest, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult>> + Send + 'static,
+    {
+        self.resource_template_handler(template, handler)
+    }
+    /// Registers a resource template with any [`ResourceHandler`].
+    pub fn resource_template_handler(mut self, template: ResourceTemplate, handler: impl ResourceHandler) -> Self {
         match Registry::template_entry(template, Arc::new(handler)) {
             Ok(e) => {
                 self.registry.templates.insert(e.template.uri_template.clone(), Arc::new(e));
@@ -130,14 +158,30 @@ impl ServerBuilder {
         }
         self
     }
-    /// Registers a prompt.
-    pub fn prompt(mut self, prompt: Prompt, handler: impl PromptHandler) -> Self {
+    /// Registers a prompt; the handler is an async closure `(arguments, ctx)`.
+    pub fn prompt<F, Fut>(self, prompt: Prompt, handler: F) -> Self
+    where
+        F: Fn(PromptArguments, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult>> + Send + 'static,
+    {
+        self.prompt_handler(prompt, handler)
+    }
+    /// Registers a prompt with any [`PromptHandler`].
+    pub fn prompt_handler(mut self, prompt: Prompt, handler: impl PromptHandler) -> Self {
         let entry = PromptEntry { prompt, handler: Arc::new(handler) };
         self.registry.prompts.insert(entry.prompt.name.clone(), Arc::new(entry));
         self
     }
     /// Sets the completion provider (prompt arguments and template variables).
-    pub fn completion(mut self, handler: impl CompletionHandler) -> Self {
+    pub fn completion<F, Fut>(self, handler: F) -> Self
+    where
+        F: Fn(CompleteRequestParams, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion>> + Send + 'static,
+    {
+        self.completion_handler(handler)
+    }
+    /// Sets the completion provider with any [`CompletionHandler`].
+    pub fn completion_handler(mut self, handler: impl CompletionHandler) -> Self {
         self.registry.completion = Some(Arc::new(handler));
         self
     }
@@ -220,7 +264,16 @@ impl Server {
     }
 
     /// Adds (or replaces) a tool at runtime and tells clients the list changed.
-    pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<()> {
+    pub fn add_tool<F, Fut>(&self, tool: Tool, handler: F) -> Result<()>
+    where
+        F: Fn(Arguments, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult>> + Send + 'static,
+    {
+        self.add_tool_handler(tool, handler)
+    }
+
+    /// [`Server::add_tool`] with any [`ToolHandler`].
+    pub fn add_tool_handler(&self, tool: Tool, handler: impl ToolHandler) -> Result<()> {
         let entry = Registry::tool_entry(tool, Arc::new(handler))?;
         self.inner.registry.write().unwrap().tools.insert(entry.tool.name.clone(), Arc::new(entry));
         self.broadcast(methods::TOOLS_LIST_CHANGED);
@@ -237,7 +290,16 @@ impl Server {
     }
 
     /// Adds (or replaces) a resource at runtime.
-    pub fn add_resource(&self, resource: Resource, handler: impl ResourceHandler) {
+    pub fn add_resource<F, Fut>(&self, resource: Resource, handler: F)
+    where
+        F: Fn(ResourceRequest, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult>> + Send + 'static,
+    {
+        self.add_resource_handler(resource, handler)
+    }
+
+    /// [`Server::add_resource`] with any [`ResourceHandler`].
+    pub fn add_resource_handler(&self, resource: Resource, handler: impl ResourceHandler) {
         let entry = ResourceEntry { resource, handler: Arc::new(handler) };
         self.inner.registry.write().unwrap().resources.insert(entry.resource.uri.clone(), Arc::new(entry));
         self.broadcast(methods::RESOURCES_LIST_CHANGED);
@@ -253,7 +315,16 @@ impl Server {
     }
 
     /// Adds (or replaces) a prompt at runtime.
-    pub fn add_prompt(&self, prompt: Prompt, handler: impl PromptHandler) {
+    pub fn add_prompt<F, Fut>(&self, prompt: Prompt, handler: F)
+    where
+        F: Fn(PromptArguments, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult>> + Send + 'static,
+    {
+        self.add_prompt_handler(prompt, handler)
+    }
+
+    /// [`Server::add_prompt`] with any [`PromptHandler`].
+    pub fn add_prompt_handler(&self, prompt: Prompt, handler: impl PromptHandler) {
         let entry = PromptEntry { prompt, handler: Arc::new(handler) };
         self.inner.registry.write().unwrap().prompts.insert(entry.prompt.name.clone(), Arc::new(entry));
         self.broadcast(methods::PROMPTS_LIST_CHANGED);
