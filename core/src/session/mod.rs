@@ -141,7 +141,19 @@ impl Peer {
     /// progress and cancellation. Dropping the returned future cancels the request
     /// (the peer receives `notifications/cancelled`).
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value> {
-        outgoing::request(&self.shared, method, params, options).await
+        use tracing::Instrument;
+        let span = tracing::debug_span!("mcp.call", method, id = tracing::field::Empty);
+        let started = std::time::Instant::now();
+        let result = outgoing::request(&self.shared, method, params, options).instrument(span.clone()).await;
+        if span.is_disabled() {
+            return result;
+        }
+        let outcome = match &result {
+            Ok(_) => "ok".to_string(),
+            Err(e) => format!("{:?}", e.kind()),
+        };
+        span.in_scope(|| tracing::debug!(outcome, elapsed_us = started.elapsed().as_micros() as u64));
+        result
     }
 
     /// Sends a notification.

@@ -212,6 +212,7 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     let wants_progress = (reset || options.on_progress.is_some()) && method != methods::PING && method != methods::INITIALIZE;
 
     let id = shared.outgoing.next_id.fetch_add(1, Ordering::Relaxed);
+    tracing::Span::current().record("id", id);
     if wants_progress {
         attach_progress_token(&mut params, id);
     }
