@@ -241,6 +241,27 @@ impl Server {
     }
 
     /// Serves one client over `transport` (returns at once; the session runs in tasks).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> oxmcp::Result<()> {
+    /// use oxmcp::client::Client;
+    /// use oxmcp::protocol::{CallToolResult, Tool};
+    /// use oxmcp::server::Server;
+    /// use oxmcp::transport::MemoryTransport;
+    /// use serde_json::json;
+    ///
+    /// let server = Server::builder("greeter", "1.0.0")
+    ///     .tool(Tool::new("hello", "Says hello", json!({"type": "object"})), |_args, _ctx| async {
+    ///         Ok(CallToolResult::text("hello"))
+    ///     })
+    ///     .build()?;
+    /// let (server_end, client_end) = MemoryTransport::pair();
+    /// let _session = server.serve(server_end);
+    /// let client = Client::builder("me", "1.0.0").connect(client_end).await?;
+    /// let result = client.call_tool("hello", json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("hello"));
+    /// # Ok(()) }
+    /// ```
     pub fn serve<T: Transport>(&self, transport: T) -> ServerSession {
         let id = self.inner.next_session.fetch_add(1, Ordering::Relaxed);
         let client = Arc::new(ClientState::new());

@@ -229,6 +229,42 @@ pub struct Session {
 impl Session {
     /// Starts a session over `transport`, answering the peer's requests with `service`.
     /// Must be called inside a tokio runtime.
+    ///
+    /// The engine alone, without MCP roles: one side answers `add` requests.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> oxmcp::Result<()> {
+    /// use std::sync::Arc;
+    /// use futures::future::BoxFuture;
+    /// use oxmcp::protocol::ErrorObject;
+    /// use oxmcp::session::{IncomingRequest, RequestOptions, Service, Session, SessionConfig};
+    /// use oxmcp::transport::MemoryTransport;
+    /// use serde_json::{json, Value};
+    ///
+    /// struct Adder;
+    /// impl Service for Adder {
+    ///     fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
+    ///         Box::pin(async move {
+    ///             let p = req.params.unwrap_or_default();
+    ///             Ok(json!(p["a"].as_i64().unwrap_or(0) + p["b"].as_i64().unwrap_or(0)))
+    ///         })
+    ///     }
+    /// }
+    /// struct Nothing;
+    /// impl Service for Nothing {
+    ///     fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
+    ///         Box::pin(async move { Err(ErrorObject::method_not_found(&req.method)) })
+    ///     }
+    /// }
+    ///
+    /// let (a, b) = MemoryTransport::pair();
+    /// let _server = Session::start(a, Arc::new(Adder), SessionConfig::default());
+    /// let client = Session::start(b, Arc::new(Nothing), SessionConfig::default());
+    /// let sum = client.peer().request("add", Some(json!({"a": 2, "b": 3})), RequestOptions::default()).await?;
+    /// assert_eq!(sum, json!(5));
+    /// assert_eq!(client.peer().stats().pending_requests, 0);
+    /// # Ok(()) }
+    /// ```
     pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, config: SessionConfig) -> Session {
         let (reader, writer) = transport.split();
         let (out, out_rx) = mpsc::unbounded_channel();
