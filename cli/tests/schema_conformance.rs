@@ -80,16 +80,64 @@ fn every_protocol_version_has_a_schema_test() {
     assert_eq!(ProtocolVersion::ALL.to_vec(), tested.to_vec(), "add a schema_<version>_every_message_kind test");
 }
 
+/// The checker itself: broken messages must be reported, so a passing run means something.
+#[test]
+fn the_checker_reports_broken_messages() {
+    for version in ProtocolVersion::ALL {
+        let Some(mut schema) = load_schema_or_skip(version) else { continue };
+        let record = |side: Side, message: Value| (side, Bytes::from(message.to_string()));
+        let records = vec![
+            record(
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}}),
+            ),
+            // A content block of a type no version defines.
+            record(Side::Server, json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "bogus"}]}})),
+            // A wrong JSON-RPC version, and a required param missing.
+            record(Side::Client, json!({"jsonrpc": "1.0", "id": 2, "method": "resources/read", "params": {}})),
+            record(Side::Server, json!({"jsonrpc": "2.0", "method": "notifications/bogus"})),
+            record(Side::Server, json!({"jsonrpc": "2.0", "id": 77, "result": {}})),
+            (Side::Client, Bytes::from_static(b"{not json")),
+        ];
+        let report = validate(&mut schema, &records);
+        for expected in [
+            "5 of 6 messages failed validation",
+            "server result of tools/call",
+            "[CallToolResult] /result/content/0",
+            "[JSONRPCMessage]",
+            "[ReadResourceRequest]",
+            "defines no method \"notifications/bogus\"",
+            "answers id 77, which the client never sent",
+            "not JSON",
+            "coverage lost",
+            "server notification notifications/progress",
+        ] {
+            assert!(report.contains(expected), "{version}: the report lacks {expected:?}:\n{report}");
+        }
+    }
+}
+
 async fn conformance(version: ProtocolVersion) {
     let Some(mut schema) = load_schema_or_skip(version) else { return };
     let started = Instant::now();
 
+    // The exchange runs in its own task so that, if it fails half-way, what was written
+    // until then is still validated and reported (a malformed message often explains why).
     let log = Recording::default();
-    let run = tokio::time::timeout(Duration::from_secs(120), exchange(version, log.clone())).await;
-    let (tools_called, tools_skipped) = run.unwrap_or_else(|_| panic!("{version}: the exchange did not finish in 120 s"));
-
+    let run = tokio::time::timeout(Duration::from_secs(120), tokio::spawn(exchange(version, log.clone()))).await;
     let records = log.take();
     let report = validate(&mut schema, &records);
+    let (tools_called, tools_skipped) = match run {
+        Ok(Ok(tools)) => tools,
+        Ok(Err(e)) => {
+            let why = e.try_into_panic().ok().and_then(|p| {
+                p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            });
+            let why = why.unwrap_or_else(|| "the exchange task ended abnormally".into());
+            panic!("{version}: the exchange failed: {why}\n\nSchema report of the {} messages written until then:\n{report}", records.len());
+        }
+        Err(_) => panic!("{version}: the exchange did not finish in 120 s\n\nSchema report:\n{report}"),
+    };
     eprintln!(
         "schema {version}: {} messages validated against {} in {:?} ({} tools called, skipped for this version: {:?})",
         records.len(),
@@ -113,11 +161,7 @@ const SPEC_DIR_VAR: &str = "OXMCP_SPEC_DIR";
 fn spec_dir() -> Result<PathBuf, String> {
     if let Some(dir) = std::env::var_os(SPEC_DIR_VAR).filter(|d| !d.is_empty()) {
         let dir = PathBuf::from(dir);
-        return if dir.is_dir() {
-            Ok(dir)
-        } else {
-            Err(format!("{SPEC_DIR_VAR}={} is not a folder", dir.display()))
-        };
+        return if dir.is_dir() { Ok(dir) } else { Err(format!("{SPEC_DIR_VAR}={} is not a folder", dir.display())) };
     }
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let default = workspace.join("..").join("shared").join("spec");
@@ -154,7 +198,7 @@ fn load_schema_or_skip(version: ProtocolVersion) -> Option<SpecSchema> {
             if in_ci() {
                 panic!("{line}; CI is set, so a missing specification is a failure");
             }
-            eprintln!("\n*** {line} ***\n");
+            eprintln!("*** {line} ***");
             None
         }
     }
@@ -369,8 +413,12 @@ async fn connect(
                 let _ = tokio::time::timeout(Duration::from_secs(30), ctx.cancel.cancelled()).await;
                 return Err(oxmcp::Error::internal("cancelled"));
             }
-            Ok(CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text(format!("You said: {text}")), "test-model")
-                .with_stop_reason("endTurn"))
+            Ok(CreateMessageResult::new(
+                Role::Assistant,
+                SamplingContentBlock::text(format!("You said: {text}")),
+                "test-model",
+            )
+            .with_stop_reason("endTurn"))
         })
         .on_elicitation(|params: ElicitRequestParams, _ctx| async move {
             Ok(match params {
@@ -440,9 +488,11 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
     // resources/subscribe, notifications/resources/updated, resources/unsubscribe.
     client.subscribe(WATCHED).await.expect("resources/subscribe");
     server.notify_resource_updated(WATCHED);
-    expect_notification(&mut notes, "notifications/resources/updated", |n| {
-        matches!(n, ServerNotification::ResourceUpdated(p) if p.uri == WATCHED)
-    })
+    expect_notification(
+        &mut notes,
+        "notifications/resources/updated",
+        |n| matches!(n, ServerNotification::ResourceUpdated(p) if p.uri == WATCHED),
+    )
     .await;
     client.unsubscribe(WATCHED).await.expect("resources/unsubscribe");
 
@@ -452,7 +502,9 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
             .arguments
             .iter()
             .flatten()
-            .map(|a| (a.name.clone(), if a.name.contains("Uri") { "test://static-text".into() } else { "alpha".into() }))
+            .map(|a| {
+                (a.name.clone(), if a.name.contains("Uri") { "test://static-text".into() } else { "alpha".into() })
+            })
             .collect();
         client.get_prompt(&prompt.name, arguments).await.unwrap_or_else(|e| panic!("prompts/get {}: {e}", prompt.name));
     }
@@ -468,7 +520,8 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
     }
 
     // roots/list from the server; notifications/roots/list_changed from the client.
-    let roots = to_client.request(methods::ROOTS_LIST, Some(json!({})), RequestOptions::default()).await.expect("roots/list");
+    let roots =
+        to_client.request(methods::ROOTS_LIST, Some(json!({})), RequestOptions::default()).await.expect("roots/list");
     let roots: ListRootsResult = serde_json::from_value(roots).unwrap();
     assert_eq!(roots.roots.len(), 1);
     client.notify_roots_changed().expect("notifications/roots/list_changed");
@@ -478,7 +531,11 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
 
     // notifications/cancelled from the client: cancel a `slow` call once the server runs it.
     let cancel = CancellationToken::new();
-    let slow = client.call_tool_with("slow", json!({"tag": 99, "ms": 60_000}), RequestOptions::default().cancel_token(cancel.clone()));
+    let slow = client.call_tool_with(
+        "slow",
+        json!({"tag": 99, "ms": 60_000}),
+        RequestOptions::default().cancel_token(cancel.clone()),
+    );
     let canceller = async {
         until("the server runs `slow`", || session.peer().stats().in_flight_requests > 0).await;
         cancel.cancel();
@@ -489,8 +546,13 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
 
     // notifications/cancelled from the server: cancel a sampling request the client holds open.
     let cancel = CancellationToken::new();
-    let params = serde_json::to_value(CreateMessageRequestParams::new(vec![SamplingMessage::user_text(HANG)], 10)).unwrap();
-    let hang = to_client.request(methods::SAMPLING_CREATE_MESSAGE, Some(params), RequestOptions::default().cancel_token(cancel.clone()));
+    let params =
+        serde_json::to_value(CreateMessageRequestParams::new(vec![SamplingMessage::user_text(HANG)], 10)).unwrap();
+    let hang = to_client.request(
+        methods::SAMPLING_CREATE_MESSAGE,
+        Some(params),
+        RequestOptions::default().cancel_token(cancel.clone()),
+    );
     let canceller = async {
         until("the client handles the sampling request", || client.peer().stats().in_flight_requests > 0).await;
         cancel.cancel();
@@ -502,7 +564,11 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
     // URL-mode elicitation and notifications/elicitation/complete exist from 2025-11-25 (no
     // ProtocolVersion rule names them, so compare with the version that introduced them).
     if version >= ProtocolVersion::V2025_11_25 {
-        let url = ElicitRequestUrlParams::new("Please sign in to continue", "https://example.com/authorize?session=1", "elicit-1");
+        let url = ElicitRequestUrlParams::new(
+            "Please sign in to continue",
+            "https://example.com/authorize?session=1",
+            "elicit-1",
+        );
         let params = serde_json::to_value(ElicitRequestParams::Url(url)).unwrap();
         let answer = to_client.request(methods::ELICITATION_CREATE, Some(params), RequestOptions::default()).await;
         let answer: ElicitResult = serde_json::from_value(answer.expect("URL elicitation")).unwrap();
@@ -517,16 +583,22 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
 
     // The three list_changed notifications, each for an addition and a removal.
     server
-        .add_tool(Tool::new("added_later", "Added at runtime.", json!({"type": "object", "properties": {}})), |_: Arguments, _: RequestContext| async {
-            Ok(CallToolResult::text("added"))
-        })
+        .add_tool(
+            Tool::new("added_later", "Added at runtime.", json!({"type": "object", "properties": {}})),
+            |_: Arguments, _: RequestContext| async { Ok(CallToolResult::text("added")) },
+        )
         .unwrap();
     assert!(server.remove_tool("added_later"));
-    server.add_resource(Resource::new("test://added-later", "added-later"), |req: ResourceRequest, _: RequestContext| async move {
-        Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "added")]))
-    });
+    server.add_resource(
+        Resource::new("test://added-later", "added-later"),
+        |req: ResourceRequest, _: RequestContext| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "added")]))
+        },
+    );
     assert!(server.remove_resource("test://added-later"));
-    server.add_prompt(Prompt::new("added_later"), |_, _| async { Ok(GetPromptResult::new(vec![PromptMessage::text(Role::User, "added")])) });
+    server.add_prompt(Prompt::new("added_later"), |_, _| async {
+        Ok(GetPromptResult::new(vec![PromptMessage::text(Role::User, "added")]))
+    });
     assert!(server.remove_prompt("added_later"));
     for (what, which) in [
         ("tools/list_changed", 0),
@@ -572,9 +644,11 @@ impl SpecSchema {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
         let doc: Value = serde_json::from_str(&text).map_err(|e| format!("parsing {}: {e}", path.display()))?;
         let defs_key = if doc.get("$defs").is_some() { "$defs" } else { "definitions" };
-        let defs = doc.get(defs_key).filter(|d| d.is_object()).cloned().ok_or_else(|| {
-            format!("{} has neither `definitions` nor `$defs`", path.display())
-        })?;
+        let defs = doc
+            .get(defs_key)
+            .filter(|d| d.is_object())
+            .cloned()
+            .ok_or_else(|| format!("{} has neither `definitions` nor `$defs`", path.display()))?;
         let mut by_method = HashMap::new();
         for (name, def) in defs.as_object().unwrap() {
             let method = def.pointer("/properties/method/const").and_then(Value::as_str);
@@ -764,7 +838,9 @@ fn validate(schema: &mut SpecSchema, records: &[(Side, Bytes)]) -> String {
                 problems.push("not a single JSON-RPC object (batches are not exercised here)".into())
             }
             Ok(message) => {
-                problems.extend(schema.check("JSONRPCMessage", message).into_iter().map(|p| format!("[JSONRPCMessage] {p}")));
+                problems.extend(
+                    schema.check("JSONRPCMessage", message).into_iter().map(|p| format!("[JSONRPCMessage] {p}")),
+                );
                 let method = message.get("method").and_then(Value::as_str);
                 let kind = match (method, message.get("id")) {
                     (Some(_), Some(_)) => Some(Kind::Request),
@@ -781,9 +857,11 @@ fn validate(schema: &mut SpecSchema, records: &[(Side, Bytes)]) -> String {
                             Some(def) => {
                                 let suffix = if kind == Kind::Request { "Request" } else { "Notification" };
                                 if !def.ends_with(suffix) {
-                                    problems.push(format!("{method} is a {def} in {version}, but was sent as a {kind}"));
+                                    problems
+                                        .push(format!("{method} is a {def} in {version}, but was sent as a {kind}"));
                                 }
-                                problems.extend(schema.check(&def, message).into_iter().map(|p| format!("[{def}] {p}")));
+                                problems
+                                    .extend(schema.check(&def, message).into_iter().map(|p| format!("[{def}] {p}")));
                             }
                             // Sent on purpose to provoke "method not found": only the envelope applies.
                             None if method == UNKNOWN_METHOD => {}
@@ -804,7 +882,12 @@ fn validate(schema: &mut SpecSchema, records: &[(Side, Bytes)]) -> String {
                                     if let Some(request_def) = schema.by_method.get(&method).cloned() {
                                         let def = schema.result_for(&request_def);
                                         let result = &message["result"];
-                                        problems.extend(schema.check(&def, result).into_iter().map(|p| format!("[{def}] /result{p}")));
+                                        problems.extend(
+                                            schema
+                                                .check(&def, result)
+                                                .into_iter()
+                                                .map(|p| format!("[{def}] /result{p}")),
+                                        );
                                     }
                                 }
                             }
