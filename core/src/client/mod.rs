@@ -122,10 +122,17 @@ impl ClientBuilder {
 
     /// Connects over `transport` and performs the `initialize` handshake.
     pub async fn connect<T: Transport>(self, transport: T) -> Result<Client> {
+        let mut capabilities = self.capabilities;
+        if !self.version.supports_elicitation() {
+            capabilities.elicitation = None; // elicitation/create does not exist yet
+        } else if self.version < ProtocolVersion::V2025_11_25 {
+            // Form and URL modes are 2025-11-25; before, the capability is an empty object.
+            capabilities.elicitation = capabilities.elicitation.map(|_| ElicitationCapability::default());
+        }
         let service = ClientService { handlers: self.handlers };
         let session = Session::start(transport, Arc::new(service), self.config);
         let peer = session.peer().clone();
-        let params = InitializeRequestParams::new(self.version.as_str(), self.capabilities, self.info);
+        let params = InitializeRequestParams::new(self.version.as_str(), capabilities, self.info);
         let init: InitializeResult = typed(&peer, methods::INITIALIZE, &params, RequestOptions::default()).await?;
         let Some(version) = ProtocolVersion::parse(&init.protocol_version) else {
             session.close().await;

@@ -5,6 +5,7 @@
 //! Era-specific rules live in [`version`]; the engine asks a [`ProtocolVersion`] what is
 //! allowed instead of comparing version strings itself.
 
+pub mod era;
 pub mod error;
 pub mod jsonrpc;
 pub mod methods;

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
-    methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    era, methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     Implementation, ListRootsResult, LoggingLevel, Meta, ProgressToken, ProtocolVersion, RequestId,
 };
 use crate::session::{Peer, RequestOptions};
@@ -119,7 +119,7 @@ impl RequestContext {
         if let Some(total) = total {
             params["total"] = json!(total);
         }
-        if let Some(message) = message {
+        if let Some(message) = message.filter(|_| self.protocol_version().is_none_or(era::progress_has_message)) {
             params["message"] = json!(message);
         }
         self.peer.notify(methods::PROGRESS, Some(params))
@@ -155,6 +155,9 @@ impl RequestContext {
             c.elicitation.as_ref().is_some_and(|e| if url { e.supports_url() } else { e.supports_form() })
         };
         self.require(capable, if url { "elicitation (url mode)" } else { "elicitation" })?;
+        if let Some(v) = self.protocol_version().filter(|v| !v.supports_elicitation()) {
+            return Err(Error::new(ErrorKind::CapabilityMissing, format!("elicitation is not part of protocol {v}")));
+        }
         self.client_request(methods::ELICITATION_CREATE, serde_json::to_value(params)?).await
     }
 

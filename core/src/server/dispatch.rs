@@ -15,7 +15,7 @@ use super::registry::page;
 use super::Server;
 use crate::error::ErrorKind;
 use crate::protocol::{
-    codes, methods, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
+    codes, era, methods, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
     ErrorObject, GetPromptRequestParams, InitializeRequestParams, InitializeResult, PaginatedRequestParams,
     PromptsCapability, ProtocolVersion, ReadResourceRequestParams, ResourcesCapability, ServerCapabilities,
     SetLevelRequestParams, SubscribeRequestParams, ToolsCapability, UnsubscribeRequestParams,
@@ -62,9 +62,10 @@ impl Service for ServerService {
                 client,
             };
             let params = req.params;
+            let version = ctx.peer.protocol_version().unwrap_or(ProtocolVersion::LATEST);
             match req.method.as_str() {
                 methods::INITIALIZE => initialize(&server, &ctx, params),
-                methods::TOOLS_LIST => list_tools(&server, params),
+                methods::TOOLS_LIST => list_tools(&server, version, params),
                 methods::TOOLS_CALL => call_tool(&server, ctx, params).await,
                 methods::RESOURCES_LIST => list_resources(&server, params),
                 methods::RESOURCES_TEMPLATES_LIST => list_templates(&server, params),
@@ -138,8 +139,9 @@ fn paged<T: Clone + Serialize>(items: Vec<T>, key: &str, params: Option<Value>, 
     Ok(Value::Object(out))
 }
 
-fn list_tools(server: &Server, params: Option<Value>) -> Reply {
-    let tools: Vec<_> = server.inner.registry.read().unwrap().tools.values().map(|e| e.tool.clone()).collect();
+fn list_tools(server: &Server, version: ProtocolVersion, params: Option<Value>) -> Reply {
+    let mut tools: Vec<_> = server.inner.registry.read().unwrap().tools.values().map(|e| e.tool.clone()).collect();
+    tools.iter_mut().for_each(|t| era::adapt_tool(t, version));
     paged(tools, "tools", params, server.inner.config.page_size)
 }
 
@@ -171,7 +173,8 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
         return to_value(&CallToolResult::error_text(text));
     }
     let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
-    let result = match entry.handler.call(arguments, ctx).await {
+    let version = ctx.peer.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+    let mut result = match entry.handler.call(arguments, ctx).await {
         Ok(result) => result,
         Err(e) if e.kind() == ErrorKind::Rpc => return Err(e.to_error_object()),
         Err(e) => CallToolResult::error_text(e.message().to_string()),
@@ -184,6 +187,7 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
             return Err(ErrorObject::internal(format!("tool {} returned structuredContent that does not match its outputSchema: {problems}", p.name)));
         }
     }
+    era::adapt_call_tool_result(&mut result, version);
     to_value(&result)
 }
 
@@ -234,7 +238,9 @@ async fn get_prompt(server: &Server, ctx: RequestContext, params: Option<Value>)
             return Err(ErrorObject::invalid_params(format!("prompt {}: missing required argument {:?}", p.name, arg.name)));
         }
     }
-    let result = entry.handler.get(arguments, ctx).await.map_err(|e| e.to_error_object())?;
+    let version = ctx.peer.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+    let mut result = entry.handler.get(arguments, ctx).await.map_err(|e| e.to_error_object())?;
+    era::adapt_prompt_result(&mut result, version);
     to_value(&result)
 }
 
