@@ -105,7 +105,7 @@ fn tools(b: ServerBuilder) -> ServerBuilder {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
-        Ok(CallToolResult::text(format!("Progress test completed ({})", ctx.progress_token().map_or("no token".into(), |t| format!("{t:?}")))))
+        Ok(CallToolResult::text(format!("Progress test completed ({})", ctx.progress_token().map_or("no progress token".into(), |t| format!("token {}", json!(t))))))
     })
     .tool(Tool::new("test_error_handling", "Always fails with an isError result.", no_args()), |_, _| async {
         Ok(CallToolResult::error_text("This tool intentionally returns an error for testing"))

@@ -38,7 +38,7 @@ use oxmcp::protocol::{
 };
 use oxmcp::server::{Arguments, RequestContext, ResourceRequest, Server, ServerSession};
 use oxmcp::session::RequestOptions;
-use oxmcp::transport::{MemoryTransport, MessageWriter, Transport};
+use oxmcp::transport::{MemoryTransport, MessageWriter, Outbound, Transport};
 use oxmcp::ErrorKind;
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
@@ -265,8 +265,8 @@ impl Transport for RecordingTransport {
 }
 
 impl<W: MessageWriter> MessageWriter for RecordingWriter<W> {
-    fn send(&mut self, message: Bytes) -> impl Future<Output = io::Result<()>> + Send {
-        self.log.0.lock().unwrap().push((self.side, message.clone()));
+    fn send(&mut self, message: Outbound) -> impl Future<Output = io::Result<()>> + Send {
+        self.log.0.lock().unwrap().push((self.side, message.bytes.clone()));
         self.inner.send(message)
     }
     fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use oxmcp::protocol::{CallToolResult, Tool};
 use oxmcp::server::{RequestContext, Server};
-use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, StdioTransport, Transport};
+use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, Outbound, StdioTransport, Transport};
 use serde_json::{json, Value};
 
 fn server() -> Server {
@@ -30,7 +30,7 @@ struct Raw<R, W> {
 
 impl<R: MessageReader, W: MessageWriter> Raw<R, W> {
     async fn send(&mut self, text: &str) {
-        self.tx.send(Bytes::from(text.to_string())).await.unwrap();
+        self.tx.send(Outbound { bytes: Bytes::from(text.to_string()), route: Default::default() }).await.unwrap();
         self.tx.flush().await.unwrap();
     }
     async fn recv(&mut self) -> Value {

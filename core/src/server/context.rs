@@ -122,7 +122,7 @@ impl RequestContext {
         if let Some(message) = message.filter(|_| self.protocol_version().is_none_or(era::progress_has_message)) {
             params["message"] = json!(message);
         }
-        self.peer.notify(methods::PROGRESS, Some(params))
+        self.peer.notify_during(methods::PROGRESS, Some(params), &self.id)
     }
 
     /// Sends `notifications/message` if the client's log level lets it through.
@@ -139,7 +139,7 @@ impl RequestContext {
         if let Some(logger) = logger {
             params["logger"] = json!(logger);
         }
-        self.peer.notify(methods::LOGGING_MESSAGE, Some(params))
+        self.peer.notify_during(methods::LOGGING_MESSAGE, Some(params), &self.id)
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`).
@@ -176,7 +176,7 @@ impl RequestContext {
 
     /// A request to the client that ends when this request is cancelled.
     async fn client_request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
-        let options = RequestOptions::default().cancel_token(self.cancel.child_token());
+        let options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
         let value = self.peer.request(method, Some(params), options).await?;
         serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Protocol, format!("the client's {method} result is malformed: {e}")))

@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::jsonrpc::{Incoming as Frame, Rejected};
 use crate::protocol::{methods, ErrorObject, Message, ProtocolVersion, RequestId};
-use crate::transport::{MessageReader, MessageWriter, RecvError, Transport};
+use crate::transport::{MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
 
 pub use outgoing::{Progress, ProgressCallback, RequestOptions};
 pub use service::{IncomingNotification, IncomingRequest, Service};
@@ -86,7 +86,7 @@ pub struct SessionStats {
 /// State shared by the session's tasks and every [`Peer`] handle.
 pub(crate) struct Shared {
     pub(crate) config: SessionConfig,
-    out: mpsc::UnboundedSender<Bytes>,
+    out: mpsc::UnboundedSender<Outbound>,
     pub(crate) outgoing: outgoing::Outgoing,
     pub(crate) incoming: incoming::InFlight,
     /// Fired once, when the session closes for any reason.
@@ -97,14 +97,15 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// Queues one serialized message for the writer task.
-    pub(crate) fn send(&self, message: &Message) -> Result<()> {
+    pub(crate) fn send(&self, message: &Message, route: Route) -> Result<()> {
         self.out
-            .send(Bytes::from(message.to_bytes()))
+            .send(Outbound { bytes: Bytes::from(message.to_bytes()), route })
             .map_err(|_| self.closed_error())
     }
 
     pub(crate) fn send_error(&self, id: Option<RequestId>, error: ErrorObject) {
-        let _ = self.send(&Message::Error { id, error });
+        let route = id.clone().map_or(Route::Unrelated, Route::Answers);
+        let _ = self.send(&Message::Error { id, error }, route);
     }
 
     pub(crate) fn closed_error(&self) -> Error {
@@ -158,10 +159,20 @@ impl Peer {
 
     /// Sends a notification.
     pub fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
+        self.notify_routed(method, params, Route::Unrelated)
+    }
+
+    /// Sends a notification that belongs to an incoming request (progress or a log
+    /// message from its handler), so stream transports can deliver it with the request.
+    pub fn notify_during(&self, method: &str, params: Option<Value>, request: &RequestId) -> Result<()> {
+        self.notify_routed(method, params, Route::During(request.clone()))
+    }
+
+    fn notify_routed(&self, method: &str, params: Option<Value>, route: Route) -> Result<()> {
         if self.is_closed() {
             return Err(self.shared.closed_error());
         }
-        self.shared.send(&Message::Notification { method: method.to_owned(), params })
+        self.shared.send(&Message::Notification { method: method.to_owned(), params }, route)
     }
 
     /// Sends `ping` and waits for the empty result.
@@ -315,7 +326,7 @@ impl Drop for Session {
 /// Writes queued messages, flushing once per burst, until the session closes; then
 /// writes what is still queued (final responses, cancellation notices) and closes the
 /// transport.
-async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::UnboundedReceiver<Bytes>, shared: Arc<Shared>) {
+async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::UnboundedReceiver<Outbound>, shared: Arc<Shared>) {
     const BURST: usize = 512;
     let closed = shared.closed.clone();
     loop {
@@ -391,7 +402,8 @@ fn route_frame(peer: &Peer, service: &Arc<dyn Service>, notes: &mpsc::UnboundedS
             if let Some(reply) = route_message(peer, service, notes, message) {
                 tokio::spawn(async move {
                     if let Some(m) = reply.await {
-                        let _ = m.shared.send(&m.message);
+                        let route = m.message.id().cloned().map_or(Route::Unrelated, Route::Answers);
+                        let _ = m.shared.send(&m.message, route);
                     }
                 });
             }
@@ -423,8 +435,9 @@ fn route_frame(peer: &Peer, service: &Arc<dyn Service>, notes: &mpsc::UnboundedS
                 }
                 if !out.is_empty() {
                     // A batch of requests is answered with one array of responses.
+                    let ids = out.iter().filter_map(|m| m.id().cloned()).collect();
                     let body = serde_json::to_vec(&out).expect("responses serialize");
-                    let _ = shared.out.send(Bytes::from(body));
+                    let _ = shared.out.send(Outbound { bytes: Bytes::from(body), route: Route::AnswersBatch(ids) });
                 }
             });
         }

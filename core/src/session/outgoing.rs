@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::Shared;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, ErrorObject, Message, RequestId};
+use crate::transport::Route;
 
 /// One progress notification for a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +59,9 @@ pub struct RequestOptions {
     pub on_progress: Option<ProgressCallback>,
     /// Cancelling this token cancels the request (and notifies the peer).
     pub cancel: Option<CancellationToken>,
+    /// The incoming request whose handler sends this one (server-to-client requests
+    /// during a tool call), so stream transports deliver it with that request.
+    pub during: Option<RequestId>,
 }
 
 impl fmt::Debug for RequestOptions {
@@ -68,6 +72,7 @@ impl fmt::Debug for RequestOptions {
             .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
             .field("on_progress", &self.on_progress.is_some())
             .field("cancel", &self.cancel.is_some())
+            .field("during", &self.during)
             .finish()
     }
 }
@@ -96,6 +101,11 @@ impl RequestOptions {
     /// Sets the cancellation token.
     pub fn cancel_token(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
+        self
+    }
+    /// Marks the request as sent by the handler of `request`.
+    pub fn during(mut self, request: RequestId) -> Self {
+        self.during = Some(request);
         self
     }
 }
@@ -165,6 +175,7 @@ struct PendingGuard<'a> {
     shared: &'a Shared,
     id: i64,
     armed: bool,
+    route: Route,
 }
 
 impl PendingGuard<'_> {
@@ -177,7 +188,7 @@ impl PendingGuard<'_> {
         }
         if !self.shared.closed.is_cancelled() {
             let params = json!({ "requestId": self.id, "reason": reason });
-            let _ = self.shared.send(&Message::Notification { method: methods::CANCELLED.into(), params: Some(params) });
+            let _ = self.shared.send(&Message::Notification { method: methods::CANCELLED.into(), params: Some(params) }, self.route.clone());
         }
         true
     }
@@ -225,7 +236,8 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
         false => (None, None),
     };
     shared.outgoing.pending.lock().unwrap().insert(id, Pending { done: done_tx, progress: progress_tx });
-    let mut guard = PendingGuard { shared, id, armed: true };
+    let route = options.during.clone().map_or(Route::Unrelated, Route::During);
+    let mut guard = PendingGuard { shared, id, armed: true, route: route.clone() };
     // The session may have closed between the check above and the insert: then
     // fail_all may have missed the entry, so check again now that it is in the map.
     if shared.closed.is_cancelled() {
@@ -234,7 +246,7 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
         return Err(shared.closed_error());
     }
     let message = Message::Request { id: RequestId::Number(id), method: method.to_owned(), params };
-    if shared.send(&message).is_err() {
+    if shared.send(&message, route).is_err() {
         guard.armed = false;
         shared.outgoing.remove(id);
         return Err(shared.closed_error());

@@ -21,7 +21,7 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
 use super::framing::{LineReader, LineWriter};
-use super::{MessageReader, MessageWriter, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
+use super::{MessageReader, MessageWriter, Outbound, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
 
 /// How to start a server process.
 ///
@@ -241,8 +241,8 @@ impl MessageReader for ChildReader {
 }
 
 impl MessageWriter for ChildWriter {
-    async fn send(&mut self, message: Bytes) -> io::Result<()> {
-        self.lines.send(&message).await
+    async fn send(&mut self, message: Outbound) -> io::Result<()> {
+        self.lines.send(&message.bytes).await
     }
     async fn flush(&mut self) -> io::Result<()> {
         self.lines.flush().await

@@ -5,7 +5,7 @@ use std::io;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use super::{MessageReader, MessageWriter, RecvError, Transport};
+use super::{MessageReader, MessageWriter, Outbound, RecvError, Transport};
 
 /// One end of an in-memory connection. Make both ends with [`MemoryTransport::pair`].
 ///
@@ -15,7 +15,7 @@ use super::{MessageReader, MessageWriter, RecvError, Transport};
 /// let (a, b) = MemoryTransport::pair();
 /// let (_ra, mut wa) = a.split();
 /// let (mut rb, _wb) = b.split();
-/// wa.send(bytes::Bytes::from_static(b"{}")).await.unwrap();
+/// wa.send(oxmcp::transport::Outbound { bytes: bytes::Bytes::from_static(b"{}"), route: Default::default() }).await.unwrap();
 /// assert_eq!(&rb.recv().await.unwrap()[..], b"{}");
 /// # }
 /// ```
@@ -53,8 +53,8 @@ impl MessageReader for MemoryReader {
 }
 
 impl MessageWriter for MemoryWriter {
-    async fn send(&mut self, message: Bytes) -> io::Result<()> {
-        self.0.send(message).map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "in-memory peer is gone"))
+    async fn send(&mut self, message: Outbound) -> io::Result<()> {
+        self.0.send(message.bytes).map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "in-memory peer is gone"))
     }
     async fn flush(&mut self) -> io::Result<()> {
         Ok(())

@@ -19,6 +19,8 @@ use std::io;
 
 use bytes::Bytes;
 
+use crate::protocol::RequestId;
+
 pub use child::{ChildProcess, ChildTransport};
 pub use memory::MemoryTransport;
 pub use stdio::StdioTransport;
@@ -55,11 +57,36 @@ pub trait MessageReader: Send + 'static {
     fn recv(&mut self) -> impl Future<Output = Result<Bytes, RecvError>> + Send;
 }
 
+/// Which incoming request an outgoing message belongs to. Stream transports ignore it;
+/// Streamable HTTP uses it to put a response, and the progress, logs and requests a
+/// handler sends while it runs, on the stream of the POST that carried the request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Route {
+    /// Not tied to a request (e.g. list-changed notifications, pings).
+    #[default]
+    Unrelated,
+    /// Sent by the handler of this request while it runs.
+    During(RequestId),
+    /// The response to this request: its last message.
+    Answers(RequestId),
+    /// The array answering a JSON-RPC batch of these requests.
+    AnswersBatch(Vec<RequestId>),
+}
+
+/// One serialized message and its [`Route`].
+#[derive(Debug, Clone)]
+pub struct Outbound {
+    /// The JSON-RPC message (or batch array), without framing.
+    pub bytes: Bytes,
+    /// Where it belongs.
+    pub route: Route,
+}
+
 /// Writes whole messages. `send` may buffer; the session calls `flush` once it has no
 /// more queued messages, so bursts go out in one write.
 pub trait MessageWriter: Send + 'static {
     /// Queues one message.
-    fn send(&mut self, message: Bytes) -> impl Future<Output = io::Result<()>> + Send;
+    fn send(&mut self, message: Outbound) -> impl Future<Output = io::Result<()>> + Send;
     /// Writes out everything queued.
     fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
     /// Ends the outgoing direction (and, for a child process, stops the child).

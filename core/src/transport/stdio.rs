@@ -7,7 +7,7 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::framing::{LineReader, LineWriter};
-use super::{MessageReader, MessageWriter, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
+use super::{MessageReader, MessageWriter, Outbound, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
 
 /// Newline-delimited JSON over a reader and a writer (by default stdin and stdout).
 ///
@@ -74,8 +74,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> MessageReader for StdioReader<R> {
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> MessageWriter for StdioWriter<W> {
-    async fn send(&mut self, message: Bytes) -> io::Result<()> {
-        self.0.send(&message).await
+    async fn send(&mut self, message: Outbound) -> io::Result<()> {
+        self.0.send(&message.bytes).await
     }
     async fn flush(&mut self) -> io::Result<()> {
         self.0.flush().await

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Interop tests: oxmcp against the official MCP SDKs (TypeScript and Python).
+#
+#   bash tests/interop/run.sh        (from any directory)
+#
+# Installs what it needs into tests/interop (node_modules via npm ci, a Python venv at
+# .venv), builds the oxmcp CLI unless OXMCP_BIN points at one, then runs the tests with
+# node's built-in test runner. Re-runs skip installs whose inputs did not change.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+cd "$HERE"
+
+log() { printf '[interop] %s\n' "$*" >&2; }
+need() { command -v "$1" >/dev/null 2>&1 || { log "missing required tool: $1"; exit 1; }; }
+# A fingerprint of files (and extra strings) that decide whether an install is current.
+fingerprint() { { sha256sum "$@"; printf '%s\n' "${EXTRA_FP:-}"; } | sha256sum | cut -d' ' -f1; }
+
+need node
+need npm
+need python3
+
+# --- Node: the official TypeScript SDK and everything server --------------------------
+node_stamp="node_modules/.interop-stamp"
+node_fp="$(EXTRA_FP="node $(node --version)" fingerprint package.json package-lock.json)"
+if [[ ! -f "$node_stamp" || "$(cat "$node_stamp")" != "$node_fp" ]]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+  printf '%s\n' "$node_fp" >"$node_stamp"
+else
+  log "node_modules up to date"
+fi
+
+# --- Python: the official Python SDK in a venv -----------------------------------------
+py_stamp=".venv/.interop-stamp"
+py_fp="$(EXTRA_FP="$(python3 --version 2>&1)" fingerprint requirements.txt)"
+if [[ ! -x .venv/bin/python || ! -f "$py_stamp" || "$(cat "$py_stamp")" != "$py_fp" ]]; then
+  log "creating .venv and installing requirements.txt"
+  rm -rf .venv
+  python3 -m venv .venv || {
+    log "python3 -m venv failed (on Debian/Ubuntu: apt-get install python3-venv)"
+    exit 1
+  }
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  printf '%s\n' "$py_fp" >"$py_stamp"
+else
+  log ".venv up to date"
+fi
+
+# --- oxmcp CLI ---------------------------------------------------------------------------
+if [[ -z "${OXMCP_BIN:-}" ]]; then
+  need cargo
+  log "cargo build -p oxmcp-cli"
+  (cd "$REPO" && cargo build --quiet -p oxmcp-cli)
+  export OXMCP_BIN="$REPO/target/debug/oxmcp"
+fi
+if [[ ! -x "$OXMCP_BIN" ]]; then
+  log "OXMCP_BIN=$OXMCP_BIN is not an executable"
+  exit 1
+fi
+export OXMCP_BIN
+log "OXMCP_BIN=$OXMCP_BIN"
+
+# --- Tests ---------------------------------------------------------------------------------
+# TAP output ends with node's summary lines (# tests, # pass, # fail, ...).
+exec node --test --test-reporter=tap ts_client.test.mjs oxmcp_client.test.mjs
