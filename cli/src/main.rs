@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use oxmcp::client::{Client, ServerNotification};
 use oxmcp::protocol::{CallToolResult, ContentBlock};
 use oxmcp::session::{RequestOptions, SessionConfig};
+use oxmcp::transport::http::{HttpServer, HttpServerConfig};
 use oxmcp::transport::ChildProcess;
 use oxmcp::ErrorKind;
 use serde_json::{json, Value};
@@ -25,9 +26,18 @@ struct Cli {
 enum Command {
     /// Run the demo server that exercises every MCP feature.
     EverythingServer {
-        /// Serve on stdin/stdout (the only transport in this version).
-        #[arg(long)]
+        /// Serve on stdin/stdout.
+        #[arg(long, conflicts_with = "http")]
         stdio: bool,
+        /// Serve Streamable HTTP (and legacy SSE) on this address, e.g. 127.0.0.1:8000.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// With --http: no sessions, every POST independent.
+        #[arg(long, requires = "http")]
+        stateless: bool,
+        /// With --http: answer with JSON bodies instead of SSE streams.
+        #[arg(long, requires = "http")]
+        json_response: bool,
     },
     /// Show a server's info, capabilities, tools, resources, templates and prompts.
     Inspect {
@@ -108,9 +118,9 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::EverythingServer { stdio } => {
-            if !stdio {
-                bail!("choose a transport: --stdio");
+        Command::EverythingServer { stdio, http, stateless, json_response } => {
+            if !stdio && http.is_none() {
+                bail!("choose a transport: --stdio or --http ADDR");
             }
             let server = oxmcp_cli::everything::server();
             let ticker = server.clone();
@@ -121,7 +131,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     ticker.notify_resource_updated("test://watched-resource");
                 }
             });
-            server.serve_stdio().await?;
+            if let Some(addr) = http {
+                let config = HttpServerConfig { bind: addr, stateless, json_response, ..Default::default() };
+                let http = HttpServer::bind(server, config).await?;
+                eprintln!("oxmcp everything-server listening on {}", http.url());
+                tokio::signal::ctrl_c().await?;
+                http.shutdown().await;
+            } else {
+                server.serve_stdio().await?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect { json, server } => inspect(json, &server).await,

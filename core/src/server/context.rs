@@ -110,6 +110,13 @@ impl RequestContext {
         &self.peer
     }
 
+    /// Over Streamable HTTP, closes the SSE connection carrying this request while the
+    /// handler goes on; the client reconnects and receives the rest (2025-11-25 polling).
+    /// Elsewhere it does nothing.
+    pub fn end_response_stream(&self) {
+        self.peer.end_connection_of(&self.id);
+    }
+
     /// Sends `notifications/progress` (a no-op when the client attached no progress token).
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
         let Some(token) = self.meta.as_ref().and_then(|m| m.get("progressToken")) else {

@@ -271,6 +271,16 @@ impl Server {
         ServerSession { session, client }
     }
 
+    /// Serves one request of a stateless transport: no `initialize` came before it, so the
+    /// session starts as initialized at `version`, knowing nothing of the client (whose
+    /// capabilities are then empty: no server-to-client requests).
+    pub fn serve_stateless<T: Transport>(&self, transport: T, version: crate::protocol::ProtocolVersion) -> ServerSession {
+        let session = self.serve(transport);
+        let _ = session.client.info.set((Implementation::new("unknown", ""), Default::default()));
+        session.peer().set_protocol_version(version);
+        session
+    }
+
     /// Serves one client on stdin/stdout until stdin closes.
     pub async fn serve_stdio(&self) -> Result<()> {
         let session = self.serve(StdioTransport::stdio());

@@ -168,6 +168,13 @@ impl Peer {
         self.notify_routed(method, params, Route::During(request.clone()))
     }
 
+    /// Asks the transport to end the connection carrying `request` without ending the
+    /// request (Streamable HTTP: the client resumes the stream with `Last-Event-ID`).
+    /// Other transports ignore it.
+    pub fn end_connection_of(&self, request: &RequestId) {
+        let _ = self.shared.out.send(Outbound { bytes: Bytes::new(), route: Route::EndConnectionOf(request.clone()) });
+    }
+
     fn notify_routed(&self, method: &str, params: Option<Value>, route: Route) -> Result<()> {
         if self.is_closed() {
             return Err(self.shared.closed_error());

@@ -242,6 +242,9 @@ impl MessageReader for ChildReader {
 
 impl MessageWriter for ChildWriter {
     async fn send(&mut self, message: Outbound) -> io::Result<()> {
+        if message.bytes.is_empty() {
+            return Ok(()); // a routing hint, not a message
+        }
         self.lines.send(&message.bytes).await
     }
     async fn flush(&mut self) -> io::Result<()> {

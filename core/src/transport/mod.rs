@@ -11,6 +11,8 @@
 
 pub mod child;
 pub mod framing;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod memory;
 pub mod stdio;
 
@@ -71,6 +73,10 @@ pub enum Route {
     Answers(RequestId),
     /// The array answering a JSON-RPC batch of these requests.
     AnswersBatch(Vec<RequestId>),
+    /// No message (empty bytes): asks the transport to end the connection carrying this
+    /// request without ending the request; an HTTP client resumes with `Last-Event-ID`
+    /// (2025-11-25 SSE polling). Other transports ignore it.
+    EndConnectionOf(RequestId),
 }
 
 /// One serialized message and its [`Route`].

@@ -75,6 +75,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> MessageReader for StdioReader<R> {
 
 impl<W: AsyncWrite + Unpin + Send + 'static> MessageWriter for StdioWriter<W> {
     async fn send(&mut self, message: Outbound) -> io::Result<()> {
+        if message.bytes.is_empty() {
+            return Ok(()); // a routing hint, not a message
+        }
         self.0.send(&message.bytes).await
     }
     async fn flush(&mut self) -> io::Result<()> {

@@ -1,0 +1,323 @@
+//! One HTTP-served session's plumbing: POST bodies flow into the engine's reader; the
+//! engine's output is routed to the SSE stream (or JSON body) of the POST whose request it
+//! answers or belongs to, or else to the standalone GET stream.
+//!
+//! Streams are resumable when an event store is configured: every event is stored under an
+//! id naming its stream, and a dropped connection is not a cancel. Without a store (or in
+//! stateless mode) a dropped stream cancels the requests it was carrying.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::sse::{self, EventStore, StreamId};
+use crate::protocol::{methods, Message, RequestId};
+use crate::transport::{MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
+
+/// Stream ids are unique across the process, so event ids never collide between sessions.
+static NEXT_STREAM: AtomicU64 = AtomicU64::new(1);
+
+/// Messages kept for a standalone GET stream that is not open yet.
+const BACKLOG_LIMIT: usize = 1024;
+
+pub(crate) struct Hub {
+    inbound: mpsc::UnboundedSender<Bytes>,
+    state: Mutex<HubState>,
+    store: Option<Arc<dyn EventStore>>,
+    pub(crate) last_activity: Mutex<Instant>,
+    /// Fired when the engine's writer closes (the session ended).
+    pub(crate) closed: CancellationToken,
+    /// Legacy HTTP+SSE: everything goes to the one stream.
+    legacy: bool,
+}
+
+#[derive(Default)]
+struct HubState {
+    by_request: HashMap<RequestId, StreamId>,
+    streams: HashMap<StreamId, Stream>,
+    standalone: Option<StreamId>,
+    backlog: VecDeque<Bytes>,
+}
+
+struct Stream {
+    /// The live connection, if any (None while a resumable client reconnects).
+    sender: Option<mpsc::UnboundedSender<Bytes>>,
+    /// Requests carried by this stream and not answered yet.
+    pending: HashSet<RequestId>,
+    seq: u64,
+    /// JSON-response mode: raw messages instead of SSE frames, nothing stored.
+    json: bool,
+}
+
+/// What a POST or GET handler reads its response body from.
+pub(crate) struct StreamHandle {
+    pub(crate) id: StreamId,
+    pub(crate) rx: mpsc::UnboundedReceiver<Bytes>,
+}
+
+impl Hub {
+    pub(crate) fn new(store: Option<Arc<dyn EventStore>>, legacy: bool) -> (Arc<Hub>, HubTransport) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let hub = Arc::new(Hub {
+            inbound: tx,
+            state: Mutex::default(),
+            store,
+            last_activity: Mutex::new(Instant::now()),
+            closed: CancellationToken::new(),
+            legacy,
+        });
+        let transport = HubTransport { rx, hub: hub.clone() };
+        (hub, transport)
+    }
+
+    pub(crate) fn resumable(&self) -> bool {
+        self.store.is_some()
+    }
+
+    pub(crate) fn touch(&self) {
+        *self.last_activity.lock().unwrap() = Instant::now();
+    }
+
+    /// Hands a message from the client to the engine.
+    pub(crate) fn deliver_inbound(&self, bytes: Bytes) {
+        self.touch();
+        let _ = self.inbound.send(bytes);
+    }
+
+    /// Opens the stream that will carry the responses to `requests` (registered before the
+    /// body reaches the engine, so no response can miss it).
+    pub(crate) fn open_request_stream(&self, requests: &[RequestId], json: bool) -> StreamHandle {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let id = NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
+        let mut st = self.state.lock().unwrap();
+        for r in requests {
+            st.by_request.insert(r.clone(), id);
+        }
+        st.streams.insert(id, Stream { sender: Some(tx), pending: requests.iter().cloned().collect(), seq: 0, json });
+        StreamHandle { id, rx }
+    }
+
+    /// Opens the standalone stream (GET without Last-Event-ID); `None` if one is open.
+    pub(crate) fn open_standalone(&self) -> Option<StreamHandle> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut st = self.state.lock().unwrap();
+        if let Some(existing) = st.standalone {
+            if st.streams.get(&existing).is_some_and(|s| s.sender.is_some()) {
+                return None;
+            }
+            st.streams.remove(&existing);
+        }
+        let id = NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
+        st.streams.insert(id, Stream { sender: Some(tx), pending: HashSet::new(), seq: 0, json: false });
+        st.standalone = Some(id);
+        let backlog: Vec<Bytes> = st.backlog.drain(..).collect();
+        for bytes in backlog {
+            self.emit(&mut st, id, &bytes);
+        }
+        Some(StreamHandle { id, rx })
+    }
+
+    /// The priming event (id, empty data, retry) that lets a client resume a stream
+    /// before its first message.
+    pub(crate) fn prime(&self, stream: StreamId, retry_ms: Option<u64>) {
+        let mut st = self.state.lock().unwrap();
+        let Some(s) = st.streams.get_mut(&stream) else { return };
+        let frame = sse::priming(&sse::event_id(stream, 0), retry_ms);
+        if let Some(store) = &self.store {
+            store.append(stream, 0, frame.clone());
+        }
+        if let Some(tx) = &s.sender {
+            let _ = tx.send(frame);
+        }
+    }
+
+    /// Resumes a stream after `Last-Event-ID`: replays what followed and attaches the new
+    /// connection if the stream is still going. `None` if it cannot be resumed.
+    pub(crate) fn resume(&self, stream: StreamId, after: u64) -> Option<StreamHandle> {
+        let store = self.store.as_ref()?;
+        let mut st = self.state.lock().unwrap();
+        let replay = store.after(stream, after)?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        for frame in replay {
+            let _ = tx.send(frame);
+        }
+        let no_standalone = st.standalone.is_none();
+        if let Some(s) = st.streams.get_mut(&stream) {
+            s.sender = Some(tx);
+            if no_standalone && s.pending.is_empty() {
+                st.standalone = Some(stream);
+            }
+        }
+        // A finished stream: the replay is all there is; dropping tx ends the response.
+        Some(StreamHandle { id: stream, rx })
+    }
+
+    /// The connection carrying `stream` went away.
+    pub(crate) fn stream_dropped(&self, stream: StreamId) {
+        let mut st = self.state.lock().unwrap();
+        let Some(s) = st.streams.get_mut(&stream) else { return };
+        s.sender = None;
+        if self.resumable() && !s.json {
+            return; // the client may come back with Last-Event-ID
+        }
+        let orphans: Vec<RequestId> = s.pending.drain().collect();
+        st.streams.remove(&stream);
+        if st.standalone == Some(stream) {
+            st.standalone = None;
+        }
+        for id in orphans {
+            st.by_request.remove(&id);
+            // Nobody can receive the answer any more: cancel the handler.
+            let cancel = json!({"jsonrpc": "2.0", "method": methods::CANCELLED,
+                "params": {"requestId": id, "reason": "the client closed the response stream"}});
+            let _ = self.inbound.send(Bytes::from(cancel.to_string()));
+        }
+    }
+
+    /// Ends the connection of the stream carrying `request` without ending the request:
+    /// the client reconnects with `Last-Event-ID` (2025-11-25 polling).
+    fn end_connection_of(&self, request: &RequestId) {
+        let mut st = self.state.lock().unwrap();
+        let Some(&sid) = st.by_request.get(request) else { return };
+        if let Some(s) = st.streams.get_mut(&sid) {
+            if self.store.is_some() && !s.json {
+                s.sender = None;
+            }
+        }
+    }
+
+    fn emit(&self, st: &mut HubState, stream: StreamId, bytes: &[u8]) {
+        let Some(s) = st.streams.get_mut(&stream) else { return };
+        s.seq += 1;
+        let frame = if s.json {
+            Bytes::copy_from_slice(bytes)
+        } else {
+            let id = sse::event_id(stream, s.seq);
+            let frame = sse::frame(Some(&id), Some("message"), bytes);
+            if let Some(store) = &self.store {
+                store.append(stream, s.seq, frame.clone());
+            }
+            frame
+        };
+        if let Some(tx) = &s.sender {
+            if tx.send(frame).is_err() {
+                s.sender = None;
+            }
+        }
+    }
+
+    fn route(&self, out: Outbound) {
+        let mut st = self.state.lock().unwrap();
+        if self.legacy {
+            let target = st.standalone;
+            match target {
+                Some(sid) => self.emit(&mut st, sid, &out.bytes),
+                None => push_backlog(&mut st, out.bytes),
+            }
+            return;
+        }
+        let (target, answered): (Option<StreamId>, Vec<RequestId>) = match &out.route {
+            Route::Answers(id) => (st.by_request.get(id).copied(), vec![id.clone()]),
+            Route::AnswersBatch(ids) => (ids.iter().find_map(|id| st.by_request.get(id).copied()), ids.clone()),
+            Route::During(id) => (st.by_request.get(id).copied(), Vec::new()),
+            Route::EndConnectionOf(id) => {
+                drop(st);
+                self.end_connection_of(id);
+                return;
+            }
+            Route::Unrelated => (None, Vec::new()),
+        };
+        // In JSON-response mode only responses can go in the body; the rest is unrelated.
+        let target = target.filter(|sid| !answered.is_empty() || st.streams.get(sid).is_some_and(|s| !s.json));
+        match target.or(st.standalone) {
+            Some(sid) => self.emit(&mut st, sid, &out.bytes),
+            None if answered.is_empty() => push_backlog(&mut st, out.bytes),
+            None => {} // the stream of this request is gone (cancelled): nothing to deliver
+        }
+        if let Some(sid) = target {
+            for id in &answered {
+                st.by_request.remove(id);
+            }
+            let standalone = st.standalone;
+            let finished = st.streams.get_mut(&sid).is_some_and(|s| {
+                answered.iter().for_each(|id| {
+                    s.pending.remove(id);
+                });
+                s.pending.is_empty() && Some(sid) != standalone
+            });
+            if finished {
+                // Dropping the sender ends the HTTP response; stored events stay for replay.
+                st.streams.remove(&sid);
+            }
+        }
+    }
+
+    fn close_all(&self) {
+        let mut st = self.state.lock().unwrap();
+        st.streams.clear();
+        st.by_request.clear();
+        st.standalone = None;
+    }
+}
+
+fn push_backlog(st: &mut HubState, bytes: Bytes) {
+    if st.backlog.len() == BACKLOG_LIMIT {
+        st.backlog.pop_front();
+    }
+    st.backlog.push_back(bytes);
+}
+
+/// The engine's view of an HTTP-served session.
+pub(crate) struct HubTransport {
+    rx: mpsc::UnboundedReceiver<Bytes>,
+    hub: Arc<Hub>,
+}
+
+pub(crate) struct HubReader(mpsc::UnboundedReceiver<Bytes>);
+pub(crate) struct HubWriter(Arc<Hub>);
+
+impl Transport for HubTransport {
+    type Reader = HubReader;
+    type Writer = HubWriter;
+    fn split(self) -> (HubReader, HubWriter) {
+        (HubReader(self.rx), HubWriter(self.hub))
+    }
+}
+
+impl MessageReader for HubReader {
+    async fn recv(&mut self) -> Result<Bytes, RecvError> {
+        self.0.recv().await.ok_or_else(|| RecvError::Closed("the HTTP session ended".into()))
+    }
+}
+
+impl MessageWriter for HubWriter {
+    async fn send(&mut self, message: Outbound) -> io::Result<()> {
+        self.0.route(message);
+        Ok(())
+    }
+    async fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    async fn close(self) {
+        self.0.close_all();
+        self.0.closed.cancel();
+    }
+}
+
+/// The ids of the requests in a parsed POST body.
+pub(crate) fn request_ids(messages: &[Message]) -> Vec<RequestId> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Request { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect()
+}

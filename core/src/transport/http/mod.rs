@@ -1,0 +1,13 @@
+//! Streamable HTTP (2025-03-26 and later) and legacy HTTP+SSE (2024-11-05), server and
+//! client.
+//!
+//! - [`server`]: [`HttpServer`], one endpoint (default `/mcp`) plus `/sse` and `/message`.
+//! - [`hub`]: routes one session's messages to the right HTTP response stream.
+//! - [`sse`]: SSE framing, event ids and the [`EventStore`] that makes streams resumable.
+
+pub(crate) mod hub;
+pub mod server;
+pub mod sse;
+
+pub use server::{HttpServer, HttpServerConfig};
+pub use sse::{EventStore, MemoryEventStore};
