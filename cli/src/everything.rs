@@ -167,7 +167,9 @@ fn tools(b: ServerBuilder) -> ServerBuilder {
         })),
         |args: Arguments, _| async move { Ok(CallToolResult::text(format!("Received: {}", Value::Object(args)))) },
     )
-    .tool(Tool::new("test_reconnection", "Answers after a pause (over HTTP the server may drop the stream meanwhile).", no_args()), |_, _| async {
+    .tool(Tool::new("test_reconnection", "Closes its SSE stream mid-call; the client resumes it to get the answer (2025-11-25 polling).", no_args()), |_, ctx: RequestContext| async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.end_response_stream();
         tokio::time::sleep(Duration::from_millis(100)).await;
         Ok(CallToolResult::text("Reconnection test completed"))
     })

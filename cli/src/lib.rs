@@ -1,5 +1,6 @@
 //! The `oxmcp` command-line tool's library half: the everything server, so tests and
 //! benchmarks can run it in-process too.
 
+pub mod conformance;
 pub mod everything;
 pub mod media;

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use oxmcp::client::{Client, ServerNotification};
 use oxmcp::protocol::{CallToolResult, ContentBlock};
 use oxmcp::session::{RequestOptions, SessionConfig};
-use oxmcp::transport::http::{HttpServer, HttpServerConfig};
+use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
 use oxmcp::transport::ChildProcess;
 use oxmcp::ErrorKind;
 use serde_json::{json, Value};
@@ -44,7 +44,7 @@ enum Command {
         /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
-        /// The server command and its arguments.
+        /// The server: a URL, or a command and its arguments.
         #[arg(last = true, required = true)]
         server: Vec<String>,
     },
@@ -61,7 +61,7 @@ enum Command {
         /// Give up after this many seconds without a response or progress.
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
-        /// The server command and its arguments.
+        /// The server: a URL, or a command and its arguments.
         #[arg(last = true, required = true)]
         server: Vec<String>,
     },
@@ -72,9 +72,15 @@ enum Command {
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
-        /// The server command and its arguments.
+        /// The server: a URL, or a command and its arguments.
         #[arg(last = true, required = true)]
         server: Vec<String>,
+    },
+    /// Client side of the official conformance suite: runs the scenario named by
+    /// MCP_CONFORMANCE_SCENARIO against URL.
+    ConformanceClient {
+        /// The mock server's URL (the suite passes it last).
+        url: String,
     },
     /// Get a prompt and print its messages.
     Prompt {
@@ -86,7 +92,7 @@ enum Command {
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
-        /// The server command and its arguments.
+        /// The server: a URL, or a command and its arguments.
         #[arg(last = true, required = true)]
         server: Vec<String>,
     },
@@ -143,6 +149,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect { json, server } => inspect(json, &server).await,
+        Command::ConformanceClient { url } => oxmcp_cli::conformance::run(&url).await.map(|()| ExitCode::SUCCESS),
         Command::Call { tool, arguments, json, timeout, server } => call(&tool, &arguments, json, timeout, &server).await,
         Command::Read { uri, json, server } => {
             let client = connect(&server, false).await?;
@@ -180,9 +187,27 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// Connects to the server given after `--`: a URL (Streamable HTTP, or legacy HTTP+SSE,
+/// detected) or a command to run as a child process (stdio).
 async fn connect(server: &[String], show_logs: bool) -> Result<Client> {
-    let (program, args) = server.split_first().ok_or_else(|| anyhow!("give the server command after --"))?;
+    let (program, args) = server.split_first().ok_or_else(|| anyhow!("give the server command or URL after --"))?;
+    let builder = client_builder(show_logs);
+    if args.is_empty() && (program.starts_with("http://") || program.starts_with("https://")) {
+        let mut transport = HttpClientTransport::new(program);
+        if let Ok(headers) = std::env::var("OXMCP_HEADERS") {
+            // "Name: value" lines, e.g. OXMCP_HEADERS='Authorization: Bearer ...'
+            for line in headers.lines().filter(|l| l.contains(':')) {
+                let (name, value) = line.split_once(':').unwrap();
+                transport = transport.header(name.trim(), value.trim());
+            }
+        }
+        return Ok(builder.connect(transport).await?);
+    }
     let transport = ChildProcess::new(program).args(args).spawn()?;
+    Ok(builder.connect(transport).await?)
+}
+
+fn client_builder(show_logs: bool) -> oxmcp::client::ClientBuilder {
     let mut builder = Client::builder("oxmcp-cli", env!("CARGO_PKG_VERSION"));
     if show_logs {
         builder = builder.on_notification(|n| {
@@ -191,7 +216,7 @@ async fn connect(server: &[String], show_logs: bool) -> Result<Client> {
             }
         });
     }
-    Ok(builder.session_config(SessionConfig::default()).connect(transport).await?)
+    builder.session_config(SessionConfig::default())
 }
 
 fn describe(block: &ContentBlock) -> String {

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::ServerNotification;
 use crate::error::Result;
 use crate::protocol::{
-    methods, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
+    methods, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, ErrorObject,
     ListRootsResult, RequestId,
 };
 use crate::session::{IncomingNotification, IncomingRequest, Peer, Service};
@@ -69,6 +69,18 @@ where
     serde_json::to_value(result).map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
+/// SEP-1034: an accepted form answer gets the requested schema's default for every field
+/// the handler left out.
+fn fill_defaults(result: &mut ElicitResult, schema: &Value) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
+    let content = result.content.get_or_insert_with(Default::default);
+    for (name, prop) in props {
+        if let Some(default) = prop.get("default") {
+            content.entry(name.clone()).or_insert_with(|| default.clone());
+        }
+    }
+}
+
 impl Service for ClientService {
     fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
         let handlers = self.handlers.clone();
@@ -76,7 +88,22 @@ impl Service for ClientService {
             let ctx = ClientContext { request_id: req.id, cancel: req.cancel, peer: req.peer };
             match req.method.as_str() {
                 methods::SAMPLING_CREATE_MESSAGE => answer(&handlers.sampling, &req.method, req.params, ctx).await,
-                methods::ELICITATION_CREATE => answer(&handlers.elicitation, &req.method, req.params, ctx).await,
+                methods::ELICITATION_CREATE => {
+                    let Some(handler) = &handlers.elicitation else {
+                        return Err(ErrorObject::method_not_found(&req.method));
+                    };
+                    let params: ElicitRequestParams = serde_json::from_value(req.params.unwrap_or(Value::Object(Default::default())))
+                        .map_err(|e| ErrorObject::invalid_params(format!("invalid elicitation/create params: {e}")))?;
+                    let defaults = match &params {
+                        ElicitRequestParams::Form(form) => Some(form.requested_schema.clone()),
+                        ElicitRequestParams::Url(_) => None,
+                    };
+                    let mut result = handler(params, ctx).await.map_err(|e| e.to_error_object())?;
+                    if let (ElicitAction::Accept, Some(schema)) = (&result.action, defaults) {
+                        fill_defaults(&mut result, &schema);
+                    }
+                    serde_json::to_value(result).map_err(|e| ErrorObject::internal(e.to_string()))
+                }
                 methods::ROOTS_LIST => match &handlers.roots {
                     None => Err(ErrorObject::method_not_found(&req.method)),
                     Some(h) => {

@@ -2,12 +2,15 @@
 //! client.
 //!
 //! - [`server`]: [`HttpServer`], one endpoint (default `/mcp`) plus `/sse` and `/message`.
+//! - [`client`]: [`HttpClientTransport`], Streamable HTTP with a legacy fallback.
 //! - [`hub`]: routes one session's messages to the right HTTP response stream.
 //! - [`sse`]: SSE framing, event ids and the [`EventStore`] that makes streams resumable.
 
+pub mod client;
 pub(crate) mod hub;
 pub mod server;
 pub mod sse;
 
+pub use client::HttpClientTransport;
 pub use server::{HttpServer, HttpServerConfig};
 pub use sse::{EventStore, MemoryEventStore};

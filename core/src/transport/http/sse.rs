@@ -55,6 +55,78 @@ pub fn priming(id: &str, retry_ms: Option<u64>) -> Bytes {
     Bytes::from(s)
 }
 
+/// One parsed SSE event.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Event {
+    /// The `id:` field, if any.
+    pub id: Option<String>,
+    /// The `event:` field (`message` when absent).
+    pub event: Option<String>,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+    /// The `retry:` field in milliseconds, if any.
+    pub retry: Option<u64>,
+}
+
+/// An incremental SSE parser: feed it bytes as they arrive, get whole events out.
+#[derive(Debug, Default)]
+pub struct Parser {
+    buf: Vec<u8>,
+}
+
+impl Parser {
+    /// Adds bytes; returns the events they completed.
+    pub fn push(&mut self, chunk: &[u8]) -> Vec<Event> {
+        self.buf.extend_from_slice(chunk);
+        let mut events = Vec::new();
+        loop {
+            // An event ends at a blank line: "\n\n", "\r\n\r\n" (or mixed).
+            let Some((end, skip)) = find_blank_line(&self.buf) else { break };
+            let block: Vec<u8> = self.buf.drain(..end + skip).take(end).collect();
+            let text = String::from_utf8_lossy(&block);
+            let mut ev = Event::default();
+            let mut data: Vec<&str> = Vec::new();
+            let mut any = false;
+            for line in text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)) {
+                if line.is_empty() || line.starts_with(':') {
+                    continue;
+                }
+                let (field, value) = line.split_once(':').unwrap_or((line, ""));
+                let value = value.strip_prefix(' ').unwrap_or(value);
+                any = true;
+                match field {
+                    "id" => ev.id = Some(value.to_string()),
+                    "event" => ev.event = Some(value.to_string()),
+                    "data" => data.push(value),
+                    "retry" => ev.retry = value.parse().ok(),
+                    _ => {}
+                }
+            }
+            if any {
+                ev.data = data.join("\n");
+                events.push(ev);
+            }
+        }
+        events
+    }
+}
+
+fn find_blank_line(buf: &[u8]) -> Option<(usize, usize)> {
+    let mut i = 0;
+    while i + 1 < buf.len() {
+        if buf[i] == b'\n' {
+            if buf[i + 1] == b'\n' {
+                return Some((i, 2));
+            }
+            if buf[i + 1] == b'\r' && buf.get(i + 2) == Some(&b'\n') {
+                return Some((i, 3));
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Keeps sent events so a client can resume a stream after a dropped connection.
 pub trait EventStore: Send + Sync + 'static {
     /// Records an event of `stream` (the framed bytes as sent).
@@ -140,6 +212,17 @@ mod tests {
         assert_eq!(parse_event_id(&event_id(42, 7)), Some((42, 7)));
         assert_eq!(parse_event_id("nonsense"), None);
         assert_eq!(&priming("1-0", Some(500))[..], b"id: 1-0\nretry: 500\ndata: \n\n");
+    }
+
+    #[test]
+    fn parser_handles_split_chunks_crlf_and_comments() {
+        let mut p = Parser::default();
+        assert!(p.push(b"id: 1-1\nevent: mess").is_empty());
+        let evs = p.push(b"age\ndata: {\"a\":1}\n\n: keepalive\n\nid: 1-2\r\nretry: 500\r\ndata: \r\n\r\ndata: x");
+        assert_eq!(evs.len(), 2, "{evs:?}");
+        assert_eq!((evs[0].id.as_deref(), evs[0].event.as_deref(), evs[0].data.as_str()), (Some("1-1"), Some("message"), "{\"a\":1}"));
+        assert_eq!((evs[1].id.as_deref(), evs[1].retry, evs[1].data.as_str()), (Some("1-2"), Some(500), ""));
+        assert_eq!(p.push(b"\n\n")[0].data, "x");
     }
 
     #[test]

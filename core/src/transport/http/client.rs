@@ -1,0 +1,525 @@
+//! The HTTP client transport: Streamable HTTP, falling back to legacy HTTP+SSE, so one
+//! URL reaches old and new servers.
+//!
+//! Each outgoing message is one POST (sent concurrently). A request's answer arrives as a
+//! JSON body or an SSE stream; a stream that ends before the answer is resumed with `GET`
+//! and `Last-Event-ID` after the server's `retry` delay. After initialization a standalone
+//! GET stream carries server-initiated messages (if the server offers one). A 404 for the
+//! session re-initializes once and retries; closing sends DELETE.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::StatusCode;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::server::headers;
+use super::sse::{Event, Parser};
+use crate::protocol::methods;
+use crate::transport::{MessageReader, MessageWriter, Outbound, RecvError, Transport};
+
+/// Connects to an MCP server by URL.
+///
+/// ```no_run
+/// # #[tokio::main] async fn main() -> oxmcp::Result<()> {
+/// use oxmcp::client::Client;
+/// use oxmcp::transport::http::HttpClientTransport;
+/// let transport = HttpClientTransport::new("http://127.0.0.1:8000/mcp").bearer_token("secret");
+/// let client = Client::builder("me", "1.0.0").connect(transport).await?;
+/// println!("{:?}", client.server_info());
+/// client.close().await;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpClientTransport {
+    url: String,
+    headers: HeaderMap,
+    max_resume_attempts: u32,
+    default_retry: Duration,
+    open_get_stream: bool,
+}
+
+impl HttpClientTransport {
+    /// A transport for the server at `url` (the Streamable HTTP endpoint, or a legacy
+    /// SSE URL).
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            headers: HeaderMap::new(),
+            max_resume_attempts: 5,
+            default_retry: Duration::from_secs(1),
+            open_get_stream: true,
+        }
+    }
+    /// Adds a header sent with every request (ignored if name or value is invalid).
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+            self.headers.insert(n, v);
+        }
+        self
+    }
+    /// Sends `Authorization: Bearer <token>`.
+    pub fn bearer_token(self, token: &str) -> Self {
+        self.header("authorization", &format!("Bearer {token}"))
+    }
+    /// Whether to open the standalone GET stream after initialization (default true).
+    pub fn open_get_stream(mut self, on: bool) -> Self {
+        self.open_get_stream = on;
+        self
+    }
+    /// How many times a broken response stream is resumed (default 5).
+    pub fn max_resume_attempts(mut self, n: u32) -> Self {
+        self.max_resume_attempts = n;
+        self
+    }
+}
+
+/// Reading half of an [`HttpClientTransport`].
+pub struct HttpClientReader {
+    rx: mpsc::UnboundedReceiver<Bytes>,
+    inner: Arc<Inner>,
+}
+
+/// Writing half of an [`HttpClientTransport`].
+pub struct HttpClientWriter {
+    inner: Arc<Inner>,
+}
+
+impl Transport for HttpClientTransport {
+    type Reader = HttpClientReader;
+    type Writer = HttpClientWriter;
+    fn split(self) -> (HttpClientReader, HttpClientWriter) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let http = reqwest::Client::builder().tcp_nodelay(true).build().unwrap_or_default();
+        let inner = Arc::new(Inner {
+            http,
+            config: self,
+            inbound: tx,
+            state: Mutex::default(),
+            closed: CancellationToken::new(),
+            close_reason: Mutex::new(None),
+        });
+        (HttpClientReader { rx, inner: inner.clone() }, HttpClientWriter { inner })
+    }
+}
+
+impl MessageReader for HttpClientReader {
+    async fn recv(&mut self) -> Result<Bytes, RecvError> {
+        tokio::select! {
+            biased;
+            m = self.rx.recv() => m.ok_or_else(|| RecvError::Closed("the HTTP transport closed".into())),
+            _ = self.inner.closed.cancelled() => {
+                let reason = self.inner.close_reason.lock().unwrap().clone();
+                Err(RecvError::Closed(reason.unwrap_or_else(|| "the HTTP transport closed".into())))
+            }
+        }
+    }
+}
+
+impl MessageWriter for HttpClientWriter {
+    async fn send(&mut self, message: Outbound) -> std::io::Result<()> {
+        if message.bytes.is_empty() || self.inner.closed.is_cancelled() {
+            return Ok(());
+        }
+        let inner = self.inner.clone();
+        tokio::spawn(async move { inner.post(message.bytes).await });
+        Ok(())
+    }
+    async fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+    async fn close(self) {
+        self.inner.shutdown().await;
+    }
+}
+
+#[derive(Default)]
+struct State {
+    session_id: Option<String>,
+    version: Option<String>,
+    legacy_endpoint: Option<String>,
+    initialize: Option<Bytes>,
+    reinitialized: bool,
+}
+
+struct Inner {
+    http: reqwest::Client,
+    config: HttpClientTransport,
+    inbound: mpsc::UnboundedSender<Bytes>,
+    state: Mutex<State>,
+    closed: CancellationToken,
+    close_reason: Mutex<Option<String>>,
+}
+
+/// The parts of an outgoing message the transport needs.
+#[derive(Deserialize, Default)]
+struct Peek {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
+}
+
+/// The parts of an incoming message the transport needs.
+#[derive(Deserialize)]
+struct Answer {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    result: Option<Value>,
+}
+
+enum Failure {
+    /// 404 for our session: re-initialize and retry.
+    SessionExpired,
+    /// The first POST was refused: maybe a legacy HTTP+SSE server.
+    TryLegacy,
+    /// Give up on this message.
+    Fatal(String),
+}
+
+impl Inner {
+    fn close(&self, reason: String) {
+        self.close_reason.lock().unwrap().get_or_insert(reason);
+        self.closed.cancel();
+    }
+
+    async fn shutdown(&self) {
+        let (sid, legacy) = {
+            let s = self.state.lock().unwrap();
+            (s.session_id.clone(), s.legacy_endpoint.is_some())
+        };
+        if let (Some(sid), false) = (sid, legacy) {
+            let req = self.http.delete(&self.config.url).headers(self.config.headers.clone()).header(headers::SESSION_ID, sid);
+            let _ = tokio::time::timeout(Duration::from_secs(2), req.send()).await;
+        }
+        self.close("closed by this side".into());
+    }
+
+    fn common_headers(&self, mut req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        req = req.headers(self.config.headers.clone());
+        let s = self.state.lock().unwrap();
+        if let Some(sid) = &s.session_id {
+            req = req.header(headers::SESSION_ID, sid);
+        }
+        if let Some(v) = &s.version {
+            req = req.header(headers::PROTOCOL_VERSION, v);
+        }
+        req
+    }
+
+    /// Hands one incoming message to the session; remembers the negotiated version.
+    fn deliver(&self, data: Bytes, peek: &Peek) {
+        if peek.method.as_deref() == Some(methods::INITIALIZE) {
+            if let Ok(Answer { result: Some(r), .. }) = serde_json::from_slice::<Answer>(&data) {
+                if let Some(v) = r.get("protocolVersion").and_then(Value::as_str) {
+                    self.state.lock().unwrap().version = Some(v.to_string());
+                }
+            }
+        }
+        let _ = self.inbound.send(data);
+    }
+
+    /// Reports a failed message: a request gets an error response, so its caller is
+    /// answered instead of waiting for a timeout.
+    fn fail(&self, peek: &Peek, message: String) {
+        tracing::warn!(method = peek.method.as_deref().unwrap_or("?"), "{message}");
+        if let Some(id) = &peek.id {
+            let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": crate::protocol::codes::INTERNAL_ERROR, "message": message}});
+            let _ = self.inbound.send(Bytes::from(error.to_string()));
+        }
+    }
+
+    async fn post(self: Arc<Self>, bytes: Bytes) {
+        let peek: Peek = serde_json::from_slice(&bytes).unwrap_or_default();
+        let initializing = peek.method.as_deref() == Some(methods::INITIALIZE);
+        if initializing {
+            self.state.lock().unwrap().initialize = Some(bytes.clone());
+        }
+        let legacy = self.state.lock().unwrap().legacy_endpoint.clone();
+        let outcome = match legacy {
+            Some(endpoint) => self.post_legacy(&endpoint, &bytes).await,
+            None => self.post_streamable(&bytes, &peek).await,
+        };
+        let outcome = match outcome {
+            Err(Failure::SessionExpired) if !initializing && self.reinitialize().await => self.post_streamable(&bytes, &peek).await,
+            Err(Failure::TryLegacy) if initializing => match self.start_legacy().await {
+                Ok(endpoint) => self.post_legacy(&endpoint, &bytes).await,
+                Err(e) => Err(Failure::Fatal(e)),
+            },
+            other => other,
+        };
+        match outcome {
+            Ok(()) => {}
+            Err(Failure::SessionExpired) => self.fail(&peek, "the server no longer knows this session".into()),
+            Err(Failure::TryLegacy) => self.fail(&peek, "the server refused the request".into()),
+            Err(Failure::Fatal(m)) => self.fail(&peek, m),
+        }
+        let legacy = self.state.lock().unwrap().legacy_endpoint.is_some();
+        if peek.method.as_deref() == Some(methods::INITIALIZED) && !legacy && self.config.open_get_stream {
+            tokio::spawn(self.clone().standalone_stream());
+        }
+    }
+
+    async fn post_streamable(&self, bytes: &Bytes, peek: &Peek) -> Result<(), Failure> {
+        let initializing = peek.method.as_deref() == Some(methods::INITIALIZE);
+        let req = self
+            .common_headers(self.http.post(&self.config.url))
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(bytes.clone());
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) if e.is_connect() => {
+                let reason = format!("cannot reach {}: {e}", self.config.url);
+                self.close(reason.clone());
+                return Err(Failure::Fatal(reason));
+            }
+            Err(e) => return Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
+        };
+        let status = resp.status();
+        if initializing && status.is_success() {
+            if let Some(sid) = resp.headers().get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) {
+                self.state.lock().unwrap().session_id = Some(sid.to_string());
+            }
+        }
+        match status {
+            StatusCode::ACCEPTED | StatusCode::NO_CONTENT => Ok(()),
+            s if s.is_success() => {
+                let sse = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/event-stream"));
+                if sse {
+                    self.read_response_stream(resp, peek).await
+                } else {
+                    let body = resp.bytes().await.map_err(|e| Failure::Fatal(format!("reading the response failed: {e}")))?;
+                    if !body.is_empty() {
+                        self.deliver(body, peek);
+                    }
+                    Ok(())
+                }
+            }
+            StatusCode::NOT_FOUND if !initializing && self.state.lock().unwrap().session_id.is_some() => Err(Failure::SessionExpired),
+            StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED if initializing => Err(Failure::TryLegacy),
+            s => {
+                let body = resp.text().await.unwrap_or_default();
+                let detail = serde_json::from_str::<Value>(&body)
+                    .ok()
+                    .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
+                    .unwrap_or(body);
+                Err(Failure::Fatal(format!("HTTP {s}: {detail}")))
+            }
+        }
+    }
+
+    /// Reads a POST's SSE stream until the request is answered, resuming a stream that
+    /// ends early with GET + Last-Event-ID after the server's retry delay.
+    async fn read_response_stream(&self, resp: reqwest::Response, peek: &Peek) -> Result<(), Failure> {
+        let mut last_id: Option<String> = None;
+        let mut retry = self.config.default_retry;
+        let mut answered = peek.id.is_none();
+        let mut resp = resp;
+        let mut attempts = 0;
+        loop {
+            let mut parser = Parser::default();
+            let mut body = resp.bytes_stream();
+            loop {
+                let chunk = tokio::select! {
+                    c = body.next() => c,
+                    _ = self.closed.cancelled() => return Ok(()),
+                };
+                let Some(Ok(chunk)) = chunk else { break };
+                for ev in parser.push(&chunk) {
+                    remember(&ev, &mut last_id, &mut retry);
+                    if ev.data.is_empty() {
+                        continue; // a priming event
+                    }
+                    if !answered {
+                        answered = serde_json::from_str::<Answer>(&ev.data)
+                            .is_ok_and(|a| a.method.is_none() && a.id.as_ref() == peek.id.as_ref());
+                    }
+                    self.deliver(Bytes::from(ev.data), peek);
+                }
+            }
+            if answered || self.closed.is_cancelled() {
+                return Ok(());
+            }
+            let Some(resume_from) = last_id.clone() else {
+                return Err(Failure::Fatal("the response stream ended before the response, and cannot be resumed".into()));
+            };
+            attempts += 1;
+            if attempts > self.config.max_resume_attempts {
+                return Err(Failure::Fatal(format!("gave up resuming the response stream after {attempts} attempts")));
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(retry) => {}
+                _ = self.closed.cancelled() => return Ok(()),
+            }
+            let req = self
+                .common_headers(self.http.get(&self.config.url))
+                .header(ACCEPT, "text/event-stream")
+                .header(headers::LAST_EVENT_ID, &resume_from);
+            resp = match req.send().await {
+                Ok(r) if r.status().is_success() => r,
+                Ok(r) => return Err(Failure::Fatal(format!("resuming the response stream failed: HTTP {}", r.status()))),
+                Err(e) => return Err(Failure::Fatal(format!("resuming the response stream failed: {e}"))),
+            };
+        }
+    }
+
+    /// The standalone GET stream: server-initiated messages; reconnects while the session lives.
+    async fn standalone_stream(self: Arc<Self>) {
+        let mut last_id: Option<String> = None;
+        let mut retry = self.config.default_retry;
+        let mut failures = 0;
+        while !self.closed.is_cancelled() {
+            let mut req = self.common_headers(self.http.get(&self.config.url)).header(ACCEPT, "text/event-stream");
+            if let Some(id) = &last_id {
+                req = req.header(headers::LAST_EVENT_ID, id);
+            }
+            let resp = tokio::select! {
+                r = req.send() => r,
+                _ = self.closed.cancelled() => return,
+            };
+            match resp {
+                Ok(r) if r.status().is_success() => {
+                    failures = 0;
+                    let mut parser = Parser::default();
+                    let mut body = r.bytes_stream();
+                    loop {
+                        let chunk = tokio::select! {
+                            c = body.next() => c,
+                            _ = self.closed.cancelled() => return,
+                        };
+                        let Some(Ok(chunk)) = chunk else { break };
+                        for ev in parser.push(&chunk) {
+                            remember(&ev, &mut last_id, &mut retry);
+                            if !ev.data.is_empty() {
+                                let _ = self.inbound.send(Bytes::from(ev.data));
+                            }
+                        }
+                    }
+                }
+                // The server offers no standalone stream (405), or the session is gone.
+                Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED || r.status() == StatusCode::NOT_FOUND => return,
+                Ok(r) if r.status().is_client_error() => {
+                    // e.g. 409: another stream is open, or a stale Last-Event-ID: start over.
+                    last_id = None;
+                    failures += 1;
+                }
+                _ => failures += 1,
+            }
+            if failures > self.config.max_resume_attempts {
+                return;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(retry) => {}
+                _ = self.closed.cancelled() => return,
+            }
+        }
+    }
+
+    /// The session expired: initialize again (once) without bothering the session above.
+    async fn reinitialize(&self) -> bool {
+        let init = {
+            let mut s = self.state.lock().unwrap();
+            if s.reinitialized {
+                return false;
+            }
+            s.reinitialized = true;
+            s.session_id = None;
+            s.initialize.clone()
+        };
+        let Some(init) = init else { return false };
+        tracing::info!("the server forgot the session: initializing again");
+        let req = self
+            .http
+            .post(&self.config.url)
+            .headers(self.config.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(init);
+        let Ok(resp) = req.send().await else { return false };
+        if !resp.status().is_success() {
+            return false;
+        }
+        let Some(sid) = resp.headers().get(headers::SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_string) else {
+            return false;
+        };
+        // The answer is for the session above, which already has one: read and drop it.
+        let _ = resp.bytes().await;
+        self.state.lock().unwrap().session_id = Some(sid);
+        let note = Bytes::from(json!({"jsonrpc": "2.0", "method": methods::INITIALIZED}).to_string());
+        let req = self
+            .common_headers(self.http.post(&self.config.url))
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(note);
+        req.send().await.is_ok_and(|r| r.status().is_success())
+    }
+
+    /// Legacy HTTP+SSE: GET the URL, wait for the `endpoint` event, then keep reading the
+    /// stream (it carries every server message) in the background.
+    async fn start_legacy(self: &Arc<Self>) -> Result<String, String> {
+        let req = self.http.get(&self.config.url).headers(self.config.headers.clone()).header(ACCEPT, "text/event-stream");
+        let resp = req.send().await.map_err(|e| format!("HTTP+SSE fallback failed: {e}"))?;
+        if !resp.status().is_success() {
+            return Err(format!("the server refused Streamable HTTP and HTTP+SSE (GET: HTTP {})", resp.status()));
+        }
+        let mut body = resp.bytes_stream();
+        let mut parser = Parser::default();
+        let endpoint = loop {
+            let Some(Ok(chunk)) = body.next().await else {
+                return Err("the SSE stream ended before its endpoint event".into());
+            };
+            if let Some(ev) = parser.push(&chunk).into_iter().find(|e| e.event.as_deref() == Some("endpoint")) {
+                break ev.data;
+            }
+        };
+        let base = reqwest::Url::parse(&self.config.url).map_err(|e| e.to_string())?;
+        let endpoint = base.join(endpoint.trim()).map_err(|e| format!("bad endpoint event: {e}"))?.to_string();
+        tracing::debug!(endpoint = endpoint.as_str(), "using legacy HTTP+SSE");
+        self.state.lock().unwrap().legacy_endpoint = Some(endpoint.clone());
+        let inner = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let chunk = tokio::select! {
+                    c = body.next() => c,
+                    _ = inner.closed.cancelled() => return,
+                };
+                let Some(Ok(chunk)) = chunk else { break };
+                for ev in parser.push(&chunk) {
+                    if ev.event.as_deref().unwrap_or("message") == "message" && !ev.data.is_empty() {
+                        let _ = inner.inbound.send(Bytes::from(ev.data));
+                    }
+                }
+            }
+            inner.close("the server closed the HTTP+SSE stream".into());
+        });
+        Ok(endpoint)
+    }
+
+    async fn post_legacy(&self, endpoint: &str, bytes: &Bytes) -> Result<(), Failure> {
+        let req = self.http.post(endpoint).headers(self.config.headers.clone()).header(CONTENT_TYPE, "application/json").body(bytes.clone());
+        match req.send().await {
+            Ok(r) if r.status().is_success() => Ok(()),
+            Ok(r) => Err(Failure::Fatal(format!("HTTP {} from the message endpoint", r.status()))),
+            Err(e) => Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
+        }
+    }
+}
+
+fn remember(ev: &Event, last_id: &mut Option<String>, retry: &mut Duration) {
+    if let Some(id) = &ev.id {
+        *last_id = Some(id.clone());
+    }
+    if let Some(ms) = ev.retry {
+        *retry = Duration::from_millis(ms);
+    }
+}
