@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test suite: the Rust workspace (engine, roles, randomized invariants, schema
-# validation of the bytes oxmcp writes, child processes), then interop against the
-# official TypeScript and Python SDKs. Installs what it needs itself.
+# validation of the bytes oxmcp writes, child processes, HTTP), the official conformance
+# suite, then interop against the official TypeScript and Python SDKs. Installs what it
+# needs itself (npm packages, Node 22 for the conformance suite, a Python venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-toolchain.sh
@@ -11,6 +12,11 @@ source scripts/ensure-toolchain.sh
 echo "== cargo test --workspace"
 cargo test --workspace 2>&1
 
-echo "== interop with the official SDKs"
 cargo build -q -p oxmcp-cli
-OXMCP_BIN="$PWD/target/debug/oxmcp" bash tests/interop/run.sh
+export OXMCP_BIN="$PWD/target/debug/oxmcp"
+
+echo "== the official MCP conformance suite (server suite and client scenarios)"
+bash tests/conformance/run.sh
+
+echo "== interop with the official SDKs"
+bash tests/interop/run.sh

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite (npm @modelcontextprotocol/conformance) against oxmcp:
+# the whole server suite against `oxmcp everything-server --http`, and the client scenarios
+# that need no authorization against `oxmcp conformance-client`. Installs Node 22 and the
+# suite from npm into this folder. Ends with "N passed, N failed" (scenario checks).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here"
+repo="$(cd ../.. && pwd)"
+
+stamp=node_modules/.oxmcp-stamp
+want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" > "$stamp"
+fi
+export PATH="$here/node_modules/node/bin:$PATH"
+node --version | grep -q '^v22\.' || { echo "conformance: Node 22 did not install" >&2; exit 1; }
+if [ -z "${OXMCP_BIN:-}" ]; then
+  (cd "$repo" && cargo build -q -p oxmcp-cli)
+  OXMCP_BIN="$repo/target/debug/oxmcp"
+fi
+suite="$here/node_modules/.bin/conformance"
+out="$(mktemp -d)"
+passed=0; failed=0
+
+# --- server suite -------------------------------------------------------------------
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$OXMCP_BIN" everything-server --http "127.0.0.1:$port" 2>"$out/server.log" &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true; rm -rf "$out"' EXIT
+for _ in $(seq 100); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  sleep 0.05
+done
+echo "== conformance server --suite all (oxmcp everything-server --http 127.0.0.1:$port)"
+"$suite" server --url "http://localhost:$port/mcp" --suite all >"$out/server-suite.log" 2>&1 || true
+grep -E '^(✓|✗)|Total:' "$out/server-suite.log" || true
+total="$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out/server-suite.log" | tail -1)"
+if [ -z "$total" ]; then
+  echo "conformance: the server suite printed no total" >&2
+  tail -40 "$out/server-suite.log" >&2
+  failed=$((failed + 1))
+else
+  p="$(echo "$total" | sed -E 's/Total: ([0-9]+) passed, ([0-9]+) failed.*/\1/')"
+  f="$(echo "$total" | sed -E 's/Total: ([0-9]+) passed, ([0-9]+) failed.*/\2/')"
+  passed=$((passed + p)); failed=$((failed + f))
+fi
+kill "$server_pid" 2>/dev/null || true
+wait "$server_pid" 2>/dev/null || true
+
+# --- client scenarios (mock servers listen on all interfaces: loopback-only namespace) -
+for scenario in initialize tools_call elicitation-sep1034-client-defaults sse-retry; do
+  log="$out/client-$scenario.log"
+  unshare -n sh -c "ip link set lo up && exec '$suite' client --command '$OXMCP_BIN conformance-client' --scenario '$scenario'" >"$log" 2>&1 || true
+  line="$(grep -E '^Passed: [0-9]+/[0-9]+, [0-9]+ failed' "$log" | tail -1)"
+  if [ -z "$line" ]; then
+    echo "✗ client $scenario: no result" >&2
+    tail -30 "$log" >&2
+    failed=$((failed + 1))
+    continue
+  fi
+  p="$(echo "$line" | sed -E 's/Passed: ([0-9]+)\/[0-9]+, ([0-9]+) failed.*/\1/')"
+  f="$(echo "$line" | sed -E 's/Passed: ([0-9]+)\/[0-9]+, ([0-9]+) failed.*/\2/')"
+  if [ "$f" = 0 ] && grep -q 'OVERALL: PASSED' "$log"; then echo "✓ client $scenario: $line"; else echo "✗ client $scenario: $line"; grep -E 'FAILURE|WARNING' "$log" | head -5; f=$((f > 0 ? f : 1)); fi
+  passed=$((passed + p)); failed=$((failed + f))
+done
+
+echo "conformance: $passed passed, $failed failed"
+[ "$failed" = 0 ]
