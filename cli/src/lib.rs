@@ -4,3 +4,4 @@
 pub mod conformance;
 pub mod everything;
 pub mod media;
+pub mod proxy;

@@ -76,6 +76,20 @@ enum Command {
         #[arg(last = true, required = true)]
         server: Vec<String>,
     },
+    /// Connect clients on one transport to a server on another: `--http ADDR -- COMMAND`
+    /// serves a stdio server over Streamable HTTP (a child per session); `--stdio -- URL`
+    /// gives a stdio host a remote HTTP server.
+    Proxy {
+        /// Serve clients on stdin/stdout.
+        #[arg(long, conflicts_with = "http")]
+        stdio: bool,
+        /// Serve clients over Streamable HTTP on this address (port 0 picks a free one).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// The server: a URL, or a command and its arguments.
+        #[arg(last = true, required = true)]
+        server: Vec<String>,
+    },
     /// Client side of the official conformance suite: runs the scenario named by
     /// MCP_CONFORMANCE_SCENARIO against URL.
     ConformanceClient {
@@ -141,7 +155,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 let config = HttpServerConfig { bind: addr, stateless, json_response, ..Default::default() };
                 let http = HttpServer::bind(server, config).await?;
                 eprintln!("oxmcp everything-server listening on {}", http.url());
-                tokio::signal::ctrl_c().await?;
+                stop_signal().await;
                 http.shutdown().await;
             } else {
                 server.serve_stdio().await?;
@@ -149,6 +163,21 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect { json, server } => inspect(json, &server).await,
+        Command::Proxy { stdio, http, server } => {
+            let target = oxmcp_cli::proxy::Target::parse(&server).ok_or_else(|| anyhow!("give the server after --"))?;
+            match (stdio, http) {
+                (_, Some(addr)) => {
+                    let backend = std::sync::Arc::new(oxmcp_cli::proxy::PerSessionTarget(target));
+                    let http = HttpServer::bind_backend(backend, HttpServerConfig { bind: addr, ..Default::default() }).await?;
+                    eprintln!("oxmcp proxy listening on {}", http.url());
+                    stop_signal().await;
+                    http.shutdown().await;
+                }
+                (true, None) => oxmcp_cli::proxy::stdio(target).await?,
+                (false, None) => bail!("choose where clients connect: --stdio or --http ADDR"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::ConformanceClient { url } => oxmcp_cli::conformance::run(&url).await.map(|()| ExitCode::SUCCESS),
         Command::Call { tool, arguments, json, timeout, server } => call(&tool, &arguments, json, timeout, &server).await,
         Command::Read { uri, json, server } => {
@@ -184,6 +213,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM, so servers shut down cleanly (and stop their children).
+async fn stop_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
     }
 }
 

@@ -17,6 +17,7 @@
 
 pub mod incoming;
 pub mod outgoing;
+pub mod relay;
 pub mod service;
 
 use std::sync::{Arc, OnceLock};
@@ -486,6 +487,7 @@ fn route_message(
                 methods::PROGRESS => shared.outgoing.progress(params.as_ref()),
                 _ => {}
             }
+            service.observe_notification(&method, params.as_ref());
             // Progress and cancellation are also offered to the role (e.g. for callbacks).
             let _ = notes.send(IncomingNotification { method, params, peer: peer.clone() });
             None

@@ -202,14 +202,19 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-fn attach_progress_token(params: &mut Option<Value>, id: i64) {
+/// Attaches `id` as the progress token unless the caller set one. Returns whether it did:
+/// only tokens the engine attached are routed back to this request (a caller's own token
+/// may equal another request's id).
+fn attach_progress_token(params: &mut Option<Value>, id: i64) -> bool {
     let params = params.get_or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(obj) = params {
-        let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.entry("progressToken").or_insert(Value::from(id));
-        }
+    let Value::Object(obj) = params else { return false };
+    let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(meta) = meta else { return false };
+    if meta.contains_key("progressToken") {
+        return false;
     }
+    meta.insert("progressToken".into(), Value::from(id));
+    true
 }
 
 pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Value>, options: RequestOptions) -> Result<Value> {
@@ -224,9 +229,7 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
 
     let id = shared.outgoing.next_id.fetch_add(1, Ordering::Relaxed);
     tracing::Span::current().record("id", id);
-    if wants_progress {
-        attach_progress_token(&mut params, id);
-    }
+    let wants_progress = wants_progress && attach_progress_token(&mut params, id);
     let (done_tx, mut done_rx) = oneshot::channel();
     let (progress_tx, mut progress_rx) = match wants_progress {
         true => {

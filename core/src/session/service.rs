@@ -48,6 +48,13 @@ pub trait Service: Send + Sync + 'static {
         Box::pin(async {})
     }
 
+    /// Sees each notification on the reader task, in arrival order, before any later
+    /// message is processed (so work it queues stays ordered before later responses).
+    /// Must be quick and must not block. [`Service::handle_notification`] still follows.
+    fn observe_notification(&self, method: &str, params: Option<&Value>) {
+        let _ = (method, params);
+    }
+
     /// Called once when the session has closed.
     fn on_closed(&self, peer: &Peer) {
         let _ = peer;

@@ -63,7 +63,7 @@ pub(crate) struct StreamHandle {
 }
 
 impl Hub {
-    pub(crate) fn new(store: Option<Arc<dyn EventStore>>, legacy: bool) -> (Arc<Hub>, HubTransport) {
+    pub(crate) fn new(store: Option<Arc<dyn EventStore>>, legacy: bool) -> (Arc<Hub>, HttpSessionTransport) {
         let (tx, rx) = mpsc::unbounded_channel();
         let hub = Arc::new(Hub {
             inbound: tx,
@@ -73,7 +73,7 @@ impl Hub {
             closed: CancellationToken::new(),
             legacy,
         });
-        let transport = HubTransport { rx, hub: hub.clone() };
+        let transport = HttpSessionTransport { rx, hub: hub.clone() };
         (hub, transport)
     }
 
@@ -274,16 +274,20 @@ fn push_backlog(st: &mut HubState, bytes: Bytes) {
     st.backlog.push_back(bytes);
 }
 
-/// The engine's view of an HTTP-served session.
-pub(crate) struct HubTransport {
+/// One HTTP-served session as a [`Transport`]: what a [`super::server::Backend`] runs a
+/// session over. Messages arrive from POSTs; what the session writes goes to the right
+/// response stream.
+pub struct HttpSessionTransport {
     rx: mpsc::UnboundedReceiver<Bytes>,
     hub: Arc<Hub>,
 }
 
-pub(crate) struct HubReader(mpsc::UnboundedReceiver<Bytes>);
-pub(crate) struct HubWriter(Arc<Hub>);
+/// Reading half of an [`HttpSessionTransport`].
+pub struct HubReader(mpsc::UnboundedReceiver<Bytes>);
+/// Writing half of an [`HttpSessionTransport`].
+pub struct HubWriter(Arc<Hub>);
 
-impl Transport for HubTransport {
+impl Transport for HttpSessionTransport {
     type Reader = HubReader;
     type Writer = HubWriter;
     fn split(self) -> (HubReader, HubWriter) {

@@ -3,14 +3,16 @@
 //!
 //! - [`server`]: [`HttpServer`], one endpoint (default `/mcp`) plus `/sse` and `/message`.
 //! - [`client`]: [`HttpClientTransport`], Streamable HTTP with a legacy fallback.
-//! - [`hub`]: routes one session's messages to the right HTTP response stream.
+//! - `hub`: routes one session's messages to the right HTTP response stream
+//!   ([`HttpSessionTransport`]).
 //! - [`sse`]: SSE framing, event ids and the [`EventStore`] that makes streams resumable.
 
 pub mod client;
-pub(crate) mod hub;
+mod hub;
 pub mod server;
 pub mod sse;
 
 pub use client::HttpClientTransport;
-pub use server::{HttpServer, HttpServerConfig};
+pub use hub::{HttpSessionTransport, HubReader, HubWriter};
+pub use server::{Backend, BackendSession, HttpServer, HttpServerConfig};
 pub use sse::{EventStore, MemoryEventStore};

@@ -26,11 +26,12 @@ use rand::RngCore;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::hub::{request_ids, Hub, StreamHandle};
+use super::hub::{request_ids, Hub, HttpSessionTransport, StreamHandle};
 use super::sse::{self, EventStore, MemoryEventStore};
 use crate::protocol::jsonrpc::Incoming;
 use crate::protocol::{codes, methods, Message, ProtocolVersion};
-use crate::server::{Server, ServerSession};
+use crate::server::Server;
+use crate::session::Peer;
 
 /// Header names.
 pub mod headers {
@@ -96,13 +97,51 @@ impl Default for HttpServerConfig {
     }
 }
 
+/// What an [`HttpServer`] runs for each session: an MCP [`Server`], or anything else that
+/// can drive a session over an [`HttpSessionTransport`] (e.g. a relay to a child process).
+pub trait Backend: Send + Sync + 'static {
+    /// Starts a session. `stateless` is the version to assume when the session serves one
+    /// stateless request that no `initialize` preceded.
+    fn open(&self, transport: HttpSessionTransport, stateless: Option<ProtocolVersion>) -> BackendSession;
+}
+
+/// A session a [`Backend`] started: its engine handle, and whatever keeps it alive
+/// (dropped when the HTTP session ends).
+pub struct BackendSession {
+    peer: Peer,
+    _owner: Box<dyn Send + Sync>,
+}
+
+impl BackendSession {
+    /// A session whose lifetime `owner` holds.
+    pub fn new(peer: Peer, owner: impl Send + Sync + 'static) -> Self {
+        Self { peer, _owner: Box::new(owner) }
+    }
+}
+
+impl Backend for Server {
+    fn open(&self, transport: HttpSessionTransport, stateless: Option<ProtocolVersion>) -> BackendSession {
+        let session = match stateless {
+            Some(version) => self.serve_stateless(transport, version),
+            None => self.serve(transport),
+        };
+        BackendSession::new(session.peer().clone(), session)
+    }
+}
+
 struct HttpSession {
     hub: Arc<Hub>,
-    session: ServerSession,
+    session: BackendSession,
+}
+
+impl HttpSession {
+    fn peer(&self) -> &Peer {
+        &self.session.peer
+    }
 }
 
 struct App {
-    server: Server,
+    backend: Arc<dyn Backend>,
     config: HttpServerConfig,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
 }
@@ -129,10 +168,15 @@ pub struct HttpServer {
 impl HttpServer {
     /// Binds and starts serving `server`.
     pub async fn bind(server: Server, config: HttpServerConfig) -> std::io::Result<HttpServer> {
+        Self::bind_backend(Arc::new(server), config).await
+    }
+
+    /// Binds and starts serving sessions of any [`Backend`].
+    pub async fn bind_backend(backend: Arc<dyn Backend>, config: HttpServerConfig) -> std::io::Result<HttpServer> {
         let listener = tokio::net::TcpListener::bind(config.bind).await?;
         let addr = listener.local_addr()?;
         let endpoint = config.endpoint.clone();
-        let app = Arc::new(App { server, config, sessions: Mutex::new(HashMap::new()) });
+        let app = Arc::new(App { backend, config, sessions: Mutex::new(HashMap::new()) });
         let mut router = Router::new().route(&endpoint, post(post_mcp).get(get_mcp).delete(delete_mcp));
         if app.config.legacy_sse {
             router = router.route("/sse", get(get_legacy_sse)).route("/message", post(post_legacy_message));
@@ -172,7 +216,7 @@ impl HttpServer {
         self.stop.cancel();
         let deadline = Instant::now() + self.app.config.shutdown_grace;
         loop {
-            let busy = self.app.sessions.lock().unwrap().values().any(|s| s.session.peer().stats().in_flight_requests > 0);
+            let busy = self.app.sessions.lock().unwrap().values().any(|s| s.peer().stats().in_flight_requests > 0);
             if !busy || Instant::now() >= deadline {
                 break;
             }
@@ -180,7 +224,7 @@ impl HttpServer {
         }
         let sessions: Vec<_> = self.app.sessions.lock().unwrap().drain().map(|(_, s)| s).collect();
         for s in sessions {
-            s.session.peer().close("the server is shutting down");
+            s.peer().close("the server is shutting down");
         }
         let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
     }
@@ -197,16 +241,16 @@ async fn reap_idle_sessions(app: std::sync::Weak<App>, stop: CancellationToken) 
         let every = (a.config.session_idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
         let idle: Vec<(String, Arc<HttpSession>)> = {
             let mut map = a.sessions.lock().unwrap();
-            map.retain(|_, s| !s.session.peer().is_closed());
+            map.retain(|_, s| !s.peer().is_closed());
             map.iter()
-                .filter(|(_, s)| s.hub.last_activity.lock().unwrap().elapsed() > a.config.session_idle_timeout && s.session.peer().stats().in_flight_requests == 0)
+                .filter(|(_, s)| s.hub.last_activity.lock().unwrap().elapsed() > a.config.session_idle_timeout && s.peer().stats().in_flight_requests == 0)
                 .map(|(k, s)| (k.clone(), s.clone()))
                 .collect()
         };
         for (id, s) in idle {
             tracing::debug!(session = id.as_str(), "closing idle session");
             a.sessions.lock().unwrap().remove(&id);
-            s.session.peer().close("the session expired");
+            s.peer().close("the session expired");
         }
         drop(a);
         tokio::select! {
@@ -280,7 +324,7 @@ fn session_of(app: &App, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
         return Err(error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing Mcp-Session-Id header"));
     };
     match app.sessions.lock().unwrap().get(id) {
-        Some(s) if !s.session.peer().is_closed() => Ok(s.clone()),
+        Some(s) if !s.peer().is_closed() => Ok(s.clone()),
         _ => Err(error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown or expired session")),
     }
 }
@@ -309,7 +353,7 @@ struct StreamBody {
     handle: StreamHandle,
     hub: Arc<Hub>,
     // Stateless mode: the request's own session, ended with the response.
-    _owned: Option<ServerSession>,
+    _owned: Option<BackendSession>,
     ends_session: Option<crate::session::Peer>,
 }
 
@@ -404,11 +448,8 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
 
     if app.config.stateless {
         let (hub, transport) = Hub::new(None, false);
-        let session = if initializing {
-            app.server.serve(transport)
-        } else {
-            app.server.serve_stateless(transport, version.unwrap_or(ProtocolVersion::HTTP_DEFAULT))
-        };
+        let stateless = (!initializing).then(|| version.unwrap_or(ProtocolVersion::HTTP_DEFAULT));
+        let session = app.backend.open(transport, stateless);
         if ids.is_empty() {
             hub.deliver_inbound(bytes);
             return StatusCode::ACCEPTED.into_response();
@@ -424,7 +465,7 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
             return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions");
         }
         let (hub, transport) = Hub::new(app.config.event_store.clone(), false);
-        let session = Arc::new(HttpSession { session: app.server.serve(transport), hub });
+        let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub });
         let id = new_session_id();
         app.sessions.lock().unwrap().insert(id.clone(), session.clone());
         (session, Some(id))
@@ -440,7 +481,7 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
         return StatusCode::ACCEPTED.into_response();
     }
     let handle = hub.open_request_stream(&ids, app.config.json_response);
-    let polling = session.session.peer().protocol_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+    let polling = session.peer().protocol_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
     if polling && hub.resumable() && !app.config.json_response {
         hub.prime(handle.id, app.config.sse_retry_ms);
     }
@@ -484,7 +525,7 @@ async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
     let Some(handle) = hub.open_standalone() else {
         return error(StatusCode::CONFLICT, codes::INVALID_REQUEST, "a GET stream is already open for this session");
     };
-    let polling = session.session.peer().protocol_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+    let polling = session.peer().protocol_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
     if polling && hub.resumable() {
         hub.prime(handle.id, app.config.sse_retry_ms);
     }
@@ -504,7 +545,7 @@ async fn delete_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
     };
     let id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
     app.sessions.lock().unwrap().remove(&id);
-    session.session.peer().close("the client ended the session");
+    session.peer().close("the client ended the session");
     StatusCode::OK.into_response()
 }
 
@@ -525,12 +566,12 @@ async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
     }
     let (hub, transport) = Hub::new(None, true);
     let handle = hub.open_standalone().expect("a new hub has no stream");
-    let session = Arc::new(HttpSession { session: app.server.serve(transport), hub: hub.clone() });
+    let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub: hub.clone() });
     let id = new_session_id();
     app.sessions.lock().unwrap().insert(id.clone(), session);
     let endpoint = sse::frame(None, Some("endpoint"), format!("/message?sessionId={id}").as_bytes());
     // The legacy stream is the session: when it drops, the session ends.
-    let peer = app.sessions.lock().unwrap().get(&id).map(|s| s.session.peer().clone());
+    let peer = app.sessions.lock().unwrap().get(&id).map(|s| s.peer().clone());
     sse_response(StreamBody { first: Some(endpoint), handle, hub, _owned: None, ends_session: peer }, None)
 }
 
@@ -542,7 +583,7 @@ async fn post_legacy_message(State(app): State<Arc<App>>, h: HeaderMap, q: Query
         return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing sessionId");
     };
     let session = match app.sessions.lock().unwrap().get(&id) {
-        Some(s) if !s.session.peer().is_closed() => s.clone(),
+        Some(s) if !s.peer().is_closed() => s.clone(),
         _ => return error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown session"),
     };
     let bytes = match read_body(&app, body).await {

@@ -1,0 +1,87 @@
+//! `oxmcp proxy`: connect a client on one transport to a server on another.
+//!
+//! - `--http ADDR -- COMMAND...`: expose a stdio server over Streamable HTTP; every HTTP
+//!   session gets its own child process, stopped when the session ends.
+//! - `--stdio -- URL`: give a stdio-only host a remote HTTP server.
+//!
+//! Either side may be a URL or a command. Messages are relayed by the engine
+//! ([`oxmcp::session::relay`]), so every MCP feature and version passes through.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use oxmcp::protocol::{ErrorObject, ProtocolVersion};
+use oxmcp::session::relay::Relay;
+use oxmcp::session::{IncomingRequest, Service, Session, SessionConfig};
+use oxmcp::transport::http::{Backend, BackendSession, HttpClientTransport, HttpSessionTransport};
+use oxmcp::transport::{ChildProcess, StdioTransport, Transport};
+use serde_json::Value;
+
+/// The server a proxy connects its clients to.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A URL (Streamable HTTP or legacy HTTP+SSE).
+    Url(String),
+    /// A command started as a child process (stdio).
+    Command(ChildProcess),
+}
+
+impl Target {
+    /// A URL if `server` is one argument starting with http(s)://, else a command.
+    pub fn parse(server: &[String]) -> Option<Target> {
+        let (program, args) = server.split_first()?;
+        if args.is_empty() && (program.starts_with("http://") || program.starts_with("https://")) {
+            return Some(Target::Url(program.clone()));
+        }
+        Some(Target::Command(ChildProcess::new(program).args(args)))
+    }
+}
+
+/// Relays `client_side` to a new connection to `target`; `Err` if the target's process
+/// could not start (then `client_side` is handed back).
+fn relay<T: Transport>(target: &Target, client_side: T) -> Result<Relay, (T, std::io::Error)> {
+    let config = SessionConfig::default();
+    match target {
+        Target::Url(url) => Ok(Relay::start(client_side, HttpClientTransport::new(url), config)),
+        Target::Command(cmd) => match cmd.spawn() {
+            Ok(child) => Ok(Relay::start(client_side, child, config)),
+            Err(e) => Err((client_side, e)),
+        },
+    }
+}
+
+/// Runs the proxy on this process's stdin/stdout until either side closes.
+pub async fn stdio(target: Target) -> std::io::Result<()> {
+    let relay = relay(&target, StdioTransport::stdio()).map_err(|(_, e)| e)?;
+    relay.wait().await;
+    relay.close().await;
+    Ok(())
+}
+
+/// The HTTP side of `proxy --http`: one relay (and so one child process) per session.
+pub struct PerSessionTarget(pub Target);
+
+impl Backend for PerSessionTarget {
+    fn open(&self, transport: HttpSessionTransport, _stateless: Option<ProtocolVersion>) -> BackendSession {
+        match relay(&self.0, transport) {
+            Ok(relay) => BackendSession::new(relay.a().clone(), relay),
+            Err((transport, e)) => {
+                // The session still answers, with the reason, instead of hanging.
+                let message = format!("the proxy could not start the server: {e}");
+                tracing::error!("{message}");
+                let session = Session::start(transport, Arc::new(Failing(message)), SessionConfig::default());
+                BackendSession::new(session.peer().clone(), session)
+            }
+        }
+    }
+}
+
+/// Answers every request with the same error.
+struct Failing(String);
+
+impl Service for Failing {
+    fn handle_request(&self, _req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
+        let message = self.0.clone();
+        Box::pin(async move { Err(ErrorObject::internal(message)) })
+    }
+}

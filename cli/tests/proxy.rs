@@ -1,0 +1,134 @@
+//! `oxmcp proxy` end to end, with real processes: a stdio server exposed over Streamable
+//! HTTP (one child per session, stopped with the session), and an HTTP server reached
+//! from a stdio client.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use oxmcp::client::{Client, ServerNotification};
+use oxmcp::protocol::{CreateMessageResult, Role, SamplingContentBlock};
+use oxmcp::session::RequestOptions;
+use oxmcp::transport::http::HttpClientTransport;
+use oxmcp::transport::ChildProcess;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+const OXMCP: &str = env!("CARGO_BIN_EXE_oxmcp");
+
+/// A long-running oxmcp command that prints "... listening on URL" to stderr.
+struct Listening {
+    child: Child,
+    url: String,
+}
+
+impl Listening {
+    fn start(args: &[&str]) -> Listening {
+        let mut child = Command::new(OXMCP).args(args).stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let url = loop {
+            let line = lines.next().expect("the command printed its URL").unwrap();
+            if let Some((_, url)) = line.split_once("listening on ") {
+                break url.trim().to_string();
+            }
+        };
+        // Keep draining stderr so the child never blocks on it.
+        std::thread::spawn(move || for _ in lines {});
+        Listening { child, url }
+    }
+
+    fn children(&self) -> Vec<u32> {
+        let path = format!("/proc/{0}/task/{0}/children", self.child.id());
+        let mut all: Vec<u32> = Vec::new();
+        for task in std::fs::read_dir(format!("/proc/{}/task", self.child.id())).unwrap().flatten() {
+            let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            all.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+        let _ = path;
+        all
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        // SAFETY: stopping the process this test started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let _ = self.child.wait();
+    }
+}
+
+async fn eventually(what: &str, f: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(start.elapsed() < Duration::from_secs(10), "timed out waiting for: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_stdio_server_over_http_gets_one_child_per_session() {
+    let proxy = Listening::start(&["proxy", "--http", "127.0.0.1:0", "--", OXMCP, "everything-server", "--stdio"]);
+    assert!(proxy.children().is_empty(), "no session, no child");
+
+    let notes = Arc::new(Mutex::new(Vec::new()));
+    let sink = notes.clone();
+    let a = Client::builder("a", "1")
+        .on_notification(move |n| sink.lock().unwrap().push(n))
+        .connect(HttpClientTransport::new(&proxy.url))
+        .await
+        .unwrap();
+    let b = Client::builder("b", "1").connect(HttpClientTransport::new(&proxy.url)).await.unwrap();
+    assert_eq!(proxy.children().len(), 2, "one child process per session");
+
+    assert_eq!(a.call_tool("echo", json!({"text": "through the proxy"})).await.unwrap().content[0].as_text(), Some("through the proxy"));
+    assert_eq!(a.server_info().name, "oxmcp-everything");
+    let progress = Arc::new(Mutex::new(Vec::new()));
+    let p = progress.clone();
+    a.call_tool_with("test_tool_with_progress", json!({}), RequestOptions::default().on_progress(move |x| p.lock().unwrap().push(x.progress)))
+        .await
+        .unwrap();
+    assert_eq!(*progress.lock().unwrap(), vec![0.0, 50.0, 100.0]);
+
+    // A cancel travels client -> proxy -> child and reaches the handler.
+    let token = CancellationToken::new();
+    let t = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        t.cancel();
+    });
+    let started = Instant::now();
+    let e = a.call_tool_with("slow", json!({"tag": 77, "ms": 20000}), RequestOptions::default().cancel_token(token)).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(e.kind(), oxmcp::ErrorKind::Cancelled);
+    let seen = notes.clone();
+    eventually("the handler's cancel log", || {
+        seen.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::LoggingMessage(m) if m.data == json!("slow tag=77 cancelled")))
+    })
+    .await;
+
+    a.close().await;
+    eventually("the first session's child exited", || proxy.children().len() == 1).await;
+    b.close().await;
+    eventually("every child exited", || proxy.children().is_empty()).await;
+}
+
+#[tokio::test]
+async fn a_stdio_client_reaches_an_http_server() {
+    let server = Listening::start(&["everything-server", "--http", "127.0.0.1:0"]);
+    let transport = ChildProcess::new(OXMCP).args(["proxy", "--stdio", "--", &server.url]).spawn().unwrap();
+    let client = Client::builder("stdio-host", "1")
+        .on_sampling(|_, _| async { Ok(CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text("relayed"), "m")) })
+        .connect(transport)
+        .await
+        .unwrap();
+    assert_eq!(client.server_info().name, "oxmcp-everything");
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "test_sampling"));
+    // A server-to-client request crosses both hops and comes back.
+    let r = client.call_tool("test_sampling", json!({"prompt": "hello"})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("LLM response: relayed"));
+    let r = client.read_resource("test://template/9/data").await.unwrap();
+    assert!(serde_json::to_string(&r).unwrap().contains("Data for ID: 9"));
+    client.close().await;
+}

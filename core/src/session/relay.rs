@@ -1,0 +1,137 @@
+//! A relay joins two sessions: every request one peer sends is re-sent to the other (with
+//! its own id, timeouts and cancellation), and the answer comes back; notifications pass
+//! through. It knows nothing of MCP methods, so it relays every era and every feature.
+//!
+//! Used by `oxmcp proxy` (stdio <-> Streamable HTTP). Closing either side closes both.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::{IncomingNotification, IncomingRequest, Peer, RequestOptions, Service, Session, SessionConfig};
+use crate::protocol::{methods, ErrorObject, RequestId};
+use crate::transport::Transport;
+
+/// Two sessions relayed to each other. Dropping it closes both.
+pub struct Relay {
+    a: Session,
+    b: Session,
+}
+
+impl Relay {
+    /// Starts relaying between `a` and `b`.
+    pub fn start<A: Transport, B: Transport>(a: A, b: B, config: SessionConfig) -> Relay {
+        let tokens = Arc::new(Mutex::new(HashMap::new()));
+        let to_b = Arc::new(Forward { other: OnceLock::new(), tokens: tokens.clone() });
+        let to_a = Arc::new(Forward { other: OnceLock::new(), tokens });
+        // B first, so A's first request (often waiting in its transport already) finds B.
+        // B's peer speaks only after A's client initializes, by then A is connected too.
+        let sb = Session::start(b, to_a.clone(), config.clone());
+        let _ = to_b.other.set(sb.peer().clone());
+        let sa = Session::start(a, to_b.clone(), config);
+        let _ = to_a.other.set(sa.peer().clone());
+        Relay { a: sa, b: sb }
+    }
+
+    /// The first side.
+    pub fn a(&self) -> &Peer {
+        self.a.peer()
+    }
+
+    /// The second side.
+    pub fn b(&self) -> &Peer {
+        self.b.peer()
+    }
+
+    /// Waits until either side closes.
+    pub async fn wait(&self) {
+        tokio::select! {
+            _ = self.a.wait() => {}
+            _ = self.b.wait() => {}
+        }
+    }
+
+    /// Closes both sides and waits for their transports to shut.
+    pub async fn close(self) {
+        let Relay { a, b } = self;
+        tokio::join!(a.close(), b.close());
+    }
+}
+
+/// Answers one side's requests by asking the other side.
+struct Forward {
+    other: OnceLock<Peer>,
+    /// Progress tokens of relayed requests -> the request on the side that sent it, so
+    /// progress travels with its request (e.g. on its Streamable HTTP stream).
+    tokens: Arc<Mutex<HashMap<String, RequestId>>>,
+}
+
+fn token_key(params: Option<&Value>) -> Option<String> {
+    params?.get("_meta")?.get("progressToken").map(Value::to_string)
+}
+
+impl Service for Forward {
+    fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
+        let other = self.other.get().cloned();
+        let tokens = self.tokens.clone();
+        Box::pin(async move {
+            let Some(other) = other else {
+                return Err(ErrorObject::internal("the relay is not connected yet"));
+            };
+            // No inactivity timeout of our own: the requester keeps its timeouts, and its
+            // cancel (req.cancel) travels on as a cancel of the relayed request.
+            let options = RequestOptions::default()
+                .timeout(other.config().max_request_timeout)
+                .reset_timeout_on_progress(false)
+                .cancel_token(req.cancel.clone());
+            let token = token_key(req.params.as_ref());
+            if let Some(t) = &token {
+                tokens.lock().unwrap().insert(t.clone(), req.id.clone());
+            }
+            let result = other.request(&req.method, req.params, options).await;
+            if let Some(t) = &token {
+                tokens.lock().unwrap().remove(t);
+            }
+            if req.method == methods::INITIALIZE {
+                if let Some(v) = result.as_ref().ok().and_then(|r| r["protocolVersion"].as_str()).and_then(crate::protocol::ProtocolVersion::parse) {
+                    other.set_protocol_version(v);
+                    req.peer.set_protocol_version(v);
+                }
+            }
+            result.map_err(|e| e.to_error_object())
+        })
+    }
+
+    /// Forwarded here, in arrival order, so a request's last progress cannot fall
+    /// behind its response.
+    fn observe_notification(&self, method: &str, params: Option<&Value>) {
+        // A cancel names this side's request id; the engine already turned it into a
+        // cancel of the relayed request, so it must not pass through as is.
+        if method == methods::CANCELLED {
+            return;
+        }
+        let Some(other) = self.other.get() else { return };
+        let during = match method {
+            methods::PROGRESS => params
+                .and_then(|p| p.get("progressToken"))
+                .and_then(|t| self.tokens.lock().unwrap().get(&t.to_string()).cloned()),
+            _ => None,
+        };
+        let _ = match during {
+            Some(id) => other.notify_during(method, params.cloned(), &id),
+            None => other.notify(method, params.cloned()),
+        };
+    }
+
+    fn handle_notification(&self, _note: IncomingNotification) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
+
+    fn on_closed(&self, _peer: &Peer) {
+        if let Some(other) = self.other.get() {
+            other.close("the other side of the relay closed");
+        }
+    }
+}
