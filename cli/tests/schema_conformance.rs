@@ -266,7 +266,10 @@ impl Transport for RecordingTransport {
 
 impl<W: MessageWriter> MessageWriter for RecordingWriter<W> {
     fn send(&mut self, message: Outbound) -> impl Future<Output = io::Result<()>> + Send {
-        self.log.0.lock().unwrap().push((self.side, message.bytes.clone()));
+        // Empty bytes are a routing hint for the transport (Route::EndConnectionOf), not a message.
+        if !message.bytes.is_empty() {
+            self.log.0.lock().unwrap().push((self.side, message.bytes.clone()));
+        }
         self.inner.send(message)
     }
     fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send {

@@ -82,7 +82,8 @@ pub enum Route {
 /// One serialized message and its [`Route`].
 #[derive(Debug, Clone)]
 pub struct Outbound {
-    /// The JSON-RPC message (or batch array), without framing.
+    /// The JSON-RPC message (or batch array), without framing. Empty for a routing hint
+    /// ([`Route::EndConnectionOf`]), which writers without streams skip.
     pub bytes: Bytes,
     /// Where it belongs.
     pub route: Route,
