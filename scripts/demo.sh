@@ -34,5 +34,16 @@ sleep 1
 kill -INT "$pid"
 wait "$pid" || echo "(exit $?: cancelled; the server's handler logged that it saw the cancel)"
 
+step "the same server over Streamable HTTP (and legacy HTTP+SSE on /sse)"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$OXMCP" everything-server --http "127.0.0.1:$port" &
+http_pid=$!
+trap 'kill "$http_pid" 2>/dev/null || true' EXIT
+sleep 0.5
+"$OXMCP" inspect -- "http://127.0.0.1:$port/mcp" | head -3
+"$OXMCP" call test_reconnection -- "http://127.0.0.1:$port/mcp"   # the server drops the stream; the client resumes
+"$OXMCP" call echo '{"text": "via the 2024-11-05 HTTP+SSE transport"}' -- "http://127.0.0.1:$port/sse"
+kill "$http_pid"
+
 step "the Rust quickstart (a server with one tool, a client calling it over stdio)"
 cargo run -q --release -p oxmcp --example quickstart
