@@ -407,13 +407,17 @@ fn route_frame(peer: &Peer, service: &Arc<dyn Service>, notes: &mpsc::UnboundedS
     match Message::parse(bytes) {
         Err(Rejected { id, error }) => shared.send_error(id, error),
         Ok(Frame::Single(message)) => {
-            if let Some(reply) = route_message(peer, service, notes, message) {
-                tokio::spawn(async move {
-                    if let Some(m) = reply.await {
-                        let route = m.message.id().cloned().map_or(Route::Unrelated, Route::Answers);
-                        let _ = m.shared.send(&m.message, route);
+            if let Some(mut reply) = route_message(peer, service, notes, message) {
+                // Poll once here: a handler that needs no I/O (ping, a list, an echo) is
+                // answered without a task or a thread hop. One that would wait is handed
+                // to its own task, which polls it again with a real waker.
+                let waker = futures::task::noop_waker();
+                match reply.as_mut().poll(&mut std::task::Context::from_waker(&waker)) {
+                    std::task::Poll::Ready(r) => send_reply(r),
+                    std::task::Poll::Pending => {
+                        tokio::spawn(async move { send_reply(reply.await) });
                     }
-                });
+                }
             }
         }
         Ok(Frame::Batch(items)) => {
@@ -449,6 +453,13 @@ fn route_frame(peer: &Peer, service: &Arc<dyn Service>, notes: &mpsc::UnboundedS
                 }
             });
         }
+    }
+}
+
+fn send_reply(reply: Option<Reply>) {
+    if let Some(m) = reply {
+        let route = m.message.id().cloned().map_or(Route::Unrelated, Route::Answers);
+        let _ = m.shared.send(&m.message, route);
     }
 }
 

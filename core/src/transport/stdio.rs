@@ -2,9 +2,11 @@
 //! Logs belong on stderr; the session ends when stdin reaches EOF.
 
 use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::framing::{LineReader, LineWriter};
 use super::{MessageReader, MessageWriter, Outbound, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
@@ -14,7 +16,7 @@ use super::{MessageReader, MessageWriter, Outbound, RecvError, Transport, DEFAUL
 /// ```no_run
 /// let transport = oxmcp::transport::StdioTransport::stdio();
 /// ```
-pub struct StdioTransport<R = tokio::io::Stdin, W = tokio::io::Stdout> {
+pub struct StdioTransport<R = StdinStream, W = StdoutStream> {
     reader: R,
     writer: W,
     max_message_size: usize,
@@ -22,8 +24,86 @@ pub struct StdioTransport<R = tokio::io::Stdin, W = tokio::io::Stdout> {
 
 impl StdioTransport {
     /// This process's stdin and stdout.
+    ///
+    /// When they are pipes (as when a client spawned this process) they are read and
+    /// written through the reactor, without a thread hop per message; otherwise (a
+    /// terminal, a file) through tokio's blocking stdin/stdout. Must be called inside a
+    /// tokio runtime.
     pub fn stdio() -> Self {
-        Self::new(tokio::io::stdin(), tokio::io::stdout())
+        Self::new(StdinStream::open(), StdoutStream::open())
+    }
+}
+
+/// This process's stdin: a non-blocking pipe when it is one, else tokio's stdin.
+pub enum StdinStream {
+    /// A pipe, driven by the reactor.
+    Pipe(tokio::net::unix::pipe::Receiver),
+    /// Anything else, read on tokio's blocking pool.
+    Blocking(tokio::io::Stdin),
+}
+
+/// This process's stdout: a non-blocking pipe when it is one, else tokio's stdout.
+pub enum StdoutStream {
+    /// A pipe, driven by the reactor.
+    Pipe(tokio::net::unix::pipe::Sender),
+    /// Anything else, written on tokio's blocking pool.
+    Blocking(tokio::io::Stdout),
+}
+
+/// A duplicate of `fd`, so the pipe wrapper owns its own descriptor.
+fn dup(fd: i32) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: dup(2) returns a new descriptor we alone own, or -1.
+    let new = unsafe { libc::dup(fd) };
+    // SAFETY: `new` is a fresh, valid descriptor when non-negative.
+    (new >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(new) })
+}
+
+impl StdinStream {
+    fn open() -> Self {
+        match dup(0).map(tokio::net::unix::pipe::Receiver::from_owned_fd) {
+            Some(Ok(pipe)) => StdinStream::Pipe(pipe),
+            _ => StdinStream::Blocking(tokio::io::stdin()),
+        }
+    }
+}
+
+impl StdoutStream {
+    fn open() -> Self {
+        match dup(1).map(tokio::net::unix::pipe::Sender::from_owned_fd) {
+            Some(Ok(pipe)) => StdoutStream::Pipe(pipe),
+            _ => StdoutStream::Blocking(tokio::io::stdout()),
+        }
+    }
+}
+
+impl AsyncRead for StdinStream {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            StdinStream::Pipe(p) => Pin::new(p).poll_read(cx, buf),
+            StdinStream::Blocking(s) => Pin::new(s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for StdoutStream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            StdoutStream::Pipe(p) => Pin::new(p).poll_write(cx, data),
+            StdoutStream::Blocking(s) => Pin::new(s).poll_write(cx, data),
+        }
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            StdoutStream::Pipe(p) => Pin::new(p).poll_flush(cx),
+            StdoutStream::Blocking(s) => Pin::new(s).poll_flush(cx),
+        }
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            StdoutStream::Pipe(p) => Pin::new(p).poll_shutdown(cx),
+            StdoutStream::Blocking(s) => Pin::new(s).poll_shutdown(cx),
+        }
     }
 }
 
