@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
-use tokio::time::{sleep, sleep_until, Instant};
+use tokio::time::{sleep_until, Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::Shared;
@@ -255,10 +255,11 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
         return Err(shared.closed_error());
     }
 
-    let inactivity = sleep(timeout);
-    let hard_limit = sleep_until(Instant::now() + max_timeout);
-    tokio::pin!(inactivity, hard_limit);
-    let cancel = options.cancel.unwrap_or_default();
+    // One timer: the earlier of the inactivity deadline and the hard limit.
+    let hard_deadline = Instant::now() + max_timeout;
+    let next_deadline = || (Instant::now() + timeout).min(hard_deadline);
+    let timer = sleep_until(next_deadline());
+    tokio::pin!(timer);
     let ended = loop {
         tokio::select! {
             biased;
@@ -278,15 +279,20 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
             }
             Some(update) = next_progress(progress_rx.as_mut()) => {
                 if reset {
-                    inactivity.as_mut().reset(Instant::now() + timeout);
+                    timer.as_mut().reset(next_deadline());
                 }
                 if let Some(callback) = &options.on_progress {
                     callback(update);
                 }
             }
-            _ = &mut inactivity => break Error::new(ErrorKind::Timeout, format!("{method} timed out after {timeout:?} without a response")),
-            _ = &mut hard_limit => break Error::new(ErrorKind::Timeout, format!("{method} exceeded its maximum time of {max_timeout:?}")),
-            _ = cancel.cancelled() => break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled")),
+            _ = &mut timer => {
+                break if Instant::now() >= hard_deadline {
+                    Error::new(ErrorKind::Timeout, format!("{method} exceeded its maximum time of {max_timeout:?}"))
+                } else {
+                    Error::new(ErrorKind::Timeout, format!("{method} timed out after {timeout:?} without a response"))
+                };
+            }
+            _ = cancelled(options.cancel.as_ref()) => break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled")),
         }
     };
     let reason = match ended.kind() {
@@ -308,6 +314,14 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
 async fn next_progress(rx: Option<&mut mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
     match rx {
         Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Resolves when `token` fires; never without one (no token is allocated per request).
+async fn cancelled(token: Option<&CancellationToken>) {
+    match token {
+        Some(t) => t.cancelled().await,
         None => std::future::pending().await,
     }
 }
