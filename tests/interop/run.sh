@@ -64,4 +64,6 @@ log "OXMCP_BIN=$OXMCP_BIN"
 
 # --- Tests ---------------------------------------------------------------------------------
 # TAP output ends with node's summary lines (# tests, # pass, # fail, ...).
-exec node --test --test-reporter=tap ts_client.test.mjs oxmcp_client.test.mjs
+exec node --test --test-reporter=tap \
+  ts_client.test.mjs oxmcp_client.test.mjs \
+  ts_client_http.test.mjs oxmcp_client_http.test.mjs
