@@ -5,8 +5,10 @@ use std::fmt;
 use crate::protocol::ErrorObject;
 
 /// What went wrong, coarsely: each binding maps every kind to a host exception type.
+///
+/// Deliberately not `#[non_exhaustive]`: bindings match it exhaustively, so a new kind is
+/// a compile error in every binding until it is mapped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum ErrorKind {
     /// The peer answered with a JSON-RPC error ([`Error::rpc`] holds code, message, data).
     Rpc,
@@ -24,6 +26,9 @@ pub enum ErrorKind {
     InvalidInput,
     /// The peer did not declare the capability this call needs.
     CapabilityMissing,
+    /// A handler failed (an exception in host code). A tool failing this way answers with
+    /// an `isError` result; other handlers answer -32603.
+    Handler,
 }
 
 /// An oxmcp error: a kind, a message, and the JSON-RPC error object when there is one.

@@ -340,4 +340,9 @@ impl Client {
     pub async fn close(self) {
         self.session.close().await
     }
+
+    /// [`Client::close`] through a shared reference; later calls return at once.
+    pub async fn shutdown(&self) {
+        self.session.shutdown().await
+    }
 }

@@ -242,7 +242,7 @@ impl Peer {
 /// has exited).
 pub struct Session {
     peer: Peer,
-    writer: Option<JoinHandle<()>>,
+    writer: std::sync::Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Session {
@@ -301,7 +301,7 @@ impl Session {
         let (notes_tx, notes_rx) = mpsc::unbounded_channel();
         tokio::spawn(notification_loop(notes_rx, service.clone(), peer.clone()));
         tokio::spawn(read_loop(reader, peer.clone(), service, notes_tx));
-        Session { peer, writer: Some(writer) }
+        Session { peer, writer: std::sync::Mutex::new(Some(writer)) }
     }
 
     /// The handle for sending requests and notifications.
@@ -315,9 +315,16 @@ impl Session {
     }
 
     /// Closes the session and waits for the transport to shut down.
-    pub async fn close(mut self) {
+    pub async fn close(self) {
+        self.shutdown().await
+    }
+
+    /// Like [`Session::close`], through a shared reference (for handles shared with a
+    /// host language). Later calls return at once.
+    pub async fn shutdown(&self) {
         self.peer.close("closed by this side");
-        if let Some(w) = self.writer.take() {
+        let writer = self.writer.lock().unwrap().take();
+        if let Some(w) = writer {
             let _ = w.await;
         }
     }
@@ -325,7 +332,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        if self.writer.is_some() {
+        if self.writer.lock().map(|w| w.is_some()).unwrap_or(false) {
             self.peer.close("session dropped");
         }
     }
