@@ -15,6 +15,9 @@ cargo test --workspace 2>&1
 cargo build -q -p oxmcp-cli
 export OXMCP_BIN="$PWD/target/debug/oxmcp"
 
+echo "== the Python binding (pip install ./bindings-python in a fresh venv, then pytest)"
+bash bindings-python/run-tests.sh
+
 echo "== the official MCP conformance suite (server suite and client scenarios)"
 bash tests/conformance/run.sh
 

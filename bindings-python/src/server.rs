@@ -22,10 +22,12 @@ use serde::de::DeserializeOwned;
 use crate::bridge::{self, awaitable};
 use crate::errors;
 
-/// A Python handler and the event loop it runs on.
+/// A Python handler and the event loop it runs on. Async handlers run on the loop; plain
+/// functions run on the runtime's blocking pool (never on the event loop), with the GIL.
 #[derive(Clone)]
 struct PyHandler {
     func: Arc<Py<PyAny>>,
+    is_async: bool,
     event_loop: Arc<Py<PyAny>>,
 }
 
@@ -38,6 +40,25 @@ impl PyHandler {
     async fn run(&self, first: String, second: Option<String>, ctx: RequestContext) -> oxmcp::Result<Option<String>> {
         let cancel = ctx.cancellation_token().clone();
         let native = NativeContext { ctx };
+        if !self.is_async {
+            let func = self.func.clone();
+            let call = tokio::task::spawn_blocking(move || {
+                Python::attach(|py| {
+                    let native = Bound::new(py, native)?.into_any();
+                    let out = match second {
+                        Some(s) => func.bind(py).call1((first, s, native))?,
+                        None => func.bind(py).call1((first, native))?,
+                    };
+                    if out.is_none() {
+                        Ok(None)
+                    } else {
+                        out.extract::<String>().map(Some)
+                    }
+                })
+                .map_err(|e| Python::attach(|py| errors::from_py(py, &e)))
+            });
+            return call.await.map_err(|e| Error::new(ErrorKind::Handler, format!("the handler panicked: {e}")))?;
+        }
         bridge::call_async(
             &self.event_loop,
             &self.func,
@@ -94,12 +115,15 @@ impl CompletionHandler for PyHandler {
     }
 }
 
+/// A Python callable and whether it is a coroutine function.
+type Callable = (Arc<Py<PyAny>>, bool);
+
 enum Registration {
-    Tool(Tool, Arc<Py<PyAny>>),
-    Resource(Resource, Arc<Py<PyAny>>),
-    Template(ResourceTemplate, Arc<Py<PyAny>>),
-    Prompt(Prompt, Arc<Py<PyAny>>),
-    Completion(Arc<Py<PyAny>>),
+    Tool(Tool, Callable),
+    Resource(Resource, Callable),
+    Template(ResourceTemplate, Callable),
+    Prompt(Prompt, Callable),
+    Completion(Callable),
 }
 
 fn invalid(what: &str, e: impl std::fmt::Display) -> PyErr {
@@ -121,7 +145,7 @@ pub struct NativeServer {
 impl NativeServer {
     fn register(&self, r: Registration) -> PyResult<()> {
         if let Some((server, event_loop)) = self.running.lock().unwrap().as_ref() {
-            let handler = |f: &Arc<Py<PyAny>>| PyHandler { func: f.clone(), event_loop: event_loop.clone() };
+            let handler = |(f, a): &Callable| PyHandler { func: f.clone(), is_async: *a, event_loop: event_loop.clone() };
             match &r {
                 Registration::Tool(t, f) => server.add_tool_handler(t.clone(), handler(f)).map_err(errors::raise)?,
                 Registration::Resource(res, f) => server.add_resource_handler(res.clone(), handler(f)),
@@ -145,7 +169,7 @@ impl NativeServer {
         if let Some(i) = &self.instructions {
             b = b.instructions(i.clone());
         }
-        let handler = |f: &Arc<Py<PyAny>>| PyHandler { func: f.clone(), event_loop: event_loop.clone() };
+        let handler = |(f, a): &Callable| PyHandler { func: f.clone(), is_async: *a, event_loop: event_loop.clone() };
         for r in self.registrations.lock().unwrap().iter() {
             b = match r {
                 Registration::Tool(t, f) => b.tool_handler(t.clone(), handler(f)),
@@ -181,34 +205,39 @@ impl NativeServer {
     }
 
     /// Registers a tool (its definition as JSON) with `async def handler(args_json, ctx) -> str`.
-    fn add_tool(&self, tool_json: &str, handler: Py<PyAny>) -> PyResult<()> {
+    #[pyo3(signature = (tool_json, handler, is_async=true))]
+    fn add_tool(&self, tool_json: &str, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let tool: Tool = serde_json::from_str(tool_json).map_err(|e| invalid("tool", e))?;
         oxmcp::schema::Schema::compile(&tool.input_schema).map_err(errors::raise)?;
-        self.register(Registration::Tool(tool, Arc::new(handler)))
+        self.register(Registration::Tool(tool, (Arc::new(handler), is_async)))
     }
 
     /// Registers a resource with `async def handler(uri, variables_json, ctx) -> str`.
-    fn add_resource(&self, resource_json: &str, handler: Py<PyAny>) -> PyResult<()> {
+    #[pyo3(signature = (resource_json, handler, is_async=true))]
+    fn add_resource(&self, resource_json: &str, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let r: Resource = serde_json::from_str(resource_json).map_err(|e| invalid("resource", e))?;
-        self.register(Registration::Resource(r, Arc::new(handler)))
+        self.register(Registration::Resource(r, (Arc::new(handler), is_async)))
     }
 
     /// Registers a resource template (RFC 6570) with the same handler shape as a resource.
-    fn add_resource_template(&self, template_json: &str, handler: Py<PyAny>) -> PyResult<()> {
+    #[pyo3(signature = (template_json, handler, is_async=true))]
+    fn add_resource_template(&self, template_json: &str, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let t: ResourceTemplate = serde_json::from_str(template_json).map_err(|e| invalid("resource template", e))?;
         oxmcp::server::UriTemplate::parse(&t.uri_template).map_err(|e| invalid("resource template", e))?;
-        self.register(Registration::Template(t, Arc::new(handler)))
+        self.register(Registration::Template(t, (Arc::new(handler), is_async)))
     }
 
     /// Registers a prompt with `async def handler(args_json, ctx) -> str`.
-    fn add_prompt(&self, prompt_json: &str, handler: Py<PyAny>) -> PyResult<()> {
+    #[pyo3(signature = (prompt_json, handler, is_async=true))]
+    fn add_prompt(&self, prompt_json: &str, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let p: Prompt = serde_json::from_str(prompt_json).map_err(|e| invalid("prompt", e))?;
-        self.register(Registration::Prompt(p, Arc::new(handler)))
+        self.register(Registration::Prompt(p, (Arc::new(handler), is_async)))
     }
 
     /// Sets the completion handler `async def handler(params_json, ctx) -> str`.
-    fn set_completion(&self, handler: Py<PyAny>) -> PyResult<()> {
-        self.register(Registration::Completion(Arc::new(handler)))
+    #[pyo3(signature = (handler, is_async=true))]
+    fn set_completion(&self, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
+        self.register(Registration::Completion((Arc::new(handler), is_async)))
     }
 
     /// Removes a tool; returns whether it existed.

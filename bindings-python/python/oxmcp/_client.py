@@ -1,0 +1,200 @@
+"""The :class:`Client`: connect over stdio or HTTP and call a server; every call is a
+coroutine, and cancelling it (or timing out) cancels the request at the server."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Optional, Sequence
+
+from . import _oxmcp
+from ._model import McpObject, wrap
+
+Handler = Callable[..., Any]
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class Client:
+    """A connected MCP client.
+
+    Example::
+
+        async with Client.stdio("python", ["server.py"]) as client:
+            tools = await client.list_tools()
+            result = await client.call_tool("add", {"a": 1, "b": 2}, timeout=30, on_progress=print)
+    """
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+        self._init = wrap(json.loads(native.initialize_result_json()))
+
+    # -- connecting ------------------------------------------------------------------------
+
+    @staticmethod
+    def _hooks(sampling: Optional[Handler], elicitation: Optional[Handler], roots: Any,
+               on_notification: Optional[Callable], on_log: Optional[Callable]):
+        capabilities = [c for c, h in (("sampling", sampling), ("elicitation", elicitation), ("roots", roots)) if h is not None]
+
+        async def on_request(method: str, params_json: str) -> str:
+            params = wrap(json.loads(params_json))
+            if method == "sampling/createMessage":
+                result = await _maybe_await(sampling(params))
+            elif method == "elicitation/create":
+                result = await _maybe_await(elicitation(params))
+            elif method == "roots/list":
+                listed = roots() if callable(roots) else roots
+                listed = await _maybe_await(listed)
+                result = {"roots": [r if isinstance(r, dict) else {"uri": str(r)} for r in listed]}
+            else:  # pragma: no cover - the engine only forwards the three above
+                raise ValueError(f"unexpected request {method}")
+            return json.dumps(result)
+
+        def notified(method: str, params_json: str) -> None:
+            params = wrap(json.loads(params_json))
+            if on_log is not None and method == "notifications/message":
+                on_log(params.level, params.data, params.logger)
+            if on_notification is not None:
+                on_notification(method, params)
+
+        listen = notified if (on_notification or on_log) else None
+        return capabilities, (on_request if capabilities else None), listen
+
+    @classmethod
+    async def connect_stdio(cls, command: str, args: Sequence[str] = (), *, env: Optional[Mapping[str, str]] = None,
+                            name: str = "oxmcp-python", version: str = "0.1.0", sampling: Optional[Handler] = None,
+                            elicitation: Optional[Handler] = None, roots: Any = None,
+                            on_notification: Optional[Callable] = None, on_log: Optional[Callable] = None) -> "Client":
+        """Starts ``command`` and connects to it over stdio."""
+        caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
+        native = await _oxmcp.NativeClient.connect_stdio(command, list(args), list((env or {}).items()), name, version,
+                                                         caps, on_request, listen)
+        return cls(native)
+
+    @classmethod
+    async def connect_http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, name: str = "oxmcp-python",
+                           version: str = "0.1.0", sampling: Optional[Handler] = None, elicitation: Optional[Handler] = None,
+                           roots: Any = None, on_notification: Optional[Callable] = None,
+                           on_log: Optional[Callable] = None) -> "Client":
+        """Connects to a Streamable HTTP server (or a legacy HTTP+SSE one)."""
+        caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
+        native = await _oxmcp.NativeClient.connect_http(url, list((headers or {}).items()), name, version, caps,
+                                                        on_request, listen)
+        return cls(native)
+
+    @classmethod
+    def stdio(cls, command: str, args: Sequence[str] = (), **options: Any) -> "_Connecting":
+        """``async with Client.stdio(cmd, args) as client:`` (or ``await Client.stdio(...)``)."""
+        return _Connecting(cls.connect_stdio(command, args, **options))
+
+    @classmethod
+    def http(cls, url: str, **options: Any) -> "_Connecting":
+        """``async with Client.http(url, headers={...}) as client:``."""
+        return _Connecting(cls.connect_http(url, **options))
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Closes the connection (a child process is stopped)."""
+        await self._native.close()
+
+    # -- what the server said --------------------------------------------------------------
+
+    @property
+    def server_info(self) -> McpObject:
+        return self._init.server_info
+
+    @property
+    def server_capabilities(self) -> McpObject:
+        return self._init.capabilities
+
+    @property
+    def protocol_version(self) -> str:
+        return self._init.protocol_version
+
+    @property
+    def instructions(self) -> Optional[str]:
+        return self._init.instructions
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def request(self, method: str, params: Optional[dict] = None, *, timeout: Optional[float] = None,
+                      on_progress: Optional[Callable] = None) -> McpObject:
+        """Sends any request; ``timeout`` is seconds without a response or progress."""
+        text = await self._native.request(method, json.dumps(params or {}), timeout, on_progress)
+        return wrap(json.loads(text))
+
+    async def ping(self) -> None:
+        await self._native.ping()
+
+    async def list_tools(self) -> list:
+        return wrap(json.loads(await self._native.list_all_tools()))
+
+    async def call_tool(self, name: str, arguments: Optional[dict] = None, *, timeout: Optional[float] = None,
+                        on_progress: Optional[Callable[[float, Optional[float], Optional[str]], Any]] = None) -> McpObject:
+        """Calls a tool. ``on_progress(progress, total, message)`` runs on the event loop."""
+        return await self.request("tools/call", {"name": name, "arguments": arguments or {}}, timeout=timeout,
+                                  on_progress=on_progress)
+
+    async def list_resources(self) -> list:
+        return wrap(json.loads(await self._native.list_all_resources()))
+
+    async def list_resource_templates(self) -> list:
+        return wrap(json.loads(await self._native.list_all_resource_templates()))
+
+    async def read_resource(self, uri: str) -> McpObject:
+        return await self.request("resources/read", {"uri": uri})
+
+    async def subscribe(self, uri: str) -> None:
+        await self.request("resources/subscribe", {"uri": uri})
+
+    async def unsubscribe(self, uri: str) -> None:
+        await self.request("resources/unsubscribe", {"uri": uri})
+
+    async def list_prompts(self) -> list:
+        return wrap(json.loads(await self._native.list_all_prompts()))
+
+    async def get_prompt(self, name: str, arguments: Optional[Mapping[str, str]] = None) -> McpObject:
+        params: dict = {"name": name}
+        if arguments:
+            params["arguments"] = dict(arguments)
+        return await self.request("prompts/get", params)
+
+    async def complete(self, ref: dict, argument_name: str, value: str, context: Optional[dict] = None) -> McpObject:
+        """Completion for a prompt (``{"type": "ref/prompt", "name": ...}``) or template argument."""
+        params: dict = {"ref": ref, "argument": {"name": argument_name, "value": value}}
+        if context is not None:
+            params["context"] = {"arguments": context}
+        return wrap(json.loads(await self._native.complete(json.dumps(params)))).completion
+
+    async def set_log_level(self, level: str) -> None:
+        await self._native.set_log_level(level)
+
+    def notify_roots_changed(self) -> None:
+        self._native.notify_roots_changed()
+
+
+class _Connecting:
+    """What ``Client.stdio(...)`` returns: awaitable, and an async context manager."""
+
+    def __init__(self, coro: Awaitable[Client]) -> None:
+        self._coro = coro
+        self._client: Optional[Client] = None
+
+    def __await__(self):
+        return self._coro.__await__()
+
+    async def __aenter__(self) -> Client:
+        self._client = await self._coro
+        return self._client
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._client is not None:
+            await self._client.close()

@@ -1,0 +1,116 @@
+"""The :class:`Context` a handler can ask for by annotating a parameter with it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional, Union
+
+import pydantic
+
+from ._model import McpObject, wrap
+
+
+class _Done:
+    """Already done, yet awaitable: ``ctx.report_progress(...)`` works with and without ``await``."""
+
+    def __await__(self):
+        return
+        yield  # pragma: no cover
+
+
+_DONE = _Done()
+
+
+class Context:
+    """One request's context: progress, logging, cancellation, and questions to the client.
+
+    Ask for it by annotating a handler parameter with ``Context``::
+
+        @server.tool()
+        async def work(n: int, ctx: Context) -> str:
+            await ctx.report_progress(0, n)
+            ...
+    """
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    @property
+    def request_id(self) -> Union[int, str]:
+        """The client's id for this request."""
+        return self._native.request_id
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the client cancelled (sync handlers poll this; async ones get CancelledError)."""
+        return self._native.cancelled
+
+    @property
+    def client_info(self) -> Optional[McpObject]:
+        """The client's name and version."""
+        text = self._native.client_info_json()
+        return wrap(json.loads(text)) if text else None
+
+    @property
+    def client_capabilities(self) -> Optional[McpObject]:
+        """What the client declared it can do."""
+        text = self._native.client_capabilities_json()
+        return wrap(json.loads(text)) if text else None
+
+    @property
+    def protocol_version(self) -> Optional[str]:
+        """The negotiated protocol version."""
+        return self._native.protocol_version()
+
+    def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> _Done:
+        """Sends a progress notification (if the client asked for progress)."""
+        self._native.report_progress(float(progress), None if total is None else float(total), message)
+        return _DONE
+
+    def log(self, level: str, data: Any, logger: Optional[str] = None) -> _Done:
+        """Sends a log message to the client (debug, info, notice, warning, error, ...)."""
+        self._native.log(level, json.dumps(data), logger)
+        return _DONE
+
+    def debug(self, data: Any) -> _Done:
+        return self.log("debug", data)
+
+    def info(self, data: Any) -> _Done:
+        return self.log("info", data)
+
+    def warning(self, data: Any) -> _Done:
+        return self.log("warning", data)
+
+    def error(self, data: Any) -> _Done:
+        return self.log("error", data)
+
+    async def elicit(self, message: str, schema: Any) -> McpObject:
+        """Asks the user for input. ``schema`` is a JSON Schema dict or a pydantic model
+        class; with a model, an accepted answer's ``content`` is an instance of it."""
+        model = schema if isinstance(schema, type) and issubclass(schema, pydantic.BaseModel) else None
+        requested = model.model_json_schema() if model else schema
+        if model:
+            requested.pop("title", None)
+        text = await self._native.elicit(json.dumps({"message": message, "requestedSchema": requested}))
+        result = wrap(json.loads(text))
+        if model is not None and result.get("action") == "accept":
+            result["content"] = model.model_validate(result.get("content") or {})
+        return result
+
+    async def sample(self, messages: Union[str, list], *, max_tokens: int = 1000, system_prompt: Optional[str] = None,
+                     **params: Any) -> McpObject:
+        """Asks the client's model (``sampling/createMessage``). A string is one user message."""
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        body: dict = {"messages": messages, "maxTokens": max_tokens, **params}
+        if system_prompt is not None:
+            body["systemPrompt"] = system_prompt
+        return wrap(json.loads(await self._native.sample(json.dumps(body))))
+
+    async def list_roots(self) -> list:
+        """The client's roots."""
+        return wrap(json.loads(await self._native.list_roots())["roots"])
+
+    def end_response_stream(self) -> None:
+        """Over Streamable HTTP, closes this request's SSE connection; the client resumes it."""
+        self._native.end_response_stream()

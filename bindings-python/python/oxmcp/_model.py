@@ -1,0 +1,43 @@
+"""Light result objects: the JSON the engine returns, with attribute access in snake_case
+(``tool.input_schema`` reads ``inputSchema``), so nothing is lost from the wire."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+class McpObject(dict):
+    """A JSON object from the protocol: a ``dict`` with attribute access.
+
+    Fields win over dict methods of the same name (``completion.values`` is the field);
+    the methods stay reachable as ``dict.values(obj)``. A missing field reads as ``None``.
+    """
+
+    def __getattribute__(self, name: str) -> Any:
+        if not name.startswith("_"):
+            for key in (name, _camel(name)):
+                if dict.__contains__(self, key):
+                    return wrap(dict.__getitem__(self, key))
+        return super().__getattribute__(name)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return None
+
+    def __repr__(self) -> str:
+        return f"McpObject({dict.__repr__(self)})"
+
+
+def wrap(value: Any) -> Any:
+    """Wraps nested dicts (and dicts in lists) as :class:`McpObject`."""
+    if isinstance(value, dict) and not isinstance(value, McpObject):
+        return McpObject(value)
+    if isinstance(value, list):
+        return [wrap(v) for v in value]
+    return value

@@ -1,0 +1,255 @@
+"""The :class:`Server`: decorators that register Python functions as MCP tools,
+resources and prompts; the engine does the protocol."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+from typing import Any, Callable, Optional
+
+from . import _oxmcp
+from ._content import jsonable, tool_result
+from ._context import Context
+from ._schema import Signature, doc_summary
+
+
+def _bind(fn: Callable, prepare: Callable, finish: Callable):
+    """The native handler for ``fn``: ``prepare(*native_args)`` gives its keyword arguments,
+    ``finish(value)`` the JSON result. Coroutine functions run on the event loop; plain
+    functions run on the engine's worker threads (never blocking the loop). Returns the
+    handler and whether it is async."""
+    if inspect.iscoroutinefunction(fn):
+        async def run_async(*native_args: Any) -> str:
+            return finish(await fn(**prepare(*native_args)))
+        return run_async, True
+
+    def run_sync(*native_args: Any) -> str:
+        return finish(fn(**prepare(*native_args)))
+    return run_sync, False
+
+
+@dataclasses.dataclass
+class Message:
+    """A prompt message: a role and a content block (a str is a text block)."""
+
+    role: str
+    content: Any
+
+    def to_mcp(self) -> dict:
+        from ._content import to_block
+        return {"role": self.role, "content": to_block(self.content)}
+
+
+def _prompt_messages(value: Any) -> list:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    out = []
+    for item in items:
+        if isinstance(item, Message):
+            out.append(item.to_mcp())
+        elif isinstance(item, dict) and "role" in item:
+            out.append(item)
+        else:
+            out.append(Message("user", item).to_mcp())
+    return out
+
+
+def _resource_kwargs(sig: Signature, template: bool, requested: str, variables_json: str, native: Any) -> dict:
+    kwargs = sig.arguments(variables_json) if template else {}
+    if sig.context_param:
+        kwargs[sig.context_param] = Context(native)
+    return kwargs
+
+
+def _resource_contents(uri: str, value: Any, mime_type: Optional[str]) -> list:
+    import base64
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for item in items:
+        if isinstance(item, (bytes, bytearray)):
+            entry = {"uri": uri, "blob": base64.b64encode(bytes(item)).decode("ascii")}
+            entry["mimeType"] = mime_type or "application/octet-stream"
+        elif isinstance(item, str):
+            entry = {"uri": uri, "text": item}
+            if mime_type:
+                entry["mimeType"] = mime_type
+        else:
+            entry = {"uri": uri, "text": json.dumps(jsonable(item), ensure_ascii=False), "mimeType": mime_type or "application/json"}
+        out.append(entry)
+    return out
+
+
+class Server:
+    """An MCP server whose tools, resources and prompts are Python functions.
+
+    Example::
+
+        from oxmcp import Server, Context
+
+        server = Server("demo", version="1.0.0")
+
+        @server.tool()
+        async def add(a: int, b: int, ctx: Context) -> int:
+            \"\"\"Add two numbers.\"\"\"
+            await ctx.report_progress(50, 100)
+            return a + b
+
+        server.run()  # stdio; or server.run(transport="http", port=8000)
+    """
+
+    def __init__(self, name: str, version: str = "0.1.0", instructions: Optional[str] = None) -> None:
+        self.name = name
+        self._native = _oxmcp.NativeServer(name, version, instructions)
+
+    # -- registration ----------------------------------------------------------------------
+
+    def tool(self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None,
+             annotations: Optional[dict] = None, structured_output: Optional[bool] = None) -> Callable:
+        """Registers a function as a tool. Its input schema comes from the signature."""
+
+        def decorate(fn: Callable) -> Callable:
+            sig = Signature(fn, Context)
+            tool: dict = {"name": name or fn.__name__, "description": description or doc_summary(fn) or "",
+                          "inputSchema": sig.input_schema()}
+            output = sig.output_schema() if structured_output is not False else None
+            if output is not None:
+                tool["outputSchema"] = output
+            if title:
+                tool["title"] = title
+            if annotations:
+                tool["annotations"] = annotations
+            def prepare(args_json: str, native: Any) -> dict:
+                kwargs = sig.arguments(args_json)
+                if sig.context_param:
+                    kwargs[sig.context_param] = Context(native)
+                return kwargs
+
+            handler, is_async = _bind(fn, prepare, lambda v: json.dumps(tool_result(v, output is not None), ensure_ascii=False))
+            self._native.add_tool(json.dumps(tool), handler, is_async)
+            return fn
+
+        return decorate
+
+    def resource(self, uri: str, *, name: Optional[str] = None, description: Optional[str] = None,
+                 mime_type: Optional[str] = None, title: Optional[str] = None) -> Callable:
+        """Registers a resource; a URI with ``{variables}`` is a template whose variables
+        become the function's arguments. Return str (text), bytes (blob) or JSON data."""
+
+        def decorate(fn: Callable) -> Callable:
+            template = "{" in uri
+            sig = Signature(fn, Context)
+            meta = {"name": name or fn.__name__}
+            for key, value in (("description", description or doc_summary(fn)), ("mimeType", mime_type), ("title", title)):
+                if value:
+                    meta[key] = value
+            if inspect.iscoroutinefunction(fn):
+                async def handler(requested: str, variables_json: str, native: Any) -> str:
+                    value = await fn(**_resource_kwargs(sig, template, requested, variables_json, native))
+                    return json.dumps({"contents": _resource_contents(requested, value, mime_type)})
+            else:
+                def handler(requested: str, variables_json: str, native: Any) -> str:  # type: ignore[misc]
+                    value = fn(**_resource_kwargs(sig, template, requested, variables_json, native))
+                    return json.dumps({"contents": _resource_contents(requested, value, mime_type)})
+            is_async = inspect.iscoroutinefunction(fn)
+            if template:
+                self._native.add_resource_template(json.dumps({"uriTemplate": uri, **meta}), handler, is_async)
+            else:
+                self._native.add_resource(json.dumps({"uri": uri, **meta}), handler, is_async)
+            return fn
+
+        return decorate
+
+    def prompt(self, name: Optional[str] = None, *, description: Optional[str] = None,
+               title: Optional[str] = None) -> Callable:
+        """Registers a prompt. Return a str, a :class:`Message`, or a list of them."""
+
+        def decorate(fn: Callable) -> Callable:
+            sig = Signature(fn, Context)
+            schema = sig.input_schema()
+            required = set(schema.get("required", []))
+            arguments = []
+            for arg, prop in schema.get("properties", {}).items():
+                entry = {"name": arg, "required": arg in required}
+                if prop.get("description"):
+                    entry["description"] = prop["description"]
+                arguments.append(entry)
+            prompt: dict = {"name": name or fn.__name__, "arguments": arguments}
+            if description or doc_summary(fn):
+                prompt["description"] = description or doc_summary(fn)
+            if title:
+                prompt["title"] = title
+            def prepare(args_json: str, native: Any) -> dict:
+                kwargs = sig.arguments(args_json)
+                if sig.context_param:
+                    kwargs[sig.context_param] = Context(native)
+                return kwargs
+
+            handler, is_async = _bind(fn, prepare, lambda v: json.dumps({"messages": _prompt_messages(v)}, ensure_ascii=False))
+            self._native.add_prompt(json.dumps(prompt), handler, is_async)
+            return fn
+
+        return decorate
+
+    def completion(self) -> Callable:
+        """Registers the completion function ``fn(ref, argument, context) -> list[str]``:
+        ``ref`` is the prompt or template reference, ``argument`` has ``name`` and ``value``."""
+
+        def decorate(fn: Callable) -> Callable:
+            def prepare(params_json: str, native: Any) -> dict:
+                p = json.loads(params_json)
+                return {"ref": p["ref"], "argument": p["argument"], "context": p.get("context")}
+
+            def finish(value: Any) -> str:
+                values = list(value)
+                return json.dumps({"values": values[:100], "total": len(values), "hasMore": len(values) > 100})
+
+            handler, is_async = _bind(fn, prepare, finish)
+            self._native.set_completion(handler, is_async)
+            return fn
+
+        return decorate
+
+    def remove_tool(self, name: str) -> bool:
+        """Removes a tool (clients are told the list changed)."""
+        return self._native.remove_tool(name)
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Tells clients subscribed to ``uri`` that it changed."""
+        self._native.notify_resource_updated(uri)
+
+    # -- serving ---------------------------------------------------------------------------
+
+    async def serve_stdio(self) -> None:
+        """Serves one client on stdin/stdout until stdin closes."""
+        await self._native.serve_stdio()
+
+    async def start_http(self, host: str = "127.0.0.1", port: int = 8000, *, path: str = "/mcp",
+                         stateless: bool = False, json_response: bool = False) -> str:
+        """Starts Streamable HTTP (and legacy SSE on /sse) in the background; returns the URL.
+        Port 0 picks a free port."""
+        return await self._native.start_http(host, port, path, stateless, json_response)
+
+    async def stop_http(self) -> None:
+        """Stops the HTTP server, letting in-flight requests finish."""
+        await self._native.stop_http()
+
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Serves Streamable HTTP until cancelled."""
+        await self.start_http(host, port, **options)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await self.stop_http()
+
+    def run(self, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Runs the server (blocking): ``transport="stdio"`` or ``"http"``."""
+        if transport == "stdio":
+            asyncio.run(self.serve_stdio())
+        elif transport in ("http", "streamable-http"):
+            try:
+                asyncio.run(self.serve_http(host, port, **options))
+            except KeyboardInterrupt:
+                pass
+        else:
+            raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")

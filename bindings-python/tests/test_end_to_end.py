@@ -1,0 +1,175 @@
+"""A Python client and a Python server, both on oxmcp, over stdio and Streamable HTTP."""
+
+import asyncio
+import sys
+import time
+
+import pytest
+
+from conftest import DEMO, run
+from oxmcp import (CapabilityMissing, Client, ConnectionClosed, InvalidInput, McpError, RequestTimeout)
+
+
+def stdio(**options):
+    return Client.stdio(sys.executable, [DEMO], **options)
+
+
+def test_tools_schemas_and_results_over_stdio():
+    async def main():
+        async with stdio() as c:
+            assert c.server_info.name == "py-demo" and c.server_info.version == "1.2.3"
+            assert c.instructions == "A demo server for the tests."
+            tools = {t.name: t for t in await c.list_tools()}
+            assert tools["add"].description == "Add two numbers."
+            assert tools["add"].input_schema["properties"]["a"]["description"] == "the first number"
+            assert tools["shout"].annotations.read_only_hint is True
+            assert tools["mirror"].output_schema["required"] == ["x", "y"]
+
+            seen = []
+            r = await c.call_tool("add", {"a": 2, "b": 40}, on_progress=lambda p, t, m: seen.append((p, t, m)))
+            assert r.content[0].text == "42" and not r.is_error
+            assert seen == [(50.0, 100.0, "halfway")]
+
+            assert (await c.call_tool("shout", {"text": "hi", "times": 2})).content[0].text == "HI HI"
+            r = await c.call_tool("kinds", {"color": "blue", "mode": "b", "tags": ["x"], "box": {"width": 2, "height": 3},
+                                            "pair": {"left": "l", "right": "r"}})
+            assert r.structured_content == {"color": "blue", "mode": "b", "tags": ["x"], "area": 6.0, "pair": "lr", "note": None}
+            r = await c.call_tool("mirror", {"p": {"x": 1, "y": -2}})
+            assert r.structured_content == {"x": -1, "y": 2}
+            r = await c.call_tool("picture")
+            assert [b.type for b in r.content] == ["text", "image"] and r.content[1].mime_type == "image/png"
+            r = await c.call_tool("exact")
+            assert r.is_error and r.structured_content == {"k": 1} and r.content[0].text == "raw"
+    run(main())
+
+
+def test_invalid_arguments_and_errors():
+    async def main():
+        async with stdio() as c:
+            r = await c.call_tool("add", {"a": "two"})
+            assert r.is_error
+            assert "/a" in r.content[0].text and '"b"' in r.content[0].text, "the engine names the bad and missing fields"
+            r = await c.call_tool("fail")
+            assert r.is_error and r.content[0].text == "ValueError: boom"
+            with pytest.raises(McpError) as e:
+                await c.call_tool("fail", {"code": -32001})
+            assert (e.value.code, e.value.message, e.value.data) == (-32001, "custom failure", {"why": "asked"})
+            with pytest.raises(McpError) as e:
+                await c.call_tool("no-such-tool")
+            assert e.value.code == -32602
+            with pytest.raises(InvalidInput):
+                await c.set_log_level("loudest")
+    run(main())
+
+
+def test_cancellation_both_ways_and_timeouts():
+    async def main():
+        logs = []
+        async with stdio(on_log=lambda level, data, logger: logs.append(data)) as c:
+            started = time.time()
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(c.call_tool("sleepy", {"seconds": 10}), 0.3)
+            assert time.time() - started < 2
+            with pytest.raises(RequestTimeout) as e:
+                await c.call_tool("busy_sync", {"seconds": 10}, timeout=0.3)
+            assert isinstance(e.value, TimeoutError)
+            for _ in range(100):
+                if "sleepy saw CancelledError" in logs and "busy_sync saw cancelled" in logs:
+                    break
+                await asyncio.sleep(0.05)
+            assert "sleepy saw CancelledError" in logs, "the async handler's task was cancelled"
+            assert "busy_sync saw cancelled" in logs, "the sync handler saw ctx.cancelled"
+            assert c._native.stats() == (0, 0), "nothing left in the pending map"
+            assert (await c.call_tool("add", {"a": 1, "b": 1})).content[0].text == "2", "the session goes on"
+    run(main())
+
+
+def test_logging_levels_and_notifications():
+    async def main():
+        logs, notes = [], []
+        async with stdio(on_log=lambda level, data, logger: logs.append((level, data)),
+                         on_notification=lambda method, params: notes.append(method)) as c:
+            await c.set_log_level("warning")
+            await c.call_tool("chatty")
+            await c.ping()
+            await asyncio.sleep(0.1)
+            assert logs == [("warning", "warning message"), ("error", "error message")]
+            assert notes.count("notifications/message") == 2
+    run(main())
+
+
+def test_sampling_elicitation_and_roots_round_trips():
+    async def main():
+        async def sampling(params):
+            text = params.messages[0].content.text
+            return {"role": "assistant", "content": {"type": "text", "text": text[::-1]}, "model": "reverser"}
+
+        def elicitation(params):
+            assert params.requested_schema["properties"]["name"]["type"] == "string"
+            return {"action": "accept", "content": {"name": "Ada"}}
+
+        async with stdio(sampling=sampling, elicitation=elicitation, roots=["file:///a", {"uri": "file:///b", "name": "b"}]) as c:
+            assert (await c.call_tool("ask_model", {"question": "abc"})).content[0].text == "model: cba"
+            # The default (age 30) comes from the schema: SEP-1034 in the engine's client.
+            assert (await c.call_tool("ask_user")).content[0].text == "user is Ada, 30"
+            assert (await c.call_tool("roots")).content[0].text == "file:///a,file:///b"
+        async with stdio() as c:
+            r = await c.call_tool("ask_model", {"question": "x"})
+            assert r.is_error and "sampling" in r.content[0].text
+    run(main())
+
+
+def test_resources_prompts_completion():
+    async def main():
+        async with stdio() as c:
+            assert [r.uri for r in await c.list_resources()] == ["demo://static", "demo://blob"]
+            assert [t.uri_template for t in await c.list_resource_templates()] == ["demo://users/{user_id}/profile"]
+            r = await c.read_resource("demo://static")
+            assert r.contents[0].text == "static text" and r.contents[0].mime_type == "text/plain"
+            assert (await c.read_resource("demo://blob")).contents[0].blob == "AAEC"
+            r = await c.read_resource("demo://users/42/profile")
+            assert r.contents[0].text == '{"user_id": 42, "kind": "int"}', "template variables are converted to the annotation"
+            with pytest.raises(McpError) as e:
+                await c.read_resource("demo://nope")
+            assert e.value.code == -32002
+            prompts = {p.name: p for p in await c.list_prompts()}
+            assert [(a.name, a.required) for a in prompts["review"].arguments] == [("code", True), ("language", False)]
+            p = await c.get_prompt("review", {"code": "x = 1"})
+            assert p.messages[0].content.text == "Review this python: x = 1"
+            p = await c.get_prompt("conversation", {"topic": "rust"})
+            assert [m.role for m in p.messages] == ["user", "assistant"]
+            with pytest.raises(McpError) as e:
+                await c.get_prompt("review")
+            assert e.value.code == -32602
+            done = await c.complete({"type": "ref/prompt", "name": "review"}, "language", "p")
+            assert done.values == ["python", "perl"]
+    run(main())
+
+
+def test_over_streamable_http(http_demo):
+    async def main():
+        logs = []
+        async with Client.http(http_demo, headers={"x-test": "1"}, on_log=lambda l, d, g: logs.append(d)) as c:
+            assert c.server_info.name == "py-demo"
+            seen = []
+            r = await c.call_tool("add", {"a": 1, "b": 2}, on_progress=lambda p, t, m: seen.append(p))
+            assert r.content[0].text == "3" and seen == [50.0]
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(c.call_tool("sleepy", {"seconds": 10}), 0.3)
+            for _ in range(100):
+                if "sleepy saw CancelledError" in logs:
+                    break
+                await asyncio.sleep(0.05)
+            assert "sleepy saw CancelledError" in logs
+            r = await c.call_tool("who")
+            assert r.structured_content["client"] == "oxmcp-python"
+    run(main())
+
+
+def test_a_dead_server_reports_its_exit_status_and_stderr():
+    async def main():
+        with pytest.raises(ConnectionClosed) as e:
+            await Client.connect_stdio(sys.executable, ["-c", "import sys; sys.stderr.write('fatal: no config\\n'); sys.exit(3)"])
+        assert "exit status: 3" in str(e.value) and "fatal: no config" in str(e.value)
+        assert isinstance(e.value, ConnectionError)
+    run(main())

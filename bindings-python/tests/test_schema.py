@@ -1,0 +1,90 @@
+"""Schemas from signatures (pydantic) and the engine's validator."""
+
+import dataclasses
+import enum
+import json
+from typing import Annotated, List, Literal, Optional
+
+import pytest
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+from oxmcp import Context, _oxmcp
+from oxmcp._schema import Signature
+
+
+class Color(enum.Enum):
+    RED = "red"
+
+
+class Model(BaseModel):
+    n: int
+
+
+@dataclasses.dataclass
+class DC:
+    w: float
+
+
+class TD(TypedDict):
+    a: str
+
+
+def f(a: int, b: Annotated[str, Field(description="the b")], c: Optional[float] = None, d: Literal["x", "y"] = "x",
+      e: List[str] = [], color: Color = Color.RED, m: Optional[Model] = None, dc: Optional[DC] = None,
+      td: Optional[TD] = None, ctx: Optional[Context] = None) -> Model:
+    """Summary line.
+
+    Args:
+        a: the a
+        b: ignored, Annotated wins
+    """
+
+
+def test_input_schema_from_signature():
+    sig = Signature(f, Context)
+    s = sig.input_schema()
+    assert s["type"] == "object"
+    assert s["required"] == ["a", "b"]
+    props = s["properties"]
+    assert props["a"] == {"description": "the a", "title": "A", "type": "integer"}
+    assert props["b"]["description"] == "the b"
+    assert props["d"]["enum"] == ["x", "y"] and props["d"]["default"] == "x"
+    assert props["e"]["items"] == {"type": "string"}
+    assert "ctx" not in props, "the context parameter is not an argument"
+    defs = json.dumps(s.get("$defs", {}))
+    for name in ("Color", "Model", "DC", "TD"):
+        assert name in defs
+    assert sig.context_param == "ctx"
+
+
+def test_output_schema_only_for_structured_returns():
+    assert Signature(f, Context).output_schema()["properties"]["n"]["type"] == "integer"
+
+    def g() -> int: ...
+    def h() -> str: ...
+    def k() -> dict: ...
+    assert Signature(g, Context).output_schema() is None
+    assert Signature(h, Context).output_schema() is None
+    assert Signature(k, Context).output_schema()["type"] == "object"
+
+
+def test_arguments_are_rebuilt_as_python_values():
+    sig = Signature(f, Context)
+    kw = sig.arguments(json.dumps({"a": 1, "b": "x", "m": {"n": 5}, "dc": {"w": 2.5}, "color": "red"}))
+    assert isinstance(kw["m"], Model) and kw["m"].n == 5
+    assert isinstance(kw["dc"], DC) and kw["dc"].w == 2.5
+    assert kw["color"] is Color.RED and kw["c"] is None
+
+
+def test_star_args_are_refused():
+    def bad(*args): ...
+    with pytest.raises(TypeError):
+        Signature(bad, Context)
+
+
+def test_the_engine_validator_names_the_field():
+    schema = json.dumps(Signature(f, Context).input_schema())
+    assert _oxmcp.validate_json(schema, json.dumps({"a": 1, "b": "x"})) is None
+    problems = _oxmcp.validate_json(schema, json.dumps({"a": "one"}))
+    assert "/a" in problems and '"b"' in problems
