@@ -5,6 +5,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 venv="$here/.venv"
+# Concurrent runs (several developers on one machine) take turns with the venv.
+exec 9>"$here/.run-tests.lock"
+flock 9
 rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements-test.txt"
