@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 
 /// Stops the runtime's threads; the package calls it at interpreter exit.
 #[pyfunction]
-fn _shutdown() {
-    runtime::shutdown();
+fn _shutdown(py: Python<'_>) {
+    py.detach(runtime::shutdown);
 }
 
 /// Validates `instance_json` against `schema_json` with the engine's validator; returns
