@@ -134,7 +134,8 @@ async fn bad_http_input_gets_the_right_status_and_a_jsonrpc_error() {
 
 #[tokio::test]
 async fn sessions_are_created_used_deleted_capped_and_expired() {
-    let config = HttpServerConfig { max_sessions: 2, session_idle_timeout: Duration::from_millis(300), ..Default::default() };
+    // Long enough that no session expires before the cap is checked, even on a loaded machine.
+    let config = HttpServerConfig { max_sessions: 2, session_idle_timeout: Duration::from_millis(1500), ..Default::default() };
     let (http, _) = start(config).await;
     let url = http.url();
     let sid = raw_session(&url).await;
@@ -156,7 +157,7 @@ async fn sessions_are_created_used_deleted_capped_and_expired() {
     let r = post(&url).header("mcp-session-id", &second).body(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).send().await.unwrap();
     expect_error(r, 404).await;
 
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    tokio::time::sleep(Duration::from_millis(3000)).await;
     let r = post(&url).header("mcp-session-id", &sid).body(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#).send().await.unwrap();
     expect_error(r, 404).await; // expired while idle
     assert_eq!(http.session_count(), 0);
@@ -332,4 +333,11 @@ async fn an_unreachable_server_fails_fast_with_a_clear_error() {
     let err = Client::builder("c", "1").connect(HttpClientTransport::new(format!("http://{addr}/mcp"))).await.err().unwrap();
     assert!(started.elapsed() < Duration::from_secs(3));
     assert!(err.message().contains("cannot reach"), "{}", err.message());
+}
+
+#[tokio::test]
+async fn a_malformed_url_fails_at_once_without_sending_anything() {
+    let err = Client::builder("c", "1").connect(HttpClientTransport::new("not a url")).await.err().unwrap();
+    assert_eq!(err.kind(), ErrorKind::Closed);
+    assert!(err.message().contains("invalid URL"), "{}", err.message());
 }

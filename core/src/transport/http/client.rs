@@ -97,14 +97,21 @@ impl Transport for HttpClientTransport {
     fn split(self) -> (HttpClientReader, HttpClientWriter) {
         let (tx, rx) = mpsc::unbounded_channel();
         let http = reqwest::Client::builder().tcp_nodelay(true).build().unwrap_or_default();
+        let parsed = reqwest::Url::parse(&self.url);
+        // Never used when the URL is bad: the transport is closed below before any request.
+        let url = parsed.clone().unwrap_or_else(|_| reqwest::Url::parse("http://127.0.0.1/").expect("a valid URL"));
         let inner = Arc::new(Inner {
             http,
+            url,
             config: self,
             inbound: tx,
             state: Mutex::default(),
             closed: CancellationToken::new(),
             close_reason: Mutex::new(None),
         });
+        if let Err(e) = parsed {
+            inner.close(format!("invalid URL {:?}: {e}", inner.config.url));
+        }
         (HttpClientReader { rx, inner: inner.clone() }, HttpClientWriter { inner })
     }
 }
@@ -150,6 +157,8 @@ struct State {
 
 struct Inner {
     http: reqwest::Client,
+    /// The endpoint, parsed once (not per request).
+    url: reqwest::Url,
     config: HttpClientTransport,
     inbound: mpsc::UnboundedSender<Bytes>,
     state: Mutex<State>,
@@ -198,7 +207,7 @@ impl Inner {
             (s.session_id.clone(), s.legacy_endpoint.is_some())
         };
         if let (Some(sid), false) = (sid, legacy) {
-            let req = self.http.delete(&self.config.url).headers(self.config.headers.clone()).header(headers::SESSION_ID, sid);
+            let req = self.http.delete(self.url.clone()).headers(self.config.headers.clone()).header(headers::SESSION_ID, sid);
             let _ = tokio::time::timeout(Duration::from_secs(2), req.send()).await;
         }
         self.close("closed by this side".into());
@@ -272,7 +281,7 @@ impl Inner {
     async fn post_streamable(&self, bytes: &Bytes, peek: &Peek) -> Result<(), Failure> {
         let initializing = peek.method.as_deref() == Some(methods::INITIALIZE);
         let req = self
-            .common_headers(self.http.post(&self.config.url))
+            .common_headers(self.http.post(self.url.clone()))
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(bytes.clone());
@@ -362,7 +371,7 @@ impl Inner {
                 _ = self.closed.cancelled() => return Ok(()),
             }
             let req = self
-                .common_headers(self.http.get(&self.config.url))
+                .common_headers(self.http.get(self.url.clone()))
                 .header(ACCEPT, "text/event-stream")
                 .header(headers::LAST_EVENT_ID, &resume_from);
             resp = match req.send().await {
@@ -379,7 +388,7 @@ impl Inner {
         let mut retry = self.config.default_retry;
         let mut failures = 0;
         while !self.closed.is_cancelled() {
-            let mut req = self.common_headers(self.http.get(&self.config.url)).header(ACCEPT, "text/event-stream");
+            let mut req = self.common_headers(self.http.get(self.url.clone())).header(ACCEPT, "text/event-stream");
             if let Some(id) = &last_id {
                 req = req.header(headers::LAST_EVENT_ID, id);
             }
@@ -440,7 +449,7 @@ impl Inner {
         tracing::info!("the server forgot the session: initializing again");
         let req = self
             .http
-            .post(&self.config.url)
+            .post(self.url.clone())
             .headers(self.config.headers.clone())
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
@@ -457,7 +466,7 @@ impl Inner {
         self.state.lock().unwrap().session_id = Some(sid);
         let note = Bytes::from(json!({"jsonrpc": "2.0", "method": methods::INITIALIZED}).to_string());
         let req = self
-            .common_headers(self.http.post(&self.config.url))
+            .common_headers(self.http.post(self.url.clone()))
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(note);
@@ -467,7 +476,7 @@ impl Inner {
     /// Legacy HTTP+SSE: GET the URL, wait for the `endpoint` event, then keep reading the
     /// stream (it carries every server message) in the background.
     async fn start_legacy(self: &Arc<Self>) -> Result<String, String> {
-        let req = self.http.get(&self.config.url).headers(self.config.headers.clone()).header(ACCEPT, "text/event-stream");
+        let req = self.http.get(self.url.clone()).headers(self.config.headers.clone()).header(ACCEPT, "text/event-stream");
         let resp = req.send().await.map_err(|e| format!("HTTP+SSE fallback failed: {e}"))?;
         if !resp.status().is_success() {
             return Err(format!("the server refused Streamable HTTP and HTTP+SSE (GET: HTTP {})", resp.status()));

@@ -44,6 +44,8 @@ struct HubState {
     streams: HashMap<StreamId, Stream>,
     standalone: Option<StreamId>,
     backlog: VecDeque<Bytes>,
+    /// Every stream this session stored events for, forgotten when it ends.
+    stored: Vec<StreamId>,
 }
 
 struct Stream {
@@ -128,10 +130,12 @@ impl Hub {
     /// before its first message.
     pub(crate) fn prime(&self, stream: StreamId, retry_ms: Option<u64>) {
         let mut st = self.state.lock().unwrap();
+        let st = &mut *st;
         let Some(s) = st.streams.get_mut(&stream) else { return };
         let frame = sse::priming(&sse::event_id(stream, 0), retry_ms);
         if let Some(store) = &self.store {
             store.append(stream, 0, frame.clone());
+            st.stored.push(stream);
         }
         if let Some(tx) = &s.sender {
             let _ = tx.send(frame);
@@ -203,6 +207,9 @@ impl Hub {
             let frame = sse::frame(Some(&id), Some("message"), bytes);
             if let Some(store) = &self.store {
                 store.append(stream, s.seq, frame.clone());
+                if s.seq == 1 {
+                    st.stored.push(stream);
+                }
             }
             frame
         };
@@ -264,6 +271,11 @@ impl Hub {
         st.streams.clear();
         st.by_request.clear();
         st.standalone = None;
+        if let Some(store) = &self.store {
+            for stream in st.stored.drain(..) {
+                store.forget(stream);
+            }
+        }
     }
 }
 

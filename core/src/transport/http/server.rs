@@ -363,7 +363,27 @@ impl Stream for StreamBody {
         if let Some(first) = self.first.take() {
             return Poll::Ready(Some(Ok(first)));
         }
-        self.handle.rx.poll_recv(cx).map(|m| m.map(Ok))
+        match self.handle.rx.poll_recv(cx) {
+            Poll::Ready(Some(frame)) => {
+                // Whatever else is queued goes in the same write (e.g. a priming event and
+                // the response right behind it), so the client wakes once.
+                let mut more = match self.handle.rx.try_recv() {
+                    Ok(next) => next,
+                    Err(_) => return Poll::Ready(Some(Ok(frame))),
+                };
+                let mut joined = bytes::BytesMut::with_capacity(frame.len() + more.len());
+                joined.extend_from_slice(&frame);
+                loop {
+                    joined.extend_from_slice(&more);
+                    match self.handle.rx.try_recv() {
+                        Ok(next) => more = next,
+                        Err(_) => break,
+                    }
+                }
+                Poll::Ready(Some(Ok(joined.freeze())))
+            }
+            other => other.map(|m| m.map(Ok)),
+        }
     }
 }
 

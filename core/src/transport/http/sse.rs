@@ -138,11 +138,12 @@ pub trait EventStore: Send + Sync + 'static {
     fn forget(&self, stream: StreamId);
 }
 
-/// The default [`EventStore`]: in memory, bounded per stream and in the number of streams
-/// (the oldest are dropped first).
+/// The default [`EventStore`]: in memory, bounded per stream, in the number of streams and
+/// in bytes (the oldest streams are dropped first).
 pub struct MemoryEventStore {
     per_stream: usize,
     max_streams: usize,
+    max_bytes: usize,
     inner: Mutex<Streams>,
 }
 
@@ -150,18 +151,29 @@ pub struct MemoryEventStore {
 struct Streams {
     events: HashMap<StreamId, VecDeque<(u64, Bytes)>>,
     order: VecDeque<StreamId>,
+    bytes: usize,
+}
+
+impl Streams {
+    fn drop_stream(&mut self, stream: StreamId) {
+        if let Some(q) = self.events.remove(&stream) {
+            self.bytes -= q.iter().map(|(_, f)| f.len()).sum::<usize>();
+        }
+    }
 }
 
 impl MemoryEventStore {
-    /// Keeps up to `per_stream` events for each of up to `max_streams` streams.
-    pub fn new(per_stream: usize, max_streams: usize) -> Self {
-        Self { per_stream: per_stream.max(1), max_streams: max_streams.max(1), inner: Mutex::default() }
+    /// Keeps up to `per_stream` events for each of up to `max_streams` streams, and at most
+    /// `max_bytes` in all.
+    pub fn new(per_stream: usize, max_streams: usize, max_bytes: usize) -> Self {
+        Self { per_stream: per_stream.max(1), max_streams: max_streams.max(1), max_bytes, inner: Mutex::default() }
     }
 }
 
 impl Default for MemoryEventStore {
+    /// 256 events per stream, 4,096 streams, 32 MiB.
     fn default() -> Self {
-        Self::new(256, 4096)
+        Self::new(256, 4096, 32 << 20)
     }
 }
 
@@ -169,18 +181,20 @@ impl EventStore for MemoryEventStore {
     fn append(&self, stream: StreamId, seq: u64, frame: Bytes) {
         let mut s = self.inner.lock().unwrap();
         if !s.events.contains_key(&stream) {
-            if s.order.len() == self.max_streams {
-                if let Some(old) = s.order.pop_front() {
-                    s.events.remove(&old);
-                }
-            }
             s.order.push_back(stream);
         }
+        s.bytes += frame.len();
+        let per_stream = self.per_stream;
         let q = s.events.entry(stream).or_default();
-        if q.len() == self.per_stream {
-            q.pop_front();
-        }
         q.push_back((seq, frame));
+        let dropped = if q.len() > per_stream { q.pop_front().map_or(0, |(_, f)| f.len()) } else { 0 };
+        s.bytes -= dropped;
+        // Over a bound: forget whole streams, oldest first (never the one just written).
+        while (s.order.len() > self.max_streams || s.bytes > self.max_bytes) && s.order.front() != Some(&stream) {
+            if let Some(old) = s.order.pop_front() {
+                s.drop_stream(old);
+            }
+        }
     }
 
     fn after(&self, stream: StreamId, seq: u64) -> Option<Vec<Bytes>> {
@@ -196,7 +210,7 @@ impl EventStore for MemoryEventStore {
 
     fn forget(&self, stream: StreamId) {
         let mut s = self.inner.lock().unwrap();
-        s.events.remove(&stream);
+        s.drop_stream(stream);
         s.order.retain(|x| *x != stream);
     }
 }
@@ -226,8 +240,19 @@ mod tests {
     }
 
     #[test]
+    fn store_is_bounded_in_bytes() {
+        let store = MemoryEventStore::new(100, 100, 25);
+        store.append(1, 1, Bytes::from(vec![b'a'; 10]));
+        store.append(2, 1, Bytes::from(vec![b'b'; 10]));
+        store.append(3, 1, Bytes::from(vec![b'c'; 10]));
+        assert!(store.after(1, 0).is_none(), "the oldest stream went to stay under 25 bytes");
+        assert_eq!(store.after(3, 0).unwrap().len(), 1);
+        assert_eq!(store.inner.lock().unwrap().bytes, 20);
+    }
+
+    #[test]
     fn store_replays_what_followed_on_that_stream_only() {
-        let store = MemoryEventStore::new(3, 2);
+        let store = MemoryEventStore::new(3, 2, usize::MAX);
         for seq in 1..=4 {
             store.append(1, seq, Bytes::from(format!("a{seq}")));
         }
