@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from oxmcp import Context, _oxmcp
+from oxmcp import Context, Image, ToolResult, _oxmcp
 from oxmcp._schema import Signature
 
 
@@ -64,8 +64,12 @@ def test_output_schema_only_for_structured_returns():
     def g() -> int: ...
     def h() -> str: ...
     def k() -> dict: ...
+    def r() -> ToolResult: ...
+    def i() -> Image: ...
     assert Signature(g, Context).output_schema() is None
     assert Signature(h, Context).output_schema() is None
+    assert Signature(r, Context).output_schema() is None, "a ToolResult says itself what it sends"
+    assert Signature(i, Context).output_schema() is None
     assert Signature(k, Context).output_schema()["type"] == "object"
 
 

@@ -75,6 +75,9 @@ class Signature:
         ret = self.returns
         if ret in (inspect.Signature.empty, None, type(None), Any, str, bytes, int, float, bool):
             return None
+        from ._content import Content, ToolResult
+        if isinstance(ret, type) and issubclass(ret, (Content, ToolResult, list, tuple)):
+            return None  # content helpers say themselves what they send
         try:
             schema = pydantic.TypeAdapter(ret).json_schema()
         except Exception:

@@ -117,11 +117,15 @@ impl RequestContext {
         self.peer.end_connection_of(&self.id);
     }
 
-    /// Sends `notifications/progress` (a no-op when the client attached no progress token).
+    /// Sends `notifications/progress` (a no-op when the client attached no progress token,
+    /// or has gone: progress is fire-and-forget, a handler need not guard it).
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
         let Some(token) = self.meta.as_ref().and_then(|m| m.get("progressToken")) else {
             return Ok(());
         };
+        if self.peer.is_closed() {
+            return Ok(());
+        }
         let mut params = json!({ "progressToken": token, "progress": progress });
         if let Some(total) = total {
             params["total"] = json!(total);
@@ -137,9 +141,10 @@ impl RequestContext {
         self.log_with_logger(level, None, data)
     }
 
-    /// Like [`RequestContext::log`], naming the logger.
+    /// Like [`RequestContext::log`], naming the logger. Like progress, a log message to a
+    /// client that has gone is dropped quietly.
     pub fn log_with_logger(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> Result<()> {
-        if !self.client.wants(level) {
+        if !self.client.wants(level) || self.peer.is_closed() {
             return Ok(());
         }
         let mut params = json!({ "level": level, "data": data });
