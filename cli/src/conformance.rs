@@ -16,10 +16,7 @@ pub async fn run(url: &str) -> Result<()> {
         // requested schema gives a default for (SEP-1034).
         Ok(ElicitResult::new(ElicitAction::Accept))
     });
-    // No standalone GET stream: none of the scenarios needs one, and in `sse-retry` the
-    // mock server hands a pending answer to whichever GET arrives; a standalone GET that
-    // connects late (a loaded machine) would take the answer meant for the resumed stream.
-    let transport = HttpClientTransport::new(url).open_get_stream(false);
+    let transport = HttpClientTransport::new(url);
     let client = builder.connect(transport).await.context("initialize failed")?;
     let tools = client.list_all_tools().await?;
     match scenario.as_str() {

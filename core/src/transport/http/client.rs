@@ -4,7 +4,8 @@
 //! Each outgoing message is one POST (sent concurrently). A request's answer arrives as a
 //! JSON body or an SSE stream; a stream that ends before the answer is resumed with `GET`
 //! and `Last-Event-ID` after the server's `retry` delay. After initialization a standalone
-//! GET stream carries server-initiated messages (if the server offers one). A 404 for the
+//! GET stream carries server-initiated messages (if the server offers one; it is open
+//! before the first request goes out). A 404 for the
 //! session re-initializes once and retries; closing sends DELETE.
 
 use std::sync::{Arc, Mutex};
@@ -135,7 +136,13 @@ impl MessageWriter for HttpClientWriter {
             return Ok(());
         }
         let inner = self.inner.clone();
-        tokio::spawn(async move { inner.post(message.bytes).await });
+        if is_initialized_notification(&message.bytes) {
+            // Inline: the standalone GET stream is up (or refused) before any request goes
+            // out, so server messages not tied to a request have somewhere to arrive.
+            inner.post(message.bytes).await;
+        } else {
+            tokio::spawn(async move { inner.post(message.bytes).await });
+        }
         Ok(())
     }
     async fn flush(&mut self) -> std::io::Result<()> {
@@ -274,7 +281,9 @@ impl Inner {
         }
         let legacy = self.state.lock().unwrap().legacy_endpoint.is_some();
         if peek.method.as_deref() == Some(methods::INITIALIZED) && !legacy && self.config.open_get_stream {
-            tokio::spawn(self.clone().standalone_stream());
+            let (ready, connected) = tokio::sync::oneshot::channel();
+            tokio::spawn(self.clone().standalone_stream(Some(ready)));
+            let _ = tokio::time::timeout(Duration::from_secs(5), connected).await;
         }
     }
 
@@ -383,7 +392,8 @@ impl Inner {
     }
 
     /// The standalone GET stream: server-initiated messages; reconnects while the session lives.
-    async fn standalone_stream(self: Arc<Self>) {
+    /// `ready` is told once the first GET is answered (stream open, or refused).
+    async fn standalone_stream(self: Arc<Self>, mut ready: Option<tokio::sync::oneshot::Sender<()>>) {
         let mut last_id: Option<String> = None;
         let mut retry = self.config.default_retry;
         let mut failures = 0;
@@ -396,6 +406,9 @@ impl Inner {
                 r = req.send() => r,
                 _ = self.closed.cancelled() => return,
             };
+            if let Some(tx) = ready.take() {
+                let _ = tx.send(());
+            }
             match resp {
                 Ok(r) if r.status().is_success() => {
                     failures = 0;
@@ -522,6 +535,12 @@ impl Inner {
             Err(e) => Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
         }
     }
+}
+
+/// Whether an outgoing message is `notifications/initialized` (without parsing it all).
+fn is_initialized_notification(bytes: &[u8]) -> bool {
+    let needle = methods::INITIALIZED.as_bytes();
+    bytes.len() < 256 && bytes.windows(needle.len()).any(|w| w == needle)
 }
 
 fn remember(ev: &Event, last_id: &mut Option<String>, retry: &mut Duration) {
