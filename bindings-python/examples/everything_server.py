@@ -12,7 +12,7 @@ tells subscribers of test://watched-resource about an update every 3 seconds.
 What the Python API cannot say identically (none of it matters to the suite): argument
 schemas built from signatures give each property a pydantic ``title``; prompts without
 arguments list ``"arguments": []``; the template resource's JSON text has spaces after
-``,`` and ``:``; and test_tool_with_progress cannot name the progress token in its text.
+``,`` and ``:``.
 """
 
 from __future__ import annotations
@@ -135,9 +135,8 @@ async def test_tool_with_progress(ctx: Context) -> str:
         await ctx.report_progress(progress, 100, f"Completed step {i} of 2")
         if i < 2:
             await asyncio.sleep(0.05)
-    # The Rust fixture adds "(token T)" / "(no progress token)": Context does not expose
-    # the request's progress token, so this one cannot say which.
-    return "Progress test completed"
+    token = ctx.progress_token
+    return "Progress test completed (" + ("no progress token" if token is None else f"token {json.dumps(token)}") + ")"
 
 
 @server.tool(description="Always fails with an isError result.")
@@ -199,13 +198,9 @@ async def test_elicitation_sep1330_enums(ctx: Context) -> str:
     return await elicit_and_report(ctx, "Please select options from the enum fields", schema)
 
 
-# `json_schema_2020_12_tool` must advertise exactly this schema. `Server.tool` builds the
-# input schema from the signature through a pydantic model the binding creates itself, so no
-# signature can put `$schema` or `additionalProperties: false` at its top level (a pydantic
-# model parameter only lands under `properties`/`$defs`, with titles and null defaults), and
-# the decorator takes no explicit schema. Until it does, this one tool is registered on the
-# native server directly (private API): the handler gets the arguments as JSON text and
-# returns the CallToolResult as JSON text; the engine validates arguments against the schema.
+# The exact 2020-12 schema of the Rust fixture ($schema, $defs, additionalProperties at the
+# top), which no signature expresses: given with input_schema=, and the arguments arrive
+# as plain JSON values.
 JSON_SCHEMA_2020_12 = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -215,15 +210,9 @@ JSON_SCHEMA_2020_12 = {
 }
 
 
-async def json_schema_2020_12_tool(args_json: str, native: Any) -> str:
-    return compact(ToolResult(content=["Received: " + compact(json.loads(args_json))]).to_mcp())
-
-
-server._native.add_tool(json.dumps({
-    "name": "json_schema_2020_12_tool",
-    "description": "A tool whose input schema uses JSON Schema 2020-12 features.",
-    "inputSchema": JSON_SCHEMA_2020_12,
-}), json_schema_2020_12_tool, True)
+@server.tool(description="A tool whose input schema uses JSON Schema 2020-12 features.", input_schema=JSON_SCHEMA_2020_12)
+async def json_schema_2020_12_tool(**arguments: Any) -> ToolResult:
+    return ToolResult(content=["Received: " + compact(arguments)])
 
 
 @server.tool(description="Closes its SSE stream mid-call; the client resumes it to get the answer (2025-11-25 polling).")

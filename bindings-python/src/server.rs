@@ -266,10 +266,14 @@ impl NativeServer {
     #[pyo3(signature = (host, port, path="/mcp".to_string(), stateless=false, json_response=false))]
     fn start_http<'py>(&self, py: Python<'py>, host: String, port: u16, path: String, stateless: bool, json_response: bool) -> PyResult<Bound<'py, PyAny>> {
         let server = self.build(running_loop(py)?)?;
-        let ip: std::net::IpAddr = host.parse().map_err(|e| invalid("host", e))?;
-        let config = HttpServerConfig { bind: (ip, port).into(), endpoint: path, stateless, json_response, ..Default::default() };
         let slot = self.http.clone();
         awaitable(py, async move {
+            // A name ("localhost") or an address; the first address it resolves to is bound.
+            let bind = tokio::net::lookup_host((host.as_str(), port))
+                .await?
+                .next()
+                .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("host {host:?} resolves to no address")))?;
+            let config = HttpServerConfig { bind, endpoint: path, stateless, json_response, ..Default::default() };
             let http = HttpServer::bind(server, config).await?;
             let url = http.url();
             if let Some(old) = slot.lock().await.replace(http) {
@@ -309,6 +313,16 @@ impl NativeContext {
         Ok(match self.ctx.request_id() {
             RequestId::Number(n) => n.into_pyobject(py)?.into_any(),
             RequestId::String(s) => s.as_ref().into_pyobject(py)?.into_any(),
+        })
+    }
+
+    /// The progress token the client attached (int or str), if any.
+    #[getter]
+    fn progress_token<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        Ok(match self.ctx.progress_token() {
+            None => None,
+            Some(oxmcp::protocol::ProgressToken::Number(n)) => Some(n.into_pyobject(py)?.into_any()),
+            Some(oxmcp::protocol::ProgressToken::String(s)) => Some(s.into_pyobject(py)?.into_any()),
         })
     }
 

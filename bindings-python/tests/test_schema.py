@@ -92,3 +92,27 @@ def test_the_engine_validator_names_the_field():
     assert _oxmcp.validate_json(schema, json.dumps({"a": 1, "b": "x"})) is None
     problems = _oxmcp.validate_json(schema, json.dumps({"a": "one"}))
     assert "/a" in problems and '"b"' in problems
+
+
+def test_an_explicit_input_schema_is_sent_as_is_and_arguments_arrive_as_json():
+    import asyncio
+    from conftest import run
+    from oxmcp import Client, Server
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
+    server = Server("explicit")
+
+    @server.tool(input_schema=schema)
+    def double(**arguments) -> str:
+        return str(arguments["n"] * 2)
+
+    async def main():
+        url = await server.start_http("localhost", 0)
+        try:
+            async with Client.http(url) as c:
+                tools = await c.list_tools()
+                assert dict(tools[0].input_schema) == schema
+                assert (await c.call_tool("double", {"n": 21})).content[0].text == "42"
+                assert (await c.call_tool("double", {"n": 1, "extra": 2})).is_error, "the engine applies the schema"
+        finally:
+            await server.stop_http()
+    run(main())

@@ -58,6 +58,11 @@ class Context:
         return wrap(json.loads(text)) if text else None
 
     @property
+    def progress_token(self) -> Union[int, str, None]:
+        """The progress token the client attached, if any."""
+        return self._native.progress_token
+
+    @property
     def protocol_version(self) -> Optional[str]:
         """The negotiated protocol version."""
         return self._native.protocol_version()

@@ -43,7 +43,7 @@ def doc_params(fn: Callable) -> dict:
 class Signature:
     """A handler's signature as MCP sees it."""
 
-    def __init__(self, fn: Callable, context_type: type, skip_context: bool = True) -> None:
+    def __init__(self, fn: Callable, context_type: type, explicit_schema: bool = False) -> None:
         self.fn = fn
         hints = typing.get_type_hints(fn, include_extras=True)
         descriptions = doc_params(fn)
@@ -54,6 +54,8 @@ class Signature:
             if _is_context(ann, context_type):
                 self.context_param = name
                 continue
+            if p.kind == p.VAR_KEYWORD and explicit_schema:
+                continue  # the given schema describes the arguments; they arrive as **kwargs
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise TypeError(f"{fn.__name__}: *args and **kwargs cannot be described as MCP arguments")
             default: Any = ... if p.default is inspect.Parameter.empty else p.default

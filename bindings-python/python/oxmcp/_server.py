@@ -105,13 +105,16 @@ class Server:
     # -- registration ----------------------------------------------------------------------
 
     def tool(self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None,
-             annotations: Optional[dict] = None, structured_output: Optional[bool] = None) -> Callable:
-        """Registers a function as a tool. Its input schema comes from the signature."""
+             annotations: Optional[dict] = None, structured_output: Optional[bool] = None,
+             input_schema: Optional[dict] = None) -> Callable:
+        """Registers a function as a tool. Its input schema comes from the signature, unless
+        ``input_schema`` gives one exactly (a JSON Schema dict): then the function receives
+        the validated arguments as plain JSON values, by keyword."""
 
         def decorate(fn: Callable) -> Callable:
-            sig = Signature(fn, Context)
+            sig = Signature(fn, Context, explicit_schema=input_schema is not None)
             tool: dict = {"name": name or fn.__name__, "description": description or doc_summary(fn) or "",
-                          "inputSchema": sig.input_schema()}
+                          "inputSchema": input_schema if input_schema is not None else sig.input_schema()}
             output = sig.output_schema() if structured_output is not False else None
             if output is not None:
                 tool["outputSchema"] = output
@@ -120,7 +123,7 @@ class Server:
             if annotations:
                 tool["annotations"] = annotations
             def prepare(args_json: str, native: Any) -> dict:
-                kwargs = sig.arguments(args_json)
+                kwargs = json.loads(args_json) if input_schema is not None else sig.arguments(args_json)
                 if sig.context_param:
                     kwargs[sig.context_param] = Context(native)
                 return kwargs
