@@ -38,13 +38,9 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
 
 /// A `size` x `size` RGB PNG of one colour, base64.
 pub fn png_base64(size: u32, rgb: [u8; 3]) -> String {
-    let mut raw = Vec::new();
-    for _ in 0..size {
-        raw.push(0); // filter: none
-        for _ in 0..size {
-            raw.extend_from_slice(&rgb);
-        }
-    }
+    // Each scanline: filter byte 0 (none), then the pixels.
+    let row: Vec<u8> = std::iter::once(0).chain(rgb.repeat(size as usize)).collect();
+    let raw = row.repeat(size as usize);
     // zlib stream with stored (uncompressed) deflate blocks.
     let mut z = vec![0x78, 0x01];
     let blocks: Vec<&[u8]> = raw.chunks(65535).collect();

@@ -32,8 +32,13 @@ pub enum ErrorKind {
 }
 
 /// An oxmcp error: a kind, a message, and the JSON-RPC error object when there is one.
+///
+/// Boxed inside, so a `Result<T, Error>` stays small on the hot path.
 #[derive(Debug, Clone)]
-pub struct Error {
+pub struct Error(Box<Inner>);
+
+#[derive(Debug, Clone)]
+struct Inner {
     kind: ErrorKind,
     message: String,
     rpc: Option<ErrorObject>,
@@ -45,11 +50,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with a message.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into(), rpc: None }
+        Self(Box::new(Inner { kind, message: message.into(), rpc: None }))
     }
     /// The peer's JSON-RPC error.
     pub fn from_rpc(error: ErrorObject) -> Self {
-        Self { kind: ErrorKind::Rpc, message: error.message.clone(), rpc: Some(error) }
+        Self(Box::new(Inner { kind: ErrorKind::Rpc, message: error.message.clone(), rpc: Some(error) }))
     }
     /// A JSON-RPC error a handler wants to return as-is (e.g. -32602 with data).
     pub fn rpc_error(code: i64, message: impl Into<String>) -> Self {
@@ -65,37 +70,37 @@ impl Error {
     }
     /// The kind.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
     /// The message.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
     /// The JSON-RPC error object, for [`ErrorKind::Rpc`].
     pub fn rpc(&self) -> Option<&ErrorObject> {
-        self.rpc.as_ref()
+        self.0.rpc.as_ref()
     }
     /// The JSON-RPC code, for [`ErrorKind::Rpc`].
     pub fn code(&self) -> Option<i64> {
-        self.rpc.as_ref().map(|e| e.code)
+        self.0.rpc.as_ref().map(|e| e.code)
     }
 
     /// The error object sent to the peer when a handler fails with this error:
     /// JSON-RPC errors pass through, bad input becomes -32602, anything else -32603.
     pub fn to_error_object(&self) -> ErrorObject {
-        match (&self.rpc, self.kind) {
+        match (&self.0.rpc, self.0.kind) {
             (Some(rpc), _) => rpc.clone(),
-            (None, ErrorKind::InvalidInput) => ErrorObject::invalid_params(&self.message),
-            (None, _) => ErrorObject::internal(&self.message),
+            (None, ErrorKind::InvalidInput) => ErrorObject::invalid_params(&self.0.message),
+            (None, _) => ErrorObject::internal(&self.0.message),
         }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.rpc {
-            Some(rpc) if self.kind == ErrorKind::Rpc => write!(f, "{} (JSON-RPC error {})", self.message, rpc.code),
-            _ => f.write_str(&self.message),
+        match &self.0.rpc {
+            Some(rpc) if self.0.kind == ErrorKind::Rpc => write!(f, "{} (JSON-RPC error {})", self.0.message, rpc.code),
+            _ => f.write_str(&self.0.message),
         }
     }
 }

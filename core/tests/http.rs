@@ -241,7 +241,7 @@ async fn a_resumable_stream_replays_after_last_event_id() {
     let first = r.text().await.unwrap();
     assert!(first.starts_with("id: ") && first.contains("retry: "), "priming event first: {first}");
     assert!(!first.contains("polled"), "the answer is not on the first connection");
-    let last_id = first.lines().filter_map(|l| l.strip_prefix("id: ")).last().unwrap().to_string();
+    let last_id = first.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().unwrap().to_string();
     let r = reqwest::Client::new()
         .get(&url)
         .header("accept", "text/event-stream")

@@ -78,10 +78,8 @@ async fn storm(from: oxmcp::session::Peer, count: usize, seed: u64, tally: Arc<T
             }
             let call = peer.request("chaos", Some(json!({ "op": op, "ms": ms, "n": n })), options);
             let outcome = match drop_after {
-                Some(d) => match tokio::time::timeout(Duration::from_millis(d), call).await {
-                    Ok(r) => Some(r),
-                    Err(_) => None, // the future was dropped mid-flight
-                },
+                // None: the timeout dropped the future mid-flight.
+                Some(d) => tokio::time::timeout(Duration::from_millis(d), call).await.ok(),
                 None => Some(call.await),
             };
             match outcome {

@@ -118,7 +118,8 @@ pub enum Message {
 }
 
 /// Why incoming bytes could not become a [`Message`], with the id when it could be read
-/// (so the error response can be correlated).
+/// (so the error response can be correlated). Large, but only on the rare bad-input path,
+/// hence the `result_large_err` allowances below.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rejected {
     /// The id of the offending request, when readable.
@@ -160,6 +161,7 @@ struct Envelope {
 
 impl Message {
     /// Parses one frame (a message or, where the caller allows it, a batch).
+    #[allow(clippy::result_large_err)]
     pub fn parse(bytes: &[u8]) -> Result<Incoming, Rejected> {
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first == Some(&b'[') {
@@ -187,6 +189,7 @@ impl Message {
     }
 
     /// Parses a frame that must hold exactly one message.
+    #[allow(clippy::result_large_err)]
     pub fn parse_single(bytes: &[u8]) -> Result<Message, Rejected> {
         match Self::parse(bytes)? {
             Incoming::Single(m) => Ok(m),
@@ -230,6 +233,7 @@ fn not_an_object(e: serde_json::Error) -> Rejected {
 }
 
 impl Envelope {
+    #[allow(clippy::result_large_err)]
     fn into_message(self) -> Result<Message, Rejected> {
         // Read the id first so every later rejection can still be correlated.
         let id = match &self.id {
@@ -313,6 +317,7 @@ impl Serialize for Message {
 }
 
 #[cfg(test)]
+#[allow(clippy::result_large_err)]
 mod tests {
     use super::*;
     use crate::protocol::codes;

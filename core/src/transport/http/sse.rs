@@ -79,9 +79,8 @@ impl Parser {
     pub fn push(&mut self, chunk: &[u8]) -> Vec<Event> {
         self.buf.extend_from_slice(chunk);
         let mut events = Vec::new();
-        loop {
-            // An event ends at a blank line: "\n\n", "\r\n\r\n" (or mixed).
-            let Some((end, skip)) = find_blank_line(&self.buf) else { break };
+        // An event ends at a blank line: "\n\n", "\r\n\r\n" (or mixed).
+        while let Some((end, skip)) = find_blank_line(&self.buf) {
             let block: Vec<u8> = self.buf.drain(..end + skip).take(end).collect();
             let text = String::from_utf8_lossy(&block);
             let mut ev = Event::default();
