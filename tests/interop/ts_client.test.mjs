@@ -14,33 +14,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 
-import { b64, oxmcpBin, PNG_SIGNATURE, sleep, waitFor } from './helpers.mjs';
-
-const EXPECTED_TOOLS = [
-  'echo',
-  'slow',
-  'test_simple_text',
-  'test_image_content',
-  'test_audio_content',
-  'test_embedded_resource',
-  'test_multiple_content_types',
-  'test_tool_with_logging',
-  'test_tool_with_progress',
-  'test_error_handling',
-  'test_sampling',
-  'test_elicitation',
-  'test_elicitation_sep1034_defaults',
-  'test_elicitation_sep1330_enums',
-  'json_schema_2020_12_tool',
-  'test_reconnection',
-];
-
-const EXPECTED_PROMPTS = [
-  'test_simple_prompt',
-  'test_prompt_with_arguments',
-  'test_prompt_with_embedded_resource',
-  'test_prompt_with_image',
-];
+import { b64, EXPECTED_PROMPTS, EXPECTED_TOOLS, oxmcpBin, PNG_SIGNATURE, sleep, waitFor } from './helpers.mjs';
 
 const T = { timeout: 30_000 };
 

@@ -140,7 +140,7 @@ def is_structured(value: Any) -> bool:
     return isinstance(value, (dict, pydantic.BaseModel)) or (dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, Content))
 
 
-def tool_result(value: Any, structured_output: bool) -> dict:
+def tool_result(value: Any) -> dict:
     """What a tool returned, as a CallToolResult: str -> text; dict, model or dataclass ->
     structuredContent plus its JSON as text; bytes or Image -> image; a list -> several
     blocks; ToolResult and content objects pass through."""
@@ -155,9 +155,6 @@ def tool_result(value: Any, structured_output: bool) -> dict:
         return out
     if isinstance(value, (list, tuple)):
         return {"content": [to_block(v) for v in value]}
-    if structured_output:
-        # A primitive return with a declared output schema: wrapped as {"result": value}.
-        return {"content": [to_block(value)], "structuredContent": {"result": jsonable(value)}}
     if isinstance(value, (int, float, bool)):
         return {"content": [{"type": "text", "text": json.dumps(value)}]}
     return {"content": [to_block(value)]}

@@ -128,7 +128,7 @@ class Server:
                     kwargs[sig.context_param] = Context(native)
                 return kwargs
 
-            handler, is_async = _bind(fn, prepare, lambda v: json.dumps(tool_result(v, output is not None), ensure_ascii=False))
+            handler, is_async = _bind(fn, prepare, lambda v: json.dumps(tool_result(v), ensure_ascii=False))
             self._native.add_tool(json.dumps(tool), handler, is_async)
             return fn
 
