@@ -1,0 +1,1 @@
+//! C ABI of the oxmcp engine (work in progress).

@@ -1,0 +1,1 @@
+//! JNI library of the oxmcp engine (work in progress).

@@ -1,0 +1,1 @@
+//! Node.js binding of the oxmcp engine (work in progress).
