@@ -1,28 +1,48 @@
-//! Crossing between asyncio and tokio.
+//! Crossing between asyncio and tokio. Both directions hand work to the loop through its
+//! [`LoopHandle`] queue, so no tokio thread ever waits for the GIL.
 //!
 //! - Rust -> Python: [`awaitable`] runs a Rust future on the runtime and returns an asyncio
-//!   future completed through `call_soon_threadsafe`; cancelling the asyncio future (task
-//!   cancel, `wait_for` timeout) drops the Rust future, which cancels the MCP request.
-//! - Python -> Rust: [`call_async`] runs a coroutine on the server's event loop with
-//!   `run_coroutine_threadsafe` and awaits it; when the engine cancels the request, the
-//!   asyncio task is cancelled, so the handler sees `CancelledError`.
+//!   future that the loop completes; cancelling the asyncio future (task cancel, `wait_for`
+//!   timeout) drops the Rust future, which cancels the MCP request.
+//! - Python -> Rust: [`call_async`] starts an asyncio task for a handler on its loop and
+//!   awaits its outcome; when the engine cancels the request, the task is cancelled, so the
+//!   handler sees `CancelledError`.
 
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oxmcp::{Error, ErrorKind};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyTuple;
 use pyo3::IntoPyObjectExt;
-use pyo3::types::{PyCFunction, PyTuple};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::errors;
+use crate::event_loop::LoopHandle;
 use crate::runtime;
 
 /// A value handed back to Python: JSON text (parsed by the Python layer), or nothing.
 pub type Output = Option<String>;
+
+/// The done-callback of an [`awaitable`]'s asyncio future: a cancelled future cancels the
+/// Rust work.
+#[pyclass(module = "oxmcp._oxmcp")]
+struct CancelOnDone {
+    token: CancellationToken,
+}
+
+#[pymethods]
+impl CancelOnDone {
+    fn __call__(&self, future: &Bound<'_, PyAny>) -> PyResult<()> {
+        if future.call_method0("cancelled")?.is_truthy()? {
+            self.token.cancel();
+        }
+        Ok(())
+    }
+}
 
 /// Runs `fut` on the runtime; returns an asyncio future for its output on the running loop.
 pub fn awaitable<F, T>(py: Python<'_>, fut: F) -> PyResult<Bound<'_, PyAny>>
@@ -30,87 +50,89 @@ where
     F: Future<Output = Result<T, Error>> + Send + 'static,
     T: for<'py> IntoPyObject<'py> + Send + 'static,
 {
-    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+    let (handle, event_loop) = LoopHandle::current(py)?;
     let py_future = event_loop.call_method0("create_future")?;
     let cancel = CancellationToken::new();
-    let on_cancel = cancel.clone();
-    let watcher = PyCFunction::new_closure(py, None, None, move |args: &Bound<'_, PyTuple>, _kw| -> PyResult<()> {
-        if args.get_item(0)?.call_method0("cancelled")?.is_truthy()? {
-            on_cancel.cancel();
-        }
-        Ok(())
-    })?;
-    py_future.call_method1("add_done_callback", (watcher,))?;
+    py_future.call_method1("add_done_callback", (CancelOnDone { token: cancel.clone() },))?;
     let target = py_future.clone().unbind();
-    let loop_ref = event_loop.unbind();
     runtime::spawn(async move {
         let outcome = tokio::select! {
             r = fut => r,
             _ = cancel.cancelled() => return, // dropping `fut` cancelled the work
         };
-        let outcome = Mutex::new(Some(outcome));
-        Python::attach(|py| {
-            let setter = PyCFunction::new_closure(py, None, None, move |args: &Bound<'_, PyTuple>, _kw| -> PyResult<()> {
-                let py = args.py();
-                let fut = target.bind(py);
-                let Some(outcome) = outcome.lock().unwrap().take() else { return Ok(()) };
-                if fut.call_method0("done")?.is_truthy()? {
-                    return Ok(());
-                }
-                match outcome {
-                    Ok(v) => {
-                        let value = v.into_bound_py_any(py)?;
-                        fut.call_method1("set_result", (value,))?
-                    }
-                    Err(e) => fut.call_method1("set_exception", (errors::to_py(py, &e).into_value(py),))?,
-                };
-                Ok(())
-            });
-            if let Ok(setter) = setter {
-                // Fails only if the loop is closed: nobody is waiting any more.
-                let _ = loop_ref.bind(py).call_method1("call_soon_threadsafe", (setter,));
+        handle.run(move |py| {
+            let fut = target.bind(py);
+            if fut.call_method0("done").and_then(|d| d.is_truthy()).unwrap_or(true) {
+                return; // cancelled meanwhile: nobody wants the outcome
             }
+            let _ = match outcome {
+                Ok(v) => v.into_bound_py_any(py).and_then(|v| fut.call_method1("set_result", (v,))),
+                Err(e) => fut.call_method1("set_exception", (errors::to_py(py, &e).into_value(py),)),
+            };
         });
     });
     Ok(py_future)
 }
 
-/// Runs `func(*args)` (an async Python function returning `str` or `None`) on `event_loop`
-/// and waits for it. `cancel` firing cancels the asyncio task; the handler then has
-/// `grace` to finish before this returns [`ErrorKind::Cancelled`].
+/// Receives a handler task's outcome (called by `oxmcp._runner.run_handler`, exactly once).
+#[pyclass(module = "oxmcp._oxmcp")]
+struct Outcome {
+    tx: Mutex<Option<oneshot::Sender<Result<Output, Error>>>>,
+}
+
+impl Outcome {
+    fn send(&self, outcome: Result<Output, Error>) {
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = tx.send(outcome);
+        }
+    }
+}
+
+#[pymethods]
+impl Outcome {
+    fn succeeded(&self, py: Python<'_>, value: &Bound<'_, PyAny>) {
+        let out = if value.is_none() { Ok(None) } else { value.extract::<String>().map(Some).map_err(|e| errors::from_py(py, &e)) };
+        self.send(out);
+    }
+
+    fn failed(&self, py: Python<'_>, exc: &Bound<'_, PyAny>) {
+        self.send(Err(errors::from_py(py, &PyErr::from_value(exc.clone()))));
+    }
+
+    fn cancelled(&self) {
+        self.send(Err(Error::new(ErrorKind::Cancelled, "the handler was cancelled")));
+    }
+}
+
+static RUN_HANDLER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Runs `func(*args)` (an async Python function returning `str` or `None`) as a task on
+/// the loop behind `handle` and waits for it. `cancel` firing cancels the task; the
+/// handler then has `grace` to finish before this returns [`ErrorKind::Cancelled`].
 pub async fn call_async(
-    event_loop: &Py<PyAny>,
-    func: &Py<PyAny>,
-    args: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyTuple>> + Send,
+    handle: &LoopHandle,
+    func: &Arc<Py<PyAny>>,
+    args: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyTuple>> + Send + 'static,
     cancel: Option<&CancellationToken>,
 ) -> Result<Output, Error> {
     let (tx, mut rx) = oneshot::channel::<Result<Output, Error>>();
-    let concurrent = Python::attach(|py| -> PyResult<Py<PyAny>> {
-        let coro = func.bind(py).call1(args(py)?)?;
-        let asyncio = py.import("asyncio")?;
-        let cf = asyncio.call_method1("run_coroutine_threadsafe", (coro, event_loop.bind(py)))?;
-        let tx = Mutex::new(Some(tx));
-        let done = PyCFunction::new_closure(py, None, None, move |a: &Bound<'_, PyTuple>, _kw| -> PyResult<()> {
-            let py = a.py();
-            let f = a.get_item(0)?;
-            let outcome = if f.call_method0("cancelled")?.is_truthy()? {
-                Err(Error::new(ErrorKind::Cancelled, "the handler was cancelled"))
-            } else {
-                match f.call_method0("result") {
-                    Ok(v) if v.is_none() => Ok(None),
-                    Ok(v) => v.extract::<String>().map(Some).map_err(|e| errors::from_py(py, &e)),
-                    Err(e) => Err(errors::from_py(py, &e)),
-                }
-            };
-            if let Some(tx) = tx.lock().unwrap().take() {
-                let _ = tx.send(outcome);
-            }
-            Ok(())
-        })?;
-        cf.call_method1("add_done_callback", (done,))?;
-        Ok(cf.unbind())
-    })
-    .map_err(|e| Python::attach(|py| errors::from_py(py, &e)))?;
+    let task: Arc<Mutex<Option<Py<PyAny>>>> = Arc::default();
+    let (func, task_slot) = (func.clone(), task.clone());
+    handle.run(move |py| {
+        let outcome = Outcome { tx: Mutex::new(Some(tx)) };
+        let start = |outcome: Bound<'_, Outcome>| -> PyResult<Py<PyAny>> {
+            let runner = RUN_HANDLER.get_or_try_init(py, || py.import("oxmcp._runner")?.getattr("run_handler").map(Bound::unbind))?;
+            let coro = runner.bind(py).call1((func.bind(py), args(py)?, &outcome))?;
+            Ok(crate::event_loop::running_loop(py)?.call_method1("create_task", (coro,))?.unbind())
+        };
+        match Bound::new(py, outcome) {
+            Ok(outcome) => match start(outcome.clone()) {
+                Ok(t) => *task_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(t),
+                Err(e) => outcome.borrow().send(Err(errors::from_py(py, &e))),
+            },
+            Err(e) => drop(e), // out of memory: the sender is dropped, the caller sees "vanished"
+        }
+    });
 
     let never = CancellationToken::new();
     let cancel = cancel.unwrap_or(&never);
@@ -118,8 +140,10 @@ pub async fn call_async(
         r = &mut rx => return r.unwrap_or_else(|_| Err(Error::new(ErrorKind::Handler, "the handler vanished"))),
         _ = cancel.cancelled() => {}
     }
-    Python::attach(|py| {
-        let _ = concurrent.bind(py).call_method0("cancel");
+    handle.run(move |py| {
+        if let Some(t) = task.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = t.bind(py).call_method0("cancel");
+        }
     });
     let _ = tokio::time::timeout(Duration::from_secs(2), &mut rx).await;
     Err(Error::new(ErrorKind::Cancelled, "cancelled by the client"))

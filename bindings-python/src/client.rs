@@ -16,11 +16,12 @@ use serde_json::Value;
 
 use crate::bridge::{self, awaitable};
 use crate::errors;
+use crate::event_loop::{self, LoopHandle};
 
 /// Python callables the client answers server requests and notifications with.
 #[derive(Clone)]
 struct Hooks {
-    event_loop: Arc<Py<PyAny>>,
+    event_loop: LoopHandle,
     /// `async def on_request(method, params_json) -> str`, for sampling, elicitation, roots.
     on_request: Option<Arc<Py<PyAny>>>,
     /// `def on_notification(method, params_json)`, called on the event loop.
@@ -69,9 +70,8 @@ impl Hooks {
             let event_loop = self.event_loop.clone();
             b = b.on_notification(move |n| {
                 let (method, params) = notification_parts(n);
-                Python::attach(|py| {
-                    let _ = event_loop.bind(py).call_method1("call_soon_threadsafe", (cb.bind(py), method, params));
-                });
+                let cb = cb.clone();
+                event_loop.run(move |py| event_loop::report(py, cb.bind(py).call1((method, params))));
             });
         }
         b
@@ -102,7 +102,7 @@ pub struct NativeClient {
 }
 
 fn hooks(py: Python<'_>, on_request: Option<Py<PyAny>>, on_notification: Option<Py<PyAny>>) -> PyResult<Hooks> {
-    let event_loop = Arc::new(py.import("asyncio")?.call_method0("get_running_loop")?.unbind());
+    let event_loop = LoopHandle::current(py)?.0;
     Ok(Hooks { event_loop, on_request: on_request.map(Arc::new), on_notification: on_notification.map(Arc::new) })
 }
 
@@ -187,12 +187,10 @@ impl NativeClient {
             options = options.timeout(Duration::from_secs_f64(secs.max(0.0)));
         }
         if let Some(cb) = on_progress {
-            let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?.unbind();
-            let (cb, event_loop) = (Arc::new(cb), Arc::new(event_loop));
+            let (event_loop, cb) = (LoopHandle::current(py)?.0, Arc::new(cb));
             options = options.on_progress(move |p| {
-                Python::attach(|py| {
-                    let _ = event_loop.bind(py).call_method1("call_soon_threadsafe", (cb.bind(py), p.progress, p.total, p.message));
-                });
+                let cb = cb.clone();
+                event_loop.run(move |py| event_loop::report(py, cb.bind(py).call1((p.progress, p.total, p.message))));
             });
         }
         let peer = self.client.peer().clone();

@@ -6,6 +6,7 @@
 mod bridge;
 mod client;
 mod errors;
+mod event_loop;
 mod runtime;
 mod server;
 

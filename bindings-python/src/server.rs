@@ -21,6 +21,7 @@ use serde::de::DeserializeOwned;
 
 use crate::bridge::{self, awaitable};
 use crate::errors;
+use crate::event_loop::LoopHandle;
 
 /// A Python handler and the event loop it runs on. Async handlers run on the loop; plain
 /// functions run on the runtime's blocking pool (never on the event loop), with the GIL.
@@ -28,7 +29,7 @@ use crate::errors;
 struct PyHandler {
     func: Arc<Py<PyAny>>,
     is_async: bool,
-    event_loop: Arc<Py<PyAny>>,
+    event_loop: LoopHandle,
 }
 
 fn parse<T: DeserializeOwned>(what: &str, out: Option<String>) -> oxmcp::Result<T> {
@@ -138,7 +139,7 @@ pub struct NativeServer {
     instructions: Option<String>,
     registrations: Mutex<Vec<Registration>>,
     /// The core server and its loop, once serving started (later registrations go live).
-    running: Mutex<Option<(Server, Arc<Py<PyAny>>)>>,
+    running: Mutex<Option<(Server, LoopHandle)>>,
     http: Arc<tokio::sync::Mutex<Option<HttpServer>>>,
 }
 
@@ -160,7 +161,7 @@ impl NativeServer {
     }
 
     /// The core server, built on first serve with handlers bound to `event_loop`.
-    fn build(&self, event_loop: Arc<Py<PyAny>>) -> PyResult<Server> {
+    fn build(&self, event_loop: LoopHandle) -> PyResult<Server> {
         let mut running = self.running.lock().unwrap();
         if let Some((server, _)) = running.as_ref() {
             return Ok(server.clone());
@@ -185,8 +186,8 @@ impl NativeServer {
     }
 }
 
-fn running_loop(py: Python<'_>) -> PyResult<Arc<Py<PyAny>>> {
-    Ok(Arc::new(py.import("asyncio")?.call_method0("get_running_loop")?.unbind()))
+fn running_loop(py: Python<'_>) -> PyResult<LoopHandle> {
+    Ok(LoopHandle::current(py)?.0)
 }
 
 #[pymethods]

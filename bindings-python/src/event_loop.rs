@@ -1,0 +1,131 @@
+//! Running work on an asyncio event loop from the engine's threads, without the GIL.
+//!
+//! `loop.call_soon_threadsafe` would need the GIL on a tokio thread for every hand-off
+//! (blocking that thread while the loop runs Python) plus a Python-level callback object.
+//! Instead each loop gets one [`LoopHandle`]: a queue of Rust closures and an eventfd the
+//! loop watches with `add_reader`. Engine threads push a closure and, when the queue was
+//! empty, write the eventfd; the loop wakes, and its reader callback ([`Drainer`]) runs
+//! every queued closure with the GIL it already holds. Bursts cost one wake-up.
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+
+type Job = Box<dyn FnOnce(Python<'_>) + Send>;
+
+struct Queue {
+    jobs: Mutex<Vec<Job>>,
+    /// Readable while jobs wait; the loop's reader callback drains it.
+    wake: OwnedFd,
+}
+
+impl Queue {
+    fn new() -> PyResult<Self> {
+        // SAFETY: eventfd has no pointer arguments; a valid descriptor is owned from here on.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error().into());
+        }
+        // SAFETY: `fd` was just created and is owned by nothing else.
+        Ok(Self { jobs: Mutex::new(Vec::new()), wake: unsafe { OwnedFd::from_raw_fd(fd) } })
+    }
+
+    fn push(&self, job: Job) {
+        let was_empty = {
+            let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            jobs.push(job);
+            jobs.len() == 1
+        };
+        if was_empty {
+            let one: u64 = 1;
+            // SAFETY: writes 8 bytes from a live u64 to our own eventfd. It cannot fail
+            // short of the counter overflowing, which a drained eventfd never reaches.
+            unsafe { libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        }
+    }
+
+    fn take(&self) -> Vec<Job> {
+        // Clear the eventfd before taking the jobs: a job pushed after the take finds the
+        // queue empty and writes again, so no wake-up is lost.
+        let mut counter: u64 = 0;
+        // SAFETY: reads at most 8 bytes into a live u64 (EAGAIN when already clear).
+        unsafe { libc::read(self.wake.as_raw_fd(), (&mut counter as *mut u64).cast(), 8) };
+        std::mem::take(&mut *self.jobs.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// The loop's reader callback for the eventfd: runs the queued closures.
+#[pyclass(module = "oxmcp._oxmcp")]
+struct Drainer {
+    queue: Arc<Queue>,
+}
+
+#[pymethods]
+impl Drainer {
+    fn __call__(&self, py: Python<'_>) {
+        for job in self.queue.take() {
+            job(py);
+        }
+    }
+}
+
+/// One asyncio event loop, as seen from the engine's threads.
+#[derive(Clone)]
+pub struct LoopHandle {
+    queue: Arc<Queue>,
+}
+
+/// Loop -> its `Drainer` (weak keys: a loop that is gone takes its queue with it).
+static QUEUES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static GET_RUNNING_LOOP: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The running asyncio loop (raises `RuntimeError` outside one, like asyncio does).
+pub fn running_loop(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    GET_RUNNING_LOOP
+        .get_or_try_init(py, || py.import("asyncio")?.getattr("get_running_loop").map(Bound::unbind))?
+        .bind(py)
+        .call0()
+}
+
+impl LoopHandle {
+    /// The handle of the running loop (registering the eventfd with it on first use), and
+    /// the loop itself.
+    pub fn current(py: Python<'_>) -> PyResult<(LoopHandle, Bound<'_, PyAny>)> {
+        let event_loop = running_loop(py)?;
+        let queues = QUEUES
+            .get_or_try_init(py, || py.import("weakref")?.call_method0("WeakKeyDictionary").map(Bound::unbind))?
+            .bind(py);
+        if let Some(found) = queues.call_method1("get", (&event_loop,))?.cast::<Drainer>().ok() {
+            return Ok((LoopHandle { queue: found.borrow().queue.clone() }, event_loop));
+        }
+        let queue = Arc::new(Queue::new()?);
+        let drainer = Bound::new(py, Drainer { queue: queue.clone() })?;
+        event_loop.call_method1("add_reader", (queue.wake.as_raw_fd(), &drainer))?;
+        queues.set_item(&event_loop, drainer)?;
+        Ok((LoopHandle { queue }, event_loop))
+    }
+
+    /// Runs `job` on the loop's thread, with the GIL, soon. Never blocks; never takes the
+    /// GIL here. If the loop has stopped for good, the job is dropped unrun.
+    pub fn run(&self, job: impl FnOnce(Python<'_>) + Send + 'static) {
+        self.queue.push(Box::new(job));
+    }
+}
+
+/// Reports an exception from a callback the way asyncio reports one from `call_soon`: to
+/// the loop's exception handler (it logs it), never silently.
+pub fn report<T>(py: Python<'_>, result: PyResult<T>) {
+    if let Err(e) = result {
+        let context = pyo3::types::PyDict::new(py);
+        let reported = (|| {
+            context.set_item("message", "Exception in an oxmcp callback")?;
+            context.set_item("exception", e.value(py))?;
+            running_loop(py)?.call_method1("call_exception_handler", (context,))
+        })();
+        if reported.is_err() {
+            e.print(py);
+        }
+    }
+}
