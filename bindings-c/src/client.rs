@@ -1,0 +1,487 @@
+//! `OxmcpClient`: a client connected over stdio (a child process) or Streamable HTTP.
+//! Every call is asynchronous: it returns an `OxmcpRequest` handle at once and reports its
+//! outcome through a completion callback, exactly once.
+
+use std::ffi::{c_char, c_void};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oxmcp::client::{Client, ServerNotification};
+use oxmcp::protocol::LoggingLevel;
+use oxmcp::session::RequestOptions;
+use oxmcp::transport::http::HttpClientTransport;
+use oxmcp::transport::{ChildProcess, Transport};
+use oxmcp::Error;
+use serde_json::{json, Value};
+
+use crate::callback::{c_string, Gate, OxmcpCompletionFn, OxmcpNotificationFn, OxmcpProgressFn, UserData};
+use crate::error::{guard, invalid, json_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::request::{start, OxmcpRequest};
+use crate::runtime::{rt_arg, OxmcpRuntime, Rt};
+
+/// A client: created unconnected, then connected once over stdio or HTTP.
+pub struct OxmcpClient {
+    rt: Arc<Rt>,
+    gate: Gate,
+    name: String,
+    version: String,
+    notifications: Mutex<Option<(unsafe extern "C" fn(*mut c_void, *const c_char, *const u8, usize), UserData)>>,
+    /// `None` until connected.
+    client: Arc<Mutex<Option<Arc<Client>>>>,
+}
+
+fn client_arg<'a>(client: *const OxmcpClient) -> Result<&'a OxmcpClient, Error> {
+    // SAFETY: exported functions require a NULL or live client handle.
+    unsafe { client.as_ref() }.ok_or_else(|| invalid("client is NULL"))
+}
+
+/// A notification's method and params.
+fn notification_parts(n: ServerNotification) -> (String, Value) {
+    fn v<T: serde::Serialize>(p: T) -> Value {
+        serde_json::to_value(p).unwrap_or(Value::Null)
+    }
+    match n {
+        ServerNotification::LoggingMessage(p) => ("notifications/message".into(), v(p)),
+        ServerNotification::Progress(p) => ("notifications/progress".into(), v(p)),
+        ServerNotification::ResourceUpdated(p) => ("notifications/resources/updated".into(), v(p)),
+        ServerNotification::ResourceListChanged => ("notifications/resources/list_changed".into(), json!({})),
+        ServerNotification::ToolListChanged => ("notifications/tools/list_changed".into(), json!({})),
+        ServerNotification::PromptListChanged => ("notifications/prompts/list_changed".into(), json!({})),
+        ServerNotification::Cancelled(p) => ("notifications/cancelled".into(), v(p)),
+        ServerNotification::ElicitationComplete(p) => ("notifications/elicitation/complete".into(), v(p)),
+        ServerNotification::Other { method, params } => (method, params.unwrap_or_else(|| json!({}))),
+        #[allow(unreachable_patterns)] // the enum is non-exhaustive
+        other => (format!("{other:?}"), json!({})),
+    }
+}
+
+impl OxmcpClient {
+    /// The connected engine client.
+    fn connected(&self) -> Result<Arc<Client>, Error> {
+        self.client
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(|| invalid("the client is not connected (oxmcp_client_connect_* first)"))
+    }
+
+    /// Connects over `transport` (made inside the runtime); the result is the server's
+    /// `initialize` result.
+    fn connect<T, M>(&self, callback: OxmcpCompletionFn, user_data: *mut c_void, out_request: *mut *mut OxmcpRequest, make: M) -> Result<(), Error>
+    where
+        T: Transport,
+        M: FnOnce() -> Result<T, Error> + Send + 'static,
+    {
+        if self.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return Err(invalid("the client is already connected"));
+        }
+        let mut builder = Client::builder(self.name.clone(), self.version.clone());
+        if let Some((cb, ud)) = *self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
+            let gate = self.gate.clone();
+            builder = builder.on_notification(move |n| {
+                let (method, params) = notification_parts(n);
+                let method = c_string(&method);
+                let params = params.to_string();
+                // SAFETY: the host registered the callback with this user data.
+                gate.run(|| unsafe { cb(ud.ptr(), method.as_ptr(), params.as_ptr(), params.len()) });
+            });
+        }
+        let slot = self.client.clone();
+        start(&self.rt, callback, user_data, out_request, move |_| async move {
+            let client = builder.connect(make()?).await?;
+            let init = serde_json::to_value(client.initialize_result())?;
+            let client = Arc::new(client);
+            let raced = {
+                let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+                let raced = slot.is_some();
+                if !raced {
+                    *slot = Some(client.clone());
+                }
+                raced
+            };
+            if raced {
+                client.shutdown().await;
+                return Err(invalid("the client is already connected"));
+            }
+            Ok(init)
+        })
+    }
+
+    /// Runs `call` on the connected client as an asynchronous operation.
+    fn call<F, Fut>(&self, callback: OxmcpCompletionFn, user_data: *mut c_void, out_request: *mut *mut OxmcpRequest, call: F) -> Result<(), Error>
+    where
+        F: FnOnce(Arc<Client>, RequestOptions) -> Fut,
+        Fut: std::future::Future<Output = Result<Value, Error>> + Send + 'static,
+    {
+        let client = self.connected()?;
+        start(&self.rt, callback, user_data, out_request, |token| call(client, RequestOptions::default().cancel_token(token)))
+    }
+}
+
+/// Creates an unconnected client named `name` / `version` on `runtime`.
+///
+/// Ownership: the caller owns `*out_client` and releases it with oxmcp_client_free().
+///
+/// # Safety
+/// `runtime` is a live runtime; `name`/`version` are NUL-terminated; `out_client` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_new(
+    runtime: *const OxmcpRuntime,
+    name: *const c_char,
+    version: *const c_char,
+    out_client: *mut *mut OxmcpClient,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = OxmcpClient {
+            rt: rt_arg(runtime)?,
+            gate: Gate::new(),
+            name: str_arg(name, "name")?.to_owned(),
+            version: str_arg(version, "version")?.to_owned(),
+            notifications: Mutex::new(None),
+            client: Arc::new(Mutex::new(None)),
+        };
+        out(out_client, Box::into_raw(Box::new(c)), "out_client")
+    })
+}
+
+/// Sets the callback for the server's notifications (log messages, progress, list
+/// changes). Call it before connecting. It is not called after oxmcp_client_free()
+/// returned. `user_data` must stay valid until then.
+///
+/// # Safety
+/// `client` is a live client.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_on_notification(client: *const OxmcpClient, callback: OxmcpNotificationFn, user_data: *mut c_void) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return Err(invalid("set the notification callback before connecting"));
+        }
+        *c.notifications.lock().unwrap_or_else(|e| e.into_inner()) = callback.map(|cb| (cb, UserData(user_data)));
+        Ok(())
+    })
+}
+
+/// Starts `command` with `argc` arguments `args` as a child process and connects to it over
+/// stdio. `callback` gets the server's `initialize` result (JSON) once connected, or the
+/// error (the child's last stderr lines are in the message when it died). The child is
+/// stopped when the client closes. `*out_request` (may be NULL) cancels the connect.
+///
+/// # Safety
+/// `client` is a live client; `command` and the `argc` entries of `args` are NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_connect_stdio(
+    client: *const OxmcpClient,
+    command: *const c_char,
+    args: *const *const c_char,
+    argc: usize,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let command = str_arg(command, "command")?.to_owned();
+        if args.is_null() && argc > 0 {
+            return Err(invalid("args is NULL"));
+        }
+        let mut list = Vec::with_capacity(argc);
+        for i in 0..argc {
+            // SAFETY: the caller passes `argc` string pointers.
+            list.push(str_arg(unsafe { *args.add(i) }, "args[i]")?.to_owned());
+        }
+        c.connect(callback, user_data, out_request, move || Ok(ChildProcess::new(command).args(list).spawn()?))
+    })
+}
+
+/// Connects to a Streamable HTTP server at `url` (falls back to legacy HTTP+SSE when the
+/// server only speaks that). Same callback and request rules as oxmcp_client_connect_stdio().
+///
+/// # Safety
+/// `client` is a live client; `url` is NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_connect_http(
+    client: *const OxmcpClient,
+    url: *const c_char,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let url = str_arg(url, "url")?.to_owned();
+        c.connect(callback, user_data, out_request, move || Ok(HttpClientTransport::new(url)))
+    })
+}
+
+fn with_timeout(options: RequestOptions, timeout_ms: u32) -> RequestOptions {
+    if timeout_ms == 0 {
+        options
+    } else {
+        options.timeout(Duration::from_millis(u64::from(timeout_ms)))
+    }
+}
+
+fn with_progress(options: RequestOptions, on_progress: OxmcpProgressFn, user_data: *mut c_void) -> RequestOptions {
+    let Some(cb) = on_progress else { return options };
+    let ud = UserData(user_data);
+    options.on_progress(move |p| {
+        let message = p.message.as_deref().map(c_string);
+        let ptr = message.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
+        // SAFETY: the host registered the callback with this user data.
+        unsafe { cb(ud.ptr(), p.progress, p.total.is_some(), p.total.unwrap_or(0.0), ptr) }
+    })
+}
+
+/// Calls the tool `name` with `args_json` (a JSON object; NULL / 0 for none). `callback`
+/// gets the `CallToolResult` (a tool failure is a result with `isError: true`, not an
+/// error). `timeout_ms` (0 = the default 60 s, reset by progress) bounds waiting;
+/// `on_progress` (may be NULL) gets progress with the same `user_data`, always before the
+/// completion. oxmcp_request_cancel() on `*out_request` sends `notifications/cancelled`.
+///
+/// Rule for every asynchronous call: if the function returns a failure status, nothing was
+/// started and the callback is never called; otherwise it is called exactly once.
+///
+/// # Safety
+/// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_call_tool(
+    client: *const OxmcpClient,
+    name: *const c_char,
+    args_json: *const u8,
+    args_len: usize,
+    timeout_ms: u32,
+    on_progress: OxmcpProgressFn,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let name = str_arg(name, "name")?.to_owned();
+        let args = json_arg(args_json, args_len, "args_json", Value::Null)?;
+        c.call(callback, user_data, out_request, |client, options| {
+            let options = with_progress(with_timeout(options, timeout_ms), on_progress, user_data);
+            async move { Ok(serde_json::to_value(client.call_tool_with(&name, args, options).await?)?) }
+        })
+    })
+}
+
+/// Sends any request: `method` with `params_json` (NULL / 0 for none); `callback` gets the
+/// raw result JSON. Timeout, progress and cancellation as in oxmcp_client_call_tool().
+///
+/// # Safety
+/// As oxmcp_client_call_tool().
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_request(
+    client: *const OxmcpClient,
+    method: *const c_char,
+    params_json: *const u8,
+    params_len: usize,
+    timeout_ms: u32,
+    on_progress: OxmcpProgressFn,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let method = str_arg(method, "method")?.to_owned();
+        let params = json_arg(params_json, params_len, "params_json", Value::Null)?;
+        let params = if params.is_null() { None } else { Some(params) };
+        c.call(callback, user_data, out_request, |client, options| {
+            let options = with_progress(with_timeout(options, timeout_ms), on_progress, user_data);
+            async move { client.peer().request(&method, params, options).await }
+        })
+    })
+}
+
+/// Which list an oxmcp_client_list() call fetches.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy)]
+pub enum OxmcpList {
+    /// `tools/list`: the result is `{"tools": [...]}`.
+    Tools = 0,
+    /// `resources/list`: `{"resources": [...]}`.
+    Resources = 1,
+    /// `resources/templates/list`: `{"resourceTemplates": [...]}`.
+    ResourceTemplates = 2,
+    /// `prompts/list`: `{"prompts": [...]}`.
+    Prompts = 3,
+}
+
+/// Lists every item of `what` (an `OxmcpList` value), following pagination cursors; the
+/// result is one object holding the whole array.
+///
+/// # Safety
+/// `client` is a live client; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_list(
+    client: *const OxmcpClient,
+    what: i32,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let what = match what {
+            0 => OxmcpList::Tools,
+            1 => OxmcpList::Resources,
+            2 => OxmcpList::ResourceTemplates,
+            3 => OxmcpList::Prompts,
+            other => return Err(invalid(format!("unknown list {other}"))),
+        };
+        c.call(callback, user_data, out_request, move |client, _| async move {
+            Ok(match what {
+                OxmcpList::Tools => json!({ "tools": client.list_all_tools().await? }),
+                OxmcpList::Resources => json!({ "resources": client.list_all_resources().await? }),
+                OxmcpList::ResourceTemplates => json!({ "resourceTemplates": client.list_all_resource_templates().await? }),
+                OxmcpList::Prompts => json!({ "prompts": client.list_all_prompts().await? }),
+            })
+        })
+    })
+}
+
+/// Reads the resource at `uri`; `callback` gets the `ReadResourceResult`.
+///
+/// # Safety
+/// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_read_resource(
+    client: *const OxmcpClient,
+    uri: *const c_char,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let uri = str_arg(uri, "uri")?.to_owned();
+        c.call(callback, user_data, out_request, move |client, _| async move {
+            Ok(serde_json::to_value(client.read_resource(&uri).await?)?)
+        })
+    })
+}
+
+/// Gets the prompt `name` with `args_json` (an object of strings; NULL / 0 for none);
+/// `callback` gets the `GetPromptResult`.
+///
+/// # Safety
+/// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_get_prompt(
+    client: *const OxmcpClient,
+    name: *const c_char,
+    args_json: *const u8,
+    args_len: usize,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let name = str_arg(name, "name")?.to_owned();
+        let args: std::collections::BTreeMap<String, String> =
+            serde_json::from_value(json_arg(args_json, args_len, "args_json", json!({}))?)
+                .map_err(|e| invalid(format!("prompt arguments must be an object of strings: {e}")))?;
+        c.call(callback, user_data, out_request, move |client, _| async move {
+            Ok(serde_json::to_value(client.get_prompt(&name, args).await?)?)
+        })
+    })
+}
+
+/// Sends `ping`; `callback` gets `{}`.
+///
+/// # Safety
+/// `client` is a live client; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_ping(
+    client: *const OxmcpClient,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        c.call(callback, user_data, out_request, |client, _| async move {
+            client.ping().await?;
+            Ok(json!({}))
+        })
+    })
+}
+
+/// Sets the server's minimum log level (`logging/setLevel`; `level` as in
+/// oxmcp_incoming_log()); `callback` gets `{}`.
+///
+/// # Safety
+/// `client` is a live client; `level` is NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_set_log_level(
+    client: *const OxmcpClient,
+    level: *const c_char,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let name = str_arg(level, "level")?;
+        let level: LoggingLevel =
+            serde_json::from_value(Value::String(name.to_lowercase())).map_err(|_| invalid(format!("unknown log level {name:?}")))?;
+        c.call(callback, user_data, out_request, move |client, _| async move {
+            client.set_log_level(level).await?;
+            Ok(json!({}))
+        })
+    })
+}
+
+/// Closes the connection (pending requests fail with `OXMCP_STATUS_CLOSED`; a child
+/// process gets stdin closed, then SIGTERM, then SIGKILL); `callback` (may be NULL) runs
+/// once it is closed. Nothing to close is not an error.
+///
+/// # Safety
+/// `client` is a live client.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_close(client: *const OxmcpClient, callback: OxmcpCompletionFn, user_data: *mut c_void) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let taken = c.client.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let work = async move {
+            if let Some(client) = taken {
+                client.shutdown().await;
+            }
+            Ok::<_, Error>(Value::Null)
+        };
+        if callback.is_some() {
+            start(&c.rt, callback, user_data, std::ptr::null_mut(), |_| work)
+        } else {
+            c.rt.spawn(async move {
+                let _ = work.await;
+            })
+        }
+    })
+}
+
+/// Releases the client (NULL is ignored). When it returns, the notification callback is not
+/// called any more; a still-open connection is closed in the background. Requests in
+/// flight still complete (with `OXMCP_STATUS_CLOSED` if the connection closes first).
+/// Not from inside this client's notification callback (deadlock).
+///
+/// # Safety
+/// `client` is NULL or a live client, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_free(client: *mut OxmcpClient) {
+    if client.is_null() {
+        return;
+    }
+    quietly(|| {
+        // SAFETY: see the function's contract.
+        let c = unsafe { Box::from_raw(client) };
+        c.gate.close();
+        let taken = c.client.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(engine) = taken {
+            let _ = c.rt.spawn(async move { engine.shutdown().await });
+        }
+    });
+}
