@@ -1,1 +1,33 @@
-//! Node.js binding of the oxmcp engine (work in progress).
+//! The native half of the `oxmcp` npm package: a translation layer between JavaScript and
+//! the oxmcp engine. JSON text crosses the boundary (the JS layer parses it with
+//! `JSON.parse`, which is faster than building objects value by value); results travel
+//! back to JavaScript through one thread-safe event function per server or client, so the
+//! event loop is never blocked and no Promise is created in Rust on the hot path.
+//!
+//! No protocol logic lives here: validation, correlation, cancellation, timeouts and
+//! transports are the engine's.
+
+mod client;
+mod errors;
+mod events;
+mod server;
+
+pub use client::NativeClient;
+pub use server::NativeServer;
+
+use napi_derive::napi;
+
+/// Validates `instance_json` against `schema_json` with the engine's validator; returns the
+/// problems, or `null` when valid (the same engine checks tool arguments).
+#[napi]
+pub fn validate_json(schema_json: String, instance_json: String) -> napi::Result<Option<String>> {
+    let parse = |t: &str| serde_json::from_str::<serde_json::Value>(t).map_err(|e| errors::invalid(format!("invalid JSON: {e}")));
+    let schema = oxmcp::schema::Schema::compile(&parse(&schema_json)?).map_err(errors::to_napi)?;
+    Ok(schema.validate(&parse(&instance_json)?).err())
+}
+
+/// The engine's version.
+#[napi]
+pub fn native_version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
