@@ -1,1 +1,59 @@
-//! JNI library of the oxmcp engine (work in progress).
+//! JNI library of the oxmcp engine for Java (`liboxmcp_java.so`), loaded by the
+//! `dev.oxmcp` classes. A translation layer only: JSON text, longs and doubles cross the
+//! boundary; the engine parses, validates, correlates, cancels and times out.
+//!
+//! - [`runtime`]: the tokio runtime and its shutdown (daemon-attached threads).
+//! - [`jvm`]: every call from Rust into Java (static methods of `dev.oxmcp.Native`).
+//! - [`handles`]: `long` handles for Rust objects and the asynchronous-call registry.
+//! - [`server`]: `McpServer`, Java handlers and the incoming-request context.
+//! - [`client`]: `McpClient` and its calls.
+
+mod client;
+mod handles;
+mod jvm;
+mod runtime;
+mod server;
+
+use std::time::Duration;
+
+use jni::objects::{JClass, JObject};
+use jni::sys::jlong;
+use jni::EnvUnowned;
+
+/// Caches the callback class; the Java side calls it once, right after loading.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_init<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
+    env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
+        jvm::init(env)?;
+        jvm::jstring(env, Some(env!("CARGO_PKG_VERSION")))
+    })
+    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
+/// Stops the runtime and waits (up to `graceMs`) for its threads.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_shutdown<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, grace_ms: jlong) {
+    runtime::shutdown(Duration::from_millis(grace_ms.max(0) as u64));
+}
+
+/// Whether the runtime was shut down.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_isShutdown<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>) -> jni::sys::jboolean {
+    runtime::is_stopped()
+}
+
+/// Cancels an asynchronous call (a client request, a connect, serving).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_cancelCall<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, call_id: jlong) {
+    handles::cancel_call(call_id);
+}
+
+/// `[running asynchronous calls, incoming requests in Java handlers]`, for leak checks.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_stats<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
+    env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
+        let text = format!("[{},{}]", handles::running_calls(), server::in_flight());
+        jvm::jstring(env, Some(&text))
+    })
+    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}

@@ -1,0 +1,403 @@
+package dev.oxmcp;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An MCP client over stdio (a child process it starts) or Streamable HTTP. Every call
+ * returns a {@link CompletableFuture} of JSON text; {@code future.cancel(true)} (or
+ * {@code orTimeout}) cancels the request in the engine, which sends
+ * {@code notifications/cancelled} to the server. Failures are {@link McpException}s.
+ *
+ * <pre>{@code
+ * try (McpClient client = McpClient.connect(McpClient.Options.stdio("oxmcp", "everything-server", "--stdio")).join()) {
+ *     String tools = client.listTools().join();               // a JSON array
+ *     String result = client.callTool("echo", "{\"text\":\"hi\"}").join();
+ * }
+ * }</pre>
+ */
+public final class McpClient implements AutoCloseable {
+
+    /** Receives the server's notifications (logs, progress, list changes, ...). */
+    @FunctionalInterface
+    public interface NotificationListener {
+        /**
+         * One notification, delivered in order on an oxmcp event thread (keep it short).
+         *
+         * @param method e.g. {@code notifications/message}
+         * @param paramsJson its params as a JSON object
+         */
+        void onNotification(String method, String paramsJson);
+    }
+
+    /** How to reach the server, and client settings. */
+    public static final class Options {
+        private String command;
+        private List<String> args = List.of();
+        private final Map<String, String> env = new LinkedHashMap<>();
+        private String cwd;
+        private String url;
+        private final Map<String, String> headers = new LinkedHashMap<>();
+        private String name = "oxmcp-java";
+        private String version = Native.VERSION;
+        private Duration requestTimeout;
+        private NotificationListener listener;
+
+        private Options() {}
+
+        /**
+         * A server started as a child process, spoken to over its stdin/stdout.
+         *
+         * @param command the program
+         * @param args its arguments
+         * @return options
+         */
+        public static Options stdio(String command, String... args) {
+            Options o = new Options();
+            o.command = command;
+            o.args = Arrays.asList(args);
+            return o;
+        }
+
+        /**
+         * A server started as a child process.
+         *
+         * @param commandLine the program and its arguments
+         * @return options
+         */
+        public static Options stdio(List<String> commandLine) {
+            return stdio(commandLine.get(0), commandLine.subList(1, commandLine.size()).toArray(new String[0]));
+        }
+
+        /**
+         * A Streamable HTTP server (legacy HTTP+SSE servers are detected too).
+         *
+         * @param url the endpoint, e.g. {@code http://127.0.0.1:3000/mcp}
+         * @return options
+         */
+        public static Options http(String url) {
+            Options o = new Options();
+            o.url = url;
+            return o;
+        }
+
+        /**
+         * @param key an environment variable for the child process
+         * @param value its value
+         * @return these options
+         */
+        public Options env(String key, String value) {
+            env.put(key, value);
+            return this;
+        }
+
+        /**
+         * @param dir the child process's working directory
+         * @return these options
+         */
+        public Options workingDirectory(String dir) {
+            cwd = dir;
+            return this;
+        }
+
+        /**
+         * @param header an HTTP header sent with every request (e.g. Authorization)
+         * @param value its value
+         * @return these options
+         */
+        public Options header(String header, String value) {
+            headers.put(header, value);
+            return this;
+        }
+
+        /**
+         * @param name the client's name ({@code clientInfo})
+         * @param version the client's version
+         * @return these options
+         */
+        public Options clientInfo(String name, String version) {
+            this.name = name;
+            this.version = version;
+            return this;
+        }
+
+        /**
+         * @param timeout the default inactivity timeout of every request (engine default: 60 s)
+         * @return these options
+         */
+        public Options requestTimeout(Duration timeout) {
+            this.requestTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param listener receives the server's notifications
+         * @return these options
+         */
+        public Options onNotification(NotificationListener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        String toJson(long listenerId) {
+            StringBuilder b = new StringBuilder("{");
+            b.append("\"name\":").append(Json.quote(name)).append(",\"version\":").append(Json.quote(version));
+            b.append(",\"listener\":").append(listenerId);
+            if (requestTimeout != null) {
+                b.append(",\"requestTimeoutMs\":").append(Math.max(1, requestTimeout.toMillis()));
+            }
+            if (command != null) {
+                b.append(",\"command\":").append(Json.quote(command)).append(",\"args\":[");
+                for (int i = 0; i < args.size(); i++) {
+                    b.append(i > 0 ? "," : "").append(Json.quote(args.get(i)));
+                }
+                b.append("],\"env\":").append(Json.objectOfStrings(env));
+                if (cwd != null) {
+                    b.append(",\"cwd\":").append(Json.quote(cwd));
+                }
+            }
+            if (url != null) {
+                b.append(",\"url\":").append(Json.quote(url)).append(",\"headers\":").append(Json.objectOfStrings(headers));
+            }
+            return b.append('}').toString();
+        }
+    }
+
+    private static final int PING = 0, LIST_TOOLS = 1, LIST_RESOURCES = 2, LIST_RESOURCE_TEMPLATES = 3, LIST_PROMPTS = 4,
+            CALL_TOOL = 5, READ_RESOURCE = 6, GET_PROMPT = 7, COMPLETE = 8, SET_LOG_LEVEL = 9, REQUEST = 10,
+            SUBSCRIBE = 11, UNSUBSCRIBE = 12;
+
+    private long handle;
+    private final long listenerId;
+    private final String initializeResult;
+
+    private McpClient(long handle, long listenerId, String initializeResult) {
+        this.handle = handle;
+        this.listenerId = listenerId;
+        this.initializeResult = initializeResult;
+    }
+
+    /**
+     * Connects and initializes the session.
+     *
+     * @param options where the server is
+     * @return the connected client
+     */
+    public static CompletableFuture<McpClient> connect(Options options) {
+        long listener = options.listener != null ? Native.addListener(options.listener) : 0;
+        String settings = options.toJson(listener);
+        CompletableFuture<McpClient> f = Native.call(d -> new McpClient(d.handle(), listener, d.json()), null,
+                id -> Native.clientConnect(settings, id));
+        if (listener != 0) {
+            f.whenComplete((c, e) -> {
+                if (e != null) {
+                    Native.removeListener(listener);
+                }
+            });
+        }
+        return f;
+    }
+
+    /**
+     * Starts {@code command} and connects over stdio.
+     *
+     * @param command the program
+     * @param args its arguments
+     * @return the connected client
+     */
+    public static CompletableFuture<McpClient> connectStdio(String command, String... args) {
+        return connect(Options.stdio(command, args));
+    }
+
+    /**
+     * Connects over Streamable HTTP.
+     *
+     * @param url the endpoint
+     * @return the connected client
+     */
+    public static CompletableFuture<McpClient> connectHttp(String url) {
+        return connect(Options.http(url));
+    }
+
+    private synchronized long live() {
+        if (handle == 0) {
+            throw new McpException(McpException.Kind.CLOSED, null, "the client is closed", null);
+        }
+        return handle;
+    }
+
+    private CompletableFuture<String> call(int op, String a, String b, RequestOptions options) {
+        long client;
+        try {
+            client = live();
+        } catch (McpException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        RequestOptions o = options == null ? RequestOptions.defaults() : options;
+        return Native.call(Native.Done::json, o.progress,
+                id -> Native.clientCall(client, op, a, b, o.timeoutMillis(), o.progress != null, id));
+    }
+
+    private CompletableFuture<Void> callVoid(int op, String a) {
+        return call(op, a, null, null).thenApply(x -> null);
+    }
+
+    /** @return the server's {@code initialize} result (JSON) */
+    public String initializeResult() {
+        return initializeResult;
+    }
+
+    /** @return completes when the server answered {@code ping} */
+    public CompletableFuture<String> ping() {
+        return call(PING, null, null, null);
+    }
+
+    /** @return every tool (following cursors), as a JSON array */
+    public CompletableFuture<String> listTools() {
+        return call(LIST_TOOLS, null, null, null);
+    }
+
+    /** @return every resource, as a JSON array */
+    public CompletableFuture<String> listResources() {
+        return call(LIST_RESOURCES, null, null, null);
+    }
+
+    /** @return every resource template, as a JSON array */
+    public CompletableFuture<String> listResourceTemplates() {
+        return call(LIST_RESOURCE_TEMPLATES, null, null, null);
+    }
+
+    /** @return every prompt, as a JSON array */
+    public CompletableFuture<String> listPrompts() {
+        return call(LIST_PROMPTS, null, null, null);
+    }
+
+    /**
+     * Calls a tool.
+     *
+     * @param name the tool
+     * @param argumentsJson its arguments as a JSON object (or null)
+     * @return the {@code CallToolResult} JSON (a tool failure is a result with {@code isError: true})
+     */
+    public CompletableFuture<String> callTool(String name, String argumentsJson) {
+        return callTool(name, argumentsJson, null);
+    }
+
+    /**
+     * Calls a tool with a timeout or progress listener.
+     *
+     * @param name the tool
+     * @param argumentsJson its arguments as a JSON object (or null)
+     * @param options timeout and progress
+     * @return the {@code CallToolResult} JSON
+     */
+    public CompletableFuture<String> callTool(String name, String argumentsJson, RequestOptions options) {
+        return call(CALL_TOOL, name, argumentsJson, options);
+    }
+
+    /**
+     * @param uri the resource
+     * @return the {@code ReadResourceResult} JSON
+     */
+    public CompletableFuture<String> readResource(String uri) {
+        return call(READ_RESOURCE, uri, null, null);
+    }
+
+    /**
+     * @param name the prompt
+     * @param argumentsJson its arguments, a JSON object of strings (or null)
+     * @return the {@code GetPromptResult} JSON
+     */
+    public CompletableFuture<String> getPrompt(String name, String argumentsJson) {
+        return call(GET_PROMPT, name, argumentsJson, null);
+    }
+
+    /**
+     * {@code completion/complete}.
+     *
+     * @param paramsJson {@code {"ref": {...}, "argument": {"name": ..., "value": ...}}}
+     * @return the {@code CompleteResult} JSON
+     */
+    public CompletableFuture<String> complete(String paramsJson) {
+        return call(COMPLETE, null, paramsJson, null);
+    }
+
+    /**
+     * @param level the minimum level of log messages the server sends
+     * @return completes when the server accepted it
+     */
+    public CompletableFuture<Void> setLogLevel(String level) {
+        return callVoid(SET_LOG_LEVEL, level);
+    }
+
+    /**
+     * @param uri a resource to receive {@code notifications/resources/updated} for
+     * @return completes when subscribed
+     */
+    public CompletableFuture<Void> subscribe(String uri) {
+        return callVoid(SUBSCRIBE, uri);
+    }
+
+    /**
+     * @param uri a subscribed resource
+     * @return completes when unsubscribed
+     */
+    public CompletableFuture<Void> unsubscribe(String uri) {
+        return callVoid(UNSUBSCRIBE, uri);
+    }
+
+    /**
+     * Any request, by method name.
+     *
+     * @param method e.g. {@code tools/call}
+     * @param paramsJson its params (or null)
+     * @param options timeout and progress (or null)
+     * @return the result JSON
+     */
+    public CompletableFuture<String> request(String method, String paramsJson, RequestOptions options) {
+        return call(REQUEST, method, paramsJson, options);
+    }
+
+    /** Tells the server the client's roots changed. */
+    public void notifyRootsChanged() {
+        McpException.check(Native.clientNotifyRootsChanged(live()));
+    }
+
+    /** @return requests sent and not yet answered (0 when nothing leaked) */
+    public long pendingRequests() {
+        return Native.clientPending(live());
+    }
+
+    /**
+     * Closes the connection (a child process is stopped: stdin closed, then signals);
+     * pending calls fail with {@link McpException.Kind#CLOSED}. Waits up to 10 seconds.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        long h;
+        synchronized (this) {
+            h = handle;
+            handle = 0;
+        }
+        if (h == 0) {
+            return;
+        }
+        try {
+            Native.<Void>call(d -> null, null, id -> Native.clientClose(h, id)).get(10, TimeUnit.SECONDS);
+        } catch (Exception ignored) {
+            // closing is best effort: the handle is gone either way
+        } finally {
+            if (listenerId != 0) {
+                Native.removeListener(listenerId);
+            }
+        }
+    }
+
+}

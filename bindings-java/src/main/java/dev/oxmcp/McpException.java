@@ -1,0 +1,112 @@
+package dev.oxmcp;
+
+/**
+ * An MCP failure: the engine's error kind, and for {@link Kind#RPC} the JSON-RPC error's
+ * code, message and data.
+ *
+ * <p>Client futures fail with this exception (wrapped in {@link java.util.concurrent.CompletionException}
+ * when joined). Handlers throw it, or fail their future with it, to answer with an exact
+ * JSON-RPC error: {@code throw McpException.rpc(-32602, "bad id", null)}. Any other
+ * exception from a handler is a handler failure: a tool then answers with an
+ * {@code isError} result, other handlers with -32603.
+ */
+public class McpException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** What went wrong, coarsely (the engine's {@code ErrorKind}, in the same order). */
+    public enum Kind {
+        /** The peer answered with a JSON-RPC error ({@link #code()}, {@link #data()}). */
+        RPC,
+        /** The request's local timeout elapsed. Not a peer error. */
+        TIMEOUT,
+        /** The request was cancelled locally. */
+        CANCELLED,
+        /** The connection is closed. */
+        CLOSED,
+        /** Reading or writing the transport failed, or a process could not be started. */
+        TRANSPORT,
+        /** The peer broke the protocol. */
+        PROTOCOL,
+        /** The caller passed something unusable (bad arguments, unknown name, bad schema). */
+        INVALID_INPUT,
+        /** The peer did not declare the capability this call needs. */
+        CAPABILITY_MISSING,
+        /** A handler failed. */
+        HANDLER
+    }
+
+    private final Kind kind;
+    private final Long code;
+    private final String data;
+
+    /**
+     * An exception of a kind.
+     *
+     * @param kind the kind
+     * @param code the JSON-RPC code, or null
+     * @param message the message
+     * @param data the JSON-RPC error data as JSON text, or null
+     */
+    public McpException(Kind kind, Long code, String message, String data) {
+        super(message);
+        this.kind = kind;
+        this.code = code;
+        this.data = data;
+    }
+
+    /**
+     * A JSON-RPC error for a handler to throw: the client receives exactly this code,
+     * message and data.
+     *
+     * @param code the JSON-RPC code, e.g. -32602
+     * @param message the message
+     * @param dataJson the error data as JSON text, or null
+     * @return the exception
+     */
+    public static McpException rpc(long code, String message, String dataJson) {
+        return new McpException(Kind.RPC, code, message, dataJson);
+    }
+
+    /** @return the kind */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** @return the JSON-RPC code, or null when the failure was not a JSON-RPC error */
+    public Long code() {
+        return code;
+    }
+
+    /** @return the JSON-RPC error data as JSON text, or null */
+    public String data() {
+        return data;
+    }
+
+    @Override
+    public String toString() {
+        return "McpException[" + kind + (code != null ? " " + code : "") + "]: " + getMessage();
+    }
+
+    /** Decodes a synchronous native error ("kindOrdinal\nmessage"). */
+    static McpException fromNative(String encoded) {
+        int nl = encoded.indexOf('\n');
+        Kind kind = Kind.HANDLER;
+        String message = encoded;
+        if (nl > 0) {
+            try {
+                kind = Kind.values()[Integer.parseInt(encoded.substring(0, nl))];
+                message = encoded.substring(nl + 1);
+            } catch (RuntimeException ignored) {
+                // keep the whole text as the message
+            }
+        }
+        return new McpException(kind, null, message, null);
+    }
+
+    /** Throws the decoded error if the native call returned one. */
+    static void check(String encoded) {
+        if (encoded != null) {
+            throw fromNative(encoded);
+        }
+    }
+}

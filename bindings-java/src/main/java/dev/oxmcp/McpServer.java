@@ -1,0 +1,270 @@
+package dev.oxmcp;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An MCP server whose tools, resources, prompts and completions are Java handlers
+ * returning {@link CompletableFuture}s. The engine validates arguments against the
+ * schemas, runs requests concurrently, and routes cancellation to the handlers.
+ *
+ * <pre>{@code
+ * try (McpServer server = new McpServer("demo", "1.0.0")) {
+ *     server.tool("add", "Adds two numbers.",
+ *         "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]}",
+ *         (args, ctx) -> CompletableFuture.completedFuture(Json.textResult("...")));
+ *     server.serveStdio().join();     // or: String url = server.startHttp("127.0.0.1", 0).join();
+ * }
+ * }</pre>
+ *
+ * <p>Registrations may happen before or after serving starts, except resource templates
+ * and the completion handler (before). One server may serve stdio and HTTP at once.
+ */
+public final class McpServer implements AutoCloseable {
+    private long handle;
+    private final List<Long> handlers = new ArrayList<>();
+    private final List<CompletableFuture<?>> serving = new ArrayList<>();
+
+    /**
+     * @param name the server's name (its {@code serverInfo})
+     * @param version the server's version
+     */
+    public McpServer(String name, String version) {
+        this(name, version, null);
+    }
+
+    /**
+     * @param name the server's name
+     * @param version the server's version
+     * @param instructions instructions for the client's model, or null
+     */
+    public McpServer(String name, String version, String instructions) {
+        this.handle = Native.serverNew(name, version, instructions);
+    }
+
+    private synchronized long live() {
+        if (handle == 0) {
+            throw new McpException(McpException.Kind.CLOSED, null, "the server is closed", null);
+        }
+        return handle;
+    }
+
+    private McpServer register(int kind, String definition, Native.Invoker invoker) {
+        long server = live();
+        long id = Native.addHandler(invoker);
+        String error = Native.serverRegister(server, kind, definition, id);
+        if (error != null) {
+            Native.removeHandler(id);
+            throw McpException.fromNative(error);
+        }
+        synchronized (this) {
+            handlers.add(id);
+        }
+        return this;
+    }
+
+    /**
+     * Registers a tool from its full definition ({@code name}, {@code inputSchema}, and
+     * optionally {@code title}, {@code description}, {@code outputSchema}, {@code annotations}).
+     *
+     * @param toolJson the {@code Tool} as JSON
+     * @param handler runs the tool
+     * @return this server
+     * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) for a bad definition or schema
+     */
+    public McpServer tool(String toolJson, ToolHandler handler) {
+        return register(0, toolJson, (args, unused, ctx) -> handler.call(args, ctx));
+    }
+
+    /**
+     * Registers a tool.
+     *
+     * @param name the tool's name
+     * @param description what it does, or null
+     * @param inputSchemaJson the JSON Schema of its arguments (an object schema)
+     * @param handler runs the tool
+     * @return this server
+     */
+    public McpServer tool(String name, String description, String inputSchemaJson, ToolHandler handler) {
+        String json = "{\"name\":" + Json.quote(name) + (description != null ? ",\"description\":" + Json.quote(description) : "")
+                + ",\"inputSchema\":" + inputSchemaJson + "}";
+        return tool(json, handler);
+    }
+
+    /**
+     * Registers a resource from its full definition ({@code uri}, {@code name}, ...).
+     *
+     * @param resourceJson the {@code Resource} as JSON
+     * @param handler reads it
+     * @return this server
+     */
+    public McpServer resource(String resourceJson, ResourceHandler handler) {
+        return register(1, resourceJson, handler::read);
+    }
+
+    /**
+     * Registers a resource.
+     *
+     * @param uri its URI
+     * @param name its name
+     * @param mimeType its MIME type, or null
+     * @param handler reads it
+     * @return this server
+     */
+    public McpServer resource(String uri, String name, String mimeType, ResourceHandler handler) {
+        return resource(definition("uri", uri, name, mimeType), handler);
+    }
+
+    /**
+     * Registers a resource template (RFC 6570, e.g. {@code file:///{path}}) from its definition.
+     *
+     * @param templateJson the {@code ResourceTemplate} as JSON
+     * @param handler reads an instance; receives the variables
+     * @return this server
+     */
+    public McpServer resourceTemplate(String templateJson, ResourceHandler handler) {
+        return register(2, templateJson, handler::read);
+    }
+
+    /**
+     * Registers a resource template.
+     *
+     * @param uriTemplate the URI template
+     * @param name its name
+     * @param mimeType its MIME type, or null
+     * @param handler reads an instance
+     * @return this server
+     */
+    public McpServer resourceTemplate(String uriTemplate, String name, String mimeType, ResourceHandler handler) {
+        return resourceTemplate(definition("uriTemplate", uriTemplate, name, mimeType), handler);
+    }
+
+    private static String definition(String key, String uri, String name, String mimeType) {
+        return "{\"" + key + "\":" + Json.quote(uri) + ",\"name\":" + Json.quote(name)
+                + (mimeType != null ? ",\"mimeType\":" + Json.quote(mimeType) : "") + "}";
+    }
+
+    /**
+     * Registers a prompt from its definition ({@code name}, {@code description},
+     * {@code arguments: [{name, description, required}]}).
+     *
+     * @param promptJson the {@code Prompt} as JSON
+     * @param handler renders it
+     * @return this server
+     */
+    public McpServer prompt(String promptJson, PromptHandler handler) {
+        return register(3, promptJson, (args, unused, ctx) -> handler.get(args, ctx));
+    }
+
+    /**
+     * Sets the completion handler.
+     *
+     * @param handler completes arguments
+     * @return this server
+     */
+    public McpServer completion(CompletionHandler handler) {
+        return register(4, null, (params, unused, ctx) -> handler.complete(params, ctx));
+    }
+
+    /**
+     * Removes a tool (clients are told the list changed).
+     *
+     * @param name the tool's name
+     * @return whether a live server had it
+     */
+    public boolean removeTool(String name) {
+        return Native.serverRemoveTool(live(), name);
+    }
+
+    /**
+     * Tells subscribed clients that a resource changed.
+     *
+     * @param uri the resource's URI
+     */
+    public void notifyResourceUpdated(String uri) {
+        Native.serverNotifyResourceUpdated(live(), uri);
+    }
+
+    /**
+     * Serves one client on this process's stdin and stdout.
+     *
+     * @return completes when stdin closes (cancel it to stop serving)
+     */
+    public CompletableFuture<Void> serveStdio() {
+        long server = live();
+        CompletableFuture<Void> f = Native.call(d -> null, null, id -> Native.serverServeStdio(server, id));
+        synchronized (this) {
+            serving.add(f);
+        }
+        return f;
+    }
+
+    /**
+     * Starts serving Streamable HTTP (and legacy HTTP+SSE) in the background.
+     *
+     * @param host the address or host name to bind (use 127.0.0.1 unless you mean otherwise)
+     * @param port the port, 0 for any free one
+     * @return the endpoint URL, e.g. {@code http://127.0.0.1:40123/mcp}
+     */
+    public CompletableFuture<String> startHttp(String host, int port) {
+        return startHttp(host, port, "/mcp", false, false);
+    }
+
+    /**
+     * Starts serving Streamable HTTP with every option.
+     *
+     * @param host the address or host name to bind
+     * @param port the port, 0 for any free one
+     * @param path the endpoint path, e.g. {@code /mcp}
+     * @param stateless no sessions: every request stands alone
+     * @param jsonResponse answer with plain JSON bodies instead of SSE streams
+     * @return the endpoint URL
+     */
+    public CompletableFuture<String> startHttp(String host, int port, String path, boolean stateless, boolean jsonResponse) {
+        long server = live();
+        return Native.call(Native.Done::json, null, id -> Native.serverStartHttp(server, host, port, path, stateless, jsonResponse, id));
+    }
+
+    /**
+     * Stops the HTTP listener gracefully (open sessions end).
+     *
+     * @return completes when it stopped
+     */
+    public CompletableFuture<Void> stopHttp() {
+        long server = live();
+        return Native.call(d -> null, null, id -> Native.serverStopHttp(server, id));
+    }
+
+    /** Stops serving (HTTP listener, stdio) and releases the server. Idempotent. */
+    @Override
+    public void close() {
+        long h;
+        List<CompletableFuture<?>> serves;
+        List<Long> ids;
+        synchronized (this) {
+            h = handle;
+            if (h == 0) {
+                return;
+            }
+            handle = 0;
+            serves = new ArrayList<>(serving);
+            ids = new ArrayList<>(handlers);
+        }
+        if (!Native.isShutdown()) {
+            try {
+                Native.<Void>call(d -> null, null, id -> Native.serverStopHttp(h, id)).get(5, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // stopping is best effort; the listener goes with the runtime anyway
+            }
+        }
+        for (CompletableFuture<?> f : serves) {
+            f.cancel(true);
+        }
+        Native.serverFree(h);
+        for (long id : ids) {
+            Native.removeHandler(id);
+        }
+    }
+}

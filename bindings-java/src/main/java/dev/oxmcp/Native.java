@@ -1,0 +1,350 @@
+package dev.oxmcp;
+
+import java.io.File;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * The JNI boundary: native methods of {@code liboxmcp_java.so}, and the static callbacks
+ * the library calls (from its runtime threads, attached as daemon threads). Callbacks
+ * only hand work to Java executors, so host code never runs on an engine thread.
+ */
+final class Native {
+    private Native() {}
+
+    /** Handlers, future completions: any number at once. Daemon threads. */
+    static final ExecutorService WORKERS = Executors.newCachedThreadPool(daemon("oxmcp-worker"));
+    /** Notifications and progress, in the order they arrived. Daemon thread. */
+    static final ExecutorService EVENTS = Executors.newSingleThreadExecutor(daemon("oxmcp-events"));
+
+    private static final AtomicLong NEXT_ID = new AtomicLong(1);
+    private static final Map<Long, Pending<?>> CALLS = new ConcurrentHashMap<>();
+    private static final Map<Long, McpClient.NotificationListener> LISTENERS = new ConcurrentHashMap<>();
+    private static final Map<Long, Invoker> HANDLERS = new ConcurrentHashMap<>();
+    private static final Map<Long, RequestContext> REQUESTS = new ConcurrentHashMap<>();
+
+    static final String VERSION;
+
+    static {
+        load();
+        VERSION = init();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(1000), "oxmcp-shutdown"));
+    }
+
+    private static ThreadFactory daemon(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    // ---- loading -------------------------------------------------------------------
+
+    static final String LIBRARY = System.mapLibraryName("oxmcp_java");
+
+    /**
+     * Loads the library from, in order: the system property {@code oxmcp.library.path},
+     * the environment variable {@code OXMCP_JAVA_LIBRARY}, a Cargo build output
+     * ({@code $CARGO_TARGET_DIR}, or {@code target/{debug,release}} in a parent of the
+     * working directory or of this class's location), then {@code java.library.path}.
+     */
+    private static void load() {
+        for (String explicit : new String[] {System.getProperty("oxmcp.library.path"), System.getenv("OXMCP_JAVA_LIBRARY")}) {
+            if (explicit != null && !explicit.isBlank()) {
+                System.load(Paths.get(explicit).toAbsolutePath().toString());
+                return;
+            }
+        }
+        Path found = findBuildOutput();
+        if (found != null) {
+            System.load(found.toString());
+        } else {
+            System.loadLibrary("oxmcp_java");
+        }
+    }
+
+    private static Path findBuildOutput() {
+        List<Path> roots = new ArrayList<>();
+        String targetDir = System.getenv("CARGO_TARGET_DIR");
+        List<Path> candidates = new ArrayList<>();
+        if (targetDir != null && !targetDir.isBlank()) {
+            candidates.add(Paths.get(targetDir, "debug", LIBRARY));
+            candidates.add(Paths.get(targetDir, "release", LIBRARY));
+        }
+        roots.add(Paths.get("").toAbsolutePath());
+        try {
+            roots.add(Paths.get(Native.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+        } catch (URISyntaxException | RuntimeException ignored) {
+            // no code source: the working directory still counts
+        }
+        for (Path root : roots) {
+            for (Path dir = root; dir != null; dir = dir.getParent()) {
+                candidates.add(dir.resolve("target").resolve("debug").resolve(LIBRARY));
+                candidates.add(dir.resolve("target").resolve("release").resolve(LIBRARY));
+            }
+        }
+        Path best = null;
+        for (Path p : candidates) {
+            File f = p.toFile();
+            if (f.isFile() && (best == null || f.lastModified() > best.toFile().lastModified())) {
+                best = p;
+            }
+        }
+        return best;
+    }
+
+    // ---- native methods --------------------------------------------------------------
+
+    static native String init();
+
+    static native void shutdown(long graceMs);
+
+    static native boolean isShutdown();
+
+    static native void cancelCall(long callId);
+
+    static native String stats();
+
+    static native long serverNew(String name, String version, String instructions);
+
+    static native String serverRegister(long server, int kind, String definition, long handlerId);
+
+    static native boolean serverRemoveTool(long server, String name);
+
+    static native void serverNotifyResourceUpdated(long server, String uri);
+
+    static native void serverServeStdio(long server, long callId);
+
+    static native void serverStartHttp(long server, String host, int port, String path, boolean stateless, boolean jsonResponse, long callId);
+
+    static native void serverStopHttp(long server, long callId);
+
+    static native void serverFree(long server);
+
+    static native void requestComplete(long request, String json);
+
+    static native void requestFail(long request, boolean hasCode, long code, String message, String data);
+
+    static native String requestProgress(long request, double progress, double total, String message);
+
+    static native String requestLog(long request, String level, String logger, String data);
+
+    static native String requestInfo(long request);
+
+    static native void clientConnect(String settingsJson, long callId);
+
+    static native void clientCall(long client, int op, String a, String b, long timeoutMs, boolean progress, long callId);
+
+    static native String clientNotifyRootsChanged(long client);
+
+    static native long clientPending(long client);
+
+    static native void clientClose(long client, long callId);
+
+    // ---- asynchronous calls ------------------------------------------------------------
+
+    /** A Java future waiting for a native call. */
+    static final class Pending<T> {
+        final NativeFuture<T> future;
+        final Function<Done, T> convert;
+        final RequestOptions.ProgressListener progress;
+
+        Pending(NativeFuture<T> future, Function<Done, T> convert, RequestOptions.ProgressListener progress) {
+            this.future = future;
+            this.convert = convert;
+            this.progress = progress;
+        }
+    }
+
+    /** What a native call produced: JSON text (or null) and a handle (or 0). */
+    record Done(String json, long handle) {}
+
+    /** Starts a native call: registers its future first, then runs {@code start(callId)}. */
+    static <T> CompletableFuture<T> call(Function<Done, T> convert, RequestOptions.ProgressListener progress, java.util.function.LongConsumer start) {
+        long id = NEXT_ID.getAndIncrement();
+        NativeFuture<T> future = new NativeFuture<>(id);
+        CALLS.put(id, new Pending<>(future, convert, progress));
+        try {
+            start.accept(id);
+        } catch (RuntimeException | Error e) {
+            CALLS.remove(id);
+            future.fail(e);
+        }
+        return future;
+    }
+
+    /** Called by {@link NativeFuture} when Java settled the future first (cancel, timeout). */
+    static void abandon(long callId) {
+        if (CALLS.remove(callId) != null) {
+            cancelCall(callId);
+        }
+    }
+
+    /** Called from Rust: the call succeeded. */
+    static void onSuccess(long callId, String json, long handle) {
+        Pending<?> p = CALLS.remove(callId);
+        if (p != null) {
+            WORKERS.execute(() -> settle(p, new Done(json, handle)));
+        }
+    }
+
+    private static <T> void settle(Pending<T> p, Done done) {
+        T value;
+        try {
+            value = p.convert.apply(done);
+        } catch (RuntimeException e) {
+            p.future.fail(e);
+            return;
+        }
+        p.future.settle(value);
+    }
+
+    /** Called from Rust: the call failed. */
+    static void onFailure(long callId, int kind, boolean hasCode, long code, String message, String data) {
+        Pending<?> p = CALLS.remove(callId);
+        if (p != null) {
+            McpException.Kind k = kind >= 0 && kind < McpException.Kind.values().length ? McpException.Kind.values()[kind] : McpException.Kind.HANDLER;
+            McpException e = new McpException(k, hasCode ? code : null, message, data);
+            WORKERS.execute(() -> p.future.fail(e));
+        }
+    }
+
+    /** Called from Rust: progress of a client request. */
+    static void onProgress(long callId, double progress, double total, String message) {
+        Pending<?> p = CALLS.get(callId);
+        if (p != null && p.progress != null) {
+            Double t = Double.isNaN(total) ? null : total;
+            EVENTS.execute(() -> p.progress.onProgress(progress, t, message));
+        }
+    }
+
+    // ---- notifications -----------------------------------------------------------------
+
+    static long addListener(McpClient.NotificationListener listener) {
+        long id = NEXT_ID.getAndIncrement();
+        LISTENERS.put(id, listener);
+        return id;
+    }
+
+    static void removeListener(long id) {
+        LISTENERS.remove(id);
+    }
+
+    /** Called from Rust: a server notification for a client. */
+    static void onNotification(long listenerId, String method, String params) {
+        McpClient.NotificationListener l = LISTENERS.get(listenerId);
+        if (l != null) {
+            EVENTS.execute(() -> {
+                try {
+                    l.onNotification(method, params);
+                } catch (RuntimeException e) {
+                    e.printStackTrace();
+                }
+            });
+        }
+    }
+
+    // ---- server handlers ------------------------------------------------------------
+
+    /** A registered handler: its inputs are the JSON texts the engine passes. */
+    interface Invoker {
+        CompletableFuture<String> invoke(String first, String second, RequestContext ctx) throws Exception;
+    }
+
+    static long addHandler(Invoker invoker) {
+        long id = NEXT_ID.getAndIncrement();
+        HANDLERS.put(id, invoker);
+        return id;
+    }
+
+    static void removeHandler(long id) {
+        HANDLERS.remove(id);
+    }
+
+    /** Called from Rust: run a handler for the incoming request {@code request}. */
+    static void onRequest(long handlerId, long request, String first, String second) {
+        Invoker invoker = HANDLERS.get(handlerId);
+        if (invoker == null) {
+            requestFail(request, false, 0, "the handler was removed", null);
+            return;
+        }
+        RequestContext ctx = new RequestContext(request);
+        REQUESTS.put(request, ctx);
+        WORKERS.execute(() -> run(invoker, first, second, ctx));
+    }
+
+    private static void run(Invoker invoker, String first, String second, RequestContext ctx) {
+        CompletableFuture<String> result;
+        try {
+            result = invoker.invoke(first, second, ctx);
+            if (result == null) {
+                throw new IllegalStateException("the handler returned a null future");
+            }
+        } catch (Throwable t) {
+            result = CompletableFuture.failedFuture(t);
+        }
+        ctx.attach(result);
+        result.whenComplete((json, error) -> {
+            REQUESTS.remove(ctx.handle);
+            if (error == null) {
+                requestComplete(ctx.handle, json);
+            } else {
+                Throwable cause = unwrap(error);
+                if (cause instanceof McpException m && m.code() != null) {
+                    requestFail(ctx.handle, true, m.code(), m.getMessage(), m.data());
+                } else {
+                    requestFail(ctx.handle, false, 0, describe(cause), null);
+                }
+            }
+        });
+    }
+
+    /** Called from Rust: the client cancelled the incoming request. */
+    static void onCancel(long request) {
+        RequestContext ctx = REQUESTS.get(request);
+        if (ctx != null) {
+            WORKERS.execute(ctx::fireCancel);
+        }
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String describe(Throwable t) {
+        if (t instanceof McpException || t instanceof java.util.concurrent.CancellationException) {
+            return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+        }
+        String m = t.getMessage();
+        return m == null || m.isEmpty() ? t.getClass().getName() : t.getClass().getSimpleName() + ": " + m;
+    }
+
+    /** {@code [running native calls, incoming requests in Java handlers]}, for leak checks. */
+    static long[] nativeStats() {
+        String s = stats();
+        String[] parts = s.substring(1, s.length() - 1).split(",");
+        return new long[] {Long.parseLong(parts[0].trim()), Long.parseLong(parts[1].trim())};
+    }
+
+    static int pendingJavaCalls() {
+        return CALLS.size();
+    }
+}

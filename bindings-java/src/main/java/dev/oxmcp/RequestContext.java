@@ -1,0 +1,122 @@
+package dev.oxmcp;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One incoming request, as a handler sees it: cancellation by the client, progress and
+ * logging back to the client, and facts about the request.
+ *
+ * <p>When the client cancels ({@code notifications/cancelled}, or it disconnects),
+ * {@link #isCancelled()} turns true, {@link #onCancel(Runnable)} callbacks run, and the
+ * future the handler returned is cancelled. No response is sent for a cancelled request.
+ */
+public final class RequestContext {
+    final long handle;
+    private final List<Runnable> cancelCallbacks = new ArrayList<>();
+    private boolean cancelled;
+    private CompletableFuture<?> result;
+
+    RequestContext(long handle) {
+        this.handle = handle;
+    }
+
+    /** @return whether the client cancelled this request */
+    public synchronized boolean isCancelled() {
+        return cancelled;
+    }
+
+    /**
+     * Runs {@code callback} when the client cancels this request (at once, on this
+     * thread, if it already did). Callbacks run on an oxmcp worker thread.
+     *
+     * @param callback what to run
+     */
+    public void onCancel(Runnable callback) {
+        synchronized (this) {
+            if (!cancelled) {
+                cancelCallbacks.add(callback);
+                return;
+            }
+        }
+        callback.run();
+    }
+
+    /**
+     * Sends {@code notifications/progress} (nothing if the client asked for no progress).
+     *
+     * @param progress progress so far (must increase)
+     * @param total the total, or null
+     * @param message a status message, or null
+     */
+    public void progress(double progress, Double total, String message) {
+        McpException.check(Native.requestProgress(handle, progress, total == null ? Double.NaN : total, message));
+    }
+
+    /**
+     * Sends a log message ({@code notifications/message}) if the client's level lets it through.
+     *
+     * @param level debug, info, notice, warning, error, critical, alert or emergency
+     * @param dataJson the data as JSON text (e.g. {@code Json.quote("text")})
+     */
+    public void log(String level, String dataJson) {
+        log(level, null, dataJson);
+    }
+
+    /**
+     * Sends a log message with a logger name.
+     *
+     * @param level the level
+     * @param logger the logger name, or null
+     * @param dataJson the data as JSON text
+     */
+    public void log(String level, String logger, String dataJson) {
+        McpException.check(Native.requestLog(handle, level, logger, dataJson));
+    }
+
+    /**
+     * The request's facts as JSON: {@code requestId}, {@code progressToken},
+     * {@code clientInfo}, {@code clientCapabilities}, {@code protocolVersion}.
+     *
+     * @return the JSON object, or null once the request is over
+     */
+    public String infoJson() {
+        return Native.requestInfo(handle);
+    }
+
+    void attach(CompletableFuture<?> future) {
+        boolean cancelNow;
+        synchronized (this) {
+            result = future;
+            cancelNow = cancelled;
+        }
+        if (cancelNow) {
+            future.cancel(true);
+        }
+    }
+
+    void fireCancel() {
+        List<Runnable> callbacks;
+        CompletableFuture<?> future;
+        synchronized (this) {
+            if (cancelled) {
+                return;
+            }
+            cancelled = true;
+            callbacks = new ArrayList<>(cancelCallbacks);
+            cancelCallbacks.clear();
+            future = result;
+        }
+        for (Runnable r : callbacks) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                e.printStackTrace();
+            }
+        }
+        if (future != null) {
+            future.cancel(true);
+        }
+    }
+}

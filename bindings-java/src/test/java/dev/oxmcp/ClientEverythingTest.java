@@ -1,0 +1,224 @@
+package dev.oxmcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** A Java client against the reference server, `oxmcp everything-server`, over stdio and HTTP. */
+class ClientEverythingTest {
+    static Process httpServer;
+    static String httpUrl;
+
+    @BeforeAll
+    static void startHttpServer() throws Exception {
+        int port = Support.freePort();
+        httpServer = new ProcessBuilder(Support.oxmcpBin(), "everything-server", "--http", "127.0.0.1:" + port)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        Support.awaitPort(port, httpServer);
+        httpUrl = "http://127.0.0.1:" + port + "/mcp";
+    }
+
+    @AfterAll
+    static void stopHttpServer() throws Exception {
+        Support.stop(httpServer);
+    }
+
+    /** Log messages (their data) the server sent. */
+    final List<String> logs = new CopyOnWriteArrayList<>();
+
+    McpClient.Options stdio() {
+        return McpClient.Options.stdio(Support.oxmcpBin(), "everything-server", "--stdio").onNotification(this::record);
+    }
+
+    McpClient.Options http() {
+        return McpClient.Options.http(httpUrl).onNotification(this::record);
+    }
+
+    void record(String method, String params) {
+        if (method.equals("notifications/message")) {
+            JsonNode data = Support.json(params).get("data");
+            logs.add(data.isTextual() ? data.asText() : data.toString());
+        }
+    }
+
+    static String text(String callToolResult) {
+        return Support.json(callToolResult).get("content").get(0).get("text").asText();
+    }
+
+    static McpException failure(CompletableFuture<?> f) {
+        CompletionException e = assertThrows(CompletionException.class, f::join);
+        return assertInstanceOf(McpException.class, e.getCause());
+    }
+
+    void coreMethods(McpClient c) {
+        JsonNode init = Support.json(c.initializeResult());
+        assertEquals("oxmcp-everything", init.get("serverInfo").get("name").asText());
+
+        Set<String> tools = new TreeSet<>();
+        Support.json(c.listTools().join()).forEach(t -> tools.add(t.get("name").asText()));
+        assertTrue(tools.containsAll(List.of("echo", "slow", "test_tool_with_progress")), tools.toString());
+
+        assertEquals("héllo \"world\"", text(c.callTool("echo", "{\"text\":" + Json.quote("héllo \"world\"") + "}").join()));
+
+        JsonNode resource = Support.json(c.readResource("test://static-text").join());
+        assertEquals("This is the content of the static text resource.", resource.get("contents").get(0).get("text").asText());
+        JsonNode templated = Support.json(c.readResource("test://template/42/data").join());
+        assertTrue(templated.get("contents").get(0).get("text").asText().contains("Data for ID: 42"));
+
+        Set<String> resources = new TreeSet<>();
+        Support.json(c.listResources().join()).forEach(r -> resources.add(r.get("uri").asText()));
+        assertTrue(resources.contains("test://static-text"), resources.toString());
+        assertEquals("test://template/{id}/data", Support.json(c.listResourceTemplates().join()).get(0).get("uriTemplate").asText());
+
+        Set<String> prompts = new TreeSet<>();
+        Support.json(c.listPrompts().join()).forEach(p -> prompts.add(p.get("name").asText()));
+        assertTrue(prompts.contains("test_prompt_with_arguments"), prompts.toString());
+        JsonNode prompt = Support.json(c.getPrompt("test_prompt_with_arguments", "{\"arg1\":\"x\",\"arg2\":\"y\"}").join());
+        assertEquals("Prompt with arguments: arg1='x', arg2='y'", prompt.get("messages").get(0).get("content").get("text").asText());
+
+        JsonNode completion = Support.json(c.complete(
+                "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"test_prompt_with_arguments\"},\"argument\":{\"name\":\"arg1\",\"value\":\"al\"}}").join());
+        assertEquals("[\"alpha\",\"alpine\"]", completion.get("completion").get("values").toString());
+
+        c.ping().join();
+        c.setLogLevel("debug").join();
+        JsonNode raw = Support.json(c.request("tools/call", "{\"name\":\"echo\",\"arguments\":{\"text\":\"raw\"}}", null).join());
+        assertEquals("raw", raw.get("content").get(0).get("text").asText());
+    }
+
+    void errors(McpClient c) {
+        McpException unknown = failure(c.callTool("no_such_tool", "{}"));
+        assertEquals(McpException.Kind.RPC, unknown.kind());
+        assertEquals(-32602L, unknown.code());
+        assertTrue(unknown.getMessage().contains("no_such_tool"), unknown.getMessage());
+
+        // Arguments are validated by the engine against the tool's schema (a tool error
+        // the model can read, not a protocol error).
+        JsonNode invalid = Support.json(c.callTool("echo", "{\"text\": 5}").join());
+        assertTrue(invalid.get("isError").asBoolean());
+        assertTrue(text(invalid.toString()).contains("invalid arguments for tool echo"), invalid.toString());
+
+        McpException missing = failure(c.readResource("test://nothing-here"));
+        assertEquals(McpException.Kind.RPC, missing.kind());
+        assertEquals(-32002L, missing.code());
+
+        assertEquals(McpException.Kind.INVALID_INPUT, failure(c.callTool("echo", "not json")).kind());
+
+        // A tool failing is a result, not an exception.
+        assertTrue(Support.json(c.callTool("test_error_handling", null).join()).get("isError").asBoolean());
+    }
+
+    void cancellation(McpClient c) throws Exception {
+        CompletableFuture<String> slow = c.callTool("slow", "{\"tag\":7,\"ms\":60000}");
+        Support.eventually("the request is sent", () -> c.pendingRequests() == 1);
+        assertTrue(slow.cancel(true));
+        assertThrows(CancellationException.class, slow::join);
+        // The server's handler saw the cancel: the engine sent notifications/cancelled.
+        Support.eventually("the server reports the cancel", () -> logs.contains("slow tag=7 cancelled"));
+        Support.eventually("nothing pending", () -> c.pendingRequests() == 0);
+
+        // A local timeout fails with TIMEOUT and cancels the request on the server too.
+        CompletableFuture<String> timed = c.callTool("slow", "{\"tag\":8,\"ms\":60000}", RequestOptions.timeout(Duration.ofMillis(300)));
+        assertEquals(McpException.Kind.TIMEOUT, failure(timed).kind());
+        Support.eventually("the server reports the timeout's cancel", () -> logs.contains("slow tag=8 cancelled"));
+
+        // orTimeout on the future cancels natively as well.
+        CompletableFuture<String> java = c.callTool("slow", "{\"tag\":9,\"ms\":60000}");
+        java.orTimeout(300, TimeUnit.MILLISECONDS);
+        CompletionException e = assertThrows(CompletionException.class, java::join);
+        assertInstanceOf(java.util.concurrent.TimeoutException.class, e.getCause());
+        Support.eventually("the server reports orTimeout's cancel", () -> logs.contains("slow tag=9 cancelled"));
+
+        // The session goes on.
+        assertEquals("still here", text(c.callTool("echo", "{\"text\":\"still here\"}").join()));
+        Support.eventually("nothing pending", () -> c.pendingRequests() == 0);
+    }
+
+    void progress(McpClient c) {
+        List<double[]> reports = new CopyOnWriteArrayList<>();
+        List<String> messages = new ArrayList<>();
+        String result = c.callTool("test_tool_with_progress", "{}", RequestOptions.defaults().onProgress((p, total, message) -> {
+            reports.add(new double[] {p, total == null ? -1 : total});
+            synchronized (messages) {
+                messages.add(message);
+            }
+        })).join();
+        assertTrue(text(result).startsWith("Progress test completed (token"), result);
+        // Progress notifications come before the response on the same stream.
+        assertEquals(3, reports.size());
+        assertEquals(100.0, reports.get(2)[0]);
+        assertEquals(100.0, reports.get(2)[1]);
+        assertEquals("Completed step 2 of 2", messages.get(2));
+    }
+
+    @Test
+    void stdioCoreMethods() throws Exception {
+        try (McpClient c = McpClient.connect(stdio()).get(30, TimeUnit.SECONDS)) {
+            coreMethods(c);
+            errors(c);
+            progress(c);
+        }
+    }
+
+    @Test
+    void stdioCancellationAndTimeouts() throws Exception {
+        try (McpClient c = McpClient.connect(stdio()).get(30, TimeUnit.SECONDS)) {
+            cancellation(c);
+        }
+    }
+
+    @Test
+    void httpCoreMethods() throws Exception {
+        try (McpClient c = McpClient.connect(http()).get(30, TimeUnit.SECONDS)) {
+            coreMethods(c);
+            errors(c);
+            progress(c);
+        }
+    }
+
+    @Test
+    void httpCancellationAndTimeouts() throws Exception {
+        try (McpClient c = McpClient.connect(http()).get(30, TimeUnit.SECONDS)) {
+            cancellation(c);
+        }
+    }
+
+    @Test
+    void closedClientAndFailedConnects() throws Exception {
+        McpClient c = McpClient.connect(stdio()).get(30, TimeUnit.SECONDS);
+        CompletableFuture<String> inFlight = c.callTool("slow", "{\"tag\":1,\"ms\":60000}");
+        Support.eventually("the request is sent", () -> c.pendingRequests() == 1);
+        c.close();
+        McpException closed = failure(inFlight);
+        assertEquals(McpException.Kind.CLOSED, closed.kind(), closed.toString());
+        assertEquals(McpException.Kind.CLOSED, failure(c.ping()).kind());
+        c.close(); // idempotent
+
+        McpException noProgram = failure(McpClient.connectStdio("/nonexistent/oxmcp-no-such-program"));
+        assertEquals(McpException.Kind.TRANSPORT, noProgram.kind(), noProgram.toString());
+        McpException noServer = failure(McpClient.connectHttp("http://127.0.0.1:" + Support.freePort() + "/mcp"));
+        assertTrue(noServer.getMessage().contains("cannot reach"), noServer.toString());
+
+        long[] stats = Native.nativeStats();
+        assertEquals(0, Native.pendingJavaCalls());
+        assertEquals(0, stats[0], "no native call left running");
+    }
+}
