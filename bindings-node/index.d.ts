@@ -1,0 +1,353 @@
+// Type declarations of the oxmcp package (the JS layer in index.cjs / index.mjs).
+
+/** Any JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+/** A JSON object. */
+export type JsonObject = { [key: string]: any }
+
+/** A zod 4 schema, as far as oxmcp needs to know it (zod stays an optional peer dependency). */
+export interface ZodLike<Out = any> {
+  readonly _zod: unknown
+  safeParse(value: unknown): { success: true; data: Out } | { success: false; error: any }
+}
+/** A zod "raw shape": `{ a: z.number(), b: z.string() }`. */
+export type ZodShape = { [key: string]: ZodLike }
+/** The parsed type of a zod schema or shape. */
+export type Infer<S> = S extends ZodLike<infer O>
+  ? O
+  : S extends ZodShape
+    ? { [K in keyof S]: S[K] extends ZodLike<infer O> ? O : never }
+    : JsonObject
+/** A JSON Schema object, a zod schema, or a zod raw shape. */
+export type SchemaInput = JsonObject | ZodLike | ZodShape
+
+// --------------------------------------------------------------------------------------
+// Errors
+
+/** A JSON-RPC error (code, message, data), and the base of every oxmcp error. Throw one
+ *  from a handler to send exactly that JSON-RPC error. */
+export class McpError extends Error {
+  constructor(code: number | null, message: string, data?: unknown)
+  /** The JSON-RPC code (null for local errors such as timeouts). */
+  code: number | null
+  /** The error's `data`, if any. */
+  data: unknown
+}
+/** The request got no response (nor progress) in time. */
+export class RequestTimeoutError extends McpError {}
+/** The request was cancelled. */
+export class RequestCancelledError extends McpError {}
+/** The connection is gone. */
+export class ConnectionClosedError extends McpError {}
+/** The transport failed, or a server could not be started. */
+export class TransportError extends McpError {}
+/** The peer broke the protocol. */
+export class ProtocolError extends McpError {}
+/** An argument was unusable. */
+export class InvalidInputError extends McpError {}
+/** The peer did not declare the capability the call needs. */
+export class CapabilityMissingError extends McpError {}
+/** A handler failed. */
+export class HandlerError extends McpError {}
+/** The caller's AbortSignal aborted the request; `name` is `'AbortError'`. */
+export class AbortError extends RequestCancelledError {
+  constructor(message?: string, reason?: unknown)
+}
+
+// --------------------------------------------------------------------------------------
+// Protocol shapes (the parts handlers and callers touch most; all are plain JSON).
+
+export interface TextContent { type: 'text'; text: string; annotations?: JsonObject; _meta?: JsonObject }
+export interface ImageContent { type: 'image'; data: string; mimeType: string; annotations?: JsonObject; _meta?: JsonObject }
+export interface AudioContent { type: 'audio'; data: string; mimeType: string; annotations?: JsonObject; _meta?: JsonObject }
+export interface ResourceContents { uri: string; mimeType?: string; text?: string; blob?: string; _meta?: JsonObject }
+export interface EmbeddedResource { type: 'resource'; resource: ResourceContents; annotations?: JsonObject; _meta?: JsonObject }
+export interface ResourceLink { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string }
+export type ContentBlock = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink
+
+export interface CallToolResult {
+  content: ContentBlock[]
+  structuredContent?: JsonObject
+  isError?: boolean
+  _meta?: JsonObject
+}
+export interface ReadResourceResult { contents: ResourceContents[]; _meta?: JsonObject }
+export interface PromptMessage { role: 'user' | 'assistant'; content: ContentBlock }
+export interface GetPromptResult { description?: string; messages: PromptMessage[]; _meta?: JsonObject }
+export interface Completion { values: string[]; total?: number; hasMore?: boolean }
+
+export interface Implementation { name: string; version: string; title?: string; [key: string]: any }
+export interface Tool {
+  name: string
+  title?: string
+  description?: string
+  inputSchema: JsonObject
+  outputSchema?: JsonObject
+  annotations?: JsonObject
+  _meta?: JsonObject
+}
+export interface Resource { uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }
+export interface ResourceTemplate { uriTemplate: string; name: string; title?: string; description?: string; mimeType?: string }
+export interface PromptArgument { name: string; description?: string; required?: boolean }
+export interface Prompt { name: string; title?: string; description?: string; arguments?: PromptArgument[] }
+export interface Root { uri: string; name?: string }
+export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
+
+export interface SamplingMessage { role: 'user' | 'assistant'; content: ContentBlock | ContentBlock[] }
+export interface CreateMessageParams {
+  messages: SamplingMessage[]
+  maxTokens: number
+  systemPrompt?: string
+  temperature?: number
+  stopSequences?: string[]
+  modelPreferences?: JsonObject
+  includeContext?: 'none' | 'thisServer' | 'allServers'
+  metadata?: JsonObject
+  [key: string]: any
+}
+export interface CreateMessageResult {
+  role: 'user' | 'assistant'
+  content: ContentBlock | ContentBlock[]
+  model: string
+  stopReason?: string
+  [key: string]: any
+}
+export interface ElicitParams { message: string; requestedSchema?: JsonObject; mode?: 'form' | 'url'; url?: string; [key: string]: any }
+export interface ElicitResult<C = JsonObject> { action: 'accept' | 'decline' | 'cancel'; content?: C }
+
+// --------------------------------------------------------------------------------------
+// Server
+
+/** One request's context, the last argument of every handler. */
+export class Context {
+  private constructor()
+  /** Fires when the client cancels the request (its reason is a RequestCancelledError). */
+  readonly signal: AbortSignal
+  /** The client's id of this request. */
+  readonly requestId: string | number
+  /** The progress token the client attached, if any. */
+  readonly progressToken: string | number | undefined
+  /** The client's name and version. */
+  readonly clientInfo: Implementation | undefined
+  /** What the client declared it can do. */
+  readonly clientCapabilities: JsonObject | undefined
+  /** The negotiated protocol version. */
+  readonly protocolVersion: string | undefined
+  /** Sends a progress notification (nothing if the client asked for none). */
+  progress(progress: number, total?: number, message?: string): Promise<void>
+  /** Sends a log message (if the client's level lets it through). */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>
+  /** Asks the user for input; with a zod schema an accepted answer's content is parsed. */
+  elicit<S extends SchemaInput>(message: string, schema: S, options?: JsonObject): Promise<ElicitResult<Infer<S>>>
+  /** Asks the client's model. A string is one user message. */
+  sample(messages: string | Array<string | SamplingMessage>, options?: Partial<Omit<CreateMessageParams, 'messages'>>): Promise<CreateMessageResult>
+  /** The client's roots. */
+  listRoots(): Promise<Root[]>
+  /** Over Streamable HTTP, closes this request's SSE stream; the client resumes it. */
+  endResponseStream(): void
+}
+
+/** What a tool handler may return: a string (one text block), content blocks, a full
+ *  CallToolResult, or a plain object (structured content). */
+export type ToolReturn = string | number | boolean | null | undefined | ContentBlock | ContentBlock[] | CallToolResult | JsonObject
+
+export interface ToolConfig<S extends SchemaInput | undefined = undefined> {
+  title?: string
+  description?: string
+  /** A JSON Schema object, a zod schema, or a zod raw shape. Arguments are validated by the
+   *  engine; with zod the handler receives the zod-parsed values. */
+  inputSchema?: S
+  outputSchema?: SchemaInput
+  annotations?: JsonObject
+  _meta?: JsonObject
+  icons?: JsonObject[]
+}
+
+export type ToolHandler<Args> = (args: Args, ctx: Context) => ToolReturn | Promise<ToolReturn>
+
+export interface ResourceConfig {
+  name?: string
+  title?: string
+  description?: string
+  mimeType?: string
+  annotations?: JsonObject
+  _meta?: JsonObject
+  size?: number
+}
+/** What a resource handler may return: text, bytes (a blob), `{ contents }`, a content
+ *  (`{ text }` or `{ blob }`), an array of them, or JSON data. */
+export type ResourceReturn = string | Uint8Array | ArrayBuffer | ReadResourceResult | Partial<ResourceContents> | JsonObject | Array<string | Uint8Array | Partial<ResourceContents>>
+export type ResourceHandler = (uri: string, variables: Record<string, string>, ctx: Context) => ResourceReturn | Promise<ResourceReturn>
+
+export interface PromptConfig<S extends SchemaInput | undefined = undefined> {
+  title?: string
+  description?: string
+  arguments?: PromptArgument[]
+  /** Arguments as a zod shape/schema or a JSON Schema object. */
+  argsSchema?: S
+  _meta?: JsonObject
+}
+export type PromptReturn = string | PromptMessage | { role: 'user' | 'assistant'; content: string | ContentBlock } | Array<string | { role: 'user' | 'assistant'; content: string | ContentBlock }> | GetPromptResult
+export type PromptHandler<Args> = (args: Args, ctx: Context) => PromptReturn | Promise<PromptReturn>
+
+export interface CompletionReference { type: 'ref/prompt' | 'ref/resource'; name?: string; uri?: string }
+export type CompletionHandler = (
+  ref: CompletionReference,
+  argument: { name: string; value: string },
+  context: { arguments?: Record<string, string> } | undefined,
+  ctx: Context,
+) => string[] | Completion | Promise<string[] | Completion>
+
+export interface HttpOptions {
+  /** Default 127.0.0.1. */
+  host?: string
+  /** 0 (the default) picks a free port. */
+  port?: number
+  /** Default `/mcp`. */
+  path?: string
+  /** No sessions: every POST stands alone. */
+  stateless?: boolean
+  /** Plain JSON responses instead of SSE streams. */
+  jsonResponse?: boolean
+  allowedHosts?: string[]
+  allowedOrigins?: string[]
+  maxSessions?: number
+}
+
+/** An MCP server whose tools, resources and prompts are JavaScript functions. */
+export class Server {
+  constructor(info: { name: string; version?: string; instructions?: string } | string, options?: { instructions?: string })
+  tool(name: string, handler: ToolHandler<JsonObject>): this
+  tool<S extends SchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<S extends undefined ? JsonObject : Infer<S>>): this
+  resource(uri: string, handler: ResourceHandler): this
+  resource(uri: string, config: ResourceConfig, handler: ResourceHandler): this
+  prompt(name: string, handler: PromptHandler<Record<string, string>>): this
+  prompt<S extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<S extends undefined ? Record<string, string> : Infer<S>>): this
+  completion(handler: CompletionHandler): this
+  /** Removes a tool (clients are told the list changed). */
+  removeTool(name: string): boolean
+  /** Tells clients subscribed to `uri` that it changed. */
+  notifyResourceUpdated(uri: string): void
+  /** Live sessions. */
+  readonly sessionCount: number
+  /** Serves one client on stdin/stdout; resolves once serving. */
+  listenStdio(): Promise<void>
+  /** Serves Streamable HTTP (and legacy SSE); resolves to the endpoint URL. */
+  listenHttp(options?: HttpOptions): Promise<string>
+  /** Stops serving; the process can exit. */
+  close(): Promise<void>
+}
+
+// --------------------------------------------------------------------------------------
+// Client
+
+export interface Progress { progress: number; total?: number | null; message?: string | null }
+
+export interface RequestOptions {
+  /** Aborting it sends `notifications/cancelled` and rejects with an AbortError. */
+  signal?: AbortSignal
+  /** Milliseconds without a response or progress before a RequestTimeoutError. */
+  timeout?: number
+  /** Progress notifications of this request. */
+  onProgress?: (progress: Progress) => void
+}
+
+export interface ServerRequestExtra {
+  /** Fires when the server cancels its request. */
+  signal: AbortSignal
+}
+
+export interface ClientOptions {
+  name?: string
+  version?: string
+  /** Answers `sampling/createMessage`. */
+  sampling?: (params: CreateMessageParams, extra: ServerRequestExtra) => CreateMessageResult | Promise<CreateMessageResult>
+  /** Answers `elicitation/create`. */
+  elicitation?: (params: ElicitParams, extra: ServerRequestExtra) => ElicitResult | Promise<ElicitResult>
+  /** Answers `roots/list`: a list, or a function giving one. */
+  roots?: Array<Root | string> | ((extra: ServerRequestExtra) => Array<Root | string> | Promise<Array<Root | string>>)
+  /** Every notification from the server. */
+  onNotification?: (notification: { method: string; params: JsonObject }) => void
+}
+
+export interface StdioClientOptions extends ClientOptions {
+  env?: Record<string, string>
+  cwd?: string
+}
+
+export interface HttpClientOptions extends ClientOptions {
+  headers?: Record<string, string>
+}
+
+
+/** A connected MCP client; every call takes `{ signal, timeout, onProgress }`. Emits
+ *  `'notification'` with `{ method, params }`, and each notification by its method. */
+export class Client {
+  private constructor()
+  /** Starts `command` and connects over stdio. */
+  static stdio(command: string, args?: string[], options?: StdioClientOptions): Promise<Client>
+  /** Connects to a Streamable HTTP server (or a legacy HTTP+SSE one). */
+  static http(url: string, options?: HttpClientOptions): Promise<Client>
+
+  readonly serverInfo: Implementation
+  readonly serverCapabilities: JsonObject
+  readonly protocolVersion: string
+  readonly instructions: string | undefined
+
+  request<R = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Promise<R>
+  notify(method: string, params?: JsonObject): void
+  ping(options?: RequestOptions): Promise<void>
+  listTools(options?: RequestOptions): Promise<Tool[]>
+  listToolsPage(cursor?: string, options?: RequestOptions): Promise<{ tools: Tool[]; nextCursor?: string }>
+  callTool(name: string, args?: JsonObject, options?: RequestOptions): Promise<CallToolResult>
+  listResources(options?: RequestOptions): Promise<Resource[]>
+  listResourcesPage(cursor?: string, options?: RequestOptions): Promise<{ resources: Resource[]; nextCursor?: string }>
+  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]>
+  listResourceTemplatesPage(cursor?: string, options?: RequestOptions): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }>
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult>
+  subscribe(uri: string, options?: RequestOptions): Promise<void>
+  unsubscribe(uri: string, options?: RequestOptions): Promise<void>
+  listPrompts(options?: RequestOptions): Promise<Prompt[]>
+  listPromptsPage(cursor?: string, options?: RequestOptions): Promise<{ prompts: Prompt[]; nextCursor?: string }>
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult>
+  complete(ref: CompletionReference, argument: { name: string; value: string }, context?: Record<string, string>, options?: RequestOptions): Promise<Completion>
+  setLogLevel(level: LoggingLevel, options?: RequestOptions): Promise<void>
+  notifyRootsChanged(): void
+  /** The engine's pending and in-flight request counts (for leak checks). */
+  stats(): { pending: number; inFlight: number }
+  /** Closes the connection (a child process is stopped). */
+  close(): Promise<void>
+
+  on(event: 'notification', listener: (notification: { method: string; params: JsonObject }) => void): this
+  on(event: string, listener: (params: JsonObject) => void): this
+  once(event: 'notification', listener: (notification: { method: string; params: JsonObject }) => void): this
+  once(event: string, listener: (params: JsonObject) => void): this
+  off(event: string, listener: (...args: any[]) => void): this
+}
+
+/** Validates `value` against a schema with the engine's validator: null when valid. */
+export function validate(schema: SchemaInput, value: unknown): string | null
+/** A tool handler's return value as the CallToolResult the server sends. */
+export function toolResult(value: ToolReturn): CallToolResult
+/** The engine's version. */
+export const version: string
+
+declare const oxmcp: {
+  Server: typeof Server
+  Client: typeof Client
+  Context: typeof Context
+  McpError: typeof McpError
+  RequestTimeoutError: typeof RequestTimeoutError
+  RequestCancelledError: typeof RequestCancelledError
+  ConnectionClosedError: typeof ConnectionClosedError
+  TransportError: typeof TransportError
+  ProtocolError: typeof ProtocolError
+  InvalidInputError: typeof InvalidInputError
+  CapabilityMissingError: typeof CapabilityMissingError
+  HandlerError: typeof HandlerError
+  AbortError: typeof AbortError
+  validate: typeof validate
+  toolResult: typeof toolResult
+  version: string
+}
+export default oxmcp
