@@ -15,6 +15,7 @@
 mod http;
 mod stats;
 mod stdio;
+mod suite;
 mod workload;
 
 use std::path::PathBuf;
@@ -721,6 +722,25 @@ fn run(args: &Args, runtime: &tokio::runtime::Runtime) -> Result<Results, String
 }
 
 fn main() -> ExitCode {
+    // The cross-SDK suite's subcommands (bench/suite/PROTOCOL.md).
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    let sub = match argv.first().map(String::as_str) {
+        Some("serve") => Some(suite::serve as fn(Vec<String>) -> Result<(), String>),
+        Some("drive") => Some(suite::drive as fn(Vec<String>) -> Result<(), String>),
+        Some("floor") => Some(suite::floor as fn(Vec<String>) -> Result<(), String>),
+        Some("floor-server") => Some((|_| suite::floor_server()) as fn(Vec<String>) -> Result<(), String>),
+        _ => None,
+    };
+    if let Some(run) = sub {
+        argv.remove(0);
+        return match run(argv) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("oxmcp-bench: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let args = match parse_args_from(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(e) => {
