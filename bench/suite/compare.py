@@ -253,7 +253,7 @@ def report(results: dict, cross: dict, floor: list, a, names: list, failures: li
     add("|---|---|" + "---|" * len(names))
     for key, label, unit, _ in WORKLOADS:
         row = [spread([r[key] for r in results[n]], unit) for n in names]
-        add(f"| {label} | {unit} | " + " | ".join(row) + " |")
+        add(f"| {label.replace('100', str(a.sessions))} | {unit} | " + " | ".join(row) + " |")
     add("")
     add("## Ratios, computed round by round: median [min-max]\n")
     add("Each cell: how many times better the oxmcp host is than the peer (throughput / throughput, "
@@ -262,6 +262,7 @@ def report(results: dict, cross: dict, floor: list, a, names: list, failures: li
     add("| workload | " + " | ".join(f"{LABEL[o]} vs {LABEL[p]}" for o, p in pairs) + " |")
     add("|---|" + "---|" * len(pairs))
     for key, label, unit, better in WORKLOADS:
+        label = label.replace("100", str(a.sessions))
         cells = []
         for o, p in pairs:
             rs = [ratio(x[key], y[key], better) for x, y in zip(results[o], results[p])]
