@@ -198,7 +198,13 @@ final class Native {
     static void onSuccess(long callId, String json, long handle) {
         Pending<?> p = CALLS.remove(callId);
         if (p != null) {
-            WORKERS.execute(() -> settle(p, new Done(json, handle)));
+            Runnable settle = () -> settle(p, new Done(json, handle));
+            // Progress reports queued before the result are delivered before it completes.
+            if (p.progress != null) {
+                EVENTS.execute(() -> WORKERS.execute(settle));
+            } else {
+                WORKERS.execute(settle);
+            }
         }
     }
 
@@ -219,7 +225,11 @@ final class Native {
         if (p != null) {
             McpException.Kind k = kind >= 0 && kind < McpException.Kind.values().length ? McpException.Kind.values()[kind] : McpException.Kind.HANDLER;
             McpException e = new McpException(k, hasCode ? code : null, message, data);
-            WORKERS.execute(() -> p.future.fail(e));
+            if (p.progress != null) {
+                EVENTS.execute(() -> WORKERS.execute(() -> p.future.fail(e)));
+            } else {
+                WORKERS.execute(() -> p.future.fail(e));
+            }
         }
     }
 

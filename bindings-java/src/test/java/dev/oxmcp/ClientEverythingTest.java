@@ -126,26 +126,39 @@ class ClientEverythingTest {
         assertTrue(Support.json(c.callTool("test_error_handling", null).join()).get("isError").asBoolean());
     }
 
-    void cancellation(McpClient c) throws Exception {
+    /**
+     * Cancels, times out and orTimeouts `slow` calls. With {@code serverLogs}, also waits for
+     * the handler's "cancelled" log, proving notifications/cancelled reached it. Over HTTP
+     * that log is routed to the cancelled request's own SSE stream, which the client drops
+     * on cancel, so it is not always delivered: there the server side is proven by the
+     * Java server tests (JavaServerTest), which observe the handler in-process.
+     */
+    void cancellation(McpClient c, boolean serverLogs) throws Exception {
         CompletableFuture<String> slow = c.callTool("slow", "{\"tag\":7,\"ms\":60000}");
         Support.eventually("the request is sent", () -> c.pendingRequests() == 1);
         assertTrue(slow.cancel(true));
         assertThrows(CancellationException.class, slow::join);
         // The server's handler saw the cancel: the engine sent notifications/cancelled.
-        Support.eventually("the server reports the cancel", () -> logs.contains("slow tag=7 cancelled"));
+        if (serverLogs) {
+            Support.eventually("the server reports the cancel", () -> logs.contains("slow tag=7 cancelled"));
+        }
         Support.eventually("nothing pending", () -> c.pendingRequests() == 0);
 
         // A local timeout fails with TIMEOUT and cancels the request on the server too.
         CompletableFuture<String> timed = c.callTool("slow", "{\"tag\":8,\"ms\":60000}", RequestOptions.timeout(Duration.ofMillis(300)));
         assertEquals(McpException.Kind.TIMEOUT, failure(timed).kind());
-        Support.eventually("the server reports the timeout's cancel", () -> logs.contains("slow tag=8 cancelled"));
+        if (serverLogs) {
+            Support.eventually("the server reports the timeout's cancel", () -> logs.contains("slow tag=8 cancelled"));
+        }
 
         // orTimeout on the future cancels natively as well.
         CompletableFuture<String> java = c.callTool("slow", "{\"tag\":9,\"ms\":60000}");
         java.orTimeout(300, TimeUnit.MILLISECONDS);
         CompletionException e = assertThrows(CompletionException.class, java::join);
         assertInstanceOf(java.util.concurrent.TimeoutException.class, e.getCause());
-        Support.eventually("the server reports orTimeout's cancel", () -> logs.contains("slow tag=9 cancelled"));
+        if (serverLogs) {
+            Support.eventually("the server reports orTimeout's cancel", () -> logs.contains("slow tag=9 cancelled"));
+        }
 
         // The session goes on.
         assertEquals("still here", text(c.callTool("echo", "{\"text\":\"still here\"}").join()));
@@ -181,7 +194,7 @@ class ClientEverythingTest {
     @Test
     void stdioCancellationAndTimeouts() throws Exception {
         try (McpClient c = McpClient.connect(stdio()).get(30, TimeUnit.SECONDS)) {
-            cancellation(c);
+            cancellation(c, true);
         }
     }
 
@@ -197,7 +210,7 @@ class ClientEverythingTest {
     @Test
     void httpCancellationAndTimeouts() throws Exception {
         try (McpClient c = McpClient.connect(http()).get(30, TimeUnit.SECONDS)) {
-            cancellation(c);
+            cancellation(c, false);
         }
     }
 

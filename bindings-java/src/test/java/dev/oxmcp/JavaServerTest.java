@@ -1,0 +1,163 @@
+package dev.oxmcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Java servers, called by the official TypeScript SDK client and by the Java client. */
+class JavaServerTest {
+
+    /** Runs the TS SDK client script; returns the JSON line it printed. */
+    static JsonNode runTsClient(String mode, String target) throws Exception {
+        List<String> cmd = List.of("node", Support.PROJECT.resolve("src/test/node/ts-client.mjs").toString(), mode, target);
+        Process p = new ProcessBuilder(cmd).directory(Support.PROJECT.toFile()).start();
+        try {
+            CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
+            CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the TS client finished");
+            assertEquals(0, p.exitValue(), () -> "the TS client failed:\n" + stderr.getNow(""));
+            String[] lines = stdout.get(10, TimeUnit.SECONDS).trim().split("\n");
+            return Support.json(lines[lines.length - 1]);
+        } finally {
+            Support.stop(p);
+        }
+    }
+
+    static String read(InputStream in) {
+        try {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            in.transferTo(b);
+            return b.toString(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static void assertTsSaw(JsonNode out) {
+        assertEquals("java-example", out.get("server").get("name").asText());
+        List<String> tools = new ArrayList<>();
+        out.get("tools").forEach(t -> tools.add(t.asText()));
+        assertEquals(List.of("add", "cancellations", "echo", "fail_plain", "fail_rpc", "log", "progress", "slow"), tools);
+        assertEquals("hi from TS", out.get("echo").asText());
+        assertEquals("42", out.get("add").asText());
+        // The engine validated the arguments before the Java handler ran.
+        assertTrue(out.get("invalidArgs").get("isError").asBoolean(), out.get("invalidArgs").toString());
+        assertEquals("progress done", out.get("progressResult").asText());
+        assertEquals("[[1,3,\"step 1\"],[2,3,\"step 2\"],[3,3,\"step 3\"]]", out.get("progress").toString());
+        assertEquals(-32042, out.get("failRpc").get("code").asInt(), out.get("failRpc").toString());
+        assertEquals("{\"why\":\"test\"}", out.get("failRpc").get("data").toString());
+        JsonNode plain = out.get("failPlain");
+        assertTrue(plain.get("isError").asBoolean());
+        assertTrue(plain.get("content").get(0).get("text").asText().contains("boom"), plain.toString());
+        assertEquals("logged", out.get("logResult").asText());
+        boolean sawLog = false;
+        for (JsonNode l : out.get("logs")) {
+            sawLog |= l.get("level").asText().equals("warning") && l.get("data").asText().equals("from java") && l.get("logger").asText().equals("java");
+        }
+        assertTrue(sawLog, out.get("logs").toString());
+        assertEquals("Hello from Java", out.get("resource").asText());
+        assertEquals("item 7", out.get("template").asText());
+        assertEquals("Hello, TS!", out.get("prompt").asText());
+        assertEquals("[\"Ada\",\"Alan\"]", out.get("completion").toString());
+        assertEquals("rejected", out.get("slow").asText());
+        assertTrue(out.get("cancellations").asInt() >= 1, "the Java handler saw the TS client's cancel");
+        assertEquals("still alive", out.get("afterCancel").asText());
+    }
+
+    @Test
+    void tsClientOverHttpReachesJavaHandlers() throws Exception {
+        try (McpServer server = ExampleServer.build()) {
+            String url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
+            assertTrue(url.startsWith("http://127.0.0.1:"), url);
+            JsonNode out = runTsClient("http", url);
+            assertTsSaw(out);
+            // In this JVM: the handler's onCancel ran and its future was cancelled.
+            assertTrue(ExampleServer.CANCELLED.contains(77L), ExampleServer.CANCELLED.toString());
+            Support.eventually("the handler's future is cancelled", () -> ExampleServer.FUTURE_CANCELLED.contains(77L));
+            Support.eventually("no request left in Java handlers", () -> Native.nativeStats()[1] == 0);
+        }
+    }
+
+    @Test
+    void tsClientOverStdioSpawnsJavaServer() throws Exception {
+        List<String> java = Support.javaCommand("dev.oxmcp.ExampleServer", "--stdio");
+        JsonNode out = runTsClient("stdio", Support.JSON.writeValueAsString(java));
+        assertTsSaw(out);
+    }
+
+    @Test
+    void javaClientAgainstJavaServerOverHttp() throws Exception {
+        List<String> logs = new CopyOnWriteArrayList<>();
+        try (McpServer server = ExampleServer.build()) {
+            String url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
+            McpClient.Options options = McpClient.Options.http(url).onNotification((method, params) -> {
+                if (method.equals("notifications/message")) {
+                    logs.add(Support.json(params).get("data").asText());
+                }
+            });
+            try (McpClient c = McpClient.connect(options).get(30, TimeUnit.SECONDS)) {
+                c.callTool("log", "{\"text\":\"hello log\"}").join();
+                Support.eventually("the handler's log reached the client", () -> logs.contains("hello log"));
+                assertEquals("A Java server for tests.", Support.json(c.initializeResult()).get("instructions").asText());
+                assertEquals("5", ClientEverythingTest.text(c.callTool("add", "{\"a\":2,\"b\":3}").join()));
+
+                McpException rpc = assertInstanceOf(McpException.class,
+                        assertThrows(CompletionException.class, () -> c.callTool("fail_rpc", "{}").join()).getCause());
+                assertEquals(McpException.Kind.RPC, rpc.kind());
+                assertEquals(-32042L, rpc.code());
+                assertEquals("custom failure", rpc.getMessage());
+                assertEquals("{\"why\":\"test\"}", rpc.data());
+
+                // Cancellation Java -> Java: the handler's onCancel runs and its future is cancelled.
+                List<Double> progress = new CopyOnWriteArrayList<>();
+                CompletableFuture<String> slow = c.callTool("slow", "{\"tag\":55,\"ms\":60000}",
+                        RequestOptions.defaults().onProgress((p, total, message) -> progress.add(p)));
+                Support.eventually("the handler runs", () -> !progress.isEmpty());
+                assertTrue(slow.cancel(true));
+                assertThrows(CancellationException.class, slow::join);
+                Support.eventually("onCancel ran in the handler", () -> ExampleServer.CANCELLED.contains(55L));
+                Support.eventually("the handler's future was cancelled", () -> ExampleServer.FUTURE_CANCELLED.contains(55L));
+
+                // Tools registered while serving go live; removed ones go away.
+                server.tool("late", null, "{\"type\":\"object\"}", (args, ctx) -> CompletableFuture.completedFuture(Json.textResult("late")));
+                assertEquals("late", ClientEverythingTest.text(c.callTool("late", "{}").join()));
+                assertTrue(server.removeTool("late"));
+                assertEquals(-32602L, assertInstanceOf(McpException.class,
+                        assertThrows(CompletionException.class, () -> c.callTool("late", "{}").join()).getCause()).code());
+                Support.eventually("nothing pending", () -> c.pendingRequests() == 0);
+            }
+        }
+        Support.eventually("no request left in Java handlers", () -> Native.nativeStats()[1] == 0);
+    }
+
+    @Test
+    void badRegistrationsFailAtOnce() {
+        try (McpServer server = new McpServer("bad", "0")) {
+            McpException badJson = assertThrows(McpException.class, () -> server.tool("{not json", (a, c) -> null));
+            assertEquals(McpException.Kind.INVALID_INPUT, badJson.kind());
+            McpException badSchema = assertThrows(McpException.class,
+                    () -> server.tool("t", null, "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":12}}}", (a, c) -> null));
+            assertEquals(McpException.Kind.INVALID_INPUT, badSchema.kind(), badSchema.toString());
+            assertThrows(McpException.class, () -> server.resourceTemplate("{\"uriTemplate\":\"x://{bad\",\"name\":\"n\"}", (u, v, c) -> null));
+            server.close();
+            assertEquals(McpException.Kind.CLOSED, assertThrows(McpException.class, server::serveStdio).kind());
+        }
+        assertFalse(Oxmcp.isShutdown());
+    }
+}
