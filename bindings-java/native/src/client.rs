@@ -262,3 +262,9 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientClose<'l>(_env: EnvUnowned<'l
         Ok(Done::empty())
     });
 }
+
+/// Closes every open client (at shutdown): child processes are stopped, not orphaned.
+pub async fn close_all() {
+    let clients = CLIENTS.drain();
+    futures::future::join_all(clients.iter().map(|c| c.shutdown())).await;
+}

@@ -42,6 +42,11 @@ impl<T> Registry<T> {
         self.map.lock().unwrap_or_else(|e| e.into_inner()).as_mut().and_then(|m| m.remove(&handle))
     }
 
+    /// Unregisters everything; returns the objects.
+    pub fn drain(&self) -> Vec<Arc<T>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).take().map(|m| m.into_values().collect()).unwrap_or_default()
+    }
+
     /// How many objects are registered.
     pub fn len(&self) -> usize {
         self.map.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |m| m.len())

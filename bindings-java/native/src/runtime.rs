@@ -38,6 +38,14 @@ pub fn handle() -> Option<Handle> {
     Some(handle)
 }
 
+/// A handle to the runtime if it was built and is running (never builds one).
+pub fn existing() -> Option<Handle> {
+    if STOPPED.load(Ordering::Acquire) {
+        return None;
+    }
+    RUNTIME.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|rt| rt.handle().clone())
+}
+
 /// Spawns a task; returns false (dropping `fut` unrun) once the runtime is shut down.
 pub fn spawn<F>(fut: F) -> bool
 where

@@ -523,3 +523,12 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestInfo<'l>(mut env: EnvUnowned
 pub fn in_flight() -> usize {
     REQUESTS.len()
 }
+
+/// Stops every server's HTTP listener (at shutdown).
+pub async fn close_all() {
+    for s in SERVERS.drain() {
+        if let Some(h) = s.http.lock().await.take() {
+            h.shutdown().await;
+        }
+    }
+}
