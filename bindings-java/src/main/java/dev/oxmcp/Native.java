@@ -35,6 +35,8 @@ final class Native {
     private static final Map<Long, Invoker> HANDLERS = new ConcurrentHashMap<>();
     private static final Map<Long, RequestContext> REQUESTS = new ConcurrentHashMap<>();
 
+    /** The library's file name, {@code liboxmcp_java.so} on Linux. */
+    static final String LIBRARY = System.mapLibraryName("oxmcp_java");
     static final String VERSION;
 
     static {
@@ -53,8 +55,6 @@ final class Native {
     }
 
     // ---- loading -------------------------------------------------------------------
-
-    static final String LIBRARY = System.mapLibraryName("oxmcp_java");
 
     /**
      * Loads the library from, in order: the system property {@code oxmcp.library.path},
