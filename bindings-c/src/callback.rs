@@ -2,6 +2,7 @@
 //! that makes "after free returns, no callback runs" hold.
 
 use std::ffi::{c_char, c_void, CString};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use oxmcp::Error;
@@ -87,11 +88,18 @@ pub(crate) struct Completion {
     callback: OxmcpCompletionFn,
     user_data: UserData,
     done: bool,
+    /// Cleared when the operation never started (the caller reports the failure instead).
+    armed: Arc<AtomicBool>,
 }
 
 impl Completion {
     pub(crate) fn new(callback: OxmcpCompletionFn, user_data: *mut c_void) -> Self {
-        Self { callback, user_data: UserData(user_data), done: false }
+        Self { callback, user_data: UserData(user_data), done: false, armed: Arc::new(AtomicBool::new(true)) }
+    }
+
+    /// The flag that disarms this completion's drop-time callback.
+    pub(crate) fn armed(&self) -> Arc<AtomicBool> {
+        self.armed.clone()
     }
 
     /// Delivers the outcome: a JSON value or text on success, or the error.
@@ -112,7 +120,7 @@ impl Completion {
 
 impl Drop for Completion {
     fn drop(&mut self) {
-        if self.done {
+        if self.done || !self.armed.load(Ordering::Acquire) {
             return;
         }
         if let Some(cb) = self.callback {

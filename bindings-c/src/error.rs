@@ -122,7 +122,10 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), Error>) -> OxmcpStatus {
 
 /// Runs a function that cannot report failure (free functions), swallowing a panic.
 pub(crate) fn quietly(body: impl FnOnce()) {
-    let _ = catch_unwind(AssertUnwindSafe(body));
+    if let Err(panic) = catch_unwind(AssertUnwindSafe(body)) {
+        // Nowhere to report it: a free function returns nothing.
+        eprintln!("oxmcp: internal error while releasing a handle: {}", panic_message(&*panic));
+    }
 }
 
 pub(crate) fn invalid(message: impl Into<String>) -> Error {

@@ -3,6 +3,7 @@
 
 use std::ffi::c_void;
 use std::future::Future;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use oxmcp::{Error, ErrorKind};
@@ -40,15 +41,24 @@ where
     let token = CancellationToken::new();
     let fut = make(token.clone());
     let completion = Completion::new(callback, user_data);
+    let armed = completion.armed();
     let watch = token.clone();
-    rt.spawn(async move {
-        let outcome = tokio::select! {
-            biased;
-            r = fut => r,
-            _ = watch.cancelled() => Err(Error::new(ErrorKind::Cancelled, "the request was cancelled")),
-        };
-        completion.finish(outcome);
-    })?;
+    let task = {
+        async move {
+            let outcome = tokio::select! {
+                biased;
+                r = fut => r,
+                _ = watch.cancelled() => Err(Error::new(ErrorKind::Cancelled, "the request was cancelled")),
+            };
+            completion.finish(outcome);
+        }
+    };
+    if let Err(unrun) = rt.try_spawn(task) {
+        // Never started: the caller gets the failure, the callback must not run.
+        armed.store(false, Ordering::Release);
+        drop(unrun);
+        return Err(Error::new(ErrorKind::Closed, "the oxmcp runtime is shut down"));
+    }
     if !out_request.is_null() {
         // SAFETY: the caller passes NULL or a writable pointer.
         unsafe { out_request.write(Box::into_raw(Box::new(OxmcpRequest { cancel: token }))) };

@@ -34,8 +34,18 @@ impl Rt {
     where
         F: Future<Output = ()> + Send + 'static,
     {
+        self.try_spawn(fut).map_err(|_| Self::closed())
+    }
+
+    /// Spawns a task, or hands it back unrun once the runtime is shut down (so a completion
+    /// inside it can be disarmed: the caller reports the failure instead). A shutdown racing
+    /// this call drops the task, which completes it as closed: still exactly once.
+    pub(crate) fn try_spawn<F>(&self, fut: F) -> Result<(), F>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
         if self.stopped.load(Ordering::Acquire) {
-            return Err(Self::closed());
+            return Err(fut);
         }
         self.handle.spawn(fut);
         Ok(())

@@ -1,0 +1,263 @@
+/*
+ * A C client on the oxmcp C ABI against `oxmcp everything-server`.
+ *
+ *   client_test stdio /path/to/oxmcp     (spawns `oxmcp everything-server --stdio`)
+ *   client_test http  http://127.0.0.1:PORT/mcp
+ *
+ * Covers: connect, lists, tool calls (text, isError, JSON-RPC errors with codes), resources,
+ * prompts, progress and log notifications, real cancellation (the server's handler logs
+ * that it saw the cancel), exactly-once completions, argument errors through
+ * oxmcp_last_error(), NULL frees, and a runtime shutdown with a request in flight.
+ * Ends with "N passed, M failed".
+ */
+#include "harness.h"
+
+/* Log lines (notifications/message data) the client received. */
+static pthread_mutex_t g_log_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_log_cv = PTHREAD_COND_INITIALIZER;
+static char g_logs[64][256];
+static int g_log_count;
+
+static void on_notification(void *ud, const char *method, const uint8_t *params, size_t len) {
+  (void)ud;
+  if (strcmp(method, "notifications/message") != 0) return;
+  pthread_mutex_lock(&g_log_mu);
+  if (g_log_count < 64) {
+    size_t n = len < 255 ? len : 255;
+    memcpy(g_logs[g_log_count], params, n);
+    g_logs[g_log_count][n] = 0;
+    g_log_count++;
+  }
+  pthread_cond_broadcast(&g_log_cv);
+  pthread_mutex_unlock(&g_log_mu);
+}
+
+/* Waits (bounded) until a received log contains `needle`. */
+static int wait_for_log(const char *needle) {
+  struct timespec ts;
+  deadline_in(&ts, 15000);
+  int found = 0;
+  pthread_mutex_lock(&g_log_mu);
+  for (;;) {
+    for (int i = 0; i < g_log_count && !found; i++) found = strstr(g_logs[i], needle) != NULL;
+    if (found || pthread_cond_timedwait(&g_log_cv, &g_log_mu, &ts) == ETIMEDOUT) break;
+  }
+  for (int i = 0; i < g_log_count && !found; i++) found = strstr(g_logs[i], needle) != NULL;
+  pthread_mutex_unlock(&g_log_mu);
+  return found;
+}
+
+static int count_logs(const char *needle) {
+  int n = 0;
+  pthread_mutex_lock(&g_log_mu);
+  for (int i = 0; i < g_log_count; i++) n += strstr(g_logs[i], needle) != NULL;
+  pthread_mutex_unlock(&g_log_mu);
+  return n;
+}
+
+/* Calls a tool and waits for its completion. */
+static void call_tool(OxmcpClient *client, Call *c, const char *name, const char *args) {
+  call_init(c);
+  OxmcpStatus st = oxmcp_client_call_tool(client, name, (const uint8_t *)args, args ? strlen(args) : 0, 0, on_progress,
+                                          on_complete, c, &c->req);
+  CHECK(st == OXMCP_STATUS_OK, "call_tool(%s) started: %s", name, last_message());
+  if (st == OXMCP_STATUS_OK) CHECK(call_wait(c) == 1, "call_tool(%s) completed once", name);
+}
+
+static void test_calls(OxmcpClient *client) {
+  Call c;
+
+  call_init(&c);
+  CHECK(oxmcp_client_list(client, OXMCP_LIST_TOOLS, on_complete, &c, NULL) == OXMCP_STATUS_OK, "list tools");
+  call_wait(&c);
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "\"name\":\"echo\"") && strstr(c.json, "\"name\":\"slow\""),
+        "tools/list has echo and slow: %s", c.json ? c.json : c.message);
+  call_done(&c);
+
+  call_tool(client, &c, "echo", "{\"text\":\"h\\u00e9llo from C\"}");
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "h\xc3\xa9llo from C"), "echo returns its text: %s", c.json);
+  CHECK(c.json && !strstr(c.json, "\"isError\":true"), "echo is no error");
+  call_done(&c);
+
+  call_tool(client, &c, "test_error_handling", NULL);
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "\"isError\":true"), "a failing tool is an isError result: %s", c.json);
+  call_done(&c);
+
+  call_tool(client, &c, "no_such_tool", "{}");
+  CHECK(c.status == OXMCP_STATUS_RPC, "unknown tool is a JSON-RPC error (status %s)", oxmcp_status_name(c.status));
+  CHECK(c.has_code && c.code == -32602, "unknown tool: code -32602 (got %lld)", (long long)c.code);
+  CHECK(c.message && strstr(c.message, "no_such_tool"), "the error message names the tool: %s", c.message);
+  call_done(&c);
+
+  call_tool(client, &c, "echo", "{\"text\": 42}");
+  CHECK((c.status == OXMCP_STATUS_RPC && c.has_code && c.code == -32602) || (c.status == OXMCP_STATUS_OK && strstr(c.json, "\"isError\":true")), "schema-invalid arguments are refused: %s", c.json ? c.json : c.message);
+  call_done(&c);
+
+  call_tool(client, &c, "test_tool_with_progress", NULL);
+  CHECK(c.status == OXMCP_STATUS_OK, "progress tool completes");
+  CHECK(c.progress == 3, "three progress callbacks before the completion (got %d)", c.progress);
+  CHECK(c.progress_after_done == 0, "no progress after the completion");
+  call_done(&c);
+
+  call_init(&c);
+  CHECK(oxmcp_client_set_log_level(client, "debug", on_complete, &c, NULL) == OXMCP_STATUS_OK, "setLevel");
+  call_wait(&c);
+  CHECK(c.status == OXMCP_STATUS_OK, "logging/setLevel ok");
+  call_done(&c);
+  call_tool(client, &c, "test_tool_with_logging", NULL);
+  CHECK(c.status == OXMCP_STATUS_OK, "logging tool completes");
+  CHECK(wait_for_log("\"level\":\"info\""), "log notifications reach the notification callback");
+  call_done(&c);
+
+  call_init(&c);
+  oxmcp_client_read_resource(client, "test://template/42/data", on_complete, &c, NULL);
+  call_wait(&c);
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "Data for ID: 42"), "read a templated resource: %s", c.json);
+  call_done(&c);
+
+  call_init(&c);
+  const char *pargs = "{\"arg1\":\"a\",\"arg2\":\"b\"}";
+  oxmcp_client_get_prompt(client, "test_prompt_with_arguments", (const uint8_t *)pargs, strlen(pargs), on_complete, &c, NULL);
+  call_wait(&c);
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "arg1='a', arg2='b'"), "get a prompt with arguments: %s", c.json);
+  call_done(&c);
+
+  call_init(&c);
+  const char *raw = "{}";
+  oxmcp_client_request(client, "ping", (const uint8_t *)raw, 2, 0, NULL, on_complete, &c, NULL);
+  call_wait(&c);
+  CHECK(c.status == OXMCP_STATUS_OK && strcmp(c.json, "{}") == 0, "raw ping request: %s", c.json);
+  call_done(&c);
+}
+
+static void test_cancellation(OxmcpClient *client) {
+  /* The slow tool sleeps unless cancelled; when its cancellation token fires on the server it
+   * logs "slow tag=N cancelled": that log proves notifications/cancelled reached the peer. */
+  Call c;
+  call_init(&c);
+  const char *args = "{\"tag\": 7101, \"ms\": 20000}";
+  OxmcpStatus st = oxmcp_client_call_tool(client, "slow", (const uint8_t *)args, strlen(args), 0, NULL, on_complete, &c, &c.req);
+  REQUIRE(st == OXMCP_STATUS_OK, "slow started: %s", last_message());
+  sleep_ms(300); /* let the request reach the server's handler (not an assertion) */
+  CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "cancel accepted");
+  CHECK(call_wait(&c) == 1, "the cancelled call completes");
+  CHECK(c.status == OXMCP_STATUS_CANCELLED, "status CANCELLED (got %s: %s)", oxmcp_status_name(c.status), c.message);
+  CHECK(wait_for_log("slow tag=7101 cancelled"), "the server's handler saw the cancel");
+  CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "a second cancel is ignored");
+  sleep_ms(50);
+  CHECK(c.completions == 1, "still exactly one completion (got %d)", c.completions);
+  call_done(&c);
+
+  /* Not cancelled: completes normally, and a cancel after the end changes nothing. */
+  call_tool(client, &c, "slow", "{\"tag\": 7102, \"ms\": 10}");
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "slow 7102 done"), "uncancelled slow completes: %s", c.json);
+  CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "cancel after the end is accepted");
+  sleep_ms(50);
+  CHECK(c.completions == 1 && c.status == OXMCP_STATUS_OK, "cancel after the end changes nothing");
+  CHECK(count_logs("slow tag=7102 cancelled") == 0, "the server never saw a cancel for 7102");
+  call_done(&c);
+
+  /* Timeout: a local timeout, reported as such. */
+  call_init(&c);
+  args = "{\"tag\": 7103, \"ms\": 20000}";
+  oxmcp_client_call_tool(client, "slow", (const uint8_t *)args, strlen(args), 200, NULL, on_complete, &c, NULL);
+  CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_TIMEOUT, "timeout_ms ends the call with TIMEOUT (got %s)",
+        oxmcp_status_name(c.status));
+  CHECK(wait_for_log("slow tag=7103 cancelled"), "a timed-out request is cancelled on the server too");
+  call_done(&c);
+}
+
+static void test_argument_errors(OxmcpRuntime *rt, OxmcpClient *client) {
+  Call c;
+  call_init(&c);
+  OxmcpStatus st = oxmcp_client_call_tool(client, NULL, NULL, 0, 0, NULL, on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_INVALID_INPUT, "NULL name: INVALID_INPUT");
+  CHECK(oxmcp_error_status(oxmcp_last_error()) == OXMCP_STATUS_INVALID_INPUT && strstr(last_message(), "name"),
+        "last error names the argument: %s", last_message());
+  const char *bad = "{not json";
+  st = oxmcp_client_call_tool(client, "echo", (const uint8_t *)bad, strlen(bad), 0, NULL, on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_INVALID_INPUT && strstr(last_message(), "JSON"), "bad JSON: %s", last_message());
+  st = oxmcp_client_call_tool(client, "echo", (const uint8_t *)"{}", 2, 0, NULL, NULL, NULL, NULL);
+  CHECK(st == OXMCP_STATUS_INVALID_INPUT, "NULL callback is refused");
+  sleep_ms(50);
+  CHECK(c.completions == 0, "refused calls never call back");
+  st = oxmcp_client_ping(client, on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_OK && oxmcp_last_error() == NULL, "success clears the last error");
+  call_wait(&c);
+  call_done(&c);
+
+  OxmcpClient *unconnected = NULL;
+  CHECK(oxmcp_client_new(rt, "c", "1", &unconnected) == OXMCP_STATUS_OK, "new client");
+  st = oxmcp_client_ping(unconnected, on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_INVALID_INPUT && strstr(last_message(), "not connected"), "unconnected: %s", last_message());
+  oxmcp_client_free(unconnected);
+
+  CHECK(oxmcp_client_ping(NULL, on_complete, &c, NULL) == OXMCP_STATUS_INVALID_INPUT, "NULL client");
+  CHECK(strcmp(oxmcp_status_name(OXMCP_STATUS_CANCELLED), "CANCELLED") == 0, "status names");
+  CHECK(oxmcp_error_status(NULL) == OXMCP_STATUS_OK && strcmp(oxmcp_error_message(NULL), "") == 0, "NULL error accessors");
+
+  oxmcp_runtime_free(NULL);
+  oxmcp_client_free(NULL);
+  oxmcp_server_free(NULL);
+  oxmcp_request_free(NULL);
+  oxmcp_incoming_free(NULL);
+  CHECK(1, "every free accepts NULL");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s stdio OXMCP_BIN | http URL\n", argv[0]);
+    return 2;
+  }
+  int stdio = strcmp(argv[1], "stdio") == 0;
+  OxmcpRuntime *rt = NULL;
+  REQUIRE(oxmcp_runtime_new(2, &rt) == OXMCP_STATUS_OK, "runtime");
+  OxmcpClient *client = NULL;
+  REQUIRE(oxmcp_client_new(rt, "c-client-test", "1.0.0", &client) == OXMCP_STATUS_OK, "client");
+  REQUIRE(oxmcp_client_on_notification(client, on_notification, NULL) == OXMCP_STATUS_OK, "notification callback");
+
+  Call c;
+  call_init(&c);
+  OxmcpStatus st;
+  if (stdio) {
+    const char *args[] = {"everything-server", "--stdio"};
+    st = oxmcp_client_connect_stdio(client, argv[2], args, 2, on_complete, &c, NULL);
+  } else {
+    st = oxmcp_client_connect_http(client, argv[2], on_complete, &c, NULL);
+  }
+  REQUIRE(st == OXMCP_STATUS_OK, "connect started: %s", last_message());
+  REQUIRE(call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK, "connected: %s", c.message ? c.message : "");
+  CHECK(strstr(c.json, "\"serverInfo\"") && strstr(c.json, "\"protocolVersion\""), "initialize result: %s", c.json);
+  call_done(&c);
+
+  st = oxmcp_client_connect_http(client, "http://127.0.0.1:1/mcp", on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_INVALID_INPUT, "a connected client cannot connect again");
+
+  test_calls(client);
+  test_cancellation(client);
+  test_argument_errors(rt, client);
+
+  /* Shutdown with a request in flight: its callback runs once, with CLOSED. */
+  call_init(&c);
+  const char *args = "{\"tag\": 7104, \"ms\": 20000}";
+  st = oxmcp_client_call_tool(client, "slow", (const uint8_t *)args, strlen(args), 0, NULL, on_complete, &c, &c.req);
+  CHECK(st == OXMCP_STATUS_OK, "slow before shutdown");
+  sleep_ms(100);
+  CHECK(oxmcp_runtime_shutdown(rt) == OXMCP_STATUS_OK, "runtime shutdown");
+  CHECK(c.completions == 1, "the pending call completed exactly once by shutdown's return (%d)", c.completions);
+  CHECK(c.status == OXMCP_STATUS_CLOSED || c.status == OXMCP_STATUS_CANCELLED, "pending call: CLOSED (got %s)",
+        oxmcp_status_name(c.status));
+  Call after;
+  call_init(&after);
+  st = oxmcp_client_ping(client, on_complete, &after, NULL);
+  CHECK(st == OXMCP_STATUS_CLOSED || st == OXMCP_STATUS_INVALID_INPUT, "calls after shutdown fail (%s)", oxmcp_status_name(st));
+  CHECK(after.completions == 0, "and never call back");
+  call_done(&after);
+  CHECK(oxmcp_runtime_shutdown(rt) == OXMCP_STATUS_OK, "shutdown is idempotent");
+  call_done(&c);
+  oxmcp_client_free(client);
+  oxmcp_runtime_free(rt);
+
+  printf("%d passed, %d failed\n", g_passed, g_failed);
+  return g_failed ? 1 : 0;
+}
