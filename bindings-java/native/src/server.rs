@@ -444,10 +444,10 @@ fn with_ctx(request: i64, f: impl FnOnce(&RequestContext) -> oxmcp::Result<()>) 
     REQUESTS.get(request).map_or(Ok(()), |r| f(&r.ctx))
 }
 
-/// Whether the client cancelled (true as well once the engine is done with the request).
+/// Whether the client cancelled (false once the engine is done with the request).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_requestIsCancelled<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, request: jlong) -> jboolean {
-    REQUESTS.get(request).is_none_or(|r| r.ctx.is_cancelled())
+    REQUESTS.get(request).is_some_and(|r| r.ctx.is_cancelled())
 }
 
 #[unsafe(no_mangle)]

@@ -139,6 +139,8 @@ final class Native {
 
     static native void requestFail(long request, boolean hasCode, long code, String message, String data);
 
+    static native boolean requestIsCancelled(long request);
+
     static native String requestProgress(long request, double progress, double total, String message);
 
     static native String requestLog(long request, String level, String logger, String data);

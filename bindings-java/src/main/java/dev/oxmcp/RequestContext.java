@@ -22,9 +22,19 @@ public final class RequestContext {
         this.handle = handle;
     }
 
-    /** @return whether the client cancelled this request */
-    public synchronized boolean isCancelled() {
-        return cancelled;
+    /**
+     * Whether the client cancelled this request: true as soon as the engine saw the cancel
+     * (possibly just before the {@link #onCancel} callbacks run).
+     *
+     * @return whether the client cancelled this request
+     */
+    public boolean isCancelled() {
+        synchronized (this) {
+            if (cancelled) {
+                return true;
+            }
+        }
+        return Native.requestIsCancelled(handle);
     }
 
     /**

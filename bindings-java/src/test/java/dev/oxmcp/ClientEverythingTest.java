@@ -199,6 +199,17 @@ class ClientEverythingTest {
     }
 
     @Test
+    void defaultRequestTimeoutOfTheClient() throws Exception {
+        try (McpClient c = McpClient.connect(stdio().requestTimeout(Duration.ofMillis(300))).get(30, TimeUnit.SECONDS)) {
+            assertEquals(McpException.Kind.TIMEOUT, failure(c.callTool("slow", "{\"tag\":10,\"ms\":60000}")).kind());
+            Support.eventually("the server reports the timeout's cancel", () -> logs.contains("slow tag=10 cancelled"));
+            // A per-request timeout overrides the default.
+            String done = c.callTool("slow", "{\"tag\":11,\"ms\":500}", RequestOptions.timeout(Duration.ofSeconds(30))).join();
+            assertEquals("slow 11 done", text(done));
+        }
+    }
+
+    @Test
     void httpCoreMethods() throws Exception {
         try (McpClient c = McpClient.connect(http()).get(30, TimeUnit.SECONDS)) {
             coreMethods(c);

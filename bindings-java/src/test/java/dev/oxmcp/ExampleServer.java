@@ -19,6 +19,9 @@ public final class ExampleServer {
     /** Tags of `slow` calls whose returned future was cancelled by the engine. */
     static final List<Long> FUTURE_CANCELLED = new CopyOnWriteArrayList<>();
 
+    /** Tags of `busy` calls that saw isCancelled() turn true. */
+    static final List<Long> POLLED_CANCEL = new CopyOnWriteArrayList<>();
+
     private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "example-timers");
         t.setDaemon(true);
@@ -68,6 +71,18 @@ public final class ExampleServer {
 
         // Paced like the reference server's progress tool: the TS SDK client drops progress
         // that arrives in the same read as the response.
+        // A blocking handler that polls ctx.isCancelled() instead of registering a callback.
+        server.tool("busy", "Blocks its thread until cancelled (polling).", "{\"type\":\"object\",\"properties\":{\"tag\":{\"type\":\"integer\"}}}",
+                (args, ctx) -> {
+                    long tag = longArg(args, "tag");
+                    ctx.progress(0, null, "polling");
+                    while (!ctx.isCancelled()) {
+                        Thread.sleep(10);
+                    }
+                    POLLED_CANCEL.add(tag);
+                    return CompletableFuture.completedFuture(Json.textResult("busy " + tag + " saw the cancel"));
+                });
+
         server.tool("progress", "Reports progress 1, 2, 3 of 3.", "{\"type\":\"object\"}", (args, ctx) -> CompletableFuture.supplyAsync(() -> {
             for (int i = 1; i <= 3; i++) {
                 ctx.progress(i, 3.0, "step " + i);

@@ -53,7 +53,7 @@ class JavaServerTest {
         assertEquals("java-example", out.get("server").get("name").asText());
         List<String> tools = new ArrayList<>();
         out.get("tools").forEach(t -> tools.add(t.asText()));
-        assertEquals(List.of("add", "cancellations", "echo", "fail_plain", "fail_rpc", "log", "progress", "slow"), tools);
+        assertEquals(List.of("add", "busy", "cancellations", "echo", "fail_plain", "fail_rpc", "log", "progress", "slow"), tools);
         assertEquals("hi from TS", out.get("echo").asText());
         assertEquals("42", out.get("add").asText());
         // The engine validated the arguments before the Java handler ran.
@@ -133,6 +133,14 @@ class JavaServerTest {
                 assertThrows(CancellationException.class, slow::join);
                 Support.eventually("onCancel ran in the handler", () -> ExampleServer.CANCELLED.contains(55L));
                 Support.eventually("the handler's future was cancelled", () -> ExampleServer.FUTURE_CANCELLED.contains(55L));
+
+                // A blocking handler polling isCancelled() sees the cancel too.
+                List<Double> busyProgress = new CopyOnWriteArrayList<>();
+                CompletableFuture<String> busy = c.callTool("busy", "{\"tag\":56}",
+                        RequestOptions.defaults().onProgress((p, total, message) -> busyProgress.add(p)));
+                Support.eventually("the busy handler runs", () -> !busyProgress.isEmpty());
+                assertTrue(busy.cancel(true));
+                Support.eventually("the busy handler saw isCancelled()", () -> ExampleServer.POLLED_CANCEL.contains(56L));
 
                 // Tools registered while serving go live; removed ones go away.
                 server.tool("late", null, "{\"type\":\"object\"}", (args, ctx) -> CompletableFuture.completedFuture(Json.textResult("late")));
