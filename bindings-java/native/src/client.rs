@@ -9,7 +9,7 @@ use std::time::Duration;
 use jni::objects::{JClass, JObject, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
-use oxmcp::client::{Client, ServerNotification};
+use oxmcp::client::{Client, ClientContext, ServerNotification};
 use oxmcp::protocol::{CompleteRequestParams, LoggingLevel};
 use oxmcp::session::{RequestOptions, SessionConfig};
 use oxmcp::transport::http::HttpClientTransport;
@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::handles::{spawn_call, Done, Registry};
 use crate::jvm::{self, jstring, rstring};
+use crate::server::call_java;
 
 static CLIENTS: Registry<Arc<Client>> = Registry::new();
 
@@ -49,6 +50,10 @@ struct Settings {
     request_timeout_ms: Option<u64>,
     /// Java listener id for server notifications (0: none).
     listener: i64,
+    /// Java handler ids answering server-to-client requests (0: not supported).
+    sampling: i64,
+    elicitation: i64,
+    roots: i64,
     /// stdio: the program, its arguments, extra environment, working directory.
     command: Option<String>,
     args: Vec<String>,
@@ -57,6 +62,10 @@ struct Settings {
     /// HTTP: the endpoint URL and extra headers.
     url: Option<String>,
     headers: BTreeMap<String, String>,
+}
+
+fn parse_result<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> oxmcp::Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::Handler, format!("the {what} handler returned an invalid result: {e}")))
 }
 
 fn invalid(what: &str, e: impl std::fmt::Display) -> Error {
@@ -70,6 +79,27 @@ async fn connect(settings: Settings) -> oxmcp::Result<Done> {
     );
     if let Some(ms) = settings.request_timeout_ms {
         b = b.session_config(SessionConfig { request_timeout: Duration::from_millis(ms), ..Default::default() });
+    }
+    if settings.sampling != 0 {
+        let id = settings.sampling;
+        b = b.on_sampling(move |params, cx: ClientContext| async move {
+            let out = call_java(id, serde_json::to_string(&params)?, Some("sampling/createMessage".into()), cx.cancel, None).await?;
+            parse_result("sampling", &out)
+        });
+    }
+    if settings.elicitation != 0 {
+        let id = settings.elicitation;
+        b = b.on_elicitation(move |params, cx: ClientContext| async move {
+            let out = call_java(id, serde_json::to_string(&params)?, Some("elicitation/create".into()), cx.cancel, None).await?;
+            parse_result("elicitation", &out)
+        });
+    }
+    if settings.roots != 0 {
+        let id = settings.roots;
+        b = b.on_list_roots(move |(), cx: ClientContext| async move {
+            let out = call_java(id, "{}".into(), Some("roots/list".into()), cx.cancel, None).await?;
+            parse_result("roots", &out)
+        });
     }
     if settings.listener != 0 {
         let listener = settings.listener;

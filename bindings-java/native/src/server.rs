@@ -21,16 +21,19 @@ use oxmcp::{Error, ErrorKind};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 use crate::handles::{spawn_call, Done, Registry};
 use crate::jvm::{self, jstring, rstring};
 
 type Outcome = oxmcp::Result<String>;
 
-/// An incoming request a Java handler is working on.
+/// An incoming request a Java handler is working on: a server request (with its
+/// context), or a server-to-client request answered by a client handler (without).
 struct Incoming {
     answer: Mutex<Option<oneshot::Sender<Outcome>>>,
-    ctx: RequestContext,
+    cancel: CancellationToken,
+    ctx: Option<RequestContext>,
 }
 
 static REQUESTS: Registry<Incoming> = Registry::new();
@@ -57,11 +60,26 @@ fn parse<T: DeserializeOwned>(what: &str, text: &str) -> oxmcp::Result<T> {
 
 impl JavaHandler {
     async fn run(self, first: String, second: Option<String>, ctx: RequestContext) -> Outcome {
-        let (tx, mut rx) = oneshot::channel();
         let token = ctx.cancellation_token().clone();
-        let request = REQUESTS.insert(Incoming { answer: Mutex::new(Some(tx)), ctx });
+        call_java(self.id, first, second, token, Some(ctx)).await
+    }
+}
+
+/// Calls the Java handler `handler_id` with `first` and `second` and waits for the host to
+/// complete the request; `cancel` firing is reported to the handler (onCancel), which may
+/// still answer until the caller drops this future.
+pub(crate) async fn call_java(
+    handler_id: i64,
+    first: String,
+    second: Option<String>,
+    token: CancellationToken,
+    ctx: Option<RequestContext>,
+) -> Outcome {
+    {
+        let (tx, mut rx) = oneshot::channel();
+        let request = REQUESTS.insert(Incoming { answer: Mutex::new(Some(tx)), cancel: token.clone(), ctx });
         let _unregister = Unregister(request);
-        if !jvm::on_request(self.id, request, &first, second.as_deref()) {
+        if !jvm::on_request(handler_id, request, &first, second.as_deref()) {
             return Err(Error::new(ErrorKind::Handler, "the Java handler could not be called"));
         }
         tokio::select! {
@@ -441,13 +459,13 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestFail<'l>(
 
 /// Runs `f` on the request's context; a request the engine is done with is ignored.
 fn with_ctx(request: i64, f: impl FnOnce(&RequestContext) -> oxmcp::Result<()>) -> oxmcp::Result<()> {
-    REQUESTS.get(request).map_or(Ok(()), |r| f(&r.ctx))
+    REQUESTS.get(request).and_then(|r| r.ctx.clone()).map_or(Ok(()), |ctx| f(&ctx))
 }
 
 /// Whether the client cancelled (false once the engine is done with the request).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_requestIsCancelled<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, request: jlong) -> jboolean {
-    REQUESTS.get(request).is_some_and(|r| r.ctx.is_cancelled())
+    REQUESTS.get(request).is_some_and(|r| r.cancel.is_cancelled())
 }
 
 #[unsafe(no_mangle)]
@@ -503,8 +521,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestLog<'l>(
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_requestInfo<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>, request: jlong) -> JObject<'l> {
     env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
-        let info = REQUESTS.get(request).map(|r| {
-            let ctx = &r.ctx;
+        let info = REQUESTS.get(request).and_then(|r| r.ctx.clone()).map(|ctx| {
             json!({
                 "requestId": ctx.request_id(),
                 "progressToken": ctx.progress_token(),
@@ -531,4 +548,36 @@ pub async fn close_all() {
             h.shutdown().await;
         }
     }
+}
+
+/// Server-to-client requests from a handler: `op` 0 `sampling/createMessage`,
+/// 1 `elicitation/create`, 2 `roots/list` (params JSON; completes with the result JSON).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_requestAskClient<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    request: jlong,
+    op: jint,
+    params: JString<'l>,
+    call_id: jlong,
+) {
+    env.with_env(|env| -> jni::errors::Result<()> {
+        let params = rstring(env, &params)?;
+        let ctx = REQUESTS.get(request).and_then(|r| r.ctx.clone());
+        spawn_call(call_id, async move {
+            let ctx = ctx.ok_or_else(|| Error::new(ErrorKind::Closed, "the request is over"))?;
+            let params: serde_json::Value = match params {
+                Some(p) => serde_json::from_str(&p).map_err(|e| invalid("params JSON", e))?,
+                None => json!({}),
+            };
+            let out = match op {
+                0 => serde_json::to_string(&ctx.create_message(serde_json::from_value(params).map_err(|e| invalid("sampling params", e))?).await?)?,
+                1 => serde_json::to_string(&ctx.elicit(serde_json::from_value(params).map_err(|e| invalid("elicitation params", e))?).await?)?,
+                _ => serde_json::to_string(&ctx.list_roots().await?)?,
+            };
+            Ok(Done::json(out))
+        });
+        Ok(())
+    })
+    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }

@@ -48,6 +48,9 @@ public final class McpClient implements AutoCloseable {
         private String version = Native.VERSION;
         private Duration requestTimeout;
         private NotificationListener listener;
+        private ClientRequestHandler sampling;
+        private ClientRequestHandler elicitation;
+        private ClientRequestHandler roots;
 
         private Options() {}
 
@@ -145,10 +148,45 @@ public final class McpClient implements AutoCloseable {
             return this;
         }
 
-        String toJson(long listenerId) {
+        /**
+         * Answers {@code sampling/createMessage} (declares the sampling capability).
+         *
+         * @param handler returns a {@code CreateMessageResult}
+         * @return these options
+         */
+        public Options onSampling(ClientRequestHandler handler) {
+            this.sampling = handler;
+            return this;
+        }
+
+        /**
+         * Answers {@code elicitation/create} (declares the elicitation capability).
+         *
+         * @param handler returns an {@code ElicitResult}
+         * @return these options
+         */
+        public Options onElicitation(ClientRequestHandler handler) {
+            this.elicitation = handler;
+            return this;
+        }
+
+        /**
+         * Answers {@code roots/list} (declares the roots capability).
+         *
+         * @param handler returns a {@code ListRootsResult}
+         * @return these options
+         */
+        public Options onRoots(ClientRequestHandler handler) {
+            this.roots = handler;
+            return this;
+        }
+
+        String toJson(long listenerId, long[] handlerIds) {
             StringBuilder b = new StringBuilder("{");
             b.append("\"name\":").append(Json.quote(name)).append(",\"version\":").append(Json.quote(version));
             b.append(",\"listener\":").append(listenerId);
+            b.append(",\"sampling\":").append(handlerIds[0]).append(",\"elicitation\":").append(handlerIds[1])
+                    .append(",\"roots\":").append(handlerIds[2]);
             if (requestTimeout != null) {
                 b.append(",\"requestTimeoutMs\":").append(Math.max(1, requestTimeout.toMillis()));
             }
@@ -175,12 +213,29 @@ public final class McpClient implements AutoCloseable {
 
     private long handle;
     private final long listenerId;
+    private final long[] handlerIds;
     private final String initializeResult;
 
-    private McpClient(long handle, long listenerId, String initializeResult) {
+    private McpClient(long handle, long listenerId, long[] handlerIds, String initializeResult) {
         this.handle = handle;
         this.listenerId = listenerId;
+        this.handlerIds = handlerIds;
         this.initializeResult = initializeResult;
+    }
+
+    private static long register(ClientRequestHandler h) {
+        return h == null ? 0 : Native.addHandler((params, method, ctx) -> h.handle(params, ctx));
+    }
+
+    private static void forget(long listener, long[] handlerIds) {
+        if (listener != 0) {
+            Native.removeListener(listener);
+        }
+        for (long id : handlerIds) {
+            if (id != 0) {
+                Native.removeHandler(id);
+            }
+        }
     }
 
     /**
@@ -191,16 +246,15 @@ public final class McpClient implements AutoCloseable {
      */
     public static CompletableFuture<McpClient> connect(Options options) {
         long listener = options.listener != null ? Native.addListener(options.listener) : 0;
-        String settings = options.toJson(listener);
-        CompletableFuture<McpClient> f = Native.call(d -> new McpClient(d.handle(), listener, d.json()), null,
+        long[] handlers = {register(options.sampling), register(options.elicitation), register(options.roots)};
+        String settings = options.toJson(listener, handlers);
+        CompletableFuture<McpClient> f = Native.call(d -> new McpClient(d.handle(), listener, handlers, d.json()), null,
                 id -> Native.clientConnect(settings, id));
-        if (listener != 0) {
-            f.whenComplete((c, e) -> {
-                if (e != null) {
-                    Native.removeListener(listener);
-                }
-            });
-        }
+        f.whenComplete((c, e) -> {
+            if (e != null) {
+                forget(listener, handlers);
+            }
+        });
         return f;
     }
 
@@ -394,9 +448,7 @@ public final class McpClient implements AutoCloseable {
         } catch (Exception ignored) {
             // closing is best effort: the handle is gone either way
         } finally {
-            if (listenerId != 0) {
-                Native.removeListener(listenerId);
-            }
+            forget(listenerId, handlerIds);
         }
     }
 

@@ -147,6 +147,8 @@ final class Native {
 
     static native String requestInfo(long request);
 
+    static native void requestAskClient(long request, int op, String params, long callId);
+
     static native void clientConnect(String settingsJson, long callId);
 
     static native void clientCall(long client, int op, String a, String b, long timeoutMs, boolean progress, long callId);

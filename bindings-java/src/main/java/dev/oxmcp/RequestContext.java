@@ -95,6 +95,36 @@ public final class RequestContext {
         return Native.requestInfo(handle);
     }
 
+    /**
+     * Asks the client's model for a completion ({@code sampling/createMessage}); the client
+     * must have declared sampling.
+     *
+     * @param paramsJson {@code CreateMessageRequestParams}: {@code messages}, {@code maxTokens}, ...
+     * @return the {@code CreateMessageResult} JSON; cancel it to cancel the request
+     */
+    public CompletableFuture<String> sample(String paramsJson) {
+        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, 0, paramsJson, id));
+    }
+
+    /**
+     * Asks the user through the client ({@code elicitation/create}).
+     *
+     * @param paramsJson {@code ElicitRequestParams}: {@code message}, {@code requestedSchema}
+     * @return the {@code ElicitResult} JSON ({@code action}, {@code content})
+     */
+    public CompletableFuture<String> elicit(String paramsJson) {
+        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, 1, paramsJson, id));
+    }
+
+    /**
+     * Asks the client for its roots ({@code roots/list}).
+     *
+     * @return the {@code ListRootsResult} JSON
+     */
+    public CompletableFuture<String> listRoots() {
+        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, 2, null, id));
+    }
+
     void attach(CompletableFuture<?> future) {
         boolean cancelNow;
         synchronized (this) {

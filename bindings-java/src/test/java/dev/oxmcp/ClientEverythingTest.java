@@ -199,6 +199,31 @@ class ClientEverythingTest {
     }
 
     @Test
+    void serverToClientRequestsReachJavaHandlers() throws Exception {
+        List<String> sampled = new CopyOnWriteArrayList<>();
+        McpClient.Options options = stdio()
+                .onSampling((params, ctx) -> {
+                    sampled.add(Support.json(params).get("messages").get(0).get("content").get("text").asText());
+                    return CompletableFuture.completedFuture(
+                            "{\"role\":\"assistant\",\"model\":\"java-fake\",\"content\":{\"type\":\"text\",\"text\":\"java model says hi\"}}");
+                })
+                .onElicitation((params, ctx) -> CompletableFuture.supplyAsync(
+                        () -> "{\"action\":\"accept\",\"content\":{\"username\":\"ada\",\"email\":\"ada@example.com\"}}"));
+        try (McpClient c = McpClient.connect(options).get(30, TimeUnit.SECONDS)) {
+            assertEquals("LLM response: java model says hi", text(c.callTool("test_sampling", "{\"prompt\":\"hello model\"}").join()));
+            assertEquals(List.of("hello model"), sampled);
+            String elicited = text(c.callTool("test_elicitation", "{\"message\":\"who are you?\"}").join());
+            assertTrue(elicited.startsWith("User response: action=accept"), elicited);
+            assertTrue(elicited.contains("ada@example.com"), elicited);
+        }
+        // Without a handler the capability is not declared: the server's request fails.
+        try (McpClient c = McpClient.connect(stdio()).get(30, TimeUnit.SECONDS)) {
+            JsonNode r = Support.json(c.callTool("test_sampling", "{\"prompt\":\"x\"}").handle((ok, e) -> ok != null ? ok : "{\"isError\":true}").join());
+            assertTrue(r.path("isError").asBoolean(), r.toString());
+        }
+    }
+
+    @Test
     void defaultRequestTimeoutOfTheClient() throws Exception {
         try (McpClient c = McpClient.connect(stdio().requestTimeout(Duration.ofMillis(300))).get(30, TimeUnit.SECONDS)) {
             assertEquals(McpException.Kind.TIMEOUT, failure(c.callTool("slow", "{\"tag\":10,\"ms\":60000}")).kind());

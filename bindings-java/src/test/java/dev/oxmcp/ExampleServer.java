@@ -83,6 +83,12 @@ public final class ExampleServer {
                     return CompletableFuture.completedFuture(Json.textResult("busy " + tag + " saw the cancel"));
                 });
 
+        // Asks the client: a model completion, then its roots.
+        server.tool("ask_client", "Samples the client's model and lists its roots.", "{\"type\":\"object\"}",
+                (args, ctx) -> ctx.sample("{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"2+2?\"}}],\"maxTokens\":10}")
+                        .thenCombine(ctx.listRoots(), (sample, roots) -> Json.textResult(
+                                "model: " + stringArg(sample, "text") + "; roots: " + stringArg(roots, "uri"))));
+
         server.tool("progress", "Reports progress 1, 2, 3 of 3.", "{\"type\":\"object\"}", (args, ctx) -> CompletableFuture.supplyAsync(() -> {
             for (int i = 1; i <= 3; i++) {
                 ctx.progress(i, 3.0, "step " + i);

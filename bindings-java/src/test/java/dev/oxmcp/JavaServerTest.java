@@ -53,7 +53,7 @@ class JavaServerTest {
         assertEquals("java-example", out.get("server").get("name").asText());
         List<String> tools = new ArrayList<>();
         out.get("tools").forEach(t -> tools.add(t.asText()));
-        assertEquals(List.of("add", "busy", "cancellations", "echo", "fail_plain", "fail_rpc", "log", "progress", "slow"), tools);
+        assertEquals(List.of("add", "ask_client", "busy", "cancellations", "echo", "fail_plain", "fail_rpc", "log", "progress", "slow"), tools);
         assertEquals("hi from TS", out.get("echo").asText());
         assertEquals("42", out.get("add").asText());
         // The engine validated the arguments before the Java handler ran.
@@ -110,8 +110,14 @@ class JavaServerTest {
                 if (method.equals("notifications/message")) {
                     logs.add(Support.json(params).get("data").asText());
                 }
-            });
+            })
+                    .onSampling((params, ctx) -> CompletableFuture.completedFuture(
+                            "{\"role\":\"assistant\",\"model\":\"m\",\"content\":{\"type\":\"text\",\"text\":\"four\"}}"))
+                    .onRoots((params, ctx) -> CompletableFuture.completedFuture("{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}"));
             try (McpClient c = McpClient.connect(options).get(30, TimeUnit.SECONDS)) {
+                // Server-to-client requests from a Java handler, answered by Java client handlers.
+                assertEquals("model: four; roots: file:///work", ClientEverythingTest.text(c.callTool("ask_client", "{}").join()));
+
                 c.callTool("log", "{\"text\":\"hello log\"}").join();
                 Support.eventually("the handler's log reached the client", () -> logs.contains("hello log"));
                 assertEquals("A Java server for tests.", Support.json(c.initializeResult()).get("instructions").asText());
