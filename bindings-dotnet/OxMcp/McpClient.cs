@@ -1,0 +1,209 @@
+using System;
+using System.Runtime.InteropServices;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace OxMcp
+{
+    /// <summary>A server notification (log message, progress, list change): method and params JSON.</summary>
+    public sealed class McpNotification : EventArgs
+    {
+        /// <summary>The method, e.g. <c>notifications/message</c>.</summary>
+        public string Method { get; internal set; }
+        /// <summary>The params as JSON text (<c>{}</c> when none).</summary>
+        public string ParamsJson { get; internal set; }
+    }
+
+    /// <summary>
+    /// An MCP client over stdio (a child process) or Streamable HTTP. Every call returns a
+    /// Task of the result JSON and takes a CancellationToken that cancels the request on
+    /// the wire. Failures throw <see cref="McpException"/> (JSON-RPC errors keep their code).
+    /// <code>
+    /// using (var client = await McpClient.ConnectStdioAsync("oxmcp", new[] { "everything-server", "--stdio" }))
+    ///     Console.WriteLine(await client.CallToolAsync("echo", "{\"text\":\"hi\"}"));
+    /// </code>
+    /// </summary>
+    public sealed class McpClient : IDisposable
+    {
+        private static readonly Native.NotificationFn OnNotificationFn = OnNotification;
+
+        private static readonly Registry<McpClient> Live = new Registry<McpClient>();
+
+        private readonly ClientHandle _handle;
+        private readonly long _id;
+
+        /// <summary>The server's <c>initialize</c> result (JSON).</summary>
+        public string InitializeResultJson { get; private set; }
+
+        /// <summary>Raised for each server notification, on a native thread, in order.</summary>
+        public event EventHandler<McpNotification> Notification;
+
+        private McpClient(McpRuntime runtime, string name, string version)
+        {
+            runtime = runtime ?? McpRuntime.Default;
+            ClientHandle h;
+            McpException.Check(Native.oxmcp_client_new(runtime.Handle, Native.Z(name), Native.Z(version), out h));
+            _handle = h;
+            _id = Live.Add(this);
+            McpException.Check(Native.oxmcp_client_on_notification(_handle, OnNotificationFn, new IntPtr(_id)));
+        }
+
+        /// <summary>Starts <paramref name="command"/> with <paramref name="args"/> and connects over stdio.</summary>
+        public static Task<McpClient> ConnectStdioAsync(string command, string[] args, CancellationToken cancellationToken = default(CancellationToken),
+            EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0")
+        {
+            var client = new McpClient(runtime, name, version);
+            if (onNotification != null) client.Notification += onNotification;
+            args = args ?? new string[0];
+            return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
+            {
+                var ptrs = new IntPtr[args.Length];
+                try
+                {
+                    for (int i = 0; i < args.Length; i++)
+                    {
+                        byte[] z = Native.Z(args[i]);
+                        ptrs[i] = Marshal.AllocHGlobal(z.Length);
+                        Marshal.Copy(z, 0, ptrs[i], z.Length);
+                    }
+                    return Native.oxmcp_client_connect_stdio(client._handle, Native.Z(command), ptrs, new UIntPtr((uint)args.Length), Pending.OnComplete, ud, out req);
+                }
+                finally
+                {
+                    foreach (IntPtr p in ptrs) if (p != IntPtr.Zero) Marshal.FreeHGlobal(p);
+                }
+            });
+        }
+
+        /// <summary>Connects to a Streamable HTTP server at <paramref name="url"/>.</summary>
+        public static Task<McpClient> ConnectHttpAsync(string url, CancellationToken cancellationToken = default(CancellationToken),
+            EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0")
+        {
+            var client = new McpClient(runtime, name, version);
+            if (onNotification != null) client.Notification += onNotification;
+            return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_connect_http(client._handle, Native.Z(url), Pending.OnComplete, ud, out req));
+        }
+
+        private async Task<McpClient> Connect(CancellationToken token, StartCall start)
+        {
+            try
+            {
+                InitializeResultJson = await Pending.Run(start, token).ConfigureAwait(false);
+                return this;
+            }
+            catch
+            {
+                Dispose();
+                throw;
+            }
+        }
+
+        /// <summary>Calls a tool; resolves to the <c>CallToolResult</c> JSON (a tool failure is a result with <c>isError</c>).</summary>
+        /// <param name="name">The tool.</param>
+        /// <param name="argumentsJson">A JSON object, or null.</param>
+        /// <param name="cancellationToken">Cancels the call on the wire.</param>
+        /// <param name="onProgress">Called (on a native thread) for each progress notification, before the Task completes.</param>
+        /// <param name="timeout">Inactivity timeout (reset by progress); null = 60 s.</param>
+        public Task<string> CallToolAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken),
+            Action<McpProgress> onProgress = null, TimeSpan? timeout = null)
+        {
+            byte[] args = Native.Bytes(argumentsJson);
+            uint ms = TimeoutMs(timeout);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_call_tool(_handle, Native.Z(name), args, Native.Len(args), ms, onProgress == null ? null : Pending.OnProgress, Pending.OnComplete, ud, out req),
+                cancellationToken, onProgress);
+        }
+
+        /// <summary>Sends any request; resolves to its result JSON.</summary>
+        public Task<string> RequestAsync(string method, string paramsJson = null, CancellationToken cancellationToken = default(CancellationToken),
+            Action<McpProgress> onProgress = null, TimeSpan? timeout = null)
+        {
+            byte[] p = Native.Bytes(paramsJson);
+            uint ms = TimeoutMs(timeout);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_request(_handle, Native.Z(method), p, Native.Len(p), ms, onProgress == null ? null : Pending.OnProgress, Pending.OnComplete, ud, out req),
+                cancellationToken, onProgress);
+        }
+
+        /// <summary>Every tool (all pages): <c>{"tools": [...]}</c>.</summary>
+        public Task<string> ListToolsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(0, cancellationToken); }
+
+        /// <summary>Every resource: <c>{"resources": [...]}</c>.</summary>
+        public Task<string> ListResourcesAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(1, cancellationToken); }
+
+        /// <summary>Every resource template: <c>{"resourceTemplates": [...]}</c>.</summary>
+        public Task<string> ListResourceTemplatesAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(2, cancellationToken); }
+
+        /// <summary>Every prompt: <c>{"prompts": [...]}</c>.</summary>
+        public Task<string> ListPromptsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(3, cancellationToken); }
+
+        private Task<string> List(int what, CancellationToken token)
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_list(_handle, what, Pending.OnComplete, ud, out req), token);
+        }
+
+        /// <summary>Reads a resource; resolves to the <c>ReadResourceResult</c> JSON.</summary>
+        public Task<string> ReadResourceAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_read_resource(_handle, Native.Z(uri), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>Gets a prompt with string arguments (a JSON object, or null).</summary>
+        public Task<string> GetPromptAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            byte[] args = Native.Bytes(argumentsJson);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_get_prompt(_handle, Native.Z(name), args, Native.Len(args), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>Sends <c>ping</c>.</summary>
+        public Task PingAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_ping(_handle, Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>Sets the server's log level (<c>debug</c>, <c>info</c>, ...).</summary>
+        public Task SetLogLevelAsync(string level, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_set_log_level(_handle, Native.Z(level), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>Closes the connection (a child process is stopped); pending calls fail.</summary>
+        public Task CloseAsync()
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+            {
+                req = null;
+                return Native.oxmcp_client_close(_handle, Pending.OnComplete, ud);
+            }, CancellationToken.None);
+        }
+
+        /// <summary>Releases the client; an open connection closes in the background. No notification is raised afterwards.</summary>
+        public void Dispose()
+        {
+            _handle.Dispose();
+            Live.Remove(_id);
+        }
+
+        private static uint TimeoutMs(TimeSpan? t)
+        {
+            if (t == null) return 0;
+            return (uint)Math.Max(1, Math.Min(uint.MaxValue, t.Value.TotalMilliseconds));
+        }
+
+        private static void OnNotification(IntPtr userData, IntPtr method, IntPtr json, UIntPtr len)
+        {
+            try
+            {
+                var client = Live.Get(userData.ToInt64());
+                var handler = client == null ? null : client.Notification;
+                if (handler != null) handler(client, new McpNotification { Method = Native.Utf8Z(method), ParamsJson = Native.Utf8(json, len) });
+            }
+            catch (Exception e)
+            {
+                Console.Error.WriteLine("OxMcp: notification handler failed: " + e);
+            }
+        }
+    }
+}

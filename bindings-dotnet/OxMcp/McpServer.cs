@@ -1,0 +1,250 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace OxMcp
+{
+    /// <summary>
+    /// One request a server handler is answering: progress, logs and cancellation.
+    /// Valid until the handler's Task completes.
+    /// </summary>
+    public sealed class McpRequestContext
+    {
+        private readonly IncomingHandle _request;
+
+        internal McpRequestContext(IncomingHandle request)
+        {
+            _request = request;
+        }
+
+        /// <summary>Whether the client cancelled the request (or disconnected), polled from the engine.</summary>
+        public bool IsCancelled
+        {
+            get
+            {
+                bool c;
+                McpException.Check(Native.oxmcp_incoming_is_cancelled(_request, out c));
+                return c;
+            }
+        }
+
+        /// <summary>Sends a progress notification (nothing if the client asked for none).</summary>
+        public void ReportProgress(double progress, double? total = null, string message = null)
+        {
+            McpException.Check(Native.oxmcp_incoming_progress(_request, progress, total.HasValue, total ?? 0, Native.Z(message)));
+        }
+
+        /// <summary>Sends a log message (<paramref name="dataJson"/> is any JSON value) if the client's level lets it through.</summary>
+        public void Log(string level, string dataJson, string logger = null)
+        {
+            byte[] data = Native.Bytes(dataJson);
+            McpException.Check(Native.oxmcp_incoming_log(_request, Native.Z(level), Native.Z(logger), data, Native.Len(data)));
+        }
+    }
+
+    /// <summary>
+    /// A handler: receives the arguments as JSON text (tools, prompts; for resources
+    /// <c>{"uri", "variables"}</c>), the request context and a CancellationToken that fires
+    /// when the client cancels; returns the result as JSON text (<c>CallToolResult</c>,
+    /// <c>ReadResourceResult</c>, <c>GetPromptResult</c>; see <see cref="McpJson"/>).
+    /// Throw <see cref="McpException"/> for a JSON-RPC error with a code; any other exception
+    /// fails the request (a tool then answers an <c>isError</c> result with its message).
+    /// </summary>
+    public delegate Task<string> McpHandler(string argumentsJson, McpRequestContext context, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// An MCP server whose tools, resources and prompts are C# functions; serves over stdio or
+    /// Streamable HTTP on the oxmcp engine (which validates arguments, correlates, cancels).
+    /// <code>
+    /// using (var server = new McpServer("demo", "1.0.0"))
+    /// {
+    ///     server.AddTool("echo", "Echoes", "{\"type\":\"object\"}", (args, ct) => Task.FromResult(McpJson.TextResult(args)));
+    ///     await server.ServeStdioAsync();
+    /// }
+    /// </code>
+    /// </summary>
+    public sealed class McpServer : IDisposable
+    {
+        private static readonly Native.HandlerFn OnRequestFn = OnRequest;
+        private static readonly Native.CancelFn OnCancelFn = OnCancel;
+        private static readonly Registry<McpHandler> Handlers = new Registry<McpHandler>();
+        private static readonly Registry<CancellationTokenSource> Cancels = new Registry<CancellationTokenSource>();
+
+        private readonly ServerHandle _handle;
+        private readonly List<long> _handlerIds = new List<long>();
+
+        /// <summary>A server named <paramref name="name"/> on <paramref name="runtime"/> (default: <see cref="McpRuntime.Default"/>).</summary>
+        public McpServer(string name, string version, string instructions = null, McpRuntime runtime = null)
+        {
+            runtime = runtime ?? McpRuntime.Default;
+            ServerHandle h;
+            McpException.Check(Native.oxmcp_server_new(runtime.Handle, Native.Z(name), Native.Z(version), out h));
+            _handle = h;
+            if (instructions != null) McpException.Check(Native.oxmcp_server_set_instructions(_handle, Native.Z(instructions)));
+        }
+
+        /// <summary>Registers a tool from its full definition JSON (<c>{"name", "inputSchema", ...}</c>).</summary>
+        public void AddTool(string toolJson, McpHandler handler)
+        {
+            Register(toolJson, handler, Native.oxmcp_server_add_tool);
+        }
+
+        /// <summary>Registers a tool with a name, description and input schema (JSON).</summary>
+        public void AddTool(string name, string description, string inputSchemaJson, McpHandler handler)
+        {
+            AddTool("{\"name\":" + McpJson.Quote(name) + ",\"description\":" + McpJson.Quote(description ?? "") +
+                    ",\"inputSchema\":" + (inputSchemaJson ?? "{\"type\":\"object\"}") + "}", handler);
+        }
+
+        /// <summary>Registers a tool whose handler needs no context.</summary>
+        public void AddTool(string name, string description, string inputSchemaJson, Func<string, CancellationToken, Task<string>> handler)
+        {
+            AddTool(name, description, inputSchemaJson, (args, ctx, ct) => handler(args, ct));
+        }
+
+        /// <summary>Registers a resource (<c>{"uri", "name", "mimeType", ...}</c>).</summary>
+        public void AddResource(string resourceJson, McpHandler handler)
+        {
+            Register(resourceJson, handler, Native.oxmcp_server_add_resource);
+        }
+
+        /// <summary>Registers a resource template (<c>{"uriTemplate", "name", ...}</c>) before serving.</summary>
+        public void AddResourceTemplate(string templateJson, McpHandler handler)
+        {
+            Register(templateJson, handler, Native.oxmcp_server_add_resource_template);
+        }
+
+        /// <summary>Registers a prompt (<c>{"name", "arguments": [...]}</c>).</summary>
+        public void AddPrompt(string promptJson, McpHandler handler)
+        {
+            Register(promptJson, handler, Native.oxmcp_server_add_prompt);
+        }
+
+        private delegate int AddFn(ServerHandle server, byte[] json, UIntPtr len, Native.HandlerFn handler, IntPtr userData);
+
+        private void Register(string json, McpHandler handler, AddFn add)
+        {
+            if (handler == null) throw new ArgumentNullException("handler");
+            long id = Handlers.Add(handler);
+            byte[] bytes = Native.Bytes(json);
+            int status = add(_handle, bytes, Native.Len(bytes), OnRequestFn, new IntPtr(id));
+            if (status != 0)
+            {
+                Handlers.Remove(id);
+                throw McpException.Last(status);
+            }
+            lock (_handlerIds) _handlerIds.Add(id);
+        }
+
+        /// <summary>Serves one client on stdin/stdout; completes when stdin closes (or when cancelled).</summary>
+        public Task ServeStdioAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_server_serve_stdio(_handle, Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>
+        /// Starts Streamable HTTP on <paramref name="bind"/> (<c>127.0.0.1:0</c> = a free port) at
+        /// <paramref name="path"/>; returns the bound port. Stateless and JSON-response modes are flags.
+        /// </summary>
+        public int StartHttp(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false)
+        {
+            ushort port;
+            uint flags = (stateless ? 1u : 0u) | (jsonResponse ? 2u : 0u);
+            McpException.Check(Native.oxmcp_server_start_http(_handle, Native.Z(bind), Native.Z(path), flags, out port));
+            return port;
+        }
+
+        /// <summary>Stops the HTTP listener gracefully.</summary>
+        public void StopHttp()
+        {
+            McpException.Check(Native.oxmcp_server_stop_http(_handle));
+        }
+
+        /// <summary>Releases the server: no handler starts afterwards; the HTTP listener closes.</summary>
+        public void Dispose()
+        {
+            _handle.Dispose();
+            lock (_handlerIds)
+            {
+                foreach (long id in _handlerIds) Handlers.Remove(id);
+                _handlerIds.Clear();
+            }
+        }
+
+        // Runs on a native thread: hands the work to the thread pool and returns at once.
+        private static void OnRequest(IntPtr userData, IntPtr request, IntPtr json, UIntPtr len)
+        {
+            IncomingHandle incoming = null;
+            try
+            {
+                incoming = new IncomingHandle(request);
+                McpHandler handler = Handlers.Get(userData.ToInt64());
+                string args = Native.Utf8(json, len);
+                var cts = new CancellationTokenSource();
+                long cancelId = Cancels.Add(cts);
+                Native.oxmcp_incoming_on_cancel(incoming, OnCancelFn, new IntPtr(cancelId));
+                var context = new McpRequestContext(incoming);
+                IncomingHandle req = incoming;
+                Task.Run(async () =>
+                {
+                    try
+                    {
+                        if (handler == null) throw new McpException(-32603, "the handler is gone (server disposed)");
+                        string result = await handler(args, context, cts.Token).ConfigureAwait(false);
+                        byte[] bytes = Native.Bytes(result ?? "null");
+                        int st = Native.oxmcp_incoming_complete(req, bytes, Native.Len(bytes));
+                        if (st != 0) Fail(req, McpException.Last(st));
+                    }
+                    catch (Exception e)
+                    {
+                        Fail(req, e);
+                    }
+                    finally
+                    {
+                        req.Dispose(); // after this the cancel callback cannot run
+                        Cancels.Remove(cancelId);
+                        cts.Dispose();
+                    }
+                });
+            }
+            catch (Exception e)
+            {
+                Console.Error.WriteLine("OxMcp: handler dispatch failed: " + e);
+                if (incoming != null) incoming.Dispose();
+            }
+        }
+
+        private static void Fail(IncomingHandle req, Exception e)
+        {
+            var mcp = e as McpException;
+            if (mcp != null && mcp.Code.HasValue && mcp.Status == McpStatus.Rpc)
+            {
+                byte[] data = Native.Bytes(mcp.DataJson);
+                Native.oxmcp_incoming_fail_rpc(req, mcp.Code.Value, Native.Z(mcp.Message), data, Native.Len(data));
+            }
+            else
+            {
+                string message = e is OperationCanceledException ? "cancelled" : (mcp != null ? mcp.Message : e.GetType().Name + ": " + e.Message);
+                Native.oxmcp_incoming_fail(req, Native.Z(message));
+            }
+        }
+
+        private static void OnCancel(IntPtr userData)
+        {
+            try
+            {
+                CancellationTokenSource cts = Cancels.Get(userData.ToInt64());
+                // Off the native thread: token callbacks run host code.
+                if (cts != null) ThreadPool.QueueUserWorkItem(_ =>
+                {
+                    try { cts.Cancel(); } catch (ObjectDisposedException) { }
+                });
+            }
+            catch (Exception e)
+            {
+                Console.Error.WriteLine("OxMcp: cancel callback failed: " + e);
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+// P/Invoke declarations of the oxmcp C ABI (bindings-c/include/oxmcp.h). Internal: the
+// public API is McpRuntime, McpServer, McpClient.
+using System;
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace OxMcp
+{
+    /// <summary>The status every fallible C function returns (OxmcpStatus).</summary>
+    public enum McpStatus
+    {
+        /// <summary>Success.</summary>
+        Ok = 0,
+        /// <summary>The peer answered with a JSON-RPC error (see <see cref="McpException.Code"/>).</summary>
+        Rpc = 1,
+        /// <summary>The request's local timeout elapsed.</summary>
+        Timeout = 2,
+        /// <summary>The request was cancelled.</summary>
+        Cancelled = 3,
+        /// <summary>The connection, server or runtime is closed.</summary>
+        Closed = 4,
+        /// <summary>The transport failed or a process could not start.</summary>
+        Transport = 5,
+        /// <summary>The peer broke the protocol.</summary>
+        Protocol = 6,
+        /// <summary>An unusable argument (bad JSON, wrong state, ...).</summary>
+        InvalidInput = 7,
+        /// <summary>The peer lacks the capability the call needs.</summary>
+        CapabilityMissing = 8,
+        /// <summary>A handler failed.</summary>
+        Handler = 9,
+        /// <summary>A bug inside oxmcp.</summary>
+        Internal = 10,
+    }
+
+    internal static class Native
+    {
+        private const string Lib = "oxmcp";
+
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void CompletionFn(IntPtr userData, int status, IntPtr resultJson, UIntPtr resultLen, IntPtr error);
+
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void ProgressFn(IntPtr userData, double progress, [MarshalAs(UnmanagedType.I1)] bool hasTotal, double total, IntPtr message);
+
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void NotificationFn(IntPtr userData, IntPtr method, IntPtr paramsJson, UIntPtr paramsLen);
+
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void HandlerFn(IntPtr userData, IntPtr request, IntPtr paramsJson, UIntPtr paramsLen);
+
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void CancelFn(IntPtr userData);
+
+        // errors
+        [DllImport(Lib)] internal static extern IntPtr oxmcp_last_error();
+        [DllImport(Lib)] internal static extern int oxmcp_error_status(IntPtr error);
+        [DllImport(Lib)] internal static extern IntPtr oxmcp_error_message(IntPtr error);
+        [DllImport(Lib)] [return: MarshalAs(UnmanagedType.I1)] internal static extern bool oxmcp_error_code(IntPtr error, out long code);
+        [DllImport(Lib)] internal static extern IntPtr oxmcp_error_data(IntPtr error, out UIntPtr len);
+
+        // runtime
+        [DllImport(Lib)] internal static extern int oxmcp_runtime_new(uint workerThreads, out RuntimeHandle runtime);
+        [DllImport(Lib)] internal static extern int oxmcp_runtime_shutdown(RuntimeHandle runtime);
+        [DllImport(Lib)] internal static extern void oxmcp_runtime_free(IntPtr runtime);
+
+        // requests
+        [DllImport(Lib)] internal static extern int oxmcp_request_cancel(RequestHandle request);
+        [DllImport(Lib)] internal static extern void oxmcp_request_free(IntPtr request);
+
+        // client
+        [DllImport(Lib)] internal static extern int oxmcp_client_new(RuntimeHandle runtime, byte[] name, byte[] version, out ClientHandle client);
+        [DllImport(Lib)] internal static extern int oxmcp_client_on_notification(ClientHandle client, NotificationFn callback, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_client_connect_stdio(ClientHandle client, byte[] command, IntPtr[] args, UIntPtr argc, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_connect_http(ClientHandle client, byte[] url, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_call_tool(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_request(ClientHandle client, byte[] method, byte[] paramsJson, UIntPtr paramsLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_list(ClientHandle client, int what, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_read_resource(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_get_prompt(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_ping(ClientHandle client, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_set_log_level(ClientHandle client, byte[] level, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_close(ClientHandle client, CompletionFn callback, IntPtr userData);
+        [DllImport(Lib)] internal static extern void oxmcp_client_free(IntPtr client);
+
+        // server
+        [DllImport(Lib)] internal static extern int oxmcp_server_new(RuntimeHandle runtime, byte[] name, byte[] version, out ServerHandle server);
+        [DllImport(Lib)] internal static extern int oxmcp_server_set_instructions(ServerHandle server, byte[] instructions);
+        [DllImport(Lib)] internal static extern int oxmcp_server_add_tool(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_server_add_resource(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_server_add_resource_template(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_server_add_prompt(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_server_serve_stdio(ServerHandle server, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_server_start_http(ServerHandle server, byte[] bind, byte[] path, uint flags, out ushort port);
+        [DllImport(Lib)] internal static extern int oxmcp_server_stop_http(ServerHandle server);
+        [DllImport(Lib)] internal static extern void oxmcp_server_free(IntPtr server);
+
+        // incoming requests
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_complete(IncomingHandle request, byte[] json, UIntPtr len);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_fail(IncomingHandle request, byte[] message);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_fail_rpc(IncomingHandle request, long code, byte[] message, byte[] dataJson, UIntPtr dataLen);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_is_cancelled(IncomingHandle request, [MarshalAs(UnmanagedType.I1)] out bool cancelled);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_on_cancel(IncomingHandle request, CancelFn callback, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_progress(IncomingHandle request, double progress, [MarshalAs(UnmanagedType.I1)] bool hasTotal, double total, byte[] message);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_log(IncomingHandle request, byte[] level, byte[] logger, byte[] dataJson, UIntPtr dataLen);
+        [DllImport(Lib)] internal static extern void oxmcp_incoming_free(IntPtr request);
+
+        /// <summary>A NUL-terminated UTF-8 copy of <paramref name="s"/> (null stays null).</summary>
+        internal static byte[] Z(string s)
+        {
+            return s == null ? null : Encoding.UTF8.GetBytes(s + "\0");
+        }
+
+        /// <summary>UTF-8 bytes of <paramref name="s"/> without a terminator (JSON arguments).</summary>
+        internal static byte[] Bytes(string s)
+        {
+            return s == null ? null : Encoding.UTF8.GetBytes(s);
+        }
+
+        internal static UIntPtr Len(byte[] b)
+        {
+            return new UIntPtr((uint)(b == null ? 0 : b.Length));
+        }
+
+        /// <summary>A string from a pointer + length (UTF-8).</summary>
+        internal static string Utf8(IntPtr ptr, UIntPtr len)
+        {
+            if (ptr == IntPtr.Zero) return null;
+            int n = checked((int)len.ToUInt64());
+            var bytes = new byte[n];
+            Marshal.Copy(ptr, bytes, 0, n);
+            return Encoding.UTF8.GetString(bytes);
+        }
+
+        /// <summary>A string from a NUL-terminated UTF-8 pointer.</summary>
+        internal static string Utf8Z(IntPtr ptr)
+        {
+            if (ptr == IntPtr.Zero) return null;
+            int n = 0;
+            while (Marshal.ReadByte(ptr, n) != 0) n++;
+            return Utf8(ptr, new UIntPtr((uint)n));
+        }
+    }
+}

@@ -1,0 +1,250 @@
+// The OxMcp test runner (a plain program: xunit does not run on Debian's mono).
+//
+//   OxMcp.Tests.exe server --stdio|--http          the C# test server the official TS SDK client drives
+//   OxMcp.Tests.exe client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL]
+//                                                  C# client tests against `oxmcp everything-server`
+//                                                  (stdio and HTTP), an in-process C# server, and
+//                                                  optionally the C test server (cross-language)
+//
+// Ends with "N passed, M failed"; the process must then exit by itself.
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Linq;
+using System.Text.RegularExpressions;
+using System.Threading;
+using System.Threading.Tasks;
+using OxMcp;
+
+internal static class Program
+{
+    private static int _passed, _failed;
+
+    private static void Check(bool ok, string what)
+    {
+        if (ok) _passed++;
+        else
+        {
+            _failed++;
+            Console.Error.WriteLine("FAIL: " + what);
+        }
+    }
+
+    private static async Task Expect<TException>(Func<Task> body, Func<TException, bool> ok, string what) where TException : Exception
+    {
+        try
+        {
+            await body();
+            Check(false, what + " (no exception)");
+        }
+        catch (TException e)
+        {
+            Check(ok(e), what + " (" + e.GetType().Name + ": " + e.Message + ")");
+        }
+        catch (Exception e)
+        {
+            Check(false, what + " (wrong exception " + e.GetType().Name + ": " + e.Message + ")");
+        }
+    }
+
+    /// <summary>Waits (bounded: a hang is a failure, not a timing assertion) until cond holds.</summary>
+    private static async Task<bool> WaitFor(Func<bool> cond, int ms = 20000)
+    {
+        var sw = Stopwatch.StartNew();
+        while (!cond())
+        {
+            if (sw.ElapsedMilliseconds > ms) return false;
+            await Task.Delay(20);
+        }
+        return true;
+    }
+
+    private static int Main(string[] args)
+    {
+        try
+        {
+            if (args.Length >= 2 && args[0] == "server") return TestServer.Run(args[1] == "--http");
+            if (args.Length >= 3 && args[0] == "client")
+            {
+                ClientTests(args[1], args[2], args.Length > 3 ? args[3] : null).GetAwaiter().GetResult();
+                Console.WriteLine(_passed + " passed, " + _failed + " failed");
+                return _failed == 0 ? 0 : 1;
+            }
+            Console.Error.WriteLine("usage: server --stdio|--http | client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL]");
+            return 2;
+        }
+        catch (Exception e)
+        {
+            Console.Error.WriteLine("runner crashed: " + e);
+            Console.WriteLine(_passed + " passed, " + (_failed + 1) + " failed");
+            return 1;
+        }
+        finally
+        {
+            // Stops and joins the native threads, so mono can exit.
+            McpRuntime.ShutdownDefault();
+        }
+    }
+
+    private static async Task ClientTests(string oxmcp, string everythingUrl, string cServerUrl)
+    {
+        await EverythingTests("stdio", () => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, onNotification: OnLog));
+        await EverythingTests("http", () => McpClient.ConnectHttpAsync(everythingUrl, onNotification: OnLog));
+        await InProcessTests();
+        if (cServerUrl != null) await CServerTests(cServerUrl);
+        await ErrorTests(oxmcp);
+    }
+
+    private static readonly List<string> Logs = new List<string>();
+
+    private static void OnLog(object sender, McpNotification n)
+    {
+        if (n.Method == "notifications/message") lock (Logs) Logs.Add(n.ParamsJson);
+    }
+
+    private static bool Logged(string needle)
+    {
+        lock (Logs) return Logs.Any(l => l.Contains(needle));
+    }
+
+    private static async Task EverythingTests(string transport, Func<Task<McpClient>> connect)
+    {
+        string t = "[" + transport + "] ";
+        using (McpClient client = await connect())
+        {
+            Check(client.InitializeResultJson.Contains("\"serverInfo\""), t + "initialize result");
+
+            string tools = await client.ListToolsAsync();
+            Check(tools.Contains("\"name\":\"echo\"") && tools.Contains("\"name\":\"slow\""), t + "tools/list: " + tools.Substring(0, Math.Min(80, tools.Length)));
+
+            string echo = await client.CallToolAsync("echo", "{\"text\":\"h\u00e9llo from C#\"}");
+            Check(echo.Contains("h\u00e9llo from C#") && !echo.Contains("\"isError\":true"), t + "echo: " + echo);
+
+            string err = await client.CallToolAsync("test_error_handling");
+            Check(err.Contains("\"isError\":true"), t + "a failing tool is an isError result");
+
+            await Expect<McpException>(() => client.CallToolAsync("no_such_tool", "{}"),
+                e => e.Status == McpStatus.Rpc && e.Code == -32602 && e.Message.Contains("no_such_tool"), t + "unknown tool: McpException with code -32602");
+
+            var progress = new List<McpProgress>();
+            await client.CallToolAsync("test_tool_with_progress", null, onProgress: x => { lock (progress) progress.Add(x); });
+            Check(progress.Count == 3 && progress[2].Progress == 100 && progress[2].Total == 100, t + "three progress callbacks before completion (" + progress.Count + ")");
+
+            await client.SetLogLevelAsync("debug");
+            await client.CallToolAsync("test_tool_with_logging");
+            Check(await WaitFor(() => Logged("\"level\":\"info\"")), t + "log notifications raise the Notification event");
+
+            string res = await client.ReadResourceAsync("test://template/7/data");
+            Check(res.Contains("Data for ID: 7"), t + "templated resource: " + res);
+            string prompt = await client.GetPromptAsync("test_prompt_with_arguments", "{\"arg1\":\"x\",\"arg2\":\"y\"}");
+            Check(prompt.Contains("arg1='x', arg2='y'"), t + "prompt: " + prompt);
+            await client.PingAsync();
+            Check(true, t + "ping");
+            string raw = await client.RequestAsync("resources/list", "{}");
+            Check(raw.Contains("test://static-text"), t + "raw request");
+
+            // Cancellation: the token cancels natively; the server's handler logs that it saw it.
+            int tag = transport == "stdio" ? 8101 : 8201;
+            using (var cts = new CancellationTokenSource())
+            {
+                Task<string> slow = client.CallToolAsync("slow", "{\"tag\":" + tag + ",\"ms\":30000}", cts.Token);
+                await Task.Delay(300); // let it reach the handler (not an assertion)
+                cts.Cancel();
+                await Expect<OperationCanceledException>(() => slow, e => true, t + "a cancelled call ends as cancelled");
+                Check(slow.IsCanceled, t + "the Task is Canceled");
+                Check(await WaitFor(() => Logged("slow tag=" + tag + " cancelled")), t + "notifications/cancelled reached the server's handler");
+            }
+            using (var cancelled = new CancellationTokenSource())
+            {
+                cancelled.Cancel();
+                await Expect<OperationCanceledException>(() => client.CallToolAsync("echo", "{\"text\":\"x\"}", cancelled.Token), e => true, t + "an already-cancelled token never sends");
+            }
+            string done = await client.CallToolAsync("slow", "{\"tag\":" + (tag + 1) + ",\"ms\":10}", new CancellationTokenSource().Token);
+            Check(done.Contains("slow " + (tag + 1) + " done"), t + "an uncancelled slow call completes");
+
+            await Expect<McpException>(() => client.CallToolAsync("slow", "{\"tag\":" + (tag + 2) + ",\"ms\":30000}", timeout: TimeSpan.FromMilliseconds(200)),
+                e => e.Status == McpStatus.Timeout, t + "timeout: McpException with Status Timeout");
+
+            await client.CloseAsync();
+            await Expect<McpException>(() => client.PingAsync(), e => e.Status == McpStatus.InvalidInput || e.Status == McpStatus.Closed, t + "calls after close fail");
+        }
+    }
+
+    /// <summary>A C# client and a C# server in one process over Streamable HTTP: cancellation both ways.</summary>
+    private static async Task InProcessTests()
+    {
+        using (var server = TestServer.Build())
+        {
+            int port = server.StartHttp();
+            using (McpClient client = await McpClient.ConnectHttpAsync("http://127.0.0.1:" + port + "/mcp"))
+            {
+                string echo = await client.CallToolAsync("echo", "{\"text\":\"in process\"}");
+                Check(echo.Contains("\"structuredContent\":{\"text\":\"in process\"}"), "[in-process] echo: " + echo);
+
+                await Expect<McpException>(() => client.CallToolAsync("rpc_fail", "{}"),
+                    e => e.Code == -32042 && e.Message == "custom failure" && e.DataJson == "{\"detail\":1}", "[in-process] McpException thrown by a handler keeps code and data");
+                string fail = await client.CallToolAsync("fail", "{}");
+                Check(fail.Contains("\"isError\":true") && fail.Contains("it broke"), "[in-process] other exceptions: isError result: " + fail);
+
+                var seen = new List<McpProgress>();
+                await client.CallToolAsync("progress", "{\"steps\":4}", onProgress: x => { lock (seen) seen.Add(x); });
+                Check(seen.Count == 4 && seen[3].Message == "step 4", "[in-process] progress from a C# handler (" + seen.Count + ")");
+
+                using (var cts = new CancellationTokenSource())
+                {
+                    Task<string> slow = client.CallToolAsync("slow", "{\"tag\":77,\"ms\":30000}", cts.Token);
+                    await Task.Delay(300);
+                    cts.Cancel();
+                    await Expect<OperationCanceledException>(() => slow, e => true, "[in-process] client cancel");
+                    Check(await WaitFor(() => TestServer.CancelledByToken(77) && TestServer.CancelledByPoll(77)),
+                        "[in-process] the C# handler's CancellationToken fired and IsCancelled turned true");
+                }
+            }
+            server.StopHttp();
+        }
+    }
+
+    /// <summary>The C# client against the C test server (bindings-c/tests/server_test.c) over HTTP.</summary>
+    private static async Task CServerTests(string url)
+    {
+        using (McpClient client = await McpClient.ConnectHttpAsync(url))
+        {
+            Check(client.InitializeResultJson.Contains("c-test-server"), "[C server] initialize");
+            string echo = await client.CallToolAsync("echo", "{\"text\":\"from C#\"}");
+            Check(echo.Contains("\"text\":\"from C#\""), "[C server] echo: " + echo);
+            using (var cts = new CancellationTokenSource())
+            {
+                Task<string> slow = client.CallToolAsync("slow", "{\"tag\":555,\"ms\":30000}", cts.Token);
+                await Task.Delay(300);
+                cts.Cancel();
+                await Expect<OperationCanceledException>(() => slow, e => true, "[C server] cancel");
+                Check(await WaitFor(() =>
+                {
+                    string tags = client.CallToolAsync("cancelled_tags", "{}").GetAwaiter().GetResult();
+                    return Regex.IsMatch(tags, "\"callback\":\\[[^\\]]*555");
+                }), "[C server] the C handler saw the C# client's cancel");
+            }
+        }
+    }
+
+    private static async Task ErrorTests(string oxmcp)
+    {
+        await Expect<McpException>(() => McpClient.ConnectStdioAsync("/nonexistent/oxmcp-nothing", new string[0]),
+            e => e.Status == McpStatus.Transport, "[errors] a missing command: Transport error");
+        await Expect<McpException>(() => McpClient.ConnectStdioAsync(oxmcp, new[] { "no-such-subcommand" }),
+            e => e.Status == McpStatus.Closed || e.Status == McpStatus.Transport || e.Status == McpStatus.Protocol, "[errors] a child that dies at start");
+        var server = new McpServer("bad", "1");
+        try
+        {
+            server.AddTool("{\"name\": 3}", (a, c, t) => Task.FromResult(""));
+            Check(false, "[errors] a malformed tool is refused");
+        }
+        catch (McpException e)
+        {
+            Check(e.Status == McpStatus.InvalidInput, "[errors] a malformed tool is refused (" + e.Message + ")");
+        }
+        server.Dispose();
+        server.Dispose();
+        Check(true, "[errors] Dispose is idempotent");
+    }
+}

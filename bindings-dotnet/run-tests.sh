@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Tests of the C# binding (namespace OxMcp), from a fresh clone:
+#
+#   bash bindings-dotnet/run-tests.sh
+#
+# Installs mono (apt-get: mono-mcs, mono-runtime) when missing, builds liboxmcp.so
+# (cargo build -p oxmcp-c), compiles OxMcp.dll and the test runner with mcs (C# 7.2), then:
+#  - the C# client against `oxmcp everything-server` (stdio and Streamable HTTP), an
+#    in-process C# server (cancellation both ways) and the C test server (cross-language);
+#  - the official TypeScript SDK client against the C# server (stdio and HTTP), including
+#    cancellation reaching the C# handler and a clean exit code 0;
+# every mono process must exit by itself (a hang fails the run).
+# Ends with "N passed, M failed".
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/.." && pwd)"
+TARGET="${CARGO_TARGET_DIR:-$REPO/target}"
+BUILD="$HERE/build"
+mkdir -p "$BUILD"
+
+log() { printf '[bindings-dotnet] %s\n' "$*" >&2; }
+PASSED=0
+FAILED=0
+pass() { PASSED=$((PASSED + ${1:-1})); }
+fail() { FAILED=$((FAILED + ${1:-1})); log "FAILED: $2"; }
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; }
+trap cleanup EXIT
+summary() {
+  echo "$PASSED passed, $FAILED failed"
+  [[ $FAILED -eq 0 ]]
+  exit $?
+}
+
+# --- toolchain ----------------------------------------------------------------------------
+if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
+  log "apt-get install mono-mcs mono-runtime"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mono-mcs mono-runtime) >/dev/null ||
+    { fail 1 "installing mono"; summary; }
+fi
+
+log "cargo build -p oxmcp-c"
+(cd "$REPO" && cargo build --quiet -p oxmcp-c) || { fail 1 "cargo build -p oxmcp-c"; summary; }
+if [[ -z "${OXMCP_BIN:-}" ]]; then
+  log "cargo build -p oxmcp-cli"
+  (cd "$REPO" && cargo build --quiet -p oxmcp-cli) || { fail 1 "cargo build -p oxmcp-cli"; summary; }
+  OXMCP_BIN="$TARGET/debug/oxmcp"
+fi
+
+# --- compile ----------------------------------------------------------------------------------
+cp "$TARGET/debug/liboxmcp.so" "$BUILD/liboxmcp.so" # DllImport("oxmcp") finds it beside the assembly
+if mcs -langversion:7.2 -target:library -warnaserror -nowarn:1591 -doc:"$BUILD/OxMcp.xml" \
+    -out:"$BUILD/OxMcp.dll" "$HERE"/OxMcp/*.cs &&
+   mcs -langversion:7.2 -warnaserror -out:"$BUILD/OxMcp.Tests.exe" -r:"$BUILD/OxMcp.dll" "$HERE"/Tests/*.cs; then
+  pass
+else
+  fail 1 "mcs"
+  summary
+fi
+# The README's quickstart, as written there.
+if mcs -langversion:7.2 -warnaserror -out:"$BUILD/Quickstart.exe" -r:"$BUILD/OxMcp.dll" "$HERE/examples/Quickstart.cs" &&
+   qs="$(timeout 120 mono "$BUILD/Quickstart.exe" "$OXMCP_BIN")" &&
+   grep -q 'hello from C#' <<<"$qs" && grep -qx 'cancelled' <<<"$qs"; then
+  pass
+else
+  fail 1 "examples/Quickstart.cs"
+fi
+# The C test server, for the cross-language test (C# client -> C server).
+gcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -g -I"$REPO/bindings-c/include" "$REPO/bindings-c/tests/server_test.c" \
+  -o "$BUILD/c_server" -L"$TARGET/debug" -loxmcp -lpthread -Wl,-rpath,"$TARGET/debug" || fail 1 "gcc server_test.c"
+
+# --- servers the client tests talk to -----------------------------------------------------------
+evlog="$BUILD/everything.log"
+"$OXMCP_BIN" everything-server --http 127.0.0.1:0 2>"$evlog" &
+PIDS+=($!)
+EV_URL=""
+for _ in $(seq 1 200); do
+  EV_URL="$(grep -oE 'http://127\.0\.0\.1:[0-9]+/mcp' "$evlog" | head -1)"
+  [[ -n "$EV_URL" ]] && break
+  sleep 0.05
+done
+[[ -n "$EV_URL" ]] || { fail 1 "everything-server --http did not start"; summary; }
+
+C_URL=""
+if [[ -x "$BUILD/c_server" ]]; then
+  cfifo="$BUILD/c_server.stdin"
+  rm -f "$cfifo" && mkfifo "$cfifo"
+  "$BUILD/c_server" --http <"$cfifo" >"$BUILD/c_server.out" 2>"$BUILD/c_server.err" &
+  C_PID=$!
+  PIDS+=("$C_PID")
+  exec 9>"$cfifo" # holds the server's stdin open; closing it stops the server
+  for _ in $(seq 1 200); do
+    port="$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$BUILD/c_server.out")"
+    [[ -n "$port" ]] && { C_URL="http://127.0.0.1:$port/mcp"; break; }
+    sleep 0.05
+  done
+fi
+
+# --- C# client tests ----------------------------------------------------------------------------
+out="$(timeout 300 mono "$BUILD/OxMcp.Tests.exe" client "$OXMCP_BIN" "$EV_URL" $C_URL 2> >(sed 's|^|[csharp-client] |' >&2))"
+rc=$?
+line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
+if [[ -n "$line" ]]; then
+  p="${line%% passed*}"; f="${line#*passed, }"; f="${f%% failed*}"
+  pass "$p"
+  [[ "$f" -gt 0 ]] && fail "$f" "C# client: $line"
+  log "C# client: $line"
+else
+  fail 1 "C# client printed no summary (exit $rc)"
+fi
+if [[ $rc -eq 124 ]]; then fail 1 "the C# client process did not exit by itself"; elif [[ -n "$line" && $rc -eq 0 ]]; then pass; fi
+
+exec 9>&-
+[[ -n "${C_PID:-}" ]] && wait "$C_PID" 2>/dev/null
+
+# --- the official TypeScript SDK client against the C# server ------------------------------------
+TS="$REPO/bindings-c/tests/ts"
+stamp="$TS/node_modules/.oxmcp-stamp"
+fp="$(cat "$TS/package.json" "$TS/package-lock.json" | sha256sum | cut -d' ' -f1) $(node --version)"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$fp" ]]; then
+  log "npm ci (bindings-c/tests/ts)"
+  (cd "$TS" && npm ci --no-audit --no-fund --loglevel=error) || { fail 1 "npm ci"; summary; }
+  printf '%s\n' "$fp" >"$stamp"
+fi
+out="$(cd "$TS" && SERVER_CMD="[\"mono\", \"$BUILD/OxMcp.Tests.exe\", \"server\"]" SERVER_NAME=csharp-test-server \
+  timeout 600 node --test host_server.test.mjs 2>&1)"
+rc=$?
+p="$(printf '%s\n' "$out" | sed -n 's/^# pass \([0-9]*\)$/\1/p' | tail -1)"
+f="$(printf '%s\n' "$out" | sed -n 's/^# fail \([0-9]*\)$/\1/p' | tail -1)"
+if [[ -z "$p" || -z "$f" ]]; then
+  printf '%s\n' "$out" | tail -40 >&2
+  fail 1 "TS client -> C# server: no summary (exit $rc)"
+else
+  pass "$p"
+  if [[ "$f" -gt 0 || $rc -ne 0 ]]; then
+    printf '%s\n' "$out" | grep -E -B2 -A25 '^ *not ok' | head -120 >&2
+    fail "$((f > 0 ? f : 1))" "TS client -> C# server: $f failed"
+  fi
+  log "TS client -> C# server: $p passed, $f failed"
+fi
+
+summary
