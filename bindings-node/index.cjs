@@ -14,7 +14,7 @@ const native = require('./native.cjs')
 class McpError extends Error {
   constructor(code, message, data) {
     super(message)
-    this.name = 'McpError'
+    this.name = new.target.name
     this.code = code === undefined ? null : code
     this.data = data === undefined ? null : data
   }
@@ -43,10 +43,6 @@ class AbortError extends RequestCancelledError {
     if (reason !== undefined) this.cause = reason
   }
 }
-for (const C of [RequestTimeoutError, RequestCancelledError, ConnectionClosedError, TransportError, ProtocolError,
-  InvalidInputError, CapabilityMissingError, HandlerError]) {
-  Object.defineProperty(C.prototype, 'name', { value: C.name, writable: true, configurable: true })
-}
 
 const ERROR_CLASSES = {
   McpError, RequestTimeoutError, RequestCancelledError, ConnectionClosedError, TransportError, ProtocolError,
@@ -70,11 +66,19 @@ function nativeError(err) {
   return err
 }
 
+// A Promise made by the addon does not keep Node alive by itself: while any is pending,
+// one idle timer does (none on the hot path: calls and handlers use the event dispatchers).
+let waiting = 0
+let keeper = null
+
 async function nativeCall(promise) {
+  if (waiting++ === 0) keeper = setInterval(() => {}, 1 << 30)
   try {
     return await promise
   } catch (err) {
     throw nativeError(err)
+  } finally {
+    if (--waiting === 0) clearInterval(keeper)
   }
 }
 

@@ -1,0 +1,51 @@
+// Shared helpers of the node tests (not a test file itself).
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url))
+export const ROOT = path.resolve(HERE, '..')
+export const fixture = name => path.join(HERE, 'fixtures', name)
+export const sleep = ms => new Promise(r => setTimeout(r, ms))
+
+/** Starts `node script --http` and resolves `{ url, child, stop }` once it listens. */
+export function startHttpServer(script, extraArgs = [], { node = process.execPath } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [script, '--http', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let err = ''
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start: ${err}`)) }, 15_000)
+    child.stderr.setEncoding('utf8').on('data', d => {
+      err += d
+      const m = err.match(/listening on (\S+)/)
+      if (m) {
+        clearTimeout(timer)
+        resolve({ url: m[1], child, stop: () => stopChild(child) })
+      }
+    })
+    child.on('exit', code => { clearTimeout(timer); reject(new Error(`server exited (${code}): ${err}`)) })
+  })
+}
+
+/** SIGTERM, then SIGKILL after a grace period; resolves with the exit code. */
+export function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise(resolve => {
+    const t = setTimeout(() => child.kill('SIGKILL'), 3000)
+    child.once('exit', code => { clearTimeout(t); resolve(code) })
+    child.kill('SIGTERM')
+  })
+}
+
+/** Runs `node -e/--input-type=module` code (or a file) to completion: `{ code, stdout, stderr, ms }`. */
+export function runNode(args, { timeoutMs = 20_000, input } = {}) {
+  return new Promise(resolve => {
+    const started = Date.now()
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], cwd: ROOT })
+    let stdout = '', stderr = ''
+    child.stdout.setEncoding('utf8').on('data', d => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', d => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr, ms: Date.now() - started }) })
+    if (input !== undefined) child.stdin.end(input)
+  })
+}
