@@ -472,9 +472,16 @@ class Server {
   /** Serves one client on stdin/stdout (write nothing else to stdout); resolves once
    *  serving. The process stays alive until stdin closes or `close()`. */
   async listenStdio() {
-    await nativeCall(this._native.listenStdio())
+    // Listening before the engine starts: stdin may close (an event) before this resumes.
     this._listening.stdio = true
     this._updateRef()
+    try {
+      await nativeCall(this._native.listenStdio())
+    } catch (err) {
+      this._listening.stdio = false
+      this._updateRef()
+      throw err
+    }
   }
 
   /** Serves Streamable HTTP on `path` (default `/mcp`; legacy SSE on `/sse`); resolves to

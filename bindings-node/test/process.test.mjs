@@ -1,0 +1,105 @@
+// Process lifetime: a listening server keeps Node alive, close() lets it exit, a stdio
+// server exits when stdin closes, a throwing handler or listener never kills the process,
+// and a busy handler never blocks the event loop.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { runNode } from './helpers.mjs'
+
+const prelude = "import { Server, Client } from 'oxmcp';"
+
+describe('process lifetime', () => {
+  it('exits by itself after server.close() and client.close()', async () => {
+    const r = await runNode(['--input-type=module', '-e', `${prelude}
+      const server = new Server({ name: 'x' })
+      server.tool('hi', {}, () => 'hi')
+      const url = await server.listenHttp({ port: 0 })
+      const client = await Client.http(url)
+      const r = await client.callTool('hi', {})
+      await client.close()
+      await server.close()
+      console.log('done', r.content[0].text)`])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.trim(), 'done hi')
+  })
+
+  it('stays alive while listening (until close() is called later)', async () => {
+    const r = await runNode(['--input-type=module', '-e', `${prelude}
+      const server = new Server({ name: 'x' })
+      await server.listenHttp({ port: 0 })
+      const started = Date.now()
+      setTimeout(async () => { await server.close(); console.log('closed after', Date.now() - started >= 500) }, 500).unref()`])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.trim(), 'closed after true')
+  })
+
+  it('a stdio server exits when its stdin closes', async () => {
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+    const r = await runNode(['--input-type=module', '-e', `${prelude}
+      const server = new Server({ name: 'stdio-exit', version: '1' })
+      await server.listenStdio()`], { input: init + '\n' })
+    assert.equal(r.code, 0, r.stderr)
+    const answer = JSON.parse(r.stdout.trim().split('\n')[0])
+    assert.equal(answer.id, 1)
+    assert.equal(answer.result.serverInfo.name, 'stdio-exit')
+  })
+
+  it('survives handlers that throw synchronously, reject, or return unserializable values', async () => {
+    const r = await runNode(['--input-type=module', '-e', `${prelude}
+      process.on('uncaughtException', e => { console.log('UNCAUGHT', e.message); process.exit(3) })
+      const server = new Server({ name: 'x' })
+      server.tool('sync', {}, () => { throw new Error('sync') })
+      server.tool('async', {}, async () => { throw 'a string' })
+      server.tool('cyclic', {}, () => { const o = {}; o.o = o; return o })
+      server.prompt('bad', {}, () => { throw new Error('prompt failed') })
+      const url = await server.listenHttp({ port: 0 })
+      const client = await Client.http(url)
+      const out = []
+      for (const name of ['sync', 'async', 'cyclic']) {
+        const res = await client.callTool(name, {})
+        out.push(res.isError + ':' + res.content[0].text.slice(0, 30))
+      }
+      try { await client.getPrompt('bad') } catch (e) { out.push(e.code + ':' + e.message) }
+      await client.close(); await server.close()
+      console.log(JSON.stringify(out))`])
+    assert.equal(r.code, 0, r.stdout + r.stderr)
+    const out = JSON.parse(r.stdout.trim())
+    assert.equal(out[0], 'true:sync')
+    assert.equal(out[1], 'true:a string')
+    assert.match(out[2], /^true:.*circular/i)
+    assert.equal(out[3], '-32603:prompt failed')
+  })
+
+  it('a client listener that throws is reported, not fatal to the engine', async () => {
+    const r = await runNode(['--input-type=module', '-e', `${prelude}
+      let reported = 0
+      process.on('uncaughtException', e => { if (e.message === 'listener') reported++ })
+      const server = new Server({ name: 'x' })
+      server.tool('log', {}, async (_a, ctx) => { await ctx.log('info', 'hello'); return 'ok' })
+      const url = await server.listenHttp({ port: 0 })
+      const client = await Client.http(url)
+      client.on('notifications/message', () => { throw new Error('listener') })
+      const res = await client.callTool('log', {})
+      await new Promise(r => setTimeout(r, 100))
+      const again = await client.callTool('log', {})
+      await client.close(); await server.close()
+      console.log(res.content[0].text, again.content[0].text, reported)`])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.trim(), 'ok ok 2')
+  })
+
+  it('keeps the event loop free while calls are in flight', async () => {
+    const r = await runNode(['--input-type=module', '-e', `${prelude}
+      const server = new Server({ name: 'x' })
+      server.tool('wait', {}, () => new Promise(r => setTimeout(() => r('late'), 300)))
+      const url = await server.listenHttp({ port: 0 })
+      const client = await Client.http(url)
+      let ticks = 0
+      const timer = setInterval(() => ticks++, 10)
+      const res = await client.callTool('wait', {})
+      clearInterval(timer)
+      await client.close(); await server.close()
+      console.log(res.content[0].text, ticks > 5)`])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.trim(), 'late true')
+  })
+})
