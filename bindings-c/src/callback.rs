@@ -135,3 +135,31 @@ impl Drop for Completion {
 pub(crate) fn c_string(s: &str) -> CString {
     CString::new(s.replace('\0', " ")).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    static LAST: AtomicUsize = AtomicUsize::new(99);
+
+    unsafe extern "C" fn count(_: *mut c_void, status: OxmcpStatus, _: *const u8, _: usize, _: *const OxmcpError) {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        LAST.store(status as usize, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn a_completion_runs_exactly_once_whatever_happens() {
+        Completion::new(Some(count), std::ptr::null_mut()).finish(Ok(Value::Null));
+        assert_eq!((CALLS.load(Ordering::SeqCst), LAST.load(Ordering::SeqCst)), (1, OxmcpStatus::Ok as usize));
+        // Dropped unfinished (its task was dropped at shutdown): CLOSED, once.
+        drop(Completion::new(Some(count), std::ptr::null_mut()));
+        assert_eq!((CALLS.load(Ordering::SeqCst), LAST.load(Ordering::SeqCst)), (2, OxmcpStatus::Closed as usize));
+        // Disarmed (never started): no call at all.
+        let c = Completion::new(Some(count), std::ptr::null_mut());
+        c.armed().store(false, Ordering::SeqCst);
+        drop(c);
+        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+    }
+}

@@ -19,13 +19,16 @@ use crate::error::{guard, invalid, json_arg, out, quietly, str_arg, OxmcpStatus}
 use crate::request::{start, OxmcpRequest};
 use crate::runtime::{rt_arg, OxmcpRuntime, Rt};
 
+/// The non-NULL notification callback.
+type NotifyFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const u8, usize);
+
 /// A client: created unconnected, then connected once over stdio or HTTP.
 pub struct OxmcpClient {
     rt: Arc<Rt>,
     gate: Gate,
     name: String,
     version: String,
-    notifications: Mutex<Option<(unsafe extern "C" fn(*mut c_void, *const c_char, *const u8, usize), UserData)>>,
+    notifications: Mutex<Option<(NotifyFn, UserData)>>,
     /// `None` until connected.
     client: Arc<Mutex<Option<Arc<Client>>>>,
 }

@@ -266,3 +266,41 @@ pub extern "C" fn oxmcp_status_name(status: i32) -> *const c_char {
     };
     s.as_ptr()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_internal_and_never_unwinds() {
+        let status = guard(|| panic!("boom inside"));
+        assert_eq!(status, OxmcpStatus::Internal);
+        let e = oxmcp_last_error();
+        assert!(!e.is_null());
+        // SAFETY: the error lives until the next oxmcp call on this thread.
+        let msg = unsafe { CStr::from_ptr(oxmcp_error_message(e)) }.to_str().unwrap();
+        assert!(msg.contains("boom inside"), "{msg}");
+        quietly(|| panic!("in a free"));
+    }
+
+    #[test]
+    fn success_clears_the_last_error_and_errors_keep_codes() {
+        assert_eq!(guard(|| Err(Error::rpc_error(-32042, "custom"))), OxmcpStatus::Rpc);
+        let mut code = 0;
+        // SAFETY: the error lives until the next oxmcp call on this thread.
+        assert!(unsafe { oxmcp_error_code(oxmcp_last_error(), &mut code) });
+        assert_eq!(code, -32042);
+        assert_eq!(guard(|| Ok(())), OxmcpStatus::Ok);
+        assert!(oxmcp_last_error().is_null());
+    }
+
+    #[test]
+    fn arguments_are_checked() {
+        assert!(str_arg(std::ptr::null(), "name").is_err());
+        assert!(bytes_arg(std::ptr::null(), 3, "json").is_err());
+        assert_eq!(bytes_arg(std::ptr::null(), 0, "json").unwrap(), b"");
+        assert!(json_arg(b"{x".as_ptr(), 2, "json", serde_json::Value::Null).is_err());
+        let bad = [0xffu8, 0];
+        assert!(str_arg(bad.as_ptr().cast(), "name").is_err());
+    }
+}
