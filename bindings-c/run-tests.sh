@@ -152,11 +152,15 @@ fi
 TS="$HERE/tests/ts"
 stamp="$TS/node_modules/.oxmcp-stamp"
 fp="$(cat "$TS/package.json" "$TS/package-lock.json" | sha256sum | cut -d' ' -f1) $(node --version)"
+# The TS folder is shared by the C and C# suites: take turns installing it.
+exec 8>"$TS/.npm-install.lock"
+flock 8
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$fp" ]]; then
   log "npm ci (tests/ts)"
   (cd "$TS" && npm ci --no-audit --no-fund --loglevel=error) || { fail 1 "npm ci in tests/ts"; summary; }
   printf '%s\n' "$fp" >"$stamp"
 fi
+exec 8>&-
 
 # Runs the TS suite against a server command (JSON array); adds node's pass/fail counts.
 run_ts() {

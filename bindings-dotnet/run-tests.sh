@@ -118,11 +118,15 @@ exec 9>&-
 TS="$REPO/bindings-c/tests/ts"
 stamp="$TS/node_modules/.oxmcp-stamp"
 fp="$(cat "$TS/package.json" "$TS/package-lock.json" | sha256sum | cut -d' ' -f1) $(node --version)"
+# The TS folder is shared by the C and C# suites: take turns installing it.
+exec 8>"$TS/.npm-install.lock"
+flock 8
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$fp" ]]; then
   log "npm ci (bindings-c/tests/ts)"
   (cd "$TS" && npm ci --no-audit --no-fund --loglevel=error) || { fail 1 "npm ci"; summary; }
   printf '%s\n' "$fp" >"$stamp"
 fi
+exec 8>&-
 out="$(cd "$TS" && SERVER_CMD="[\"mono\", \"$BUILD/OxMcp.Tests.exe\", \"server\"]" SERVER_NAME=csharp-test-server \
   timeout 600 node --test host_server.test.mjs 2>&1)"
 rc=$?
