@@ -13,4 +13,5 @@ mkdir -p "$here/node_modules"
 ln -sfn "$pkg" "$here/node_modules/oxmcp"
 ln -sfn "$pkg/node_modules/@modelcontextprotocol" "$here/node_modules/@modelcontextprotocol"
 ln -sfn "$pkg/node_modules/zod" "$here/node_modules/zod"
-exec node "$here/bench.mjs" "$@"
+# --no-warnings: the official SDK's HTTP client piles abort listeners on one signal (MaxListenersExceededWarning).
+exec node --no-warnings "$here/bench.mjs" "$@"
