@@ -19,6 +19,14 @@ pub mod codes {
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
     /// MCP 2025-11-25: the server needs the client to complete a URL-mode elicitation first.
     pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+    /// MCP 2026-07-28: HTTP headers disagree with the body (HTTP 400).
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// MCP 2026-07-28: the request needs a client capability the client did not declare
+    /// (`data.requiredCapabilities`; HTTP 400).
+    pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+    /// MCP 2026-07-28: the request's protocol version is not supported
+    /// (`data.requested`, `data.supported`; HTTP 400).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 /// A JSON-RPC error object: `{"code", "message", "data"?}`.

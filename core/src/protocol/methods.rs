@@ -33,3 +33,12 @@ pub const ELICITATION_CREATE: &str = "elicitation/create";
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 pub const ROOTS_LIST: &str = "roots/list";
 pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
+
+// The stateless era (2026-07-28).
+pub const SERVER_DISCOVER: &str = "server/discover";
+pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+
+/// Session-era methods the stateless era removed (a 2026-07-28 request for one is -32601).
+pub const REMOVED_IN_STATELESS_ERA: [&str; 5] =
+    [INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE];

@@ -8,6 +8,7 @@
 pub mod era;
 pub mod error;
 pub mod jsonrpc;
+pub mod meta;
 pub mod methods;
 pub mod types;
 pub mod version;

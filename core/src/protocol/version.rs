@@ -1,8 +1,11 @@
 //! Protocol versions and every rule that differs between them.
 //!
 //! The engine never compares version strings: it asks the negotiated [`ProtocolVersion`]
-//! (`supports_batches()`, `supports_elicitation()`, ...). The 2026-07-28 stateless era
-//! will add its variant and rules here.
+//! (`supports_batches()`, `supports_elicitation()`, ...).
+//!
+//! Two eras: the session era (2024-11-05 to 2025-11-25: `initialize`, then a session) and
+//! the stateless era (2026-07-28: no `initialize`; every request carries its version,
+//! client capabilities and client info in `_meta`, see [`super::meta`]).
 
 use std::fmt;
 
@@ -17,17 +20,22 @@ pub enum ProtocolVersion {
     V2025_06_18,
     /// 2025-11-25: icons, URL elicitation, sampling with tools, SSE polling.
     V2025_11_25,
+    /// 2026-07-28: the stateless era (per-request `_meta`, `server/discover`,
+    /// `InputRequiredResult`, `subscriptions/listen`, `resultType` on every result).
+    V2026_07_28,
 }
 
 impl ProtocolVersion {
-    /// Every supported version, oldest first.
+    /// Every session-era version (negotiated by `initialize`), oldest first.
     pub const ALL: [ProtocolVersion; 4] = [
         ProtocolVersion::V2024_11_05,
         ProtocolVersion::V2025_03_26,
         ProtocolVersion::V2025_06_18,
         ProtocolVersion::V2025_11_25,
     ];
-    /// The newest version; what a client asks for and a server falls back to.
+    /// The stateless-era version oxmcp speaks (no `initialize`; see [`Self::is_stateless`]).
+    pub const STATELESS: ProtocolVersion = ProtocolVersion::V2026_07_28;
+    /// The newest session-era version; what `initialize` asks for and falls back to.
     pub const LATEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
     /// The version an HTTP server assumes when `MCP-Protocol-Version` is absent.
     pub const HTTP_DEFAULT: ProtocolVersion = ProtocolVersion::V2025_03_26;
@@ -39,17 +47,25 @@ impl ProtocolVersion {
             ProtocolVersion::V2025_03_26 => "2025-03-26",
             ProtocolVersion::V2025_06_18 => "2025-06-18",
             ProtocolVersion::V2025_11_25 => "2025-11-25",
+            ProtocolVersion::V2026_07_28 => "2026-07-28",
         }
     }
 
-    /// Parses a wire string; `None` for a version oxmcp does not know.
+    /// Parses a wire string (either era); `None` for a version oxmcp does not know.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == s)
+        Self::ALL.into_iter().chain([Self::STATELESS]).find(|v| v.as_str() == s)
     }
 
-    /// Server-side negotiation: the client's version if supported, else the latest.
+    /// Server-side `initialize` negotiation: the client's version if it is a supported
+    /// session-era one, else the latest (the stateless era has no `initialize`).
     pub fn negotiate(requested: &str) -> Self {
-        Self::parse(requested).unwrap_or(Self::LATEST)
+        Self::parse(requested).filter(|v| !v.is_stateless()).unwrap_or(Self::LATEST)
+    }
+
+    /// The stateless era: no `initialize`, no session, no `ping`, no server-to-client
+    /// requests (they become `InputRequiredResult`s), `resultType` on every result.
+    pub fn is_stateless(self) -> bool {
+        self >= ProtocolVersion::V2026_07_28
     }
 
     /// JSON-RPC batches (arrays of messages) are allowed only in 2025-03-26.

@@ -24,9 +24,21 @@ pub struct ClientState {
     pub(crate) subscriptions: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
+/// A `log_level` above every level: send no log messages.
+const SILENT: u8 = 200;
+
 impl ClientState {
     pub(crate) fn new() -> Self {
         Self { log_level: AtomicU8::new(u8::MAX), ..Default::default() }
+    }
+
+    /// A stateless-era request's client, from its `_meta`: logs only when it asked for a
+    /// level.
+    pub(crate) fn for_request(meta: &crate::protocol::meta::RequestMeta) -> Self {
+        let info = meta.client_info.clone().unwrap_or_else(|| Implementation::new("unknown", ""));
+        let state = Self { log_level: AtomicU8::new(meta.log_level.map_or(SILENT, |l| l as u8)), ..Default::default() };
+        let _ = state.info.set((info, meta.capabilities.clone()));
+        state
     }
 
     pub(crate) fn wants(&self, level: LoggingLevel) -> bool {
@@ -56,6 +68,8 @@ pub struct RequestContext {
     pub(crate) cancel: CancellationToken,
     pub(crate) meta: Option<Meta>,
     pub(crate) client: Arc<ClientState>,
+    /// The request's protocol version (per request in the stateless era).
+    pub(crate) version: Option<ProtocolVersion>,
 }
 
 impl RequestContext {
@@ -100,9 +114,10 @@ impl RequestContext {
         self.client.info.get().map(|(_, c)| c)
     }
 
-    /// The negotiated protocol version.
+    /// The protocol version of this request: negotiated by `initialize` in the session
+    /// era, carried by the request itself in the stateless era.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.peer.protocol_version()
+        self.version.or_else(|| self.peer.protocol_version())
     }
 
     /// The session, for notifications and requests of your own.

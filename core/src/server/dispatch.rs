@@ -10,12 +10,13 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::context::{ClientState, RequestContext};
+use crate::protocol::meta::{self, RequestMeta};
 use super::handler::ResourceRequest;
 use super::registry::page;
 use super::Server;
 use crate::error::ErrorKind;
 use crate::protocol::{
-    codes, era, methods, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
+    codes, era, methods, CallToolRequestParams, DiscoverResult, RESULT_COMPLETE, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
     ErrorObject, GetPromptRequestParams, InitializeRequestParams, InitializeResult, PaginatedRequestParams,
     PromptsCapability, ProtocolVersion, ReadResourceRequestParams, ResourcesCapability, ServerCapabilities,
     SetLevelRequestParams, SubscribeRequestParams, ToolsCapability, UnsubscribeRequestParams,
@@ -48,39 +49,40 @@ impl Service for ServerService {
         let server = self.server.clone();
         let client = self.client.clone();
         Box::pin(async move {
+            // A stateless-era request says who it is in its own _meta; a session serves
+            // one once initialize fixed the client. Both eras can share a connection.
+            let stateless = client.info.get().is_none()
+                && (req.peer.protocol_version().is_some_and(ProtocolVersion::is_stateless)
+                    || meta::is_stateless_request(req.params.as_ref()));
+            if stateless {
+                return stateless_request(&server, req).await;
+            }
             if req.method != methods::INITIALIZE && client.info.get().is_none() {
                 return Err(ErrorObject::invalid_request(format!(
                     "{} before initialize: the client must send initialize first",
                     req.method
                 )));
             }
+            let version = req.peer.protocol_version().unwrap_or(ProtocolVersion::LATEST);
             let ctx = RequestContext {
                 id: req.id,
                 meta: meta_of(&req.params),
                 peer: req.peer,
                 cancel: req.cancel,
                 client,
+                version: Some(version),
             };
-            let params = req.params;
-            let version = ctx.peer.protocol_version().unwrap_or(ProtocolVersion::LATEST);
             match req.method.as_str() {
-                methods::INITIALIZE => initialize(&server, &ctx, params),
-                methods::TOOLS_LIST => list_tools(&server, version, params),
-                methods::TOOLS_CALL => call_tool(&server, ctx, params).await,
-                methods::RESOURCES_LIST => list_resources(&server, params),
-                methods::RESOURCES_TEMPLATES_LIST => list_templates(&server, params),
-                methods::RESOURCES_READ => read_resource(&server, ctx, params).await,
-                methods::RESOURCES_SUBSCRIBE => subscribe(&server, &ctx, params, true),
-                methods::RESOURCES_UNSUBSCRIBE => subscribe(&server, &ctx, params, false),
-                methods::PROMPTS_LIST => list_prompts(&server, params),
-                methods::PROMPTS_GET => get_prompt(&server, ctx, params).await,
-                methods::COMPLETION_COMPLETE => complete(&server, ctx, params).await,
+                methods::INITIALIZE => initialize(&server, &ctx, req.params),
+                methods::RESOURCES_SUBSCRIBE => subscribe(&server, &ctx, req.params, true),
+                methods::RESOURCES_UNSUBSCRIBE => subscribe(&server, &ctx, req.params, false),
                 methods::LOGGING_SET_LEVEL => {
-                    let p: SetLevelRequestParams = parse(params)?;
+                    let p: SetLevelRequestParams = parse(req.params)?;
                     ctx.client.log_level.store(p.level as u8, Ordering::Relaxed);
                     Ok(json!({}))
                 }
-                other => Err(ErrorObject::method_not_found(other)),
+                methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => Err(ErrorObject::method_not_found(&req.method)),
+                other => route(&server, ctx, other, req.params).await,
             }
         })
     }
@@ -97,15 +99,66 @@ impl Service for ServerService {
     }
 }
 
-fn initialize(server: &Server, ctx: &RequestContext, params: Option<Value>) -> Reply {
-    let p: InitializeRequestParams = parse(params)?;
-    let version = ProtocolVersion::negotiate(&p.protocol_version);
-    if ctx.client.info.set((p.client_info, p.capabilities)).is_err() {
-        return Err(ErrorObject::invalid_request("initialize was already received on this session"));
+/// The methods both eras share.
+async fn route(server: &Server, ctx: RequestContext, method: &str, params: Option<Value>) -> Reply {
+    let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+    match method {
+        methods::TOOLS_LIST => list_tools(server, version, params),
+        methods::TOOLS_CALL => call_tool(server, ctx, params).await,
+        methods::RESOURCES_LIST => list_resources(server, params),
+        methods::RESOURCES_TEMPLATES_LIST => list_templates(server, params),
+        methods::RESOURCES_READ => read_resource(server, ctx, params).await,
+        methods::PROMPTS_LIST => list_prompts(server, params),
+        methods::PROMPTS_GET => get_prompt(server, ctx, params).await,
+        methods::COMPLETION_COMPLETE => complete(server, ctx, params).await,
+        other => Err(ErrorObject::method_not_found(other)),
     }
-    ctx.peer.set_protocol_version(version);
+}
+
+/// One stateless-era (2026-07-28) request: the client is whoever its `_meta` says, for
+/// this request only; every result says `resultType`, cacheable ones carry caching hints.
+async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
+    if methods::REMOVED_IN_STATELESS_ERA.contains(&req.method.as_str()) {
+        return Err(ErrorObject::method_not_found(&req.method));
+    }
+    let request_meta = RequestMeta::from_params(req.params.as_ref())?;
+    let ctx = RequestContext {
+        id: req.id,
+        meta: meta_of(&req.params),
+        peer: req.peer,
+        cancel: req.cancel,
+        client: Arc::new(ClientState::for_request(&request_meta)),
+        version: Some(request_meta.version),
+    };
+    let method = req.method.as_str();
+    let mut result = match method {
+        methods::SERVER_DISCOVER => discover(server),
+        other => route(server, ctx, other, req.params).await,
+    }?;
+    if let Value::Object(fields) = &mut result {
+        fields.entry("resultType").or_insert_with(|| Value::String(RESULT_COMPLETE.into()));
+        let cacheable = matches!(
+            method,
+            methods::SERVER_DISCOVER
+                | methods::TOOLS_LIST
+                | methods::RESOURCES_LIST
+                | methods::RESOURCES_TEMPLATES_LIST
+                | methods::RESOURCES_READ
+                | methods::PROMPTS_LIST
+        );
+        if cacheable {
+            let config = &server.inner.config;
+            fields.entry("ttlMs").or_insert_with(|| json!(config.cache_ttl_ms));
+            fields.entry("cacheScope").or_insert_with(|| json!(config.cache_scope));
+        }
+    }
+    Ok(result)
+}
+
+/// What the server offers, for `initialize` (session era) and `server/discover`.
+fn capabilities(server: &Server, version: ProtocolVersion) -> ServerCapabilities {
     let registry = server.inner.registry.read().unwrap();
-    let capabilities = ServerCapabilities {
+    ServerCapabilities {
         logging: Some(Map::new()),
         completions: (registry.completion.is_some() && version.has_completions_capability()).then(Map::new),
         tools: (!registry.tools.is_empty())
@@ -118,7 +171,32 @@ fn initialize(server: &Server, ctx: &RequestContext, params: Option<Value>) -> R
         prompts: (!registry.prompts.is_empty())
             .then(|| PromptsCapability { list_changed: Some(true), ..Default::default() }),
         ..Default::default()
-    };
+    }
+}
+
+fn discover(server: &Server) -> Reply {
+    let mut meta = Map::new();
+    meta.insert(meta::SERVER_INFO.into(), to_value(&server.inner.info)?);
+    to_value(&DiscoverResult {
+        result_type: Some(RESULT_COMPLETE.into()),
+        supported_versions: vec![ProtocolVersion::STATELESS.as_str().into()],
+        capabilities: capabilities(server, ProtocolVersion::STATELESS),
+        instructions: server.inner.instructions.clone(),
+        ttl_ms: None,
+        cache_scope: None,
+        meta: Some(meta),
+        extra: Map::new(),
+    })
+}
+
+fn initialize(server: &Server, ctx: &RequestContext, params: Option<Value>) -> Reply {
+    let p: InitializeRequestParams = parse(params)?;
+    let version = ProtocolVersion::negotiate(&p.protocol_version);
+    if ctx.client.info.set((p.client_info, p.capabilities)).is_err() {
+        return Err(ErrorObject::invalid_request("initialize was already received on this session"));
+    }
+    ctx.peer.set_protocol_version(version);
+    let capabilities = capabilities(server, version);
     let mut result = InitializeResult::new(version.as_str(), capabilities, server.inner.info.clone());
     result.instructions = server.inner.instructions.clone();
     to_value(&result)
@@ -173,7 +251,7 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
         return to_value(&CallToolResult::error_text(text));
     }
     let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
-    let version = ctx.peer.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+    let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
     let mut result = match entry.handler.call(arguments, ctx).await {
         Ok(result) => result,
         Err(e) if e.kind() == ErrorKind::Rpc => return Err(e.to_error_object()),
@@ -204,8 +282,10 @@ async fn read_resource(server: &Server, ctx: RequestContext, params: Option<Valu
         }
     };
     let Some((handler, variables)) = found else {
-        return Err(ErrorObject::new(codes::RESOURCE_NOT_FOUND, format!("resource not found: {}", p.uri))
-            .with_data(json!({ "uri": p.uri })));
+        // The stateless era reports an unknown resource as invalid params (SEP-2164).
+        let stateless = ctx.protocol_version().is_some_and(ProtocolVersion::is_stateless);
+        let code = if stateless { codes::INVALID_PARAMS } else { codes::RESOURCE_NOT_FOUND };
+        return Err(ErrorObject::new(code, format!("resource not found: {}", p.uri)).with_data(json!({ "uri": p.uri })));
     };
     let result = handler.read(ResourceRequest { uri: p.uri, variables }, ctx).await.map_err(|e| e.to_error_object())?;
     to_value(&result)
@@ -238,7 +318,7 @@ async fn get_prompt(server: &Server, ctx: RequestContext, params: Option<Value>)
             return Err(ErrorObject::invalid_params(format!("prompt {}: missing required argument {:?}", p.name, arg.name)));
         }
     }
-    let version = ctx.peer.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+    let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
     let mut result = entry.handler.get(arguments, ctx).await.map_err(|e| e.to_error_object())?;
     era::adapt_prompt_result(&mut result, version);
     to_value(&result)

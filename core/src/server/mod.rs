@@ -60,11 +60,23 @@ pub struct ServerConfig {
     pub session: SessionConfig,
     /// Items per page in `*/list` results.
     pub page_size: usize,
+    /// Stateless era (2026-07-28): how long clients may reuse `server/discover`, list and
+    /// read results (`ttlMs`). 0, the default, asks them to ask again each time, which
+    /// stays right when tools, resources or prompts change at run time.
+    pub cache_ttl_ms: u64,
+    /// Stateless era: who may cache those results (`cacheScope`); private by default,
+    /// since a handler may answer differently per user.
+    pub cache_scope: crate::protocol::CacheScope,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        Self { session: SessionConfig::default(), page_size: 100 }
+        Self {
+            session: SessionConfig::default(),
+            page_size: 100,
+            cache_ttl_ms: 0,
+            cache_scope: crate::protocol::CacheScope::Private,
+        }
     }
 }
 
@@ -276,7 +288,11 @@ impl Server {
     /// capabilities are then empty: no server-to-client requests).
     pub fn serve_stateless<T: Transport>(&self, transport: T, version: crate::protocol::ProtocolVersion) -> ServerSession {
         let session = self.serve(transport);
-        let _ = session.client.info.set((Implementation::new("unknown", ""), Default::default()));
+        if !version.is_stateless() {
+            // A session-era request without initialize (a stateless HTTP deployment);
+            // stateless-era requests say who they are in their own _meta instead.
+            let _ = session.client.info.set((Implementation::new("unknown", ""), Default::default()));
+        }
         session.peer().set_protocol_version(version);
         session
     }

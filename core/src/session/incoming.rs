@@ -103,8 +103,11 @@ pub(crate) fn dispatch(
     params: Option<Value>,
 ) -> Option<BoxFuture<'static, Option<Reply>>> {
     let shared = peer.shared.clone();
-    if method == methods::PING {
-        // Answered by the engine in both roles.
+    let stateless_era = peer.protocol_version().is_some_and(crate::protocol::ProtocolVersion::is_stateless)
+        || crate::protocol::meta::is_stateless_request(params.as_ref());
+    if method == methods::PING && !stateless_era {
+        // Answered by the engine in both roles (the stateless era removed ping: the
+        // service says so).
         let message = Message::Response { id, result: Value::Object(Default::default()) };
         return Some(Box::pin(async move { Some(Reply { shared, message }) }));
     }

@@ -17,6 +17,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+mod stateless;
 mod tools;
 
 pub use capabilities::*;
@@ -31,6 +32,7 @@ pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
+pub use stateless::*;
 pub use tools::*;
 
 #[cfg(test)]

@@ -56,6 +56,9 @@ struct Stream {
     seq: u64,
     /// JSON-response mode: raw messages instead of SSE frames, nothing stored.
     json: bool,
+    /// Raw messages, notifications included: the reader frames them itself (the
+    /// stateless era decides between JSON and SSE on the first message).
+    raw: bool,
 }
 
 /// What a POST or GET handler reads its response body from.
@@ -102,8 +105,18 @@ impl Hub {
         for r in requests {
             st.by_request.insert(r.clone(), id);
         }
-        st.streams.insert(id, Stream { sender: Some(tx), pending: requests.iter().cloned().collect(), seq: 0, json });
+        st.streams.insert(id, Stream { sender: Some(tx), pending: requests.iter().cloned().collect(), seq: 0, json, raw: false });
         StreamHandle { id, rx }
+    }
+
+    /// Like [`Hub::open_request_stream`], but every message related to the requests comes
+    /// unframed (raw JSON), notifications included.
+    pub(crate) fn open_raw_request_stream(&self, requests: &[RequestId]) -> StreamHandle {
+        let handle = self.open_request_stream(requests, false);
+        if let Some(s) = self.state.lock().unwrap().streams.get_mut(&handle.id) {
+            s.raw = true;
+        }
+        handle
     }
 
     /// Opens the standalone stream (GET without Last-Event-ID); `None` if one is open.
@@ -117,7 +130,7 @@ impl Hub {
             st.streams.remove(&existing);
         }
         let id = NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
-        st.streams.insert(id, Stream { sender: Some(tx), pending: HashSet::new(), seq: 0, json: false });
+        st.streams.insert(id, Stream { sender: Some(tx), pending: HashSet::new(), seq: 0, json: false, raw: false });
         st.standalone = Some(id);
         let backlog: Vec<Bytes> = st.backlog.drain(..).collect();
         for bytes in backlog {
@@ -200,7 +213,7 @@ impl Hub {
     fn emit(&self, st: &mut HubState, stream: StreamId, bytes: &[u8]) {
         let Some(s) = st.streams.get_mut(&stream) else { return };
         s.seq += 1;
-        let frame = if s.json {
+        let frame = if s.json || s.raw {
             Bytes::copy_from_slice(bytes)
         } else {
             let id = sse::event_id(stream, s.seq);

@@ -11,6 +11,7 @@ pub mod client;
 mod hub;
 pub mod server;
 pub mod sse;
+mod stateless_era;
 
 pub use client::HttpClientTransport;
 pub use hub::{HttpSessionTransport, HubReader, HubWriter};

@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::hub::{request_ids, Hub, HttpSessionTransport, StreamHandle};
 use super::sse::{self, EventStore, MemoryEventStore};
+use super::stateless_era;
 use crate::protocol::jsonrpc::Incoming;
 use crate::protocol::{codes, methods, Message, ProtocolVersion};
 use crate::server::Server;
@@ -45,6 +46,10 @@ pub mod headers {
     pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
     /// SSE resumption header.
     pub const LAST_EVENT_ID: &str = "last-event-id";
+    /// 2026-07-28: the request's method, mirrored from the body.
+    pub const METHOD: &str = "mcp-method";
+    /// 2026-07-28: the tool or prompt name, or resource URI, mirrored from the body.
+    pub const NAME: &str = "mcp-name";
 }
 
 /// Settings of an [`HttpServer`].
@@ -144,9 +149,9 @@ impl HttpSession {
     }
 }
 
-struct App {
-    backend: Arc<dyn Backend>,
-    config: HttpServerConfig,
+pub(super) struct App {
+    pub(super) backend: Arc<dyn Backend>,
+    pub(super) config: HttpServerConfig,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
 }
 
@@ -265,7 +270,7 @@ async fn reap_idle_sessions(app: std::sync::Weak<App>, stop: CancellationToken) 
 }
 
 /// An HTTP error with a JSON-RPC error body.
-fn error(status: StatusCode, code: i64, message: impl Into<String>) -> Response {
+pub(super) fn error(status: StatusCode, code: i64, message: impl Into<String>) -> Response {
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message.into()}});
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
@@ -352,13 +357,27 @@ fn parse_body(bytes: &[u8]) -> Result<Vec<Message>, Response> {
 
 /// An SSE (or JSON) response body read from a hub stream. Dropping it (the client went
 /// away) tells the hub; in stateless mode it also owns, and so ends, the session.
-struct StreamBody {
+pub(super) struct StreamBody {
     first: Option<Bytes>,
     handle: StreamHandle,
     hub: Arc<Hub>,
     // Stateless mode: the request's own session, ended with the response.
     _owned: Option<BackendSession>,
     ends_session: Option<crate::session::Peer>,
+    /// The hub gives raw JSON messages (JSON mode) that this body frames as SSE events.
+    frame_as_sse: bool,
+}
+
+impl StreamBody {
+    pub(super) fn new(first: Option<Bytes>, handle: StreamHandle, hub: Arc<Hub>, owned: Option<BackendSession>) -> Self {
+        Self { first, handle, hub, _owned: owned, ends_session: None, frame_as_sse: false }
+    }
+
+    /// Frames the hub's raw JSON messages as SSE events.
+    pub(super) fn sse_framed(mut self) -> Self {
+        self.frame_as_sse = true;
+        self
+    }
 }
 
 impl Stream for StreamBody {
@@ -366,6 +385,9 @@ impl Stream for StreamBody {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if let Some(first) = self.first.take() {
             return Poll::Ready(Some(Ok(first)));
+        }
+        if self.frame_as_sse {
+            return self.handle.rx.poll_recv(cx).map(|m| m.map(|raw| Ok(sse::frame(None, Some("message"), &raw))));
         }
         match self.handle.rx.poll_recv(cx) {
             Poll::Ready(Some(frame)) => {
@@ -463,6 +485,9 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
         Ok(m) => m,
         Err(r) => return r,
     };
+    if stateless_era::applies(version, &messages) {
+        return stateless_era::post(&app, &h, bytes, messages).await;
+    }
     let batch = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
     let initializing = messages.iter().any(|m| m.method() == Some(methods::INITIALIZE));
     if initializing && messages.len() > 1 {
@@ -480,7 +505,7 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
         }
         let handle = hub.open_request_stream(&ids, app.config.json_response);
         hub.deliver_inbound(bytes);
-        let body = StreamBody { first: None, handle, hub, _owned: Some(session), ends_session: None };
+        let body = StreamBody::new(None, handle, hub, Some(session));
         return if app.config.json_response { json_response(body, batch, None).await } else { sse_response(body, None) };
     }
 
@@ -510,7 +535,7 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
         hub.prime(handle.id, app.config.sse_retry_ms);
     }
     hub.deliver_inbound(bytes);
-    let body = StreamBody { first: None, handle, hub, _owned: None, ends_session: None };
+    let body = StreamBody::new(None, handle, hub, None);
     if app.config.json_response {
         json_response(body, batch, new_id.as_deref()).await
     } else {
@@ -522,7 +547,7 @@ async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
-    if app.config.stateless {
+    if app.config.stateless || matches!(header_version(&h), Ok(Some(v)) if v.is_stateless()) {
         return error(StatusCode::METHOD_NOT_ALLOWED, codes::INVALID_REQUEST, "stateless server: no GET stream");
     }
     if !accepts(&h, "text/event-stream") {
@@ -542,7 +567,7 @@ async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
             return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, format!("malformed Last-Event-ID {last:?}"));
         };
         return match hub.resume(stream, seq) {
-            Some(handle) => sse_response(StreamBody { first: None, handle, hub, _owned: None, ends_session: None }, None),
+            Some(handle) => sse_response(StreamBody::new(None, handle, hub, None), None),
             None => error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "that stream can no longer be resumed"),
         };
     }
@@ -553,14 +578,14 @@ async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
     if polling && hub.resumable() {
         hub.prime(handle.id, app.config.sse_retry_ms);
     }
-    sse_response(StreamBody { first: None, handle, hub, _owned: None, ends_session: None }, None)
+    sse_response(StreamBody::new(None, handle, hub, None), None)
 }
 
 async fn delete_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
-    if app.config.stateless {
+    if app.config.stateless || matches!(header_version(&h), Ok(Some(v)) if v.is_stateless()) {
         return error(StatusCode::METHOD_NOT_ALLOWED, codes::INVALID_REQUEST, "stateless server: no sessions to delete");
     }
     let session = match session_of(&app, &h) {
@@ -596,7 +621,9 @@ async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
     let endpoint = sse::frame(None, Some("endpoint"), format!("/message?sessionId={id}").as_bytes());
     // The legacy stream is the session: when it drops, the session ends.
     let peer = app.sessions.lock().unwrap().get(&id).map(|s| s.peer().clone());
-    sse_response(StreamBody { first: Some(endpoint), handle, hub, _owned: None, ends_session: peer }, None)
+    let mut body = StreamBody::new(Some(endpoint), handle, hub, None);
+    body.ends_session = peer;
+    sse_response(body, None)
 }
 
 async fn post_legacy_message(State(app): State<Arc<App>>, h: HeaderMap, q: Query<LegacyQuery>, body: Body) -> Response {

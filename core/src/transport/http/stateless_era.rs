@@ -1,0 +1,144 @@
+//! Streamable HTTP in the stateless era (2026-07-28): every POST stands alone.
+//!
+//! - No sessions: each POST runs on a session of its own that ends with the response (a
+//!   dropped response stream cancels the handler); GET and DELETE answer 405.
+//! - `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers must agree with the body:
+//!   otherwise HTTP 400 with -32020, carrying the request's id.
+//! - The response is plain JSON when the first thing the server has to say is the answer
+//!   (with the HTTP status the error calls for: 404 for -32601, 400 for -32020/-32021/
+//!   -32022); it becomes an SSE stream when notifications (progress, logs) come first.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::{json, Value};
+
+use super::hub::Hub;
+use super::server::{error, headers, App, StreamBody};
+use super::sse;
+use crate::protocol::{codes, meta, methods, ErrorObject, Message, ProtocolVersion, RequestId};
+
+/// Whether a POST belongs to the stateless era: its version header says so, or (header
+/// absent) its body's `_meta` does.
+pub(super) fn applies(header_version: Option<ProtocolVersion>, messages: &[Message]) -> bool {
+    match header_version {
+        Some(v) => v.is_stateless(),
+        None => messages.iter().any(|m| match m {
+            Message::Request { params, .. } | Message::Notification { params, .. } => {
+                meta::is_stateless_request(params.as_ref())
+            }
+            _ => false,
+        }),
+    }
+}
+
+fn error_with_id(status: StatusCode, id: &RequestId, e: ErrorObject) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": e});
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+fn mismatch(id: &RequestId, what: String) -> Response {
+    error_with_id(StatusCode::BAD_REQUEST, id, ErrorObject::new(codes::HEADER_MISMATCH, format!("header mismatch: {what}")))
+}
+
+/// The header's value, trimmed (header values may carry surrounding whitespace).
+fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()>> {
+    h.get(name).map(|v| v.to_str().map(str::trim).map_err(|_| ()))
+}
+
+/// The body value `Mcp-Name` mirrors: a tool's or prompt's name, a resource's URI.
+fn named_value<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+    let key = match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
+        methods::RESOURCES_READ => "uri",
+        _ => return None,
+    };
+    params?.get(key)?.as_str()
+}
+
+/// Checks the routing headers against the request body.
+fn check_headers(h: &HeaderMap, id: &RequestId, method: &str, params: Option<&Value>) -> Result<(), Response> {
+    let body_version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION)).and_then(Value::as_str);
+    match (header(h, headers::PROTOCOL_VERSION), body_version) {
+        (Some(Ok(hv)), Some(bv)) if hv != bv => {
+            return Err(mismatch(id, format!("MCP-Protocol-Version header {hv:?} differs from the body's {bv:?}")))
+        }
+        (Some(Err(())), _) => return Err(mismatch(id, "MCP-Protocol-Version header is not text".into())),
+        _ => {}
+    }
+    match header(h, headers::METHOD) {
+        Some(Ok(hm)) if hm != method => {
+            return Err(mismatch(id, format!("Mcp-Method header {hm:?} differs from the body's method {method:?}")))
+        }
+        Some(Err(())) => return Err(mismatch(id, "Mcp-Method header is not text".into())),
+        _ => {}
+    }
+    match (header(h, headers::NAME), named_value(method, params)) {
+        (Some(Ok(hn)), Some(bn)) if hn != bn => {
+            Err(mismatch(id, format!("Mcp-Name header {hn:?} differs from the body's {bn:?}")))
+        }
+        (Some(Err(())), _) => Err(mismatch(id, "Mcp-Name header is not text".into())),
+        _ => Ok(()),
+    }
+}
+
+/// The HTTP status a JSON-RPC error calls for in this era.
+fn status_for(response: &[u8]) -> StatusCode {
+    let code = serde_json::from_slice::<Value>(response).ok().and_then(|v| v["error"]["code"].as_i64());
+    match code {
+        Some(codes::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            codes::HEADER_MISMATCH
+            | codes::MISSING_CLIENT_CAPABILITY
+            | codes::UNSUPPORTED_PROTOCOL_VERSION
+            | codes::INVALID_REQUEST
+            | codes::PARSE_ERROR,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+fn is_final_response(frame: &[u8], id: &RequestId) -> bool {
+    serde_json::from_slice::<Value>(frame).is_ok_and(|v| {
+        (v.get("result").is_some() || v.get("error").is_some()) && serde_json::from_value::<RequestId>(v["id"].clone()).ok().as_ref() == Some(id)
+    })
+}
+
+/// Serves one stateless-era POST.
+pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, bytes: Bytes, messages: Vec<Message>) -> Response {
+    let [message] = messages.as_slice() else {
+        return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "a 2026-07-28 POST carries exactly one message");
+    };
+    let (id, method, params) = match message {
+        Message::Request { id, method, params } => (id.clone(), method.clone(), params.clone()),
+        // A notification needs no answer; the stateless era's cancellation is the client
+        // closing its response stream, so there is nothing else to route it to.
+        Message::Notification { .. } => return StatusCode::ACCEPTED.into_response(),
+        _ => return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "a 2026-07-28 POST carries a request or a notification"),
+    };
+    if let Err(r) = check_headers(h, &id, &method, params.as_ref()) {
+        return r;
+    }
+    let (hub, transport) = Hub::new(None, false);
+    let session = app.backend.open(transport, Some(ProtocolVersion::STATELESS));
+    let mut handle = hub.open_raw_request_stream(std::slice::from_ref(&id));
+    hub.deliver_inbound(bytes);
+    let Some(first) = handle.rx.recv().await else {
+        return error_with_id(StatusCode::INTERNAL_SERVER_ERROR, &id, ErrorObject::internal("the request ended without an answer"));
+    };
+    if is_final_response(&first, &id) {
+        drop(session);
+        return (status_for(&first), [(header::CONTENT_TYPE, "application/json")], first).into_response();
+    }
+    // Notifications first: stream everything as SSE events, the answer last. The body
+    // owns the request's session; a client that goes away cancels the handler.
+    let framed = sse::frame(None, Some("message"), &first);
+    let body = StreamBody::new(Some(framed), handle, hub, Some(session)).sse_framed();
+    let mut r = Response::new(Body::from_stream(body));
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
+}

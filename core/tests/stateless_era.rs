@@ -1,0 +1,191 @@
+//! The 2026-07-28 stateless era beside the session era: one server answers requests that
+//! carry their version and capabilities in `_meta` (no `initialize`) and sessions that
+//! began with `initialize`, over a byte stream (stdio's framing) and over Streamable HTTP.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use oxmcp::client::Client;
+use oxmcp::protocol::meta;
+use oxmcp::protocol::{CallToolResult, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
+use oxmcp::server::{RequestContext, Server};
+use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
+use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, Outbound, Transport};
+use serde_json::{json, Value};
+
+fn server() -> Server {
+    Server::builder("both-eras", "2.0.0")
+        .instructions("Serves both eras.")
+        .tool(
+            Tool::new("echo", "echo", json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})),
+            |a: oxmcp::server::Arguments, ctx: RequestContext| async move {
+                ctx.log(LoggingLevel::Info, json!("echoing"))?;
+                Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
+            },
+        )
+        .resource(Resource::new("test://a", "a"), |req, _| async move {
+            Ok(ReadResourceResult { contents: vec![ResourceContents::text(&req.uri, "A")], meta: None, extra: Default::default() })
+        })
+        .build()
+        .unwrap()
+}
+
+/// `_meta` of a stateless-era request.
+fn request_meta() -> Value {
+    json!({
+        meta::PROTOCOL_VERSION: "2026-07-28",
+        meta::CLIENT_CAPABILITIES: {},
+        meta::CLIENT_INFO: {"name": "stateless-test", "version": "1"},
+    })
+}
+
+fn request(id: u64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = request_meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+struct Raw<R, W> {
+    rx: R,
+    tx: W,
+}
+
+impl<R: MessageReader, W: MessageWriter> Raw<R, W> {
+    async fn ask(&mut self, message: Value) -> Value {
+        self.tx.send(Outbound { bytes: Bytes::from(message.to_string()), route: Default::default() }).await.unwrap();
+        self.tx.flush().await.unwrap();
+        let bytes = tokio::time::timeout(Duration::from_secs(5), self.rx.recv()).await.expect("a reply").expect("open");
+        serde_json::from_slice(&bytes).unwrap()
+    }
+}
+
+#[tokio::test]
+async fn a_byte_stream_serves_stateless_requests_without_initialize() {
+    let (a, b) = MemoryTransport::pair();
+    let _session = server().serve(a);
+    let (rx, tx) = b.split();
+    let mut raw = Raw { rx, tx };
+
+    let d = raw.ask(request(1, "server/discover", json!({}))).await;
+    let r = &d["result"];
+    assert_eq!(r["resultType"], "complete");
+    assert_eq!(r["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(r["_meta"][meta::SERVER_INFO]["name"], "both-eras");
+    assert_eq!(r["instructions"], "Serves both eras.");
+    assert!(r["capabilities"]["tools"].is_object() && r["capabilities"]["resources"].is_object());
+    assert!(r["ttlMs"].is_u64() && r["cacheScope"] == "private");
+
+    // No log without a logLevel in _meta: the call's answer is the first thing back.
+    let c = raw.ask(request(2, "tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}))).await;
+    assert_eq!(c["id"], 2);
+    assert_eq!(c["result"]["content"][0]["text"], "hi");
+    assert_eq!(c["result"]["resultType"], "complete");
+
+    let l = raw.ask(request(3, "tools/list", json!({}))).await;
+    assert_eq!(l["result"]["tools"][0]["name"], "echo");
+    assert!(l["result"]["ttlMs"].is_u64());
+
+    // Errors the era defines.
+    let missing = raw.ask(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": {
+        meta::PROTOCOL_VERSION: "2026-07-28"}}})).await;
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    assert!(missing["error"]["message"].as_str().unwrap().contains("clientCapabilities"));
+    let old = raw.ask(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
+        meta::PROTOCOL_VERSION: "2031-01-01", meta::CLIENT_CAPABILITIES: {}}}})).await;
+    assert_eq!(old["error"]["code"], -32022);
+    assert_eq!(old["error"]["data"], json!({"requested": "2031-01-01", "supported": ["2026-07-28"]}));
+    let ping = raw.ask(request(6, "ping", json!({}))).await;
+    assert_eq!(ping["error"]["code"], -32601);
+    let missing_resource = raw.ask(request(7, "resources/read", json!({"uri": "test://nope"}))).await;
+    assert_eq!(missing_resource["error"]["code"], -32602);
+    assert_eq!(missing_resource["error"]["data"]["uri"], "test://nope");
+
+    // The same connection can still begin a session; its requests are session-era ones.
+    let init = raw.ask(json!({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
+        "protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}})).await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "initialize never negotiates the stateless era");
+    let c = raw.ask(json!({"jsonrpc": "2.0", "id": 9, "method": "resources/read", "params": {"uri": "test://nope"}})).await;
+    assert_eq!(c["error"]["code"], -32002, "session era keeps its resource-not-found code");
+}
+
+#[tokio::test]
+async fn a_stateless_request_with_a_log_level_gets_its_logs() {
+    let (a, b) = MemoryTransport::pair();
+    let _session = server().serve(a);
+    let (rx, tx) = b.split();
+    let mut raw = Raw { rx, tx };
+    let mut call = request(1, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}}));
+    call["params"]["_meta"][meta::LOG_LEVEL] = json!("info");
+    let first = raw.ask(call).await;
+    assert_eq!(first["method"], "notifications/message");
+    assert_eq!(first["params"]["data"], "echoing");
+}
+
+fn post(url: &str, body: &Value) -> reqwest::RequestBuilder {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .body(body.to_string())
+}
+
+#[tokio::test]
+async fn streamable_http_serves_both_eras_at_once() {
+    let http = HttpServer::bind(server(), HttpServerConfig::default()).await.unwrap();
+    let url = http.url();
+
+    let r = post(&url, &request(11, "tools/call", json!({"name": "echo", "arguments": {"text": "over http"}})))
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "echo")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().get("mcp-session-id").is_none(), "no sessions in this era");
+    assert_eq!(r.headers()["content-type"], "application/json");
+    let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+    assert_eq!((v["id"].clone(), v["result"]["content"][0]["text"].clone()), (json!(11), json!("over http")));
+
+    // Headers that disagree with the body: 400, -32020, and the request's id.
+    let r = post(&url, &request(12, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})))
+        .header("mcp-name", "other")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+    assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(12), json!(-32020)));
+    let r = post(&url, &request(13, "tools/list", json!({}))).header("mcp-method", "prompts/list").send().await.unwrap();
+    assert_eq!(r.status(), 400);
+
+    // Removed methods: 404 with -32601. GET and DELETE: 405.
+    let r = post(&url, &request(14, "ping", json!({}))).send().await.unwrap();
+    assert_eq!(r.status(), 404);
+    assert_eq!(serde_json::from_str::<Value>(&r.text().await.unwrap()).unwrap()["error"]["code"], -32601);
+    let r = reqwest::Client::new()
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 405);
+
+    // Logs first: the answer comes as an SSE stream, notification then result.
+    let mut call = request(15, "tools/call", json!({"name": "echo", "arguments": {"text": "streamed"}}));
+    call["params"]["_meta"][meta::LOG_LEVEL] = json!("debug");
+    let r = post(&url, &call).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let text = r.text().await.unwrap();
+    let log = text.find("notifications/message").expect("the log");
+    let answer = text.find("\"streamed\"").expect("the answer");
+    assert!(log < answer, "{text}");
+
+    // A session-era client on the same server at the same time.
+    let client = Client::builder("session-era", "1").connect(HttpClientTransport::new(url.clone())).await.unwrap();
+    assert_eq!(client.initialize_result().protocol_version, "2025-11-25");
+    let res = client.call_tool("echo", json!({"text": "old"})).await.unwrap();
+    assert_eq!(res.content[0].as_text(), Some("old"));
+    client.close().await;
+    http.shutdown().await;
+}
