@@ -1,25 +1,52 @@
 #!/usr/bin/env bash
 # Every test suite: the Rust workspace (engine, roles, randomized invariants, schema
-# validation of the bytes oxmcp writes, child processes, HTTP), the official conformance
-# suite, then interop against the official TypeScript and Python SDKs. Installs what it
-# needs itself (npm packages, Node 22 for the conformance suite, a Python venv).
-set -euo pipefail
+# validation of the bytes oxmcp writes, child processes, HTTP, the stateless era), each
+# binding's suite (Python, Node, C, C#, Java), the official conformance suite, then interop
+# against the official TypeScript and Python SDKs. Installs what it needs itself (npm
+# packages, Node 22 for the conformance suite, Python venvs, mono, Maven dependencies).
+#
+# Every suite runs even when an earlier one failed; the output ends with each runner's own
+# summary line, and the exit status is non-zero if any suite failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-toolchain.sh
+root="$PWD"
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+failed=()
+
+# suite NAME SUMMARY_REGEX COMMAND...: runs COMMAND, keeps its output, remembers failure.
+suite() {
+    local name="$1" pattern="$2"
+    shift 2
+    echo
+    echo "== $name"
+    if "$@" 2>&1 | tee "$logs/$name.log"; then :; else failed+=("$name"); fi
+    grep -E "$pattern" "$logs/$name.log" | tail -n 40 >"$logs/$name.summary" || true
+}
 
 # The schema test reads the specification's schemas from ../shared/spec (or
 # OXMCP_SPEC_DIR); under CI it fails instead of skipping when they are missing.
-echo "== cargo test --workspace"
-cargo test --workspace 2>&1
+suite rust '^test result:' cargo test --workspace
+cargo build -q -p oxmcp-cli || failed+=("oxmcp-cli build")
+export OXMCP_BIN="$root/target/debug/oxmcp"
 
-cargo build -q -p oxmcp-cli
-export OXMCP_BIN="$PWD/target/debug/oxmcp"
+suite python '[0-9]+ (passed|failed)' bash bindings-python/run-tests.sh
+suite node '^ℹ (tests|pass|fail) ' bash bindings-node/run-tests.sh
+suite c '[0-9]+ passed, [0-9]+ failed' bash bindings-c/run-tests.sh
+suite dotnet '[0-9]+ passed, [0-9]+ failed' bash bindings-dotnet/run-tests.sh
+suite java 'Tests run: [0-9]+, Failures' bash bindings-java/run-tests.sh
+suite conformance 'passed, [0-9]+ failed' bash tests/conformance/run.sh
+suite interop '^ℹ (tests|pass|fail) ' bash tests/interop/run.sh
 
-echo "== the Python binding (pip install ./bindings-python in a fresh venv, then pytest)"
-bash bindings-python/run-tests.sh
-
-echo "== the official MCP conformance suite (server suite and client scenarios)"
-bash tests/conformance/run.sh
-
-echo "== interop with the official SDKs"
-bash tests/interop/run.sh
+echo
+echo "== summary (each runner's own lines)"
+for name in rust python node c dotnet java conformance interop; do
+    echo "-- $name"
+    cat "$logs/$name.summary" 2>/dev/null
+done
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "FAILED suites: ${failed[*]}"
+    exit 1
+fi
+echo "all suites passed"
