@@ -28,7 +28,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod spec;
+
 use bytes::Bytes;
+use spec::{in_ci, spec_dir, SPEC_DIR_VAR};
 use oxmcp::client::{Client, ServerNotification};
 use oxmcp::protocol::{
     methods, CallToolResult, CompleteRequestParams, CreateMessageRequestParams, CreateMessageResult, ElicitAction,
@@ -155,28 +158,8 @@ async fn conformance(version: ProtocolVersion) {
 // Finding the specification's schemas.
 // ---------------------------------------------------------------------------------------
 
-const SPEC_DIR_VAR: &str = "OXMCP_SPEC_DIR";
 
 /// Where the schemas are: `$OXMCP_SPEC_DIR` if set, else `<workspace>/../shared/spec`.
-fn spec_dir() -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os(SPEC_DIR_VAR).filter(|d| !d.is_empty()) {
-        let dir = PathBuf::from(dir);
-        return if dir.is_dir() { Ok(dir) } else { Err(format!("{SPEC_DIR_VAR}={} is not a folder", dir.display())) };
-    }
-    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let default = workspace.join("..").join("shared").join("spec");
-    if default.is_dir() {
-        Ok(default)
-    } else {
-        Err(format!("no spec folder at {} and {SPEC_DIR_VAR} is not set", default.display()))
-    }
-}
-
-/// Whether this is a CI run (`CI` set to anything but empty, `0` or `false`).
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
-}
-
 fn load_schema_or_skip(version: ProtocolVersion) -> Option<SpecSchema> {
     let found = spec_dir().and_then(|dir| {
         let path = dir.join(version.as_str()).join("schema.json");

@@ -127,8 +127,10 @@ pub struct ElicitRequestUrlParams {
     pub message: String,
     /// The page the user should open.
     pub url: String,
-    /// Server-unique, opaque identifier of this elicitation.
-    pub elicitation_id: String,
+    /// Server-unique, opaque identifier of this elicitation (required before 2026-07-28,
+    /// where a multi round-trip request's input key identifies it instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
     /// Request metadata, including an optional `progressToken`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
@@ -148,7 +150,7 @@ impl ElicitRequestUrlParams {
             mode: ElicitationUrlMode::Url,
             message: message.into(),
             url: url.into(),
-            elicitation_id: elicitation_id.into(),
+            elicitation_id: Some(elicitation_id.into()),
             meta: None,
             extra: Map::new(),
         }

@@ -900,7 +900,7 @@ fn elicit_url_request_and_completion() {
     }));
     match &url {
         ElicitRequestParams::Url(u) => {
-            assert_eq!(u.elicitation_id, "el-42");
+            assert_eq!(u.elicitation_id.as_deref(), Some("el-42"));
             assert!(u.extra.is_empty());
         }
         other => panic!("expected url, got {other:?}"),
