@@ -905,7 +905,9 @@ fn elicit_url_request_and_completion() {
         }
         other => panic!("expected url, got {other:?}"),
     }
-    rejects::<ElicitRequestParams>(json!({"mode": "url", "message": "m", "url": "https://x"}));
+    // 2026-07-28 made elicitationId optional (a multi round-trip input key names it).
+    let keyless: ElicitRequestParams = serde_json::from_value(json!({"mode": "url", "message": "m", "url": "https://x"})).unwrap();
+    assert!(matches!(keyless, ElicitRequestParams::Url(ElicitRequestUrlParams { elicitation_id: None, .. })));
 
     let built = ElicitRequestParams::Url(ElicitRequestUrlParams::new("m", "https://x", "id1"));
     assert_eq!(
