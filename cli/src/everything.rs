@@ -35,6 +35,7 @@ pub fn server() -> Server {
     let b = tools(b);
     let b = resources(b);
     let b = prompts(b);
+    let b = crate::input_required_fixtures::add(b);
     b.completion(|params: oxmcp::protocol::CompleteRequestParams, _ctx| async move {
         let candidates: &[&str] = match (&params.reference, params.argument.name.as_str()) {
             (CompletionReference::Prompt(_), "arg1") => &["alpha", "alpine", "beta", "gamma"],

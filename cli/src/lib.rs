@@ -3,5 +3,6 @@
 
 pub mod conformance;
 pub mod everything;
+mod input_required_fixtures;
 pub mod media;
 pub mod proxy;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use oxmcp::client::Client;
 use oxmcp::protocol::meta;
-use oxmcp::protocol::{CallToolResult, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
+use oxmcp::protocol::{CallToolResult, ElicitRequestFormParams, ElicitRequestParams, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
 use oxmcp::server::{RequestContext, Server};
 use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
 use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, Outbound, Transport};
@@ -23,6 +23,16 @@ fn server() -> Server {
                 Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
             },
         )
+        .tool(Tool::new("greet", "asks a name, then a color", json!({"type": "object"})), |_, ctx: RequestContext| async move {
+            let ask = |key: &str, field: &str| {
+                let schema = json!({"type": "object", "properties": {field: {"type": "string"}}});
+                let ctx = ctx.keyed(key);
+                async move { ctx.elicit(ElicitRequestParams::Form(ElicitRequestFormParams::new("?", schema))).await }
+            };
+            let name = ask("name", "name").await?.content.unwrap_or_default()["name"].clone();
+            let color = ask("color", "color").await?.content.unwrap_or_default()["color"].clone();
+            Ok(CallToolResult::text(format!("{name} likes {color}")))
+        })
         .resource(Resource::new("test://a", "a"), |req, _| async move {
             Ok(ReadResourceResult { contents: vec![ResourceContents::text(&req.uri, "A")], meta: None, extra: Default::default() })
         })
@@ -188,4 +198,53 @@ async fn streamable_http_serves_both_eras_at_once() {
     assert_eq!(res.content[0].as_text(), Some("old"));
     client.close().await;
     http.shutdown().await;
+}
+
+#[tokio::test]
+async fn asking_the_client_becomes_rounds_of_input_required_results() {
+    let (a, b) = MemoryTransport::pair();
+    let _session = server().serve(a);
+    let (rx, tx) = b.split();
+    let mut raw = Raw { rx, tx };
+    let with_elicitation = |mut m: Value| {
+        m["params"]["_meta"][meta::CLIENT_CAPABILITIES] = json!({"elicitation": {}});
+        m
+    };
+
+    // Round 1: the first ask, and a sealed state.
+    let r1 = raw.ask(with_elicitation(request(1, "tools/call", json!({"name": "greet"})))).await;
+    let r1 = &r1["result"];
+    assert_eq!(r1["resultType"], "input_required", "{r1}");
+    assert_eq!(r1["inputRequests"]["name"]["method"], "elicitation/create");
+    assert!(r1.get("ttlMs").is_none(), "no caching hints on an incomplete result");
+    let state1 = r1["requestState"].as_str().unwrap().to_string();
+
+    // Round 2: the name answered; the state carries it on, the next ask comes.
+    let answer = |field: &str, v: &str| json!({"action": "accept", "content": {field: v}});
+    let r2 = raw.ask(with_elicitation(request(2, "tools/call", json!({"name": "greet",
+        "inputResponses": {"name": answer("name", "Ada")}, "requestState": state1})))).await;
+    let r2 = &r2["result"];
+    assert_eq!(r2["inputRequests"]["color"]["method"], "elicitation/create", "{r2}");
+    assert!(r2["inputRequests"].get("name").is_none());
+    let state2 = r2["requestState"].as_str().unwrap().to_string();
+
+    // Round 3: complete, with the name from the state and the color from this retry.
+    let r3 = raw.ask(with_elicitation(request(3, "tools/call", json!({"name": "greet",
+        "inputResponses": {"color": answer("color", "green")}, "requestState": state2.clone()})))).await;
+    assert_eq!(r3["result"]["content"][0]["text"], "\"Ada\" likes \"green\"", "{r3}");
+    assert_eq!(r3["result"]["resultType"], "complete");
+
+    // A tampered state, or one issued for another request, is refused.
+    let bad = raw.ask(with_elicitation(request(4, "tools/call", json!({"name": "greet",
+        "inputResponses": {"color": answer("color", "red")}, "requestState": format!("{state2}x")})))).await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert!(bad["error"]["message"].as_str().unwrap().contains("requestState"));
+    let other = raw.ask(with_elicitation(request(5, "tools/call", json!({"name": "echo", "arguments": {"text": "x"},
+        "requestState": state2})))).await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+
+    // Without the elicitation capability: -32021 naming it.
+    let missing = raw.ask(request(6, "tools/call", json!({"name": "greet"}))).await;
+    assert_eq!(missing["error"]["code"], -32021, "{missing}");
+    assert_eq!(missing["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
 }

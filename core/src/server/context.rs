@@ -70,6 +70,10 @@ pub struct RequestContext {
     pub(crate) client: Arc<ClientState>,
     /// The request's protocol version (per request in the stateless era).
     pub(crate) version: Option<ProtocolVersion>,
+    /// Stateless era: questions to the client become this round's input requests.
+    pub(crate) inputs: Option<Arc<super::input_required::InputRound>>,
+    /// The key the next question to the client goes under (stateless era).
+    pub(crate) input_key: Option<Arc<str>>,
 }
 
 impl RequestContext {
@@ -197,14 +201,48 @@ impl RequestContext {
     fn require(&self, has: impl Fn(&ClientCapabilities) -> bool, what: &str) -> Result<()> {
         match self.client_capabilities() {
             Some(c) if has(c) => Ok(()),
+            // The stateless era makes this the request's error (-32021, naming the
+            // capability), since the client declares its capabilities per request.
+            _ if self.inputs.is_some() => {
+                let name = what.split_whitespace().next().unwrap_or(what);
+                Err(Error::from_rpc(
+                    crate::protocol::ErrorObject::new(
+                        crate::protocol::codes::MISSING_CLIENT_CAPABILITY,
+                        format!("this request needs the client's {what} capability"),
+                    )
+                    .with_data(json!({ "requiredCapabilities": { name: {} } })),
+                ))
+            }
             _ => Err(Error::new(ErrorKind::CapabilityMissing, format!("the client did not declare the {what} capability"))),
         }
     }
 
-    /// A request to the client that ends when this request is cancelled.
+    /// This context with `key` naming its questions to the client. In the stateless era a
+    /// question travels in an `InputRequiredResult` under a key the client answers by (see
+    /// the module docs of multi round-trip requests); by default keys are numbered in the
+    /// order of the asks. In the session era keys play no part.
+    ///
+    /// ```
+    /// # use oxmcp::server::RequestContext;
+    /// # use oxmcp::protocol::{ElicitRequestParams, ElicitResult};
+    /// async fn ask_name(ctx: &RequestContext, params: ElicitRequestParams) -> oxmcp::Result<ElicitResult> {
+    ///     ctx.keyed("user_name").elicit(params).await
+    /// }
+    /// ```
+    pub fn keyed(&self, key: &str) -> RequestContext {
+        RequestContext { input_key: Some(Arc::from(key)), ..self.clone() }
+    }
+
+    /// A request to the client that ends when this request is cancelled; in the stateless
+    /// era, an input request of this round.
     async fn client_request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
-        let options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
-        let value = self.peer.request(method, Some(params), options).await?;
+        let value = match &self.inputs {
+            Some(round) => round.ask(self.input_key.as_deref(), method, params).await,
+            None => {
+                let options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
+                self.peer.request(method, Some(params), options).await?
+            }
+        };
         serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Protocol, format!("the client's {method} result is malformed: {e}")))
     }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::context::{ClientState, RequestContext};
+use super::input_required::InputRound;
 use crate::protocol::meta::{self, RequestMeta};
 use super::handler::ResourceRequest;
 use super::registry::page;
@@ -71,6 +72,8 @@ impl Service for ServerService {
                 cancel: req.cancel,
                 client,
                 version: Some(version),
+                inputs: None,
+                input_key: None,
             };
             match req.method.as_str() {
                 methods::INITIALIZE => initialize(&server, &ctx, req.params),
@@ -122,6 +125,9 @@ async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
         return Err(ErrorObject::method_not_found(&req.method));
     }
     let request_meta = RequestMeta::from_params(req.params.as_ref())?;
+    let method = req.method.as_str();
+    let key = &server.inner.state_key;
+    let round = Arc::new(InputRound::from_params(key, method, req.params.as_ref())?);
     let ctx = RequestContext {
         id: req.id,
         meta: meta_of(&req.params),
@@ -129,12 +135,21 @@ async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
         cancel: req.cancel,
         client: Arc::new(ClientState::for_request(&request_meta)),
         version: Some(request_meta.version),
+        inputs: Some(round.clone()),
+        input_key: None,
     };
-    let method = req.method.as_str();
     let mut result = match method {
-        methods::SERVER_DISCOVER => discover(server),
-        other => route(server, ctx, other, req.params).await,
-    }?;
+        methods::SERVER_DISCOVER => discover(server)?,
+        other => {
+            // The handler runs until it finishes or asks what the client has not answered
+            // yet; then the round ends (the handler is dropped) with an InputRequiredResult.
+            tokio::select! {
+                biased;
+                r = route(server, ctx, other, req.params) => r?,
+                _ = round.input_needed() => return to_value(&round.input_required(key)),
+            }
+        }
+    };
     if let Value::Object(fields) = &mut result {
         fields.entry("resultType").or_insert_with(|| Value::String(RESULT_COMPLETE.into()));
         let cacheable = matches!(

@@ -28,6 +28,7 @@
 mod context;
 mod dispatch;
 mod handler;
+mod input_required;
 mod registry;
 mod uri_template;
 
@@ -42,6 +43,7 @@ pub use context::{ClientState, RequestContext};
 pub use handler::{
     Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler,
 };
+pub use input_required::{StateKey, STATE_TTL};
 pub use uri_template::UriTemplate;
 
 use crate::error::Result;
@@ -67,6 +69,10 @@ pub struct ServerConfig {
     /// Stateless era: who may cache those results (`cacheScope`); private by default,
     /// since a handler may answer differently per user.
     pub cache_scope: crate::protocol::CacheScope,
+    /// Stateless era: the key that seals `requestState` (multi round-trip requests). A
+    /// random one per server by default; give servers that share clients (behind a load
+    /// balancer) the same key.
+    pub state_key: Option<StateKey>,
 }
 
 impl Default for ServerConfig {
@@ -76,6 +82,7 @@ impl Default for ServerConfig {
             page_size: 100,
             cache_ttl_ms: 0,
             cache_scope: crate::protocol::CacheScope::Private,
+            state_key: None,
         }
     }
 }
@@ -93,6 +100,8 @@ struct Inner {
     registry: RwLock<Registry>,
     sessions: Mutex<HashMap<u64, (Peer, Arc<ClientState>)>>,
     next_session: AtomicU64,
+    /// Seals the stateless era's `requestState`.
+    state_key: StateKey,
 }
 
 /// Builds a [`Server`]; registration errors (an invalid schema) surface at [`ServerBuilder::build`].
@@ -206,6 +215,7 @@ impl ServerBuilder {
             inner: Arc::new(Inner {
                 info: self.info,
                 instructions: self.instructions,
+                state_key: self.config.state_key.clone().unwrap_or_else(StateKey::random),
                 config: self.config,
                 registry: RwLock::new(self.registry),
                 sessions: Mutex::new(HashMap::new()),

@@ -473,13 +473,17 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
     if !accepts(&h, "application/json") || !accepts(&h, "text/event-stream") {
         return error(StatusCode::NOT_ACCEPTABLE, codes::INVALID_REQUEST, "Accept must list application/json and text/event-stream");
     }
-    let version = match header_version(&h) {
-        Ok(v) => v,
-        Err(r) => return r,
-    };
+    let version = header_version(&h);
     let bytes = match read_body(&app, body).await {
         Ok(b) => b,
         Err(r) => return r,
+    };
+    let version = match version {
+        Ok(v) => v,
+        Err(r) => {
+            let requested = h.get(headers::PROTOCOL_VERSION).and_then(|v| v.to_str().ok()).unwrap_or("");
+            return stateless_era::unknown_version(requested, &bytes).unwrap_or(r);
+        }
     };
     let messages = match parse_body(&bytes) {
         Ok(m) => m,

@@ -85,6 +85,15 @@ fn check_headers(h: &HeaderMap, id: &RequestId, method: &str, params: Option<&Va
     }
 }
 
+/// A POST whose `MCP-Protocol-Version` header names a version oxmcp does not know: when
+/// the body is a request, -32022 (HTTP 400) with its id and the versions oxmcp speaks.
+pub(super) fn unknown_version(requested: &str, bytes: &[u8]) -> Option<Response> {
+    match Message::parse_single(bytes) {
+        Ok(Message::Request { id, .. }) => Some(error_with_id(StatusCode::BAD_REQUEST, &id, meta::unsupported_version(requested))),
+        _ => None,
+    }
+}
+
 /// The HTTP status a JSON-RPC error calls for in this era.
 fn status_for(response: &[u8]) -> StatusCode {
     let code = serde_json::from_slice::<Value>(response).ok().and_then(|v| v["error"]["code"].as_i64());
@@ -95,6 +104,7 @@ fn status_for(response: &[u8]) -> StatusCode {
             | codes::MISSING_CLIENT_CAPABILITY
             | codes::UNSUPPORTED_PROTOCOL_VERSION
             | codes::INVALID_REQUEST
+            | codes::INVALID_PARAMS
             | codes::PARSE_ERROR,
         ) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
