@@ -162,6 +162,9 @@ def demo(request):
 
 
 def official_client(target, recorder: Recorder = None, **options) -> mcp.Client:
+    """The official client, in the session era (``mode="legacy"``: initialize) unless told
+    otherwise; ``mode="auto"`` probes ``server/discover`` and so picks the stateless era."""
+    options.setdefault("mode", "legacy")
     return mcp.Client(target, logging_callback=recorder.log if recorder else None,
                       client_info=types.Implementation(name="official-interop", version="9.9.9"), **options)
 
@@ -169,7 +172,7 @@ def official_client(target, recorder: Recorder = None, **options) -> mcp.Client:
 def test_official_client_initializes_and_lists_tools(demo):
     async def main():
         async with official_client(demo) as c:
-            assert c.protocol_version == "2025-11-25", "auto mode falls back to the initialize handshake"
+            assert c.protocol_version == "2025-11-25", "legacy mode: the initialize handshake"
             assert (c.server_info.name, c.server_info.version) == ("py-demo", "1.2.3")
             assert c.instructions == "A demo server for the tests."
             caps = c.server_capabilities
@@ -438,6 +441,58 @@ def test_official_client_answers_sampling_elicitation_and_roots(demo):
             r = await c.call_tool("roots")
             assert r.content[0].text == "file:///srv/a,file:///srv/b"
         assert asked == [("sampling", 20, "meaning of life?"), ("elicitation", "Who are you?", ["age", "name"])]
+    run(main())
+
+
+def test_official_client_in_modern_mode_speaks_the_stateless_era(demo):
+    """The official client in its default (auto) mode finds ``server/discover`` and talks
+    2026-07-28 to the same oxmcp server: per-request _meta, logs only at the level it asked
+    for, and the stateless era's resource-not-found code."""
+
+    async def main():
+        rec = Recorder()
+        async with official_client(demo, rec, mode="auto", log_level="warning") as c:
+            assert c.protocol_version == "2026-07-28"
+            assert (c.server_info.name, c.server_info.version) == ("py-demo", "1.2.3")
+            assert {t.name for t in (await c.list_tools()).tools} >= {"add", "chatty", "ask_model"}
+            assert (await c.call_tool("shout", {"text": "hi", "times": 2})).content[0].text == "HI HI"
+            assert (await c.call_tool("chatty")).content[0].text == "logged"
+            await eventually(lambda: len(rec.logs) >= 2, what="two log messages")
+            assert rec.logs == [("warning", "warning message", None), ("error", "error message", None)]
+            with pytest.raises(MCPError) as e:
+                await c.read_resource("demo://nowhere")
+            assert (e.value.code, e.value.data) == (-32602, {"uri": "demo://nowhere"})
+    run(main())
+
+
+def test_official_client_in_modern_mode_answers_input_requests(demo):
+    """In the stateless era the Python handler's ctx.sample / ctx.elicit / ctx.list_roots come
+    back as InputRequiredResult rounds; the official client answers them with its callbacks and
+    retries, and the handler, run again, finishes with the answers."""
+
+    async def main():
+        asked = []
+
+        async def sampling(ctx, params: types.CreateMessageRequestParams):
+            asked.append("sampling")
+            return types.CreateMessageResult(role="assistant", model="interop-model", stop_reason="endTurn",
+                                             content=types.TextContent(type="text", text="forty-two"))
+
+        async def elicitation(ctx, params: types.ElicitRequestParams):
+            asked.append("elicitation")
+            return types.ElicitResult(action="accept", content={"name": "Ada", "age": 36})
+
+        async def list_roots(ctx):
+            asked.append("roots")
+            return types.ListRootsResult(roots=[types.Root(uri="file:///srv/a"), types.Root(uri="file:///srv/b")])
+
+        async with official_client(demo, mode="auto", sampling_callback=sampling, elicitation_callback=elicitation,
+                                   list_roots_callback=list_roots) as c:
+            assert c.protocol_version == "2026-07-28"
+            assert (await c.call_tool("ask_model", {"question": "meaning of life?"})).content[0].text == "model: forty-two"
+            assert (await c.call_tool("ask_user")).content[0].text == "user is Ada, 36"
+            assert (await c.call_tool("roots")).content[0].text == "file:///srv/a,file:///srv/b"
+        assert asked == ["sampling", "elicitation", "roots"]
     run(main())
 
 

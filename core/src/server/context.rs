@@ -237,7 +237,7 @@ impl RequestContext {
     /// era, an input request of this round.
     async fn client_request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
         let value = match &self.inputs {
-            Some(round) => round.ask(self.input_key.as_deref(), method, params).await,
+            Some(round) => round.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
             None => {
                 let options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
                 self.peer.request(method, Some(params), options).await?

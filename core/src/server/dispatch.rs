@@ -128,11 +128,14 @@ async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
     let method = req.method.as_str();
     let key = &server.inner.state_key;
     let round = Arc::new(InputRound::from_params(key, method, req.params.as_ref())?);
+    // The handler's own token: ending a round cancels it without cancelling the request
+    // (a cancelled request gets no answer).
+    let cancel = req.cancel.child_token();
     let ctx = RequestContext {
         id: req.id,
         meta: meta_of(&req.params),
         peer: req.peer,
-        cancel: req.cancel,
+        cancel: cancel.clone(),
         client: Arc::new(ClientState::for_request(&request_meta)),
         version: Some(request_meta.version),
         inputs: Some(round.clone()),
@@ -142,11 +145,18 @@ async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
         methods::SERVER_DISCOVER => discover(server)?,
         other => {
             // The handler runs until it finishes or asks what the client has not answered
-            // yet; then the round ends (the handler is dropped) with an InputRequiredResult.
+            // yet; then the round ends with an InputRequiredResult, and the request's
+            // cancellation lets the handler (and a host language's task) unwind.
+            let work = route(server, ctx, other, req.params);
+            tokio::pin!(work);
             tokio::select! {
                 biased;
-                r = route(server, ctx, other, req.params) => r?,
-                _ = round.input_needed() => return to_value(&round.input_required(key)),
+                r = &mut work => r?,
+                _ = round.input_needed() => {
+                    cancel.cancel();
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut work).await;
+                    return to_value(&round.input_required(key));
+                }
             }
         }
     };

@@ -26,6 +26,9 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Map, Value};
 use sha2::Sha256;
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Error, ErrorKind, Result};
 
 use crate::protocol::{methods, ErrorObject, InputRequiredResult, RESULT_INPUT_REQUIRED};
 
@@ -120,9 +123,10 @@ impl InputRound {
         Ok(InputRound { binding, answers, missing: Mutex::new(Map::new()), asks: AtomicUsize::new(0), asked: Notify::new() })
     }
 
-    /// The answer to an ask, or (when there is none yet) a future that never finishes: the
-    /// round then ends with an `InputRequiredResult` and the handler is dropped.
-    pub(crate) async fn ask(&self, key: Option<&str>, method: &str, params: Value) -> Value {
+    /// The answer to an ask. When there is none yet the round ends: the dispatcher answers
+    /// with an `InputRequiredResult` and cancels the request, and this returns
+    /// [`ErrorKind::Cancelled`] so the handler (and a host's task) unwinds.
+    pub(crate) async fn ask(&self, key: Option<&str>, method: &str, params: Value, round_over: &CancellationToken) -> Result<Value> {
         let n = self.asks.fetch_add(1, Ordering::Relaxed) + 1;
         let key = key.map(str::to_owned).unwrap_or_else(|| {
             let kind = match method {
@@ -133,11 +137,12 @@ impl InputRound {
             format!("{kind}-{n}")
         });
         if let Some(answer) = self.answers.get(&key) {
-            return answer.clone();
+            return Ok(answer.clone());
         }
         self.missing.lock().unwrap().insert(key, json!({"method": method, "params": params}));
         self.asked.notify_one();
-        std::future::pending().await
+        round_over.cancelled().await;
+        Err(Error::new(ErrorKind::Cancelled, "the client's input is required first: this round ended"))
     }
 
     /// Resolves once the handler asked something the client has not answered.
