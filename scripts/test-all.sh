@@ -32,12 +32,12 @@ cargo build -q -p oxmcp-cli || failed+=("oxmcp-cli build")
 export OXMCP_BIN="$root/target/debug/oxmcp"
 
 suite python '[0-9]+ (passed|failed)' bash bindings-python/run-tests.sh
-suite node '^ℹ (tests|pass|fail) ' bash bindings-node/run-tests.sh
+suite node '^(ℹ|#) (tests|pass|fail) ' bash bindings-node/run-tests.sh
 suite c '[0-9]+ passed, [0-9]+ failed' bash bindings-c/run-tests.sh
 suite dotnet '[0-9]+ passed, [0-9]+ failed' bash bindings-dotnet/run-tests.sh
 suite java 'Tests run: [0-9]+, Failures' bash bindings-java/run-tests.sh
 suite conformance 'passed, [0-9]+ failed' bash tests/conformance/run.sh
-suite interop '^ℹ (tests|pass|fail) ' bash tests/interop/run.sh
+suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
 
 echo
 echo "== summary (each runner's own lines)"
