@@ -21,7 +21,7 @@ bench/.venv/bin/pip install -q --disable-pip-version-check -r bindings-python/re
 bench/.venv/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./bindings-python >&2
 
 echo "== Node: the oxmcp binding (npm run build, npm pack) and the official TypeScript SDK" >&2
-(cd bindings-node && npm ci --no-audit --no-fund --loglevel=error >&2 && npm run -s build >&2)
+(cd bindings-node && npm install --no-audit --no-fund --loglevel=error >&2 && npm run -s build >&2)
 mkdir -p bench/.scratch
 tarball="$(cd bindings-node && npm pack --silent --pack-destination "$bench/.scratch" | tail -1)"
 (cd bench/suite/node && npm install --no-audit --no-fund --loglevel=error >&2 \

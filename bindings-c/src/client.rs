@@ -40,22 +40,7 @@ fn client_arg<'a>(client: *const OxmcpClient) -> Result<&'a OxmcpClient, Error> 
 
 /// A notification's method and params.
 fn notification_parts(n: ServerNotification) -> (String, Value) {
-    fn v<T: serde::Serialize>(p: T) -> Value {
-        serde_json::to_value(p).unwrap_or(Value::Null)
-    }
-    match n {
-        ServerNotification::LoggingMessage(p) => ("notifications/message".into(), v(p)),
-        ServerNotification::Progress(p) => ("notifications/progress".into(), v(p)),
-        ServerNotification::ResourceUpdated(p) => ("notifications/resources/updated".into(), v(p)),
-        ServerNotification::ResourceListChanged => ("notifications/resources/list_changed".into(), json!({})),
-        ServerNotification::ToolListChanged => ("notifications/tools/list_changed".into(), json!({})),
-        ServerNotification::PromptListChanged => ("notifications/prompts/list_changed".into(), json!({})),
-        ServerNotification::Cancelled(p) => ("notifications/cancelled".into(), v(p)),
-        ServerNotification::ElicitationComplete(p) => ("notifications/elicitation/complete".into(), v(p)),
-        ServerNotification::Other { method, params } => (method, params.unwrap_or_else(|| json!({}))),
-        #[allow(unreachable_patterns)] // the enum is non-exhaustive
-        other => (format!("{other:?}"), json!({})),
-    }
+    n.into_wire()
 }
 
 impl OxmcpClient {

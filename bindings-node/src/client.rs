@@ -106,20 +106,8 @@ fn builder(hooks: &Arc<Hooks>, name: String, version: String, capabilities: &[St
 }
 
 fn notification_parts(n: ServerNotification) -> (String, String) {
-    let (method, params) = match n {
-        ServerNotification::LoggingMessage(p) => ("notifications/message".to_string(), serde_json::to_value(p).ok()),
-        ServerNotification::Progress(p) => ("notifications/progress".to_string(), serde_json::to_value(p).ok()),
-        ServerNotification::ResourceUpdated(p) => ("notifications/resources/updated".to_string(), serde_json::to_value(p).ok()),
-        ServerNotification::ResourceListChanged => ("notifications/resources/list_changed".to_string(), None),
-        ServerNotification::ToolListChanged => ("notifications/tools/list_changed".to_string(), None),
-        ServerNotification::PromptListChanged => ("notifications/prompts/list_changed".to_string(), None),
-        ServerNotification::Cancelled(p) => ("notifications/cancelled".to_string(), serde_json::to_value(p).ok()),
-        ServerNotification::ElicitationComplete(p) => ("notifications/elicitation/complete".to_string(), serde_json::to_value(p).ok()),
-        ServerNotification::Other { method, params } => (method, params),
-        #[allow(unreachable_patterns)]
-        _ => ("unknown".to_string(), None),
-    };
-    (method, params.map_or_else(|| "{}".to_string(), |p| p.to_string()))
+    let (method, params) = n.into_wire();
+    (method, params.to_string())
 }
 
 /// A connected client.

@@ -54,4 +54,24 @@ impl ServerNotification {
         };
         parsed.unwrap_or(Self::Other { method, params })
     }
+
+    /// The notification as it travels: its method and params (`{}` when it has none). What a
+    /// host binding hands its callbacks, so no binding maps notifications itself.
+    pub fn into_wire(self) -> (String, Value) {
+        fn params<T: serde::Serialize>(p: T) -> Value {
+            serde_json::to_value(p).unwrap_or(Value::Null)
+        }
+        let empty = || Value::Object(Default::default());
+        match self {
+            Self::LoggingMessage(p) => (methods::LOGGING_MESSAGE.into(), params(p)),
+            Self::Progress(p) => (methods::PROGRESS.into(), params(p)),
+            Self::ResourceUpdated(p) => (methods::RESOURCES_UPDATED.into(), params(p)),
+            Self::ResourceListChanged => (methods::RESOURCES_LIST_CHANGED.into(), empty()),
+            Self::ToolListChanged => (methods::TOOLS_LIST_CHANGED.into(), empty()),
+            Self::PromptListChanged => (methods::PROMPTS_LIST_CHANGED.into(), empty()),
+            Self::Cancelled(p) => (methods::CANCELLED.into(), params(p)),
+            Self::ElicitationComplete(p) => (methods::ELICITATION_COMPLETE.into(), params(p)),
+            Self::Other { method, params } => (method, params.unwrap_or_else(empty)),
+        }
+    }
 }
