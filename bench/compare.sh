@@ -27,8 +27,9 @@ tarball="$(cd bindings-node && npm pack --silent --pack-destination "$bench/.scr
 (cd bench/suite/node && npm install --no-audit --no-fund --loglevel=error >&2 \
   && npm install --no-save --no-audit --no-fund --loglevel=error "$bench/.scratch/$tarball" >&2)
 
+# (read from the files: the SDK's "exports" hide its package.json from require)
 node_versions="$(cd bench/suite/node && node -e '
-  const v = (p) => require(p + "/package.json").version;
+  const v = (p) => JSON.parse(require("fs").readFileSync(`node_modules/${p}/package.json`, "utf8")).version;
   console.log(`@modelcontextprotocol/sdk ${v("@modelcontextprotocol/sdk")}, oxmcp ${v("oxmcp")}`)')"
 rmcp_version="rmcp $(grep -A1 '^name = "rmcp"$' bench/rmcp/Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')"
 
