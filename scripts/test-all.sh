@@ -27,7 +27,7 @@ suite() {
 
 # The schema test reads the specification's schemas from ../shared/spec (or
 # OXMCP_SPEC_DIR); under CI it fails instead of skipping when they are missing.
-suite rust '^test result:' cargo test --workspace
+suite rust '^test result:' cargo test --workspace --no-fail-fast
 cargo build -q -p oxmcp-cli || failed+=("oxmcp-cli build")
 export OXMCP_BIN="$root/target/debug/oxmcp"
 

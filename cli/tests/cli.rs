@@ -29,6 +29,8 @@ fn inspect_json_lists_every_fixture() {
         "test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress", "test_error_handling",
         "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
         "json_schema_2020_12_tool", "test_reconnection",
+        // The stateless era's multi round-trip fixtures.
+        "test_input_required_result_elicitation", "test_input_required_result_multi_round", "test_missing_capability",
     ] {
         assert!(tools.contains(&expected.to_string()), "missing tool {expected}");
     }
@@ -36,7 +38,13 @@ fn inspect_json_lists_every_fixture() {
     assert_eq!(names("resourceTemplates", "uriTemplate"), ["test://template/{id}/data"]);
     assert_eq!(
         names("prompts", "name"),
-        ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"]
+        [
+            "test_simple_prompt",
+            "test_prompt_with_arguments",
+            "test_prompt_with_embedded_resource",
+            "test_prompt_with_image",
+            "test_input_required_result_prompt"
+        ]
     );
 }
 
