@@ -36,7 +36,7 @@ pub fn server() -> Server {
     let b = resources(b);
     let b = prompts(b);
     let b = crate::input_required_fixtures::add(b);
-    b.completion(|params: oxmcp::protocol::CompleteRequestParams, _ctx| async move {
+    let server = b.completion(|params: oxmcp::protocol::CompleteRequestParams, _ctx| async move {
         let candidates: &[&str] = match (&params.reference, params.argument.name.as_str()) {
             (CompletionReference::Prompt(_), "arg1") => &["alpha", "alpine", "beta", "gamma"],
             (CompletionReference::Prompt(_), "arg2") => &["one", "two", "three"],
@@ -48,7 +48,41 @@ pub fn server() -> Server {
         Ok(Completion { total: Some(values.len() as u64), has_more: Some(false), values, ..Default::default() })
     })
     .build()
-    .expect("the everything server's schemas compile")
+    .expect("the everything server's schemas compile");
+    add_list_triggers(&server);
+    server
+}
+
+fn simple_prompt() -> Prompt {
+    Prompt::new("test_simple_prompt").with_description("A prompt without arguments")
+}
+
+async fn simple_prompt_result() -> Result<GetPromptResult> {
+    Ok(GetPromptResult::new(vec![PromptMessage::text(Role::User, "This is a simple prompt for testing.")]))
+}
+
+/// `test_trigger_tool_change` and `test_trigger_prompt_change`: the hooks the stateless-era
+/// suite calls to see list changes reach `subscriptions/listen` streams. Each re-registers
+/// an entry (the tool itself with a new description; `test_simple_prompt` as it was), so
+/// the server tells its clients to list again while the names stay the same. They hold
+/// the server, which lives as long as the process anyway.
+fn add_list_triggers(server: &Server) {
+    fn trigger_tool(changes: u64) -> Tool {
+        Tool::new("test_trigger_tool_change", format!("Changes the tool list (changed {changes} times so far)."), no_args())
+    }
+    fn register(server: &Server, changes: u64) {
+        let again = server.clone();
+        let _ = server.add_tool(trigger_tool(changes), move |_, _| {
+            register(&again, changes + 1);
+            async { Ok(CallToolResult::text("the tool list changed")) }
+        });
+    }
+    register(server, 0);
+    let again = server.clone();
+    let _ = server.add_tool(Tool::new("test_trigger_prompt_change", "Changes the prompt list.", no_args()), move |_, _| {
+        again.add_prompt(simple_prompt(), |_, _| simple_prompt_result());
+        async { Ok(CallToolResult::text("the prompt list changed")) }
+    });
 }
 
 fn tools(b: ServerBuilder) -> ServerBuilder {
@@ -217,9 +251,7 @@ fn resources(b: ServerBuilder) -> ServerBuilder {
 }
 
 fn prompts(b: ServerBuilder) -> ServerBuilder {
-    b.prompt(Prompt::new("test_simple_prompt").with_description("A prompt without arguments"), |_, _| async {
-        Ok(GetPromptResult::new(vec![PromptMessage::text(Role::User, "This is a simple prompt for testing.")]))
-    })
+    b.prompt(simple_prompt(), |_, _| simple_prompt_result())
     .prompt(
         Prompt::new("test_prompt_with_arguments")
             .with_description("A prompt with two arguments")

@@ -63,7 +63,11 @@ impl<R: MessageReader, W: MessageWriter> Raw<R, W> {
     async fn ask(&mut self, message: Value) -> Value {
         self.tx.send(Outbound { bytes: Bytes::from(message.to_string()), route: Default::default() }).await.unwrap();
         self.tx.flush().await.unwrap();
-        let bytes = tokio::time::timeout(Duration::from_secs(5), self.rx.recv()).await.expect("a reply").expect("open");
+        self.next().await
+    }
+
+    async fn next(&mut self) -> Value {
+        let bytes = tokio::time::timeout(Duration::from_secs(5), self.rx.recv()).await.expect("a message").expect("open");
         serde_json::from_slice(&bytes).unwrap()
     }
 }
@@ -247,4 +251,84 @@ async fn asking_the_client_becomes_rounds_of_input_required_results() {
     let missing = raw.ask(request(6, "tools/call", json!({"name": "greet"}))).await;
     assert_eq!(missing["error"]["code"], -32021, "{missing}");
     assert_eq!(missing["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+}
+
+/// Waits (up to 5 s) for `check` to hold.
+async fn eventually(what: &str, check: impl Fn() -> bool) {
+    for _ in 0..500 {
+        if check() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("never: {what}");
+}
+
+#[tokio::test]
+async fn subscriptions_listen_acknowledges_then_sends_what_the_filter_asks_for() {
+    let server = server();
+    let (a, b) = MemoryTransport::pair();
+    let _session = server.serve(a);
+    let (rx, tx) = b.split();
+    let mut raw = Raw { rx, tx };
+    let filter = json!({"toolsListChanged": true, "promptsListChanged": true, "resourceSubscriptions": ["test://a"]});
+    let ack = raw.ask(request(7, "subscriptions/listen", json!({"notifications": filter}))).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"][meta::SUBSCRIPTION_ID], 7);
+    // No prompts on this server: the acknowledgement leaves them out.
+    assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true, "resourceSubscriptions": ["test://a"]}));
+
+    server.notify_resource_updated("test://elsewhere");
+    server.add_tool(Tool::new("later", "added at run time", json!({"type": "object"})), |_, _| async { Ok(CallToolResult::text("")) }).unwrap();
+    let change = raw.next().await;
+    assert_eq!(change["method"], "notifications/tools/list_changed", "the other resource's update is not sent: {change}");
+    assert_eq!(change["params"]["_meta"][meta::SUBSCRIPTION_ID], 7);
+    server.notify_resource_updated("test://a");
+    let updated = raw.next().await;
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!((updated["params"]["uri"].clone(), updated["params"]["_meta"][meta::SUBSCRIPTION_ID].clone()), (json!("test://a"), json!(7)));
+
+    // The client ends it by cancelling the request: no answer, the subscription is gone.
+    assert_eq!(server.subscription_count(), 1);
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+    raw.tx.send(Outbound { bytes: Bytes::from(cancel.to_string()), route: Default::default() }).await.unwrap();
+    raw.tx.flush().await.unwrap();
+    eventually("the cancelled subscription is removed", || server.subscription_count() == 0).await;
+
+    // The server ends one gracefully: the answer carries the subscription's id.
+    let ack = raw.ask(request(8, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}))).await;
+    assert_eq!(ack["params"]["_meta"][meta::SUBSCRIPTION_ID], 8, "only the new subscription speaks: {ack}");
+    server.end_subscriptions();
+    let end = raw.next().await;
+    assert_eq!(end["id"], 8);
+    assert_eq!(end["result"], json!({"resultType": "complete", "_meta": {meta::SUBSCRIPTION_ID: 8}}));
+    eventually("the ended subscription is removed", || server.subscription_count() == 0).await;
+}
+
+#[tokio::test]
+async fn an_http_listen_stream_carries_changes_until_the_client_drops_it() {
+    let server = server();
+    let http = HttpServer::bind(server.clone(), HttpServerConfig::default()).await.unwrap();
+    let listen = request(21, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let mut r = post(&http.url(), &listen).header("mcp-method", "subscriptions/listen").send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let mut seen = String::new();
+    async fn more(r: &mut reqwest::Response, seen: &mut String) {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), r.chunk()).await.expect("an event").unwrap().expect("open");
+        seen.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    while !seen.contains("\n\n") {
+        more(&mut r, &mut seen).await;
+    }
+    assert!(seen.contains("notifications/subscriptions/acknowledged"), "the first event is the ack: {seen}");
+    server.remove_tool("greet");
+    while !seen.contains("list_changed") {
+        more(&mut r, &mut seen).await;
+    }
+    assert!(seen.contains(r#""io.modelcontextprotocol/subscriptionId":21"#), "{seen}");
+    assert_eq!(server.subscription_count(), 1);
+    drop(r);
+    eventually("a dropped stream ends its subscription", || server.subscription_count() == 0).await;
+    http.shutdown().await;
 }

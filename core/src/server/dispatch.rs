@@ -126,6 +126,10 @@ async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
     }
     let request_meta = RequestMeta::from_params(req.params.as_ref())?;
     let method = req.method.as_str();
+    if method == methods::SUBSCRIPTIONS_LISTEN {
+        let caps = capabilities(server, request_meta.version);
+        return server.inner.listeners.listen(req.peer, req.id, req.params, &caps, req.cancel).await;
+    }
     let key = &server.inner.state_key;
     let round = Arc::new(InputRound::from_params(key, method, req.params.as_ref())?);
     // The handler's own token: ending a round cancels it without cancelling the request

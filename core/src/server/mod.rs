@@ -29,6 +29,7 @@ mod context;
 mod dispatch;
 mod handler;
 mod input_required;
+mod listen;
 mod registry;
 mod uri_template;
 
@@ -102,6 +103,8 @@ struct Inner {
     next_session: AtomicU64,
     /// Seals the stateless era's `requestState`.
     state_key: StateKey,
+    /// Open `subscriptions/listen` streams (stateless era).
+    listeners: listen::Listeners,
 }
 
 /// Builds a [`Server`]; registration errors (an invalid schema) surface at [`ServerBuilder::build`].
@@ -220,6 +223,7 @@ impl ServerBuilder {
                 registry: RwLock::new(self.registry),
                 sessions: Mutex::new(HashMap::new()),
                 next_session: AtomicU64::new(1),
+                listeners: listen::Listeners::default(),
             }),
         })
     }
@@ -396,13 +400,27 @@ impl Server {
         removed
     }
 
-    /// Sends `notifications/resources/updated` to every client subscribed to `uri`.
+    /// Sends `notifications/resources/updated` to every client subscribed to `uri`: the
+    /// sessions that sent `resources/subscribe`, and the `subscriptions/listen` streams
+    /// whose filter names it.
     pub fn notify_resource_updated(&self, uri: &str) {
         for (peer, client) in self.live_sessions() {
             if client.subscriptions.lock().unwrap().contains(uri) {
                 let _ = peer.notify(methods::RESOURCES_UPDATED, Some(json!({ "uri": uri })));
             }
         }
+        self.inner.listeners.resource_updated(uri);
+    }
+
+    /// Ends every open `subscriptions/listen` stream gracefully: each gets its answer,
+    /// which tells the client the server closed it on purpose (before a shutdown).
+    pub fn end_subscriptions(&self) {
+        self.inner.listeners.end_all();
+    }
+
+    /// Number of open `subscriptions/listen` streams.
+    pub fn subscription_count(&self) -> usize {
+        self.inner.listeners.count()
     }
 
     fn live_sessions(&self) -> Vec<(Peer, Arc<ClientState>)> {
@@ -413,6 +431,7 @@ impl Server {
         for (peer, _) in self.live_sessions() {
             let _ = peer.notify(method, None);
         }
+        self.inner.listeners.list_changed(method);
     }
 
     fn forget_session(&self, id: u64) {
