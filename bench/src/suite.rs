@@ -176,7 +176,8 @@ pub fn drive(args: Vec<String>) -> Result<(), String> {
     let d = drive_args(args)?;
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let out = rt.block_on(async move {
-        let builder = Client::builder("oxmcp-bench-driver", env!("CARGO_PKG_VERSION"));
+        // The cross-SDK workloads are session-era (what every SDK speaks).
+        let builder = Client::builder("oxmcp-bench-driver", env!("CARGO_PKG_VERSION")).era(oxmcp::client::Era::Session);
         let client = match &d.url {
             Some(url) => builder.connect(HttpClientTransport::new(url.clone())).await,
             None => {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Parser, Subcommand};
-use oxmcp::client::{Client, ServerNotification};
+use oxmcp::client::{Client, Era, ServerNotification};
 use oxmcp::protocol::{CallToolResult, ContentBlock};
 use oxmcp::session::{RequestOptions, SessionConfig};
 use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
@@ -228,6 +228,15 @@ async fn stop_signal() {
 /// Connects to the server given after `--`: a URL (Streamable HTTP, or legacy HTTP+SSE,
 /// detected) or a command to run as a child process (stdio).
 async fn connect(server: &[String], show_logs: bool) -> Result<Client> {
+    let client = connect_to(server, show_logs).await?;
+    if show_logs && client.era() == Era::Stateless {
+        // A stateless-era server logs only to requests that ask for a level.
+        client.set_log_level(oxmcp::protocol::LoggingLevel::Debug).await?;
+    }
+    Ok(client)
+}
+
+async fn connect_to(server: &[String], show_logs: bool) -> Result<Client> {
     let (program, args) = server.split_first().ok_or_else(|| anyhow!("give the server command or URL after --"))?;
     let builder = client_builder(show_logs);
     if args.is_empty() && (program.starts_with("http://") || program.starts_with("https://")) {
@@ -247,6 +256,10 @@ async fn connect(server: &[String], show_logs: bool) -> Result<Client> {
 
 fn client_builder(show_logs: bool) -> oxmcp::client::ClientBuilder {
     let mut builder = Client::builder("oxmcp-cli", env!("CARGO_PKG_VERSION"));
+    // OXMCP_ERA=session|stateless pins the protocol era; by default the client probes.
+    if let Some(era) = std::env::var("OXMCP_ERA").ok().and_then(|e| Era::parse(&e)) {
+        builder = builder.era(era);
+    }
     if show_logs {
         builder = builder.on_notification(|n| {
             if let ServerNotification::LoggingMessage(m) = n {

@@ -14,11 +14,26 @@ fn oxmcp(args: &[&str]) -> std::process::Output {
 }
 
 #[test]
+fn the_client_commands_pick_the_era_or_take_it_from_oxmcp_era() {
+    let version = |era: Option<&str>| {
+        let mut cmd = Command::new(OXMCP);
+        cmd.args(["inspect", "--json", "--", OXMCP, "everything-server", "--stdio"]);
+        if let Some(era) = era {
+            cmd.env("OXMCP_ERA", era);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["protocolVersion"].as_str().unwrap().to_string()
+    };
+    assert_eq!(version(None), "2026-07-28", "the everything server speaks both eras: the newer wins");
+    assert_eq!(version(Some("session")), "2025-11-25");
+}
+
+#[test]
 fn inspect_json_lists_every_fixture() {
     let out = oxmcp(&["inspect", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["protocolVersion"], "2025-11-25");
     assert_eq!(doc["serverInfo"]["name"], "oxmcp-everything");
     let names = |key: &str, field: &str| -> Vec<String> {
         doc[key].as_array().unwrap().iter().map(|t| t[field].as_str().unwrap().to_string()).collect()

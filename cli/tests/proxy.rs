@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use oxmcp::client::{Client, ServerNotification};
+use oxmcp::client::{Client, Era, ServerNotification};
 use oxmcp::protocol::{CreateMessageResult, Role, SamplingContentBlock};
 use oxmcp::session::RequestOptions;
 use oxmcp::transport::http::HttpClientTransport;
@@ -73,12 +73,14 @@ async fn a_stdio_server_over_http_gets_one_child_per_session() {
 
     let notes = Arc::new(Mutex::new(Vec::new()));
     let sink = notes.clone();
+    // Sessions: the stateless era has none to give a child to.
     let a = Client::builder("a", "1")
+        .era(Era::Session)
         .on_notification(move |n| sink.lock().unwrap().push(n))
         .connect(HttpClientTransport::new(&proxy.url))
         .await
         .unwrap();
-    let b = Client::builder("b", "1").connect(HttpClientTransport::new(&proxy.url)).await.unwrap();
+    let b = Client::builder("b", "1").era(Era::Session).connect(HttpClientTransport::new(&proxy.url)).await.unwrap();
     assert_eq!(proxy.children().len(), 2, "one child process per session");
 
     assert_eq!(a.call_tool("echo", json!({"text": "through the proxy"})).await.unwrap().content[0].as_text(), Some("through the proxy"));

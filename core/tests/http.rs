@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use oxmcp::client::{Client, ServerNotification};
+use oxmcp::client::{Client, Era, ServerNotification};
 use oxmcp::protocol::*;
 use oxmcp::server::{Arguments, RequestContext, Server};
 use oxmcp::session::RequestOptions;
@@ -165,16 +165,26 @@ async fn sessions_are_created_used_deleted_capped_and_expired() {
 }
 
 #[tokio::test]
-async fn the_client_does_everything_over_streamable_http() {
+async fn the_client_does_everything_over_streamable_http_in_both_eras() {
+    for era in [Era::Session, Era::Stateless] {
+        does_everything_over_streamable_http(era).await;
+    }
+}
+
+async fn does_everything_over_streamable_http(era: Era) {
     let (http, seen) = start(HttpServerConfig::default()).await;
     let notes = Arc::new(Mutex::new(Vec::new()));
     let sink = notes.clone();
     let client = Client::builder("c", "1")
         .on_sampling(|_, _| async { Ok(CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text("4"), "m")) })
         .on_notification(move |n| sink.lock().unwrap().push(n))
+        .era(era)
         .connect(HttpClientTransport::new(http.url()))
         .await
         .unwrap();
+    assert_eq!(client.era(), era);
+    // The stateless era sends logs only to requests that ask for them.
+    client.set_log_level(LoggingLevel::Debug).await.unwrap();
     assert_eq!(client.call_tool("echo", json!({"text": "hi"})).await.unwrap().content[0].as_text(), Some("hi"));
 
     let progress = Arc::new(Mutex::new(Vec::new()));
@@ -198,6 +208,13 @@ async fn the_client_does_everything_over_streamable_http() {
     assert_eq!(e.kind(), ErrorKind::Cancelled);
     tokio::time::timeout(Duration::from_secs(3), seen.signal.notified()).await.expect("the handler saw the cancel");
 
+    if era == Era::Stateless {
+        assert_eq!(client.peer().stats().pending_requests, 0);
+        assert_eq!(http.session_count(), 0, "the stateless era keeps no session");
+        client.close().await;
+        http.shutdown().await;
+        return;
+    }
     // 2025-11-25 polling: the server ends the stream mid-call, the client resumes it.
     let progress = Arc::new(Mutex::new(Vec::new()));
     let p = progress.clone();
@@ -301,7 +318,7 @@ async fn legacy_sse_and_automatic_fallback() {
 #[tokio::test]
 async fn the_client_reinitializes_once_when_its_session_expires() {
     let (http, _) = start(HttpServerConfig { session_idle_timeout: Duration::from_millis(200), ..Default::default() }).await;
-    let client = Client::builder("c", "1").connect(HttpClientTransport::new(http.url()).open_get_stream(false)).await.unwrap();
+    let client = Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(http.url()).open_get_stream(false)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(700)).await;
     assert_eq!(http.session_count(), 0, "the session expired");
     assert_eq!(client.call_tool("echo", json!({"text": "again"})).await.unwrap().content[0].as_text(), Some("again"));
@@ -314,7 +331,7 @@ async fn the_client_reinitializes_once_when_its_session_expires() {
 async fn shutdown_lets_in_flight_requests_finish_and_stops_accepting() {
     let (http, _) = start(HttpServerConfig::default()).await;
     let url = http.url();
-    let client = Client::builder("c", "1").connect(HttpClientTransport::new(url.clone())).await.unwrap();
+    let client = Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(url.clone())).await.unwrap();
     let peer = client.peer().clone();
     let call = tokio::spawn(async move { peer.request("tools/call", Some(json!({"name": "busy"})), RequestOptions::default()).await });
     tokio::time::sleep(Duration::from_millis(50)).await;

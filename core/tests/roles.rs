@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use oxmcp::client::{Client, ServerNotification};
+use oxmcp::client::{Client, Era, ServerNotification};
 use oxmcp::protocol::*;
 use oxmcp::server::{Arguments, RequestContext, ResourceRequest, Server, ServerBuilder, ServerConfig, ServerSession};
 use oxmcp::session::{RequestOptions, SessionConfig, SessionStats};
@@ -125,7 +125,7 @@ async fn pair_with(builder: impl FnOnce(ServerBuilder) -> ServerBuilder, client:
     let session = server.serve(a);
     let notes = Arc::new(Mutex::new(Vec::new()));
     let sink = notes.clone();
-    let client = client(Client::builder("test-client", "0.0.1").on_notification(move |n| sink.lock().unwrap().push(n)))
+    let client = client(Client::builder("test-client", "0.0.1").era(Era::Session).on_notification(move |n| sink.lock().unwrap().push(n)))
         .connect(b)
         .await
         .unwrap();
@@ -269,30 +269,41 @@ async fn closing_fails_pending_requests_at_once_and_cancels_handlers() {
 
 #[tokio::test]
 async fn server_to_client_requests_and_capability_refusal() {
-    let p = pair_with(
-        |b| b,
-        |c| {
-            c.on_sampling(|params: CreateMessageRequestParams, _| async move {
-                let asked = params.messages[0].content.blocks()[0].as_text().unwrap().to_string();
-                Ok(CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text(format!("echo:{asked}")), "test-model"))
-            })
-            .on_elicitation(|_, _| async {
-                let mut r = ElicitResult::new(ElicitAction::Accept);
-                r.content = Some(json!({"name": "Ada"}).as_object().unwrap().clone());
-                Ok(r)
-            })
-            .roots(vec![Root::new("file:///work")])
-        },
-    )
-    .await;
-    let r = p.client.call_tool("ask", json!({})).await.unwrap();
-    assert_eq!(r.content[0].as_text(), Some("echo:hi|\"Ada\"|file:///work"));
+    // The same handler asks the same questions in both eras: requests to the client in a
+    // session, input requests and a retry in the stateless era.
+    for era in [Era::Session, Era::Stateless] {
+        let p = pair_with(
+            |b| b,
+            |c| {
+                c.on_sampling(|params: CreateMessageRequestParams, _| async move {
+                    let asked = params.messages[0].content.blocks()[0].as_text().unwrap().to_string();
+                    Ok(CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text(format!("echo:{asked}")), "test-model"))
+                })
+                .on_elicitation(|_, _| async {
+                    let mut r = ElicitResult::new(ElicitAction::Accept);
+                    r.content = Some(json!({"name": "Ada"}).as_object().unwrap().clone());
+                    Ok(r)
+                })
+                .roots(vec![Root::new("file:///work")])
+                .era(era)
+            },
+        )
+        .await;
+        assert_eq!(p.client.era(), era);
+        let r = p.client.call_tool("ask", json!({})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some("echo:hi|\"Ada\"|file:///work"), "{era:?}");
+        assert_drained(&p).await;
+    }
 
-    // A client without the sampling capability: refused locally, nothing sent.
+    // A client without the sampling capability: the handler's ask fails at once, nothing
+    // sent. Session era: CapabilityMissing. Stateless era: the -32021 error the request
+    // answers with if the handler lets it through.
     let q = pair().await;
     let r = q.client.call_tool("ask_sampling", json!({})).await.unwrap();
     assert!(r.content[0].as_text().unwrap().starts_with("CapabilityMissing"), "{:?}", r.content);
-    assert_drained(&p).await;
+    let q = pair_with(|b| b, |c| c.era(Era::Stateless)).await;
+    let r = q.client.call_tool("ask_sampling", json!({})).await.unwrap();
+    assert!(r.content[0].as_text().unwrap().starts_with("Rpc: this request needs the client's sampling capability"), "{:?}", r.content);
 }
 
 #[tokio::test]

@@ -2,12 +2,14 @@
 //! carry their version and capabilities in `_meta` (no `initialize`) and sessions that
 //! began with `initialize`, over a byte stream (stdio's framing) and over Streamable HTTP.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use oxmcp::client::Client;
+use oxmcp::client::{Client, Era};
+use oxmcp::ErrorKind;
 use oxmcp::protocol::meta;
-use oxmcp::protocol::{CallToolResult, ElicitRequestFormParams, ElicitRequestParams, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
+use oxmcp::protocol::{CallToolResult, ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
 use oxmcp::server::{RequestContext, Server};
 use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
 use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, Outbound, Transport};
@@ -196,7 +198,7 @@ async fn streamable_http_serves_both_eras_at_once() {
     assert!(log < answer, "{text}");
 
     // A session-era client on the same server at the same time.
-    let client = Client::builder("session-era", "1").connect(HttpClientTransport::new(url.clone())).await.unwrap();
+    let client = Client::builder("session-era", "1").era(Era::Session).connect(HttpClientTransport::new(url.clone())).await.unwrap();
     assert_eq!(client.initialize_result().protocol_version, "2025-11-25");
     let res = client.call_tool("echo", json!({"text": "old"})).await.unwrap();
     assert_eq!(res.content[0].as_text(), Some("old"));
@@ -331,4 +333,106 @@ async fn an_http_listen_stream_carries_changes_until_the_client_drops_it() {
     drop(r);
     eventually("a dropped stream ends its subscription", || server.subscription_count() == 0).await;
     http.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_auto_client_speaks_the_stateless_era_to_a_server_that_does() {
+    let server = server();
+    let (a, b) = MemoryTransport::pair();
+    let _session = server.serve(a);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let client = Client::builder("auto", "1")
+        .on_elicitation(move |p, _| {
+            let seen = seen.clone();
+            async move {
+                let ElicitRequestParams::Form(form) = p else { panic!("a form") };
+                let field = form.requested_schema["properties"].as_object().unwrap().keys().next().unwrap().clone();
+                seen.lock().unwrap().push(field.clone());
+                let mut r = ElicitResult::new(ElicitAction::Accept);
+                r.content = Some(json!({ field.clone(): if field == "name" { "Ada" } else { "blue" } }).as_object().unwrap().clone());
+                Ok(r)
+            }
+        })
+        .connect(b)
+        .await
+        .unwrap();
+    assert_eq!(client.era(), Era::Stateless);
+    assert_eq!(client.server_info().name, "both-eras");
+    assert_eq!(client.instructions(), Some("Serves both eras."));
+    // Two rounds of input: the handler asked twice, the tool finished with both answers.
+    let r = client.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("\"Ada\" likes \"blue\""));
+    assert_eq!(*asked.lock().unwrap(), ["name", "color"]);
+    assert_eq!(server.session_count(), 1, "one connection, and no initialize on it");
+    client.ping().await.unwrap();
+    client.close().await;
+}
+
+/// A scripted server on a byte stream: answers each request with `reply(method, params)`
+/// (`Err` = a JSON-RPC error code) and counts the requests per method.
+fn scripted(
+    reply: impl Fn(&str, &Value) -> Result<Value, i64> + Send + 'static,
+) -> (MemoryTransport, Arc<Mutex<Vec<String>>>) {
+    let (a, b) = MemoryTransport::pair();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let seen = log.clone();
+    let (mut rx, mut tx) = a.split();
+    tokio::spawn(async move {
+        while let Ok(bytes) = rx.recv().await {
+            let m: Value = serde_json::from_slice(&bytes).unwrap();
+            let (Some(id), Some(method)) = (m.get("id"), m["method"].as_str()) else { continue };
+            seen.lock().unwrap().push(method.to_string());
+            let answer = match reply(method, &m["params"]) {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err(code) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "no"}}),
+            };
+            tx.send(Outbound { bytes: Bytes::from(answer.to_string()), route: Default::default() }).await.unwrap();
+            tx.flush().await.unwrap();
+        }
+    });
+    (b, log)
+}
+
+#[tokio::test]
+async fn an_auto_client_falls_back_to_initialize_when_discover_is_unknown() {
+    let (transport, log) = scripted(|method, _| match method {
+        "server/discover" => Err(-32601),
+        "initialize" => Ok(json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "old", "version": "1"}})),
+        "tools/list" => Ok(json!({"tools": []})),
+        _ => Err(-32601),
+    });
+    let client = Client::builder("auto", "1").connect(transport).await.unwrap();
+    assert_eq!(client.era(), Era::Session);
+    assert_eq!(client.protocol_version().as_str(), "2025-06-18");
+    assert_eq!(client.server_info().name, "old");
+    assert!(client.list_tools(None).await.unwrap().tools.is_empty());
+    assert_eq!(*log.lock().unwrap(), ["server/discover", "initialize", "tools/list"]);
+    // Asked for the stateless era only, the same server is refused.
+    let (transport, _) = scripted(|_, _| Err(-32601));
+    let e = Client::builder("new", "1").era(Era::Stateless).connect(transport).await.err().expect("refused");
+    assert_eq!(e.kind(), ErrorKind::Protocol);
+}
+
+#[tokio::test]
+async fn a_stateless_client_honours_ttl_and_checks_result_type() {
+    let (transport, log) = scripted(|method, params| {
+        assert_eq!(params["_meta"][meta::PROTOCOL_VERSION], "2026-07-28", "every request carries its _meta");
+        match method {
+            "server/discover" => Ok(json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}, "prompts": {}}})),
+            "tools/list" => Ok(json!({"resultType": "complete", "tools": [], "ttlMs": 60000, "cacheScope": "private"})),
+            "prompts/list" => Ok(json!({"resultType": "complete", "prompts": [], "ttlMs": 0})),
+            _ => Ok(json!({"resultType": "partial_nonsense"})),
+        }
+    });
+    let client = Client::builder("c", "1").connect(transport).await.unwrap();
+    assert_eq!(client.era(), Era::Stateless);
+    client.list_tools(None).await.unwrap();
+    client.list_tools(None).await.unwrap(); // within ttlMs: from the cache
+    client.list_prompts(None).await.unwrap();
+    client.list_prompts(None).await.unwrap(); // ttlMs 0: asked again
+    let e = client.call_tool("x", json!({})).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Protocol);
+    assert!(e.message().contains("unknown resultType"), "{e}");
+    assert_eq!(*log.lock().unwrap(), ["server/discover", "tools/list", "prompts/list", "prompts/list", "tools/call"]);
 }

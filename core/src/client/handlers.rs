@@ -81,38 +81,45 @@ fn fill_defaults(result: &mut ElicitResult, schema: &Value) {
     }
 }
 
+/// Answers one server-to-client request with the registered handler: a request the
+/// server sent on its own (session era) or one carried in an `InputRequiredResult`
+/// (stateless era).
+pub(crate) async fn answer_request(handlers: &Handlers, method: &str, params: Option<Value>, ctx: ClientContext) -> Result<Value, ErrorObject> {
+    match method {
+        methods::SAMPLING_CREATE_MESSAGE => answer(&handlers.sampling, method, params, ctx).await,
+        methods::ELICITATION_CREATE => {
+            let Some(handler) = &handlers.elicitation else {
+                return Err(ErrorObject::method_not_found(method));
+            };
+            let params: ElicitRequestParams = serde_json::from_value(params.unwrap_or(Value::Object(Default::default())))
+                .map_err(|e| ErrorObject::invalid_params(format!("invalid elicitation/create params: {e}")))?;
+            let defaults = match &params {
+                ElicitRequestParams::Form(form) => Some(form.requested_schema.clone()),
+                ElicitRequestParams::Url(_) => None,
+            };
+            let mut result = handler(params, ctx).await.map_err(|e| e.to_error_object())?;
+            if let (ElicitAction::Accept, Some(schema)) = (&result.action, defaults) {
+                fill_defaults(&mut result, &schema);
+            }
+            serde_json::to_value(result).map_err(|e| ErrorObject::internal(e.to_string()))
+        }
+        methods::ROOTS_LIST => match &handlers.roots {
+            None => Err(ErrorObject::method_not_found(method)),
+            Some(h) => {
+                let roots = h((), ctx).await.map_err(|e| e.to_error_object())?;
+                serde_json::to_value(roots).map_err(|e| ErrorObject::internal(e.to_string()))
+            }
+        },
+        other => Err(ErrorObject::method_not_found(other)),
+    }
+}
+
 impl Service for ClientService {
     fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
         let handlers = self.handlers.clone();
         Box::pin(async move {
             let ctx = ClientContext { request_id: req.id, cancel: req.cancel, peer: req.peer };
-            match req.method.as_str() {
-                methods::SAMPLING_CREATE_MESSAGE => answer(&handlers.sampling, &req.method, req.params, ctx).await,
-                methods::ELICITATION_CREATE => {
-                    let Some(handler) = &handlers.elicitation else {
-                        return Err(ErrorObject::method_not_found(&req.method));
-                    };
-                    let params: ElicitRequestParams = serde_json::from_value(req.params.unwrap_or(Value::Object(Default::default())))
-                        .map_err(|e| ErrorObject::invalid_params(format!("invalid elicitation/create params: {e}")))?;
-                    let defaults = match &params {
-                        ElicitRequestParams::Form(form) => Some(form.requested_schema.clone()),
-                        ElicitRequestParams::Url(_) => None,
-                    };
-                    let mut result = handler(params, ctx).await.map_err(|e| e.to_error_object())?;
-                    if let (ElicitAction::Accept, Some(schema)) = (&result.action, defaults) {
-                        fill_defaults(&mut result, &schema);
-                    }
-                    serde_json::to_value(result).map_err(|e| ErrorObject::internal(e.to_string()))
-                }
-                methods::ROOTS_LIST => match &handlers.roots {
-                    None => Err(ErrorObject::method_not_found(&req.method)),
-                    Some(h) => {
-                        let roots = h((), ctx).await.map_err(|e| e.to_error_object())?;
-                        serde_json::to_value(roots).map_err(|e| ErrorObject::internal(e.to_string()))
-                    }
-                },
-                other => Err(ErrorObject::method_not_found(other)),
-            }
+            answer_request(&handlers, &req.method, req.params, ctx).await
         })
     }
 

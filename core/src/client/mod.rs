@@ -21,6 +21,7 @@
 
 mod handlers;
 mod notification;
+mod stateless;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -31,6 +32,7 @@ use serde_json::{json, Map, Value};
 
 pub use handlers::ClientContext;
 pub use notification::ServerNotification;
+pub use stateless::Era;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
@@ -52,18 +54,37 @@ pub struct ClientBuilder {
     handlers: Handlers,
     config: SessionConfig,
     version: ProtocolVersion,
+    era: Era,
+    discover_timeout: std::time::Duration,
 }
 
 impl ClientBuilder {
+    /// Which protocol era to speak: [`Era::Auto`] (the default) probes the server with
+    /// `server/discover` and falls back to `initialize` when it is older; the choice holds
+    /// for the whole connection ([`Client::era`] tells which it was).
+    pub fn era(mut self, era: Era) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// How long [`Era::Auto`] waits for the `server/discover` answer before it takes the
+    /// server for an older one that ignores unknown methods (default 10 s).
+    pub fn discover_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.discover_timeout = timeout;
+        self
+    }
+
     /// Session settings (timeouts of requests to the server, limits).
     pub fn session_config(mut self, config: SessionConfig) -> Self {
         self.config = config;
         self
     }
 
-    /// The protocol version to ask for (default: the latest).
+    /// The protocol version to ask for (default: the latest). A version names its era:
+    /// a session-era version means [`Era::Session`], 2026-07-28 means [`Era::Stateless`].
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.version = version;
+        self.era = if version.is_stateless() { Era::Stateless } else { Era::Session };
         self
     }
 
@@ -120,21 +141,62 @@ impl ClientBuilder {
         self
     }
 
-    /// Connects over `transport` and performs the `initialize` handshake.
+    /// Connects over `transport`: discovers the server (stateless era) or performs the
+    /// `initialize` handshake (session era), as [`ClientBuilder::era`] says.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> oxmcp::Result<()> {
+    /// use oxmcp::client::{Client, Era};
+    /// use oxmcp::server::Server;
+    /// use oxmcp::transport::MemoryTransport;
+    ///
+    /// let server = Server::builder("both-eras", "1.0.0").build()?;
+    /// let (server_end, client_end) = MemoryTransport::pair();
+    /// let _session = server.serve(server_end);
+    /// // An oxmcp server speaks both eras, so Auto settles on the newer one.
+    /// let client = Client::builder("me", "1.0.0").connect(client_end).await?;
+    /// assert_eq!(client.era(), Era::Stateless);
+    /// assert_eq!(client.server_info().name, "both-eras");
+    /// # Ok(()) }
+    /// ```
     pub async fn connect<T: Transport>(self, transport: T) -> Result<Client> {
+        let session = Session::start(transport, Arc::new(ClientService { handlers: self.handlers.clone() }), self.config.clone());
+        let peer = session.peer().clone();
+        if self.era != Era::Session {
+            let base = stateless::base_meta(&self.info, &self.capabilities);
+            match stateless::discover(&peer, &base, self.discover_timeout).await {
+                Ok(Some(found)) => {
+                    peer.set_protocol_version(ProtocolVersion::STATELESS);
+                    let state = stateless::Stateless::new(base, self.handlers);
+                    let init = stateless::as_initialize_result(&found);
+                    return Ok(Client { session, peer, init, version: ProtocolVersion::STATELESS, stateless: Some(state) });
+                }
+                Ok(None) if self.era == Era::Auto => {}
+                Ok(None) => {
+                    session.close().await;
+                    return Err(Error::new(ErrorKind::Protocol, "the server does not speak the stateless era (2026-07-28)"));
+                }
+                Err(e) => {
+                    session.close().await;
+                    return Err(e);
+                }
+            }
+        }
+        self.initialize(session, peer).await
+    }
+
+    async fn initialize(self, session: Session, peer: Peer) -> Result<Client> {
         let mut capabilities = self.capabilities;
-        if !self.version.supports_elicitation() {
+        let version = if self.version.is_stateless() { ProtocolVersion::LATEST } else { self.version };
+        if !version.supports_elicitation() {
             capabilities.elicitation = None; // elicitation/create does not exist yet
-        } else if self.version < ProtocolVersion::V2025_11_25 {
+        } else if version < ProtocolVersion::V2025_11_25 {
             // Form and URL modes are 2025-11-25; before, the capability is an empty object.
             capabilities.elicitation = capabilities.elicitation.map(|_| ElicitationCapability::default());
         }
-        let service = ClientService { handlers: self.handlers };
-        let session = Session::start(transport, Arc::new(service), self.config);
-        let peer = session.peer().clone();
-        let params = InitializeRequestParams::new(self.version.as_str(), capabilities, self.info);
+        let params = InitializeRequestParams::new(version.as_str(), capabilities, self.info);
         let init: InitializeResult = typed(&peer, methods::INITIALIZE, &params, RequestOptions::default()).await?;
-        let Some(version) = ProtocolVersion::parse(&init.protocol_version) else {
+        let Some(version) = ProtocolVersion::parse(&init.protocol_version).filter(|v| !v.is_stateless()) else {
             session.close().await;
             return Err(Error::new(
                 ErrorKind::Protocol,
@@ -143,7 +205,7 @@ impl ClientBuilder {
         };
         peer.set_protocol_version(version);
         peer.notify(methods::INITIALIZED, None)?;
-        Ok(Client { session, peer, init, version })
+        Ok(Client { session, peer, init, version, stateless: None })
     }
 }
 
@@ -153,6 +215,8 @@ pub struct Client {
     peer: Peer,
     init: InitializeResult,
     version: ProtocolVersion,
+    /// Set when the connection speaks the stateless era.
+    stateless: Option<stateless::Stateless>,
 }
 
 async fn typed<P: Serialize, R: DeserializeOwned>(peer: &Peer, method: &str, params: &P, options: RequestOptions) -> Result<R> {
@@ -177,6 +241,8 @@ impl Client {
             handlers: Handlers::default(),
             config: SessionConfig::default(),
             version: ProtocolVersion::LATEST,
+            era: Era::Auto,
+            discover_timeout: std::time::Duration::from_secs(10),
         }
     }
 
@@ -205,14 +271,39 @@ impl Client {
         self.version
     }
 
-    /// `ping`.
+    /// Which era this connection speaks.
+    pub fn era(&self) -> Era {
+        if self.stateless.is_some() { Era::Stateless } else { Era::Session }
+    }
+
+    /// Sends any request and returns its raw result: in the stateless era with the
+    /// request's `_meta` added and the server's input requests answered (see
+    /// [`Era::Stateless`]), in the session era as it is.
+    pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value> {
+        match &self.stateless {
+            Some(s) => s.request(&self.peer, method, params, options).await,
+            None => self.peer.request(method, params, options).await,
+        }
+    }
+
+    async fn typed<P: Serialize, R: DeserializeOwned>(&self, method: &str, params: &P, options: RequestOptions) -> Result<R> {
+        let value = self.request(method, Some(serde_json::to_value(params)?), options).await?;
+        serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Protocol, format!("malformed {method} result from the server: {e}")))
+    }
+
+    /// Checks the server is there: `ping` in the session era; the stateless era has no
+    /// ping, so a `server/discover` round trip stands in for it.
     pub async fn ping(&self) -> Result<()> {
-        self.peer.ping().await
+        match &self.stateless {
+            Some(s) => s.request(&self.peer, methods::SERVER_DISCOVER, None, RequestOptions::default()).await.map(drop),
+            None => self.peer.ping().await,
+        }
     }
 
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
-        typed(&self.peer, methods::TOOLS_LIST, &cursor_params(cursor), RequestOptions::default()).await
+        self.typed(methods::TOOLS_LIST, &cursor_params(cursor), RequestOptions::default()).await
     }
     /// Every tool, following `nextCursor`.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
@@ -220,7 +311,7 @@ impl Client {
     }
     /// One page of `resources/list`.
     pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult> {
-        typed(&self.peer, methods::RESOURCES_LIST, &cursor_params(cursor), RequestOptions::default()).await
+        self.typed(methods::RESOURCES_LIST, &cursor_params(cursor), RequestOptions::default()).await
     }
     /// Every resource, following `nextCursor`.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
@@ -228,7 +319,7 @@ impl Client {
     }
     /// One page of `resources/templates/list`.
     pub async fn list_resource_templates(&self, cursor: Option<&str>) -> Result<ListResourceTemplatesResult> {
-        typed(&self.peer, methods::RESOURCES_TEMPLATES_LIST, &cursor_params(cursor), RequestOptions::default()).await
+        self.typed(methods::RESOURCES_TEMPLATES_LIST, &cursor_params(cursor), RequestOptions::default()).await
     }
     /// Every resource template, following `nextCursor`.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
@@ -239,7 +330,7 @@ impl Client {
     }
     /// One page of `prompts/list`.
     pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult> {
-        typed(&self.peer, methods::PROMPTS_LIST, &cursor_params(cursor), RequestOptions::default()).await
+        self.typed(methods::PROMPTS_LIST, &cursor_params(cursor), RequestOptions::default()).await
     }
     /// Every prompt, following `nextCursor`.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
@@ -295,19 +386,22 @@ impl Client {
         };
         let mut params = CallToolRequestParams::new(name);
         params.arguments = arguments;
-        typed(&self.peer, methods::TOOLS_CALL, &params, options).await
+        self.typed(methods::TOOLS_CALL, &params, options).await
     }
 
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
-        typed(&self.peer, methods::RESOURCES_READ, &json!({ "uri": uri }), RequestOptions::default()).await
+        self.typed(methods::RESOURCES_READ, &json!({ "uri": uri }), RequestOptions::default()).await
     }
-    /// Subscribes to updates of a resource.
+    /// Subscribes to updates of a resource (session era; in the stateless era updates come
+    /// on a `subscriptions/listen` stream instead).
     pub async fn subscribe(&self, uri: &str) -> Result<()> {
+        self.session_era_only(methods::RESOURCES_SUBSCRIBE)?;
         self.peer.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
     }
-    /// Ends a subscription.
+    /// Ends a subscription (session era).
     pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
+        self.session_era_only(methods::RESOURCES_UNSUBSCRIBE)?;
         self.peer.request(methods::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
     }
     /// Gets a prompt with string arguments.
@@ -321,19 +415,39 @@ impl Client {
         if !args.is_empty() {
             params.arguments = Some(args);
         }
-        typed(&self.peer, methods::PROMPTS_GET, &params, RequestOptions::default()).await
+        self.typed(methods::PROMPTS_GET, &params, RequestOptions::default()).await
     }
     /// Asks for completions of a prompt argument or template variable.
     pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
-        typed(&self.peer, methods::COMPLETION_COMPLETE, &params, RequestOptions::default()).await
+        self.typed(methods::COMPLETION_COMPLETE, &params, RequestOptions::default()).await
     }
-    /// Sets the minimum level of log messages the server sends.
+    /// Sets the minimum level of log messages the server sends: `logging/setLevel` in the
+    /// session era; in the stateless era every later request asks for that level in its
+    /// `_meta` (without it, the server sends no logs).
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<()> {
+        if let Some(s) = &self.stateless {
+            s.set_log_level(level);
+            return Ok(());
+        }
         self.peer.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level })), RequestOptions::default()).await.map(drop)
     }
-    /// Tells the server the roots changed.
+    /// Tells the server the roots changed (session era; a stateless-era server asks for
+    /// roots within each request that needs them, so there is no one to tell).
     pub fn notify_roots_changed(&self) -> Result<()> {
+        if self.stateless.is_some() {
+            return Ok(());
+        }
         self.peer.notify(methods::ROOTS_LIST_CHANGED, None)
+    }
+
+    fn session_era_only(&self, method: &str) -> Result<()> {
+        match &self.stateless {
+            Some(_) => Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("{method} does not exist in the stateless era (2026-07-28); open a subscriptions/listen stream with Client::request instead"),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Closes the connection and waits for the transport to shut (a child process exits).

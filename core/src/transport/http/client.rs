@@ -7,6 +7,11 @@
 //! GET stream carries server-initiated messages (if the server offers one; it is open
 //! before the first request goes out). A 404 for the
 //! session re-initializes once and retries; closing sends DELETE.
+//!
+//! A request whose `_meta` names the stateless era (2026-07-28) is a POST of its own: no
+//! session, the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers mirrored from
+//! the body, the server's error answers (HTTP 4xx with a JSON-RPC error) delivered as
+//! they are, and cancelling it closes its response stream, which is how that era cancels.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -107,6 +112,7 @@ impl Transport for HttpClientTransport {
             config: self,
             inbound: tx,
             state: Mutex::default(),
+            stateless_inflight: Mutex::default(),
             closed: CancellationToken::new(),
             close_reason: Mutex::new(None),
         });
@@ -169,6 +175,8 @@ struct Inner {
     config: HttpClientTransport,
     inbound: mpsc::UnboundedSender<Bytes>,
     state: Mutex<State>,
+    /// Stateless-era requests in flight, by id (JSON text): cancelling one closes its POST.
+    stateless_inflight: Mutex<std::collections::HashMap<String, CancellationToken>>,
     closed: CancellationToken,
     close_reason: Mutex<Option<String>>,
 }
@@ -180,6 +188,61 @@ struct Peek {
     id: Option<Value>,
     #[serde(default)]
     method: Option<String>,
+    #[serde(default)]
+    params: Option<PeekParams>,
+}
+
+#[derive(Deserialize, Default)]
+struct PeekParams {
+    /// A tool's or prompt's name (Value: other methods may use the key differently).
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default)]
+    uri: Option<Value>,
+    /// `notifications/cancelled`: the request it cancels.
+    #[serde(default, rename = "requestId")]
+    request_id: Option<Value>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<PeekMeta>,
+}
+
+#[derive(Deserialize, Default)]
+struct PeekMeta {
+    #[serde(default, rename = "io.modelcontextprotocol/protocolVersion")]
+    version: Option<String>,
+}
+
+impl Peek {
+    /// The protocol version a stateless-era request names in its `_meta`.
+    fn stateless_version(&self) -> Option<&str> {
+        self.params.as_ref()?.meta.as_ref()?.version.as_deref()
+    }
+
+    /// What `Mcp-Name` mirrors: `params.name` of tools/call and prompts/get, `params.uri`
+    /// of resources/read.
+    fn mirrored_name(&self) -> Option<&str> {
+        let p = self.params.as_ref()?;
+        match self.method.as_deref()? {
+            methods::TOOLS_CALL | methods::PROMPTS_GET => p.name.as_ref()?.as_str(),
+            methods::RESOURCES_READ => p.uri.as_ref()?.as_str(),
+            _ => None,
+        }
+    }
+}
+
+/// A header value for `text`: as it is when it is visible ASCII, otherwise (or when it
+/// could be mistaken for the encoding) `=?base64?...?=` over its UTF-8 bytes.
+fn header_safe(text: &str) -> String {
+    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.starts_with("=?base64?");
+    if plain {
+        text.to_string()
+    } else {
+        use base64::Engine as _;
+        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(text))
+    }
 }
 
 /// The parts of an incoming message the transport needs.
@@ -256,6 +319,18 @@ impl Inner {
 
     async fn post(self: Arc<Self>, bytes: Bytes) {
         let peek: Peek = serde_json::from_slice(&bytes).unwrap_or_default();
+        if let Some(version) = peek.stateless_version() {
+            let version = version.to_string();
+            return self.post_stateless(&bytes, &peek, &version).await;
+        }
+        if peek.method.as_deref() == Some(methods::CANCELLED) {
+            let cancelled = peek.params.as_ref().and_then(|p| p.request_id.as_ref()).map(Value::to_string);
+            if let Some(token) = cancelled.and_then(|id| self.stateless_inflight.lock().unwrap().remove(&id)) {
+                // The stateless era cancels by closing the request's response stream.
+                token.cancel();
+                return;
+            }
+        }
         let initializing = peek.method.as_deref() == Some(methods::INITIALIZE);
         if initializing {
             self.state.lock().unwrap().initialize = Some(bytes.clone());
@@ -334,6 +409,60 @@ impl Inner {
                 Err(Failure::Fatal(format!("HTTP {s}: {detail}")))
             }
         }
+    }
+
+    /// One stateless-era request: its own POST, headers mirrored from the body, the
+    /// server's answer delivered whatever the HTTP status.
+    async fn post_stateless(&self, bytes: &Bytes, peek: &Peek, version: &str) {
+        let Some(id) = peek.id.as_ref() else { return }; // notifications: nothing to route
+        let key = id.to_string();
+        let cancel = CancellationToken::new();
+        self.stateless_inflight.lock().unwrap().insert(key.clone(), cancel.clone());
+        let mut req = self
+            .http
+            .post(self.url.clone())
+            .headers(self.config.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(headers::PROTOCOL_VERSION, version)
+            .header(headers::METHOD, peek.method.as_deref().unwrap_or_default());
+        if let Some(name) = peek.mirrored_name() {
+            req = req.header(headers::NAME, header_safe(name));
+        }
+        let outcome = tokio::select! {
+            r = self.send_stateless(req.body(bytes.clone()), peek) => r,
+            _ = cancel.cancelled() => Ok(()),
+        };
+        self.stateless_inflight.lock().unwrap().remove(&key);
+        if let Err(f) = outcome {
+            let message = match f {
+                Failure::Fatal(m) => m,
+                Failure::SessionExpired | Failure::TryLegacy => "the server refused the request".into(),
+            };
+            self.fail(peek, message);
+        }
+    }
+
+    async fn send_stateless(&self, req: reqwest::RequestBuilder, peek: &Peek) -> Result<(), Failure> {
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => return Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
+        };
+        let status = resp.status();
+        let sse = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/event-stream"));
+        if status.is_success() && sse {
+            return self.read_response_stream(resp, peek).await;
+        }
+        let body = resp.bytes().await.map_err(|e| Failure::Fatal(format!("reading the response failed: {e}")))?;
+        // An error status still carries the request's JSON-RPC answer (-32601 with 404,
+        // -32602 or -32020 with 400...): deliver it when it is for this request.
+        let answers_it = serde_json::from_slice::<Answer>(&body).is_ok_and(|a| a.id.is_some() && a.id == peek.id);
+        if answers_it {
+            self.deliver(body, peek);
+            return Ok(());
+        }
+        let detail = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+        Err(Failure::Fatal(format!("HTTP {status}: {detail}")))
     }
 
     /// Reads a POST's SSE stream until the request is answered, resuming a stream that

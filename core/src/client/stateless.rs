@@ -1,0 +1,207 @@
+//! The client's side of the stateless era (2026-07-28): no `initialize`, so every request
+//! carries the client's version, capabilities and info in `_meta`; a server that needs
+//! the user or the model first answers with an `InputRequiredResult`, which this client
+//! answers with its sampling / elicitation / roots handlers before sending the request
+//! again (a new id, the answers in `inputResponses`, the server's `requestState` echoed);
+//! list and read results may be reused for the `ttlMs` the server allows.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use super::handlers::{answer_request, ClientContext, Handlers};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{
+    meta, methods, ClientCapabilities, DiscoverResult, Implementation, InitializeResult, InputRequiredResult,
+    LoggingLevel, ProtocolVersion, RequestId, RESULT_COMPLETE, RESULT_INPUT_REQUIRED,
+};
+use crate::session::{Peer, RequestOptions};
+
+/// How many times one request may come back asking for input before the client gives
+/// up (a server that never finishes would otherwise loop forever).
+const MAX_INPUT_ROUNDS: usize = 16;
+
+/// Which protocol era a client speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Era {
+    /// Probe with `server/discover`; fall back to `initialize` when the server is older.
+    #[default]
+    Auto,
+    /// `initialize` and a session (protocol versions up to 2025-11-25).
+    Session,
+    /// 2026-07-28: `server/discover`, then every request on its own.
+    Stateless,
+}
+
+impl Era {
+    /// Parses `auto`, `session` (or `legacy`) and `stateless` (or `modern`), as the
+    /// bindings accept them.
+    pub fn parse(s: &str) -> Option<Era> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Some(Era::Auto),
+            "session" | "legacy" => Some(Era::Session),
+            "stateless" | "modern" => Some(Era::Stateless),
+            _ => None,
+        }
+    }
+}
+
+/// The `_meta` every stateless-era request carries.
+pub(crate) fn base_meta(info: &Implementation, capabilities: &ClientCapabilities) -> Map<String, Value> {
+    Map::from_iter([
+        (meta::PROTOCOL_VERSION.to_string(), json!(ProtocolVersion::STATELESS.as_str())),
+        (meta::CLIENT_CAPABILITIES.to_string(), serde_json::to_value(capabilities).unwrap_or_else(|_| json!({}))),
+        (meta::CLIENT_INFO.to_string(), serde_json::to_value(info).unwrap_or_else(|_| json!({}))),
+    ])
+}
+
+/// Sends `server/discover`. `Ok(None)`: the server answered, but not in the stateless
+/// era (an error, or no 2026-07-28 among its versions), so it is an older server.
+pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Duration) -> Result<Option<DiscoverResult>> {
+    let params = json!({ "_meta": base });
+    let options = RequestOptions::default().timeout(timeout);
+    match peer.request(methods::SERVER_DISCOVER, Some(params), options).await {
+        Ok(v) => {
+            let d: DiscoverResult = serde_json::from_value(v)
+                .map_err(|e| Error::new(ErrorKind::Protocol, format!("malformed server/discover result: {e}")))?;
+            Ok(d.supported_versions.iter().any(|v| v == ProtocolVersion::STATELESS.as_str()).then_some(d))
+        }
+        // Closed connections and our own cancellations are real failures, not an answer.
+        Err(e) if matches!(e.kind(), ErrorKind::Closed | ErrorKind::Cancelled) => Err(e),
+        Err(e) => {
+            tracing::debug!("server/discover failed ({e}): an older server");
+            Ok(None)
+        }
+    }
+}
+
+/// The discover result in the shape the session era's accessors return.
+pub(crate) fn as_initialize_result(d: &DiscoverResult) -> InitializeResult {
+    let info = d
+        .meta
+        .as_ref()
+        .and_then(|m| m.get(meta::SERVER_INFO))
+        .and_then(|v| serde_json::from_value::<Implementation>(v.clone()).ok())
+        .unwrap_or_else(|| Implementation::new("unknown", ""));
+    let mut init = InitializeResult::new(ProtocolVersion::STATELESS.as_str(), d.capabilities.clone(), info);
+    init.instructions = d.instructions.clone();
+    init
+}
+
+/// A stateless-era client's per-connection state.
+pub(crate) struct Stateless {
+    base: Map<String, Value>,
+    log_level: Mutex<Option<LoggingLevel>>,
+    handlers: Handlers,
+    /// Results the server let us reuse, by method and params, until their deadline.
+    cache: Mutex<HashMap<String, (Instant, Value)>>,
+}
+
+/// Methods whose results carry caching hints.
+fn cacheable(method: &str) -> bool {
+    matches!(
+        method,
+        methods::TOOLS_LIST | methods::RESOURCES_LIST | methods::RESOURCES_TEMPLATES_LIST | methods::RESOURCES_READ | methods::PROMPTS_LIST
+    )
+}
+
+impl Stateless {
+    pub(crate) fn new(base: Map<String, Value>, handlers: Handlers) -> Self {
+        Self { base, log_level: Mutex::new(None), handlers, cache: Mutex::default() }
+    }
+
+    /// The stateless era has no `logging/setLevel`: the level rides on each request.
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        *self.log_level.lock().unwrap() = Some(level);
+    }
+
+    fn with_meta(&self, params: &Option<Value>) -> Result<Map<String, Value>> {
+        let mut p = match params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(other) => return Err(Error::new(ErrorKind::InvalidInput, format!("request params must be a JSON object, not {other}"))),
+        };
+        let m = p.entry("_meta").or_insert_with(|| json!({}));
+        let Value::Object(m) = m else {
+            return Err(Error::new(ErrorKind::InvalidInput, "params._meta must be a JSON object"));
+        };
+        for (k, v) in &self.base {
+            m.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        if let Some(level) = *self.log_level.lock().unwrap() {
+            m.entry(meta::LOG_LEVEL).or_insert_with(|| json!(level));
+        }
+        Ok(p)
+    }
+
+    /// Sends one request, answering the server's questions round after round.
+    pub(crate) async fn request(&self, peer: &Peer, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value> {
+        let key = cacheable(method).then(|| format!("{method} {}", params.as_ref().map(Value::to_string).unwrap_or_default()));
+        if let Some(key) = &key {
+            let mut cache = self.cache.lock().unwrap();
+            match cache.get(key) {
+                Some((until, v)) if Instant::now() < *until => return Ok(v.clone()),
+                Some(_) => {
+                    cache.remove(key);
+                }
+                None => {}
+            }
+        }
+        let first = self.with_meta(&params)?;
+        let mut answers: Option<(Map<String, Value>, Option<String>)> = None;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let mut p = first.clone();
+            if let Some((responses, state)) = answers.take() {
+                p.insert("inputResponses".into(), Value::Object(responses));
+                if let Some(state) = state {
+                    p.insert("requestState".into(), Value::String(state));
+                }
+            }
+            let result = peer.request(method, Some(Value::Object(p)), options.clone()).await?;
+            match result.get("resultType") {
+                None => return Ok(self.remember(key, result)),
+                Some(Value::String(t)) if t == RESULT_COMPLETE => return Ok(self.remember(key, result)),
+                Some(Value::String(t)) if t == RESULT_INPUT_REQUIRED => {
+                    let asked: InputRequiredResult = serde_json::from_value(result)
+                        .map_err(|e| Error::new(ErrorKind::Protocol, format!("malformed InputRequiredResult for {method}: {e}")))?;
+                    let responses = self.answer(peer, asked.input_requests.unwrap_or_default()).await?;
+                    answers = Some((responses, asked.request_state));
+                }
+                Some(other) => {
+                    return Err(Error::new(ErrorKind::Protocol, format!("{method}: unknown resultType {other} from the server")))
+                }
+            }
+        }
+        Err(Error::new(ErrorKind::Protocol, format!("{method}: the server asked for input {MAX_INPUT_ROUNDS} times without finishing")))
+    }
+
+    fn remember(&self, key: Option<String>, result: Value) -> Value {
+        let ttl = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
+        if let (Some(key), true) = (key, ttl > 0) {
+            self.cache.lock().unwrap().insert(key, (Instant::now() + Duration::from_millis(ttl), result.clone()));
+        }
+        result
+    }
+
+    /// Answers every input request with the registered handlers, concurrently.
+    async fn answer(&self, peer: &Peer, requests: Map<String, Value>) -> Result<Map<String, Value>> {
+        let asks = requests.into_iter().map(|(key, ask)| {
+            let method = ask.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
+            let params = ask.get("params").cloned();
+            let ctx = ClientContext { request_id: RequestId::String(key.as_str().into()), cancel: Default::default(), peer: peer.clone() };
+            async move {
+                match answer_request(&self.handlers, &method, params, ctx).await {
+                    Ok(v) => Ok((key, v)),
+                    Err(e) if e.code == crate::protocol::codes::METHOD_NOT_FOUND => Err(Error::new(
+                        ErrorKind::Protocol,
+                        format!("the server asked for {method:?} (input {key:?}), which this client has no handler for"),
+                    )),
+                    Err(e) => Err(Error::from_rpc(e)),
+                }
+            }
+        });
+        futures::future::try_join_all(asks).await.map(Map::from_iter)
+    }
+}
