@@ -408,6 +408,13 @@ async fn an_auto_client_falls_back_to_initialize_when_discover_is_unknown() {
     assert_eq!(client.server_info().name, "old");
     assert!(client.list_tools(None).await.unwrap().tools.is_empty());
     assert_eq!(*log.lock().unwrap(), ["server/discover", "initialize", "tools/list"]);
+    // A server that answers any method with some result is an older server as well.
+    let (transport, _) = scripted(|method, _| match method {
+        "initialize" => Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "lax", "version": "1"}})),
+        _ => Ok(json!({})),
+    });
+    let client = Client::builder("auto", "1").connect(transport).await.unwrap();
+    assert_eq!((client.era(), client.server_info().name.as_str()), (Era::Session, "lax"));
     // Asked for the stateless era only, the same server is refused.
     let (transport, _) = scripted(|_, _| Err(-32601));
     let e = Client::builder("new", "1").era(Era::Stateless).connect(transport).await.err().expect("refused");

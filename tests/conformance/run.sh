@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (npm @modelcontextprotocol/conformance) against oxmcp:
 # the whole server suite against `oxmcp everything-server --http`, and the client scenarios
-# that need no authorization against `oxmcp conformance-client`. Installs Node 22 and the
-# suite from npm into this folder. Ends with "N passed, N failed" (scenario checks).
+# that need no authorization against `oxmcp conformance-client`; then the suite's 0.2.0
+# line (npm alias conformance-next) with the 2026-07-28 revision's requirements and the
+# 2025-11-25 scenarios. Installs Node 22 and both suites from npm into this folder. Ends
+# with "N passed, N failed" (scenario checks).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -46,6 +48,47 @@ else
   f="$(echo "$total" | sed -E 's/Total: ([0-9]+) passed, ([0-9]+) failed.*/\2/')"
   passed=$((passed + p)); failed=$((failed + f))
 fi
+
+# --- the 0.2.0 line (conformance-next): the 2026-07-28 revision's requirements -----------
+# --requirements runs exactly what the revision requires; scenarios it lists as not scored
+# (the optional tasks extension, scenarios pending in the suite itself) are run and shown
+# but, as the suite says, do not count.
+next="$here/node_modules/conformance-next/dist/index.js"
+echo "== conformance-next server --requirements 2026-07-28"
+node "$next" server --url "http://localhost:$port/mcp" --requirements 2026-07-28 >"$out/next-2026.log" 2>&1 || true
+read -r p f < <(python3 - "$out/next-2026.log" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+head, _, tail = text.partition("Not scored for")
+unscored = set(re.findall(r"^\s+[✓✗] (\S+) \(", tail, re.M))
+passed = failed = 0
+for name, p, f in re.findall(r"^[✓✗] (\S+): (\d+) passed, (\d+) failed", head, re.M):
+    if name in unscored:
+        continue
+    passed += int(p); failed += int(f)
+    print(("✓" if f == "0" else "✗") + f" {name}: {p} passed, {f} failed", file=sys.stderr)
+print(f"not scored (shown by the suite, not counted): {', '.join(sorted(unscored)) or 'none'}", file=sys.stderr)
+print(passed, failed if passed else 1)
+PY
+)
+echo "2026-07-28 requirements: $p passed, $f failed"
+passed=$((passed + p)); failed=$((failed + f))
+
+echo "== conformance-next server --spec-version 2025-11-25 --suite all"
+node "$next" server --url "http://localhost:$port/mcp" --spec-version 2025-11-25 --suite all >"$out/next-2025.log" 2>&1 || true
+grep -E '^✗' "$out/next-2025.log" || true
+total="$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out/next-2025.log" | tail -1)"
+if [ -z "$total" ]; then
+  echo "conformance-next: the 2025-11-25 run printed no total" >&2
+  tail -40 "$out/next-2025.log" >&2
+  failed=$((failed + 1))
+else
+  echo "2025-11-25 (0.2.0 line): $total"
+  p="$(echo "$total" | sed -E 's/Total: ([0-9]+) passed, ([0-9]+) failed.*/\1/')"
+  f="$(echo "$total" | sed -E 's/Total: ([0-9]+) passed, ([0-9]+) failed.*/\2/')"
+  passed=$((passed + p)); failed=$((failed + f))
+fi
+
 kill "$server_pid" 2>/dev/null || true
 wait "$server_pid" 2>/dev/null || true
 

@@ -63,11 +63,15 @@ pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Du
     let params = json!({ "_meta": base });
     let options = RequestOptions::default().timeout(timeout);
     match peer.request(methods::SERVER_DISCOVER, Some(params), options).await {
-        Ok(v) => {
-            let d: DiscoverResult = serde_json::from_value(v)
-                .map_err(|e| Error::new(ErrorKind::Protocol, format!("malformed server/discover result: {e}")))?;
-            Ok(d.supported_versions.iter().any(|v| v == ProtocolVersion::STATELESS.as_str()).then_some(d))
-        }
+        // An answer that is no DiscoverResult comes from a server that does not know the
+        // method but answers anything (some older servers do): an older server too.
+        Ok(v) => match serde_json::from_value::<DiscoverResult>(v) {
+            Ok(d) => Ok(d.supported_versions.iter().any(|v| v == ProtocolVersion::STATELESS.as_str()).then_some(d)),
+            Err(e) => {
+                tracing::debug!("server/discover answered with no DiscoverResult ({e}): an older server");
+                Ok(None)
+            }
+        },
         // Closed connections and our own cancellations are real failures, not an answer.
         Err(e) if matches!(e.kind(), ErrorKind::Closed | ErrorKind::Cancelled) => Err(e),
         Err(e) => {
