@@ -193,14 +193,40 @@ fn tools(b: ServerBuilder) -> ServerBuilder {
         elicit_and_report(&ctx, "Please select options from the enum fields".into(), schema).await
     })
     .tool(
+        // The suite's json-schema-2020-12 scenario checks that these keywords reach the
+        // listing unchanged: $schema, $defs (with an $anchor), additionalProperties, allOf
+        // holding anyOf, and if/then/else. As a contract: a phone or an email is needed,
+        // and the one contactMethod names.
         Tool::new("json_schema_2020_12_tool", "A tool whose input schema uses JSON Schema 2020-12 features.", json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
-            "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+            "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": false
         })),
         |args: Arguments, _| async move { Ok(CallToolResult::text(format!("Received: {}", Value::Object(args)))) },
+    )
+    .tool(
+        // SEP-2243: over 2026-07-28 HTTP, a client mirrors region, priority and verbose into
+        // Mcp-Param-Region, -Priority and -Verbose; the server refuses a call whose headers
+        // are missing or disagree (the suite's http-custom-header-server-validation).
+        Tool::new("test_custom_headers", "Mirrors region, priority and verbose into Mcp-Param-* headers (x-mcp-header).", object(json!({
+            "region": {"type": "string", "description": "Routing region", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "description": "Priority", "x-mcp-header": "Priority"},
+            "verbose": {"type": "boolean", "description": "Verbose output", "x-mcp-header": "Verbose"},
+            "query": {"type": "string", "description": "Not mirrored"}
+        }), &["region", "priority", "query"])),
+        |args: Arguments, _| async move { Ok(CallToolResult::text(format!("Custom headers test completed: {}", Value::Object(args)))) },
     )
     .tool(Tool::new("test_reconnection", "Closes its SSE stream mid-call; the client resumes it to get the answer (2025-11-25 polling).", no_args()), |_, ctx: RequestContext| async move {
         tokio::time::sleep(Duration::from_millis(50)).await;

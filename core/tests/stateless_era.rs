@@ -35,6 +35,14 @@ fn server() -> Server {
             let color = ask("color", "color").await?.content.unwrap_or_default()["color"].clone();
             Ok(CallToolResult::text(format!("{name} likes {color}")))
         })
+        // Its region, priority and target.tenant arguments travel in Mcp-Param-* headers too.
+        .tool(
+            Tool::new("route", "routes on mirrored arguments", json!({"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "priority": {"type": "integer", "x-mcp-header": "Priority"},
+                "target": {"type": "object", "properties": {"tenant": {"type": "string", "x-mcp-header": "Tenant"}}}}})),
+            |a: oxmcp::server::Arguments, _| async move { Ok(CallToolResult::text(format!("routed {}", Value::Object(a)))) },
+        )
         .resource(Resource::new("test://a", "a"), |req, _| async move {
             Ok(ReadResourceResult { contents: vec![ResourceContents::text(&req.uri, "A")], meta: None, extra: Default::default() })
         })
@@ -136,13 +144,42 @@ async fn a_stateless_request_with_a_log_level_gets_its_logs() {
     assert_eq!(first["params"]["data"], "echoing");
 }
 
+/// A stateless-era POST of `body` with the headers a conforming client sends:
+/// `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` when the method names something.
 fn post(url: &str, body: &Value) -> reqwest::RequestBuilder {
-    reqwest::Client::new()
+    post_with(url, body, &[])
+}
+
+/// [`post`] with headers changed: `(name, Some(value))` sets one, `(name, None)` leaves it out.
+fn post_with(url: &str, body: &Value, changes: &[(&str, Option<&str>)]) -> reqwest::RequestBuilder {
+    let method = body["method"].as_str().unwrap_or_default();
+    let name = match method {
+        "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
+        "resources/read" => body["params"]["uri"].as_str(),
+        _ => None,
+    };
+    let mut headers: Vec<(&str, &str)> = vec![("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
+    headers.extend(name.map(|n| ("mcp-name", n)));
+    for (header, value) in changes {
+        headers.retain(|(h, _)| !h.eq_ignore_ascii_case(header));
+        headers.extend(value.map(|v| (*header, v)));
+    }
+    let mut r = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .body(body.to_string())
+        .header("accept", "application/json, text/event-stream");
+    for (h, v) in headers {
+        r = r.header(h, v);
+    }
+    r.body(body.to_string())
+}
+
+/// The status and the JSON body of a response.
+async fn answer(r: reqwest::RequestBuilder) -> (u16, Value) {
+    let r = r.send().await.unwrap();
+    let status = r.status().as_u16();
+    let text = r.text().await.unwrap();
+    (status, if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap() })
 }
 
 #[tokio::test]
@@ -150,12 +187,7 @@ async fn streamable_http_serves_both_eras_at_once() {
     let http = HttpServer::bind(server(), HttpServerConfig::default()).await.unwrap();
     let url = http.url();
 
-    let r = post(&url, &request(11, "tools/call", json!({"name": "echo", "arguments": {"text": "over http"}})))
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "echo")
-        .send()
-        .await
-        .unwrap();
+    let r = post(&url, &request(11, "tools/call", json!({"name": "echo", "arguments": {"text": "over http"}}))).send().await.unwrap();
     assert_eq!(r.status(), 200);
     assert!(r.headers().get("mcp-session-id").is_none(), "no sessions in this era");
     assert_eq!(r.headers()["content-type"], "application/json");
@@ -163,15 +195,14 @@ async fn streamable_http_serves_both_eras_at_once() {
     assert_eq!((v["id"].clone(), v["result"]["content"][0]["text"].clone()), (json!(11), json!("over http")));
 
     // Headers that disagree with the body: 400, -32020, and the request's id.
-    let r = post(&url, &request(12, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})))
-        .header("mcp-name", "other")
+    let r = post_with(&url, &request(12, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})), &[("mcp-name", Some("other"))])
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), 400);
     let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
     assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(12), json!(-32020)));
-    let r = post(&url, &request(13, "tools/list", json!({}))).header("mcp-method", "prompts/list").send().await.unwrap();
+    let r = post_with(&url, &request(13, "tools/list", json!({})), &[("mcp-method", Some("prompts/list"))]).send().await.unwrap();
     assert_eq!(r.status(), 400);
 
     // Removed methods: 404 with -32601. GET and DELETE: 405.
@@ -204,6 +235,93 @@ async fn streamable_http_serves_both_eras_at_once() {
     assert_eq!(res.content[0].as_text(), Some("old"));
     client.close().await;
     http.shutdown().await;
+}
+
+/// SEP-2243: every header that mirrors the body must be there and agree with it.
+#[tokio::test]
+async fn streamable_http_refuses_missing_or_disagreeing_mirrored_headers() {
+    let http = HttpServer::bind(server(), HttpServerConfig::default()).await.unwrap();
+    let url = http.url();
+    let refused = |(status, body): (u16, Value), id: Value| {
+        assert_eq!((status, body["error"]["code"].clone(), body["id"].clone()), (400, json!(-32020), id), "{body}");
+        body["error"]["message"].as_str().unwrap().to_string()
+    };
+    let accepted = |(status, body): (u16, Value)| {
+        assert_eq!(status, 200, "{body}");
+        assert!(body.get("error").is_none(), "{body}");
+        body["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string()
+    };
+
+    // Mcp-Method and MCP-Protocol-Version: on every request, compared case-sensitively.
+    let list = request(1, "tools/list", json!({}));
+    assert!(refused(answer(post_with(&url, &list, &[("mcp-method", None)])).await, json!(1)).contains("Mcp-Method header is missing"));
+    refused(answer(post_with(&url, &list, &[("mcp-method", Some("TOOLS/LIST"))])).await, json!(1));
+    refused(answer(post_with(&url, &list, &[("mcp-protocol-version", None)])).await, json!(1));
+    let (status, _) = answer(post_with(&url, &list, &[("MCP-METHOD", Some("  tools/list  "))])).await;
+    assert_eq!(status, 200, "names compare without case, values are trimmed");
+    let twice = post(&url, &list).header("mcp-method", "prompts/list");
+    assert!(refused(answer(twice).await, json!(1)).contains("more than once"));
+
+    // Mcp-Name: required where the body names a tool, prompt or resource; may be base64.
+    let call = request(2, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}}));
+    assert!(refused(answer(post_with(&url, &call, &[("mcp-name", None)])).await, json!(2)).contains("Mcp-Name header is missing"));
+    assert_eq!(accepted(answer(post_with(&url, &call, &[("mcp-name", Some("=?base64?ZWNobw==?="))])).await), "x");
+    refused(answer(post_with(&url, &call, &[("mcp-name", Some("=?base64?ZWNobw?="))])).await, json!(2));
+    let read = request(3, "resources/read", json!({"uri": "test://a"}));
+    refused(answer(post_with(&url, &read, &[("mcp-name", None)])).await, json!(3));
+    assert_eq!(answer(post(&url, &read)).await.0, 200);
+
+    // Mcp-Param-*: for the arguments whose schema says x-mcp-header, when they are in the body.
+    let route = |args: Value| request(4, "tools/call", json!({"name": "route", "arguments": args}));
+    let both = route(json!({"region": "eu-west", "priority": 3}));
+    let ok = [("mcp-param-region", Some("eu-west")), ("mcp-param-priority", Some("3"))];
+    assert!(accepted(answer(post_with(&url, &both, &ok)).await).starts_with("routed"));
+    let m = refused(answer(post_with(&url, &both, &[ok[1]])).await, json!(4));
+    assert!(m.contains("Mcp-Param-Region header is missing"), "{m}");
+    let m = refused(answer(post_with(&url, &both, &[("mcp-param-region", Some("us-east")), ok[1]])).await, json!(4));
+    assert!(m.contains("differs"), "{m}");
+    // Base64 and numbers that print differently but agree; header names in any case.
+    let encoded = [("Mcp-Param-REGION", Some("=?base64?ZXUtd2VzdA==?=")), ("mcp-param-priority", Some("3.0"))];
+    accepted(answer(post_with(&url, &both, &encoded)).await);
+    refused(answer(post_with(&url, &both, &[("mcp-param-region", Some("=?base64?ZXUtd2VzdA?=")), ok[1]])).await, json!(4));
+    refused(answer(post_with(&url, &both, &[ok[0], ("mcp-param-priority", Some("4"))])).await, json!(4));
+    // A null or absent argument needs no header, and cannot have one.
+    let null = route(json!({"region": null, "priority": 3}));
+    accepted(answer(post_with(&url, &null, &[ok[1]])).await);
+    refused(answer(post_with(&url, &null, &ok)).await, json!(4));
+    accepted(answer(post(&url, &route(json!({})))).await);
+    // Nested properties count too; headers no argument declares are ignored.
+    let nested = route(json!({"target": {"tenant": "acme"}}));
+    assert!(refused(answer(post(&url, &nested)).await, json!(4)).contains("Mcp-Param-Tenant"));
+    accepted(answer(post_with(&url, &nested, &[("mcp-param-tenant", Some("acme")), ("mcp-param-other", Some("x"))])).await);
+
+    // Notifications carry Mcp-Method too; a refusal has no id to carry.
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9, "_meta": request_meta()}});
+    assert_eq!(answer(post(&url, &note)).await.0, 202);
+    refused(answer(post_with(&url, &note, &[("mcp-method", None)])).await, Value::Null);
+    http.shutdown().await;
+}
+
+/// Clients drop a tool whose x-mcp-header breaks the rules; the server says so at once.
+#[test]
+fn a_tool_with_an_invalid_x_mcp_header_is_refused_at_registration() {
+    let tool = |prop: Value| Tool::new("bad", "bad", json!({"type": "object", "properties": {"p": prop}}));
+    for prop in [
+        json!({"type": "number", "x-mcp-header": "Score"}),
+        json!({"type": "string", "x-mcp-header": "Has Space"}),
+        json!({"type": "string", "x-mcp-header": ""}),
+    ] {
+        let built = Server::builder("s", "1").tool(tool(prop.clone()), |_, _| async { Ok(CallToolResult::text("")) }).build();
+        let e = built.err().unwrap_or_else(|| panic!("{prop} was accepted"));
+        assert!(e.message().contains("x-mcp-header"), "{}", e.message());
+    }
+    let server = Server::builder("s", "1").build().unwrap();
+    assert!(server.add_tool(tool(json!({"type": "object", "x-mcp-header": "Obj"})), |_, _| async { Ok(CallToolResult::text("")) }).is_err());
+    let good = tool(json!({"type": "string", "x-mcp-header": "P"}));
+    server.add_tool(good, |_, _| async { Ok(CallToolResult::text("")) }).unwrap();
+    let params = server.tool_header_params("bad").unwrap();
+    assert_eq!((params[0].header.as_str(), params[0].path.clone()), ("mcp-param-p", vec!["p".to_string()]));
+    assert!(server.tool_header_params("nothing").is_none());
 }
 
 #[tokio::test]
@@ -312,7 +430,7 @@ async fn an_http_listen_stream_carries_changes_until_the_client_drops_it() {
     let server = server();
     let http = HttpServer::bind(server.clone(), HttpServerConfig::default()).await.unwrap();
     let listen = request(21, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
-    let mut r = post(&http.url(), &listen).header("mcp-method", "subscriptions/listen").send().await.unwrap();
+    let mut r = post(&http.url(), &listen).send().await.unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     let mut seen = String::new();

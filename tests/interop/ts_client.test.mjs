@@ -360,7 +360,8 @@ describe('TS SDK client -> oxmcp server: tools', () => {
   });
 
   it('json_schema_2020_12_tool accepts $ref/$defs arguments', T, async () => {
-    const args = { name: 'Ada', address: { street: '1 Analytical Way', city: 'London' } };
+    // The schema asks for a phone or an email (allOf/anyOf, if/then/else).
+    const args = { name: 'Ada', address: { street: '1 Analytical Way', city: 'London' }, email: 'ada@example.com' };
     const r = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: args });
     const text = onlyText(r);
     assert.match(text, /^Received: /);

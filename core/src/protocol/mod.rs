@@ -10,6 +10,7 @@ pub mod error;
 pub mod jsonrpc;
 pub mod meta;
 pub mod methods;
+pub mod mirrored_headers;
 pub mod types;
 pub mod version;
 

@@ -423,6 +423,13 @@ impl Server {
         self.inner.listeners.count()
     }
 
+    /// The `x-mcp-header` annotations of tool `name` (found when it was registered), or
+    /// `None` if there is no such tool: what a 2026-07-28 `tools/call` over HTTP must
+    /// mirror into `Mcp-Param-*` headers.
+    pub fn tool_header_params(&self, name: &str) -> Option<Arc<[crate::protocol::mirrored_headers::HeaderParam]>> {
+        self.inner.registry.read().unwrap().tools.get(name).map(|t| t.header_params.clone())
+    }
+
     fn live_sessions(&self) -> Vec<(Peer, Arc<ClientState>)> {
         self.inner.sessions.lock().unwrap().values().filter(|(_, c)| c.info.get().is_some()).cloned().collect()
     }

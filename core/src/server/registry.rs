@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 use super::handler::{CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
 use super::uri_template::UriTemplate;
 use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::mirrored_headers::{self, HeaderParam};
 use crate::protocol::{ErrorObject, Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema::Schema;
 
@@ -15,6 +16,9 @@ pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
     pub(crate) input: Schema,
     pub(crate) output: Option<Schema>,
+    /// The input schema's `x-mcp-header` annotations, found once here so that checking a
+    /// call's `Mcp-Param-*` headers does not walk the schema.
+    pub(crate) header_params: Arc<[HeaderParam]>,
     pub(crate) handler: Arc<dyn ToolHandler>,
 }
 
@@ -48,7 +52,10 @@ impl Registry {
         let named = |e: Error| Error::new(ErrorKind::InvalidInput, format!("tool {:?}: {}", tool.name, e.message()));
         let input = Schema::compile(&tool.input_schema).map_err(named)?;
         let output = tool.output_schema.as_ref().map(Schema::compile).transpose().map_err(named)?;
-        Ok(ToolEntry { tool, input, output, handler })
+        let header_params = mirrored_headers::header_params(&tool.input_schema)
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("tool {:?}: {e}", tool.name)))?
+            .into();
+        Ok(ToolEntry { tool, input, output, header_params, handler })
     }
 
     pub(crate) fn template_entry(template: ResourceTemplate, handler: Arc<dyn ResourceHandler>) -> Result<TemplateEntry> {

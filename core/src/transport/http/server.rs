@@ -34,6 +34,7 @@ use super::hub::{request_ids, Hub, HttpSessionTransport, StreamHandle};
 use super::sse::{self, EventStore, MemoryEventStore};
 use super::stateless_era;
 use crate::protocol::jsonrpc::Incoming;
+use crate::protocol::mirrored_headers::HeaderParam;
 use crate::protocol::{codes, methods, Message, ProtocolVersion};
 use crate::server::Server;
 use crate::session::Peer;
@@ -50,6 +51,8 @@ pub mod headers {
     pub const METHOD: &str = "mcp-method";
     /// 2026-07-28: the tool or prompt name, or resource URI, mirrored from the body.
     pub const NAME: &str = "mcp-name";
+    /// 2026-07-28: the prefix of the headers that mirror `x-mcp-header` tool arguments.
+    pub const PARAM_PREFIX: &str = crate::protocol::mirrored_headers::PARAM_HEADER_PREFIX;
 }
 
 /// Settings of an [`HttpServer`].
@@ -112,6 +115,14 @@ pub trait Backend: Send + Sync + 'static {
     /// Starts a session. `stateless` is the version to assume when the session serves one
     /// stateless request that no `initialize` preceded.
     fn open(&self, transport: HttpSessionTransport, stateless: Option<ProtocolVersion>) -> BackendSession;
+
+    /// The `x-mcp-header` annotations of tool `name`, if the backend knows the tool: a
+    /// 2026-07-28 `tools/call`'s `Mcp-Param-*` headers are checked against them before the
+    /// call runs. Default `None` (a relay does not know the tools it forwards to): then
+    /// only `Mcp-Method` and `Mcp-Name` are checked.
+    fn tool_header_params(&self, _name: &str) -> Option<Arc<[HeaderParam]>> {
+        None
+    }
 }
 
 /// A session a [`Backend`] started: its engine handle, and whatever keeps it alive
@@ -135,6 +146,10 @@ impl Backend for Server {
             None => self.serve(transport),
         };
         BackendSession::new(session.peer().clone(), session)
+    }
+
+    fn tool_header_params(&self, name: &str) -> Option<Arc<[HeaderParam]>> {
+        Server::tool_header_params(self, name)
     }
 }
 

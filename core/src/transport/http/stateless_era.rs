@@ -2,8 +2,11 @@
 //!
 //! - No sessions: each POST runs on a session of its own that ends with the response (a
 //!   dropped response stream cancels the handler); GET and DELETE answer 405.
-//! - `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers must agree with the body:
-//!   otherwise HTTP 400 with -32020, carrying the request's id.
+//! - The headers that mirror the body must be there and agree with it (SEP-2243):
+//!   `MCP-Protocol-Version` and `Mcp-Method` always, `Mcp-Name` for tools/call,
+//!   prompts/get and resources/read, `Mcp-Param-{Name}` for the tool arguments whose
+//!   schema carries `x-mcp-header`. Otherwise HTTP 400 with -32020, carrying the
+//!   request's id (see [`crate::protocol::mirrored_headers`]).
 //! - The response is plain JSON when the first thing the server has to say is the answer
 //!   (with the HTTP status the error calls for: 404 for -32601, 400 for -32020/-32021/
 //!   -32022); it becomes an SSE stream when notifications (progress, logs) come first.
@@ -19,7 +22,7 @@ use serde_json::{json, Value};
 use super::hub::Hub;
 use super::server::{error, headers, App, StreamBody};
 use super::sse;
-use crate::protocol::{codes, meta, methods, ErrorObject, Message, ProtocolVersion, RequestId};
+use crate::protocol::{codes, meta, methods, mirrored_headers, ErrorObject, Message, ProtocolVersion, RequestId};
 
 /// Whether a POST belongs to the stateless era: its version header says so, or (header
 /// absent) its body's `_meta` does.
@@ -40,49 +43,82 @@ fn error_with_id(status: StatusCode, id: &RequestId, e: ErrorObject) -> Response
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-fn mismatch(id: &RequestId, what: String) -> Response {
-    error_with_id(StatusCode::BAD_REQUEST, id, ErrorObject::new(codes::HEADER_MISMATCH, format!("header mismatch: {what}")))
+/// HTTP 400 with -32020 (HeaderMismatch), carrying the request's id (`null` for a
+/// notification).
+fn mismatch(id: Option<&RequestId>, what: String) -> Response {
+    let e = ErrorObject::new(codes::HEADER_MISMATCH, format!("header mismatch: {what}"));
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": e});
+    (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-/// The header's value, trimmed (header values may carry surrounding whitespace).
-fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()>> {
-    h.get(name).map(|v| v.to_str().map(str::trim).map_err(|_| ()))
+/// The one value of header `name` (`shown` in messages), trimmed (header values may carry
+/// surrounding whitespace). A header sent twice is refused: readers taking the first
+/// and the last copy would see different requests.
+fn single<'a>(h: &'a HeaderMap, name: &str, shown: &str) -> Result<Option<&'a str>, String> {
+    let mut values = h.get_all(name).iter();
+    let Some(v) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        return Err(format!("{shown} header appears more than once"));
+    }
+    // Anything outside visible ASCII, space and tab: the client should have used the
+    // base64 sentinel.
+    v.to_str().map(|v| Some(v.trim())).map_err(|_| format!("{shown} header has characters a header value cannot carry"))
 }
 
 /// The body value `Mcp-Name` mirrors: a tool's or prompt's name, a resource's URI.
-fn named_value<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+/// `None` for other methods; `Some(None)` when the body lacks it.
+fn named_value<'a>(method: &str, params: Option<&'a Value>) -> Option<Option<&'a str>> {
     let key = match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
         methods::RESOURCES_READ => "uri",
         _ => return None,
     };
-    params?.get(key)?.as_str()
+    Some(params.and_then(|p| p.get(key)).and_then(Value::as_str))
 }
 
-/// Checks the routing headers against the request body.
-fn check_headers(h: &HeaderMap, id: &RequestId, method: &str, params: Option<&Value>) -> Result<(), Response> {
+/// Checks the headers that mirror the body (SEP-2243): `MCP-Protocol-Version` and
+/// `Mcp-Method` on every message, `Mcp-Name` on the requests that name something, and
+/// `Mcp-Param-*` for the tool arguments whose schema carries `x-mcp-header`. Each must be
+/// present when the body has the value and must agree with it; `Mcp-Name` and
+/// `Mcp-Param-*` may carry the `=?base64?…?=` sentinel.
+fn check_headers(app: &App, h: &HeaderMap, method: &str, params: Option<&Value>) -> Result<(), String> {
     let body_version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION)).and_then(Value::as_str);
-    match (header(h, headers::PROTOCOL_VERSION), body_version) {
-        (Some(Ok(hv)), Some(bv)) if hv != bv => {
-            return Err(mismatch(id, format!("MCP-Protocol-Version header {hv:?} differs from the body's {bv:?}")))
-        }
-        (Some(Err(())), _) => return Err(mismatch(id, "MCP-Protocol-Version header is not text".into())),
+    match (single(h, headers::PROTOCOL_VERSION, "MCP-Protocol-Version")?, body_version) {
+        (Some(hv), Some(bv)) if hv != bv => return Err(format!("MCP-Protocol-Version header {hv:?} differs from the body's {bv:?}")),
+        (None, _) => return Err("MCP-Protocol-Version header is missing".into()),
         _ => {}
     }
-    match header(h, headers::METHOD) {
-        Some(Ok(hm)) if hm != method => {
-            return Err(mismatch(id, format!("Mcp-Method header {hm:?} differs from the body's method {method:?}")))
-        }
-        Some(Err(())) => return Err(mismatch(id, "Mcp-Method header is not text".into())),
-        _ => {}
+    match single(h, headers::METHOD, "Mcp-Method")? {
+        None => return Err("Mcp-Method header is missing".into()),
+        // Method names are plain ASCII: compared literally, and case-sensitively.
+        Some(hm) if hm != method => return Err(format!("Mcp-Method header {hm:?} differs from the body's method {method:?}")),
+        Some(_) => {}
     }
-    match (header(h, headers::NAME), named_value(method, params)) {
-        (Some(Ok(hn)), Some(bn)) if hn != bn => {
-            Err(mismatch(id, format!("Mcp-Name header {hn:?} differs from the body's {bn:?}")))
+    if let Some(body_name) = named_value(method, params) {
+        let header_name = single(h, headers::NAME, "Mcp-Name")?;
+        match (header_name, body_name) {
+            (None, None) => {}
+            (None, Some(_)) => return Err(format!("Mcp-Name header is missing (required for {method})")),
+            (Some(hn), None) => return Err(format!("Mcp-Name header {hn:?} names nothing the body has")),
+            (Some(hn), Some(bn)) => {
+                let decoded = mirrored_headers::decode(hn).map_err(|e| format!("Mcp-Name header: {}", e.0))?;
+                if decoded != bn {
+                    return Err(format!("Mcp-Name header {hn:?} differs from the body's {bn:?}"));
+                }
+            }
         }
-        (Some(Err(())), _) => Err(mismatch(id, "Mcp-Name header is not text".into())),
-        _ => Ok(()),
     }
+    if method == methods::TOOLS_CALL {
+        let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+        // An unknown tool has no annotations to check; the call itself reports it.
+        let declared = tool.and_then(|t| app.backend.tool_header_params(t));
+        let arguments = params.and_then(|p| p.get("arguments"));
+        for param in declared.iter().flat_map(|d| d.iter()) {
+            let shown = format!("Mcp-Param-{}", param.name);
+            param.check(single(h, &param.header, &shown)?, arguments)?;
+        }
+    }
+    Ok(())
 }
 
 /// A POST whose `MCP-Protocol-Version` header names a version oxmcp does not know: when
@@ -124,13 +160,18 @@ pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, bytes: Bytes, messages: 
     };
     let (id, method, params) = match message {
         Message::Request { id, method, params } => (id.clone(), method.clone(), params.clone()),
-        // A notification needs no answer; the stateless era's cancellation is the client
-        // closing its response stream, so there is nothing else to route it to.
-        Message::Notification { .. } => return StatusCode::ACCEPTED.into_response(),
+        Message::Notification { method, params } => {
+            if let Err(what) = check_headers(app, h, method, params.as_ref()) {
+                return mismatch(None, what);
+            }
+            // A notification needs no answer; the stateless era's cancellation is the
+            // client closing its response stream, so there is nothing else to route it to.
+            return StatusCode::ACCEPTED.into_response();
+        }
         _ => return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "a 2026-07-28 POST carries a request or a notification"),
     };
-    if let Err(r) = check_headers(h, &id, &method, params.as_ref()) {
-        return r;
+    if let Err(what) = check_headers(app, h, &method, params.as_ref()) {
+        return mismatch(Some(&id), what);
     }
     let (hub, transport) = Hub::new(None, false);
     let session = app.backend.open(transport, Some(ProtocolVersion::STATELESS));
