@@ -63,7 +63,8 @@ impl OxmcpClient {
         if self.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
             return Err(invalid("the client is already connected"));
         }
-        let mut builder = Client::builder(self.name.clone(), self.version.clone());
+        // The C ABI does not expose the era yet: it speaks the session era.
+        let mut builder = Client::builder(self.name.clone(), self.version.clone()).era(oxmcp::client::Era::Session);
         if let Some((cb, ud)) = *self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
             let gate = self.gate.clone();
             builder = builder.on_notification(move |n| {
@@ -279,7 +280,7 @@ pub unsafe extern "C" fn oxmcp_client_request(
         let params = if params.is_null() { None } else { Some(params) };
         c.call(callback, user_data, out_request, |client, options| {
             let options = with_progress(with_timeout(options, timeout_ms), on_progress, user_data);
-            async move { client.peer().request(&method, params, options).await }
+            async move { client.request(&method, params, options).await }
         })
     })
 }

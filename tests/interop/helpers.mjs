@@ -300,4 +300,6 @@ export const EXPECTED_PROMPTS = [
   'test_prompt_with_arguments',
   'test_prompt_with_embedded_resource',
   'test_prompt_with_image',
+  // The stateless era's multi round-trip fixture (it elicits in either era).
+  'test_input_required_result_prompt',
 ];

@@ -9,7 +9,7 @@ use std::time::Duration;
 use jni::objects::{JClass, JObject, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
-use oxmcp::client::{Client, ClientContext, ServerNotification};
+use oxmcp::client::{Client, ClientContext, Era, ServerNotification};
 use oxmcp::protocol::{CompleteRequestParams, LoggingLevel};
 use oxmcp::session::{RequestOptions, SessionConfig};
 use oxmcp::transport::http::HttpClientTransport;
@@ -36,6 +36,8 @@ struct Settings {
     version: Option<String>,
     /// Default inactivity timeout of every request, in milliseconds.
     request_timeout_ms: Option<u64>,
+    /// "auto" (default), "session" or "stateless".
+    era: Option<String>,
     /// Java listener id for server notifications (0: none).
     listener: i64,
     /// Java handler ids answering server-to-client requests (0: not supported).
@@ -65,6 +67,9 @@ async fn connect(settings: Settings) -> oxmcp::Result<Done> {
         settings.name.clone().unwrap_or_else(|| "oxmcp-java".into()),
         settings.version.clone().unwrap_or_else(|| env!("CARGO_PKG_VERSION").into()),
     );
+    if let Some(era) = &settings.era {
+        b = b.era(Era::parse(era).ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("unknown era {era:?}: auto, session or stateless")))?);
+    }
     if let Some(ms) = settings.request_timeout_ms {
         b = b.session_config(SessionConfig { request_timeout: Duration::from_millis(ms), ..Default::default() });
     }
@@ -204,7 +209,7 @@ async fn run(client: Arc<Client>, op: Op, a: Option<String>, b: Option<String>, 
                 Value::Null => None,
                 v => Some(v),
             };
-            json_of(&client.peer().request(&a_str(), params, options).await?)
+            json_of(&client.request(&a_str(), params, options).await?)
         }
         Op::Subscribe => client.subscribe(&a_str()).await.map(|()| Done::empty()),
         Op::Unsubscribe => client.unsubscribe(&a_str()).await.map(|()| Done::empty()),

@@ -47,6 +47,7 @@ public final class McpClient implements AutoCloseable {
         private String name = "oxmcp-java";
         private String version = Native.VERSION;
         private Duration requestTimeout;
+        private String era;
         private NotificationListener listener;
         private ClientRequestHandler sampling;
         private ClientRequestHandler elicitation;
@@ -149,6 +150,19 @@ public final class McpClient implements AutoCloseable {
         }
 
         /**
+         * Which protocol era to speak: {@code "auto"} (the default: probe with
+         * {@code server/discover}, fall back to {@code initialize} for older servers),
+         * {@code "session"} or {@code "stateless"} (2026-07-28).
+         *
+         * @param era auto, session or stateless
+         * @return these options
+         */
+        public Options era(String era) {
+            this.era = era;
+            return this;
+        }
+
+        /**
          * Answers {@code sampling/createMessage} (declares the sampling capability).
          *
          * @param handler returns a {@code CreateMessageResult}
@@ -187,6 +201,9 @@ public final class McpClient implements AutoCloseable {
             b.append(",\"listener\":").append(listenerId);
             b.append(",\"sampling\":").append(handlerIds[0]).append(",\"elicitation\":").append(handlerIds[1])
                     .append(",\"roots\":").append(handlerIds[2]);
+            if (era != null) {
+                b.append(",\"era\":").append(Json.quote(era));
+            }
             if (requestTimeout != null) {
                 b.append(",\"requestTimeoutMs\":").append(Math.max(1, requestTimeout.toMillis()));
             }

@@ -45,11 +45,12 @@ class ClientEverythingTest {
     final List<String> logs = new CopyOnWriteArrayList<>();
 
     McpClient.Options stdio() {
-        return McpClient.Options.stdio(Support.oxmcpBin(), "everything-server", "--stdio").onNotification(this::record);
+        // The session era's mechanics against the reference server (JavaServerTest runs both eras).
+        return McpClient.Options.stdio(Support.oxmcpBin(), "everything-server", "--stdio").era("session").onNotification(this::record);
     }
 
     McpClient.Options http() {
-        return McpClient.Options.http(httpUrl).onNotification(this::record);
+        return McpClient.Options.http(httpUrl).era("session").onNotification(this::record);
     }
 
     void record(String method, String params) {

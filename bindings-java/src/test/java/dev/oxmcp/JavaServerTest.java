@@ -19,6 +19,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Java servers, called by the official TypeScript SDK client and by the Java client. */
 class JavaServerTest {
@@ -101,12 +103,14 @@ class JavaServerTest {
         assertTsSaw(out);
     }
 
-    @Test
-    void javaClientAgainstJavaServerOverHttp() throws Exception {
+    /** One Java server, a Java client of each era: the handlers don't change with it. */
+    @ParameterizedTest
+    @ValueSource(strings = {"session", "stateless"})
+    void javaClientAgainstJavaServerOverHttp(String era) throws Exception {
         List<String> logs = new CopyOnWriteArrayList<>();
         try (McpServer server = ExampleServer.build()) {
             String url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
-            McpClient.Options options = McpClient.Options.http(url).onNotification((method, params) -> {
+            McpClient.Options options = McpClient.Options.http(url).era(era).onNotification((method, params) -> {
                 if (method.equals("notifications/message")) {
                     logs.add(Support.json(params).get("data").asText());
                 }
@@ -115,7 +119,12 @@ class JavaServerTest {
                             "{\"role\":\"assistant\",\"model\":\"m\",\"content\":{\"type\":\"text\",\"text\":\"four\"}}"))
                     .onRoots((params, ctx) -> CompletableFuture.completedFuture("{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}"));
             try (McpClient c = McpClient.connect(options).get(30, TimeUnit.SECONDS)) {
-                // Server-to-client requests from a Java handler, answered by Java client handlers.
+                String version = Support.json(c.initializeResult()).get("protocolVersion").asText();
+                assertEquals(era.equals("stateless"), version.equals("2026-07-28"), version);
+                // The stateless era sends logs only to requests that ask for a level.
+                c.setLogLevel("debug").join();
+                // Server-to-client requests from a Java handler, answered by Java client handlers
+                // (stateless era: input requests in the result, then a retry).
                 assertEquals("model: four; roots: file:///work", ClientEverythingTest.text(c.callTool("ask_client", "{}").join()));
 
                 c.callTool("log", "{\"text\":\"hello log\"}").join();
