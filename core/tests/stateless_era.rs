@@ -561,3 +561,28 @@ async fn a_stateless_client_honours_ttl_and_checks_result_type() {
     assert!(e.message().contains("unknown resultType"), "{e}");
     assert_eq!(*log.lock().unwrap(), ["server/discover", "tools/list", "prompts/list", "prompts/list", "tools/call"]);
 }
+
+#[tokio::test]
+async fn the_http_client_mirrors_names_and_annotated_arguments_into_headers() {
+    let schema = json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "n": {"type": "integer", "x-mcp-header": "N"}
+    }, "required": ["region"]});
+    let server = Server::builder("headers", "1")
+        .tool(Tool::new("routed", "routed by region", schema), |a: oxmcp::server::Arguments, _| async move {
+            Ok(CallToolResult::text(format!("{} {}", a["region"].as_str().unwrap_or_default(), a.get("n").cloned().unwrap_or_default())))
+        })
+        .build()
+        .unwrap();
+    let http = HttpServer::bind(server, HttpServerConfig::default()).await.unwrap();
+    let client = Client::builder("c", "1").era(Era::Stateless).connect(HttpClientTransport::new(http.url())).await.unwrap();
+    client.list_tools(None).await.unwrap();
+    // The server refuses a call whose Mcp-Param-* headers are missing or disagree, so the
+    // answer proves the client sent them (a non-ASCII value in the base64 sentinel).
+    let r = client.call_tool("routed", json!({"region": "Zürich", "n": 7})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("Zürich 7"));
+    let r = client.call_tool("routed", json!({"region": "eu-west"})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("eu-west null"));
+    client.close().await;
+    http.shutdown().await;
+}

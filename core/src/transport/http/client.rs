@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::server::headers;
 use super::sse::{Event, Parser};
 use crate::protocol::methods;
+use crate::protocol::mirrored_headers::{self, HeaderParam, ParamType};
 use crate::transport::{MessageReader, MessageWriter, Outbound, RecvError, Transport};
 
 /// Connects to an MCP server by URL.
@@ -113,6 +114,7 @@ impl Transport for HttpClientTransport {
             inbound: tx,
             state: Mutex::default(),
             stateless_inflight: Mutex::default(),
+            tool_header_params: Mutex::default(),
             closed: CancellationToken::new(),
             close_reason: Mutex::new(None),
         });
@@ -177,6 +179,9 @@ struct Inner {
     state: Mutex<State>,
     /// Stateless-era requests in flight, by id (JSON text): cancelling one closes its POST.
     stateless_inflight: Mutex<std::collections::HashMap<String, CancellationToken>>,
+    /// The `x-mcp-header` annotations of listed tools, by tool name: a call mirrors those
+    /// arguments into `Mcp-Param-*` headers (stateless era).
+    tool_header_params: Mutex<std::collections::HashMap<String, Vec<HeaderParam>>>,
     closed: CancellationToken,
     close_reason: Mutex<Option<String>>,
 }
@@ -230,20 +235,6 @@ impl Peek {
     }
 }
 
-/// A header value for `text`: as it is when it is visible ASCII, otherwise (or when it
-/// could be mistaken for the encoding) `=?base64?...?=` over its UTF-8 bytes.
-fn header_safe(text: &str) -> String {
-    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !text.starts_with(' ')
-        && !text.ends_with(' ')
-        && !text.starts_with("=?base64?");
-    if plain {
-        text.to_string()
-    } else {
-        use base64::Engine as _;
-        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(text))
-    }
-}
 
 /// The parts of an incoming message the transport needs.
 #[derive(Deserialize)]
@@ -304,7 +295,52 @@ impl Inner {
                 }
             }
         }
+        if peek.method.as_deref() == Some(methods::TOOLS_LIST) {
+            self.remember_header_params(&data);
+        }
         let _ = self.inbound.send(data);
+    }
+
+    /// Keeps the `x-mcp-header` annotations of a `tools/list` page's tools.
+    fn remember_header_params(&self, data: &[u8]) {
+        let needle = mirrored_headers::X_MCP_HEADER.as_bytes();
+        if !data.windows(needle.len()).any(|w| w == needle) {
+            return; // the common case: no annotations, nothing to parse
+        }
+        let Ok(Answer { result: Some(result), .. }) = serde_json::from_slice::<Answer>(data) else { return };
+        let mut known = self.tool_header_params.lock().unwrap();
+        for tool in result["tools"].as_array().into_iter().flatten() {
+            let (Some(name), Some(schema)) = (tool["name"].as_str(), tool.get("inputSchema")) else { continue };
+            match mirrored_headers::header_params(schema) {
+                Ok(params) if !params.is_empty() => {
+                    known.insert(name.to_string(), params);
+                }
+                Ok(_) => {}
+                Err(why) => tracing::warn!(tool = name, "the tool's x-mcp-header annotations are invalid: {why}"),
+            }
+        }
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call` (a listed tool's annotated arguments).
+    fn param_headers(&self, bytes: &[u8], peek: &Peek) -> Vec<(String, String)> {
+        let Some(tool) = peek.mirrored_name().filter(|_| peek.method.as_deref() == Some(methods::TOOLS_CALL)) else {
+            return Vec::new();
+        };
+        let Some(params) = self.tool_header_params.lock().unwrap().get(tool).cloned() else { return Vec::new() };
+        let Ok(message) = serde_json::from_slice::<Value>(bytes) else { return Vec::new() };
+        let arguments = message.get("params").and_then(|p| p.get("arguments"));
+        params
+            .iter()
+            .filter_map(|p| {
+                let value = match (p.ty, p.argument(arguments)?) {
+                    (ParamType::String, Value::String(s)) => mirrored_headers::encode(s).into_owned(),
+                    (ParamType::Integer, Value::Number(n)) => n.to_string(),
+                    (ParamType::Boolean, Value::Bool(b)) => b.to_string(),
+                    _ => return None, // not of its declared type: the server judges the body
+                };
+                Some((format!("Mcp-Param-{}", p.name), value))
+            })
+            .collect()
     }
 
     /// Reports a failed message: a request gets an error response, so its caller is
@@ -427,7 +463,10 @@ impl Inner {
             .header(headers::PROTOCOL_VERSION, version)
             .header(headers::METHOD, peek.method.as_deref().unwrap_or_default());
         if let Some(name) = peek.mirrored_name() {
-            req = req.header(headers::NAME, header_safe(name));
+            req = req.header(headers::NAME, mirrored_headers::encode(name).as_ref());
+        }
+        for (name, value) in self.param_headers(bytes, peek) {
+            req = req.header(name, value);
         }
         let outcome = tokio::select! {
             r = self.send_stateless(req.body(bytes.clone()), peek) => r,
