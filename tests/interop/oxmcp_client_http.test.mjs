@@ -236,101 +236,106 @@ describe('oxmcp client -> official TypeScript everything server (sse: legacy /ss
   everythingServerTests(() => TS_SSE_URL);
 });
 
-describe('oxmcp client -> official Python SDK server over Streamable HTTP (python_server.py http)', GROUP, () => {
-  let info;
-  before(async () => {
-    info = await ok(['inspect', '--json'], PY_URL);
-  });
+for (const era of ['session', 'auto']) {
+describe(`oxmcp client (${era} era) -> official Python SDK server over Streamable HTTP (python_server.py http)`, GROUP, () => {
+    // The official Python SDK 2.x server speaks both eras: auto settles on 2026-07-28.
+    before(() => { process.env.OXMCP_ERA = era; });
+    after(() => { delete process.env.OXMCP_ERA; });
+    let info;
+    before(async () => {
+      info = await ok(['inspect', '--json'], PY_URL);
+    });
 
-  it('inspect: serverInfo, protocol version, instructions, tools', T, () => {
-    assert.deepEqual(info.serverInfo, { name: 'oxmcp-interop-python', version: '1.2.3' });
-    assert.equal(info.protocolVersion, '2025-11-25');
-    assert.equal(info.instructions, 'Interop fixture server for oxmcp (official Python SDK).');
-    const tools = Object.fromEntries(info.tools.map((t) => [t.name, t]));
-    assert.deepEqual(Object.keys(tools).sort(), ['add', 'count_to', 'echo_header', 'fail', 'greet']);
-    assert.equal(tools.add.inputSchema.properties.a.type, 'integer');
-    assert.deepEqual(tools.add.inputSchema.required.sort(), ['a', 'b']);
-    assert.equal(tools.add.outputSchema.properties.result.type, 'integer');
-  });
+    it('inspect: serverInfo, protocol version, instructions, tools', T, () => {
+      assert.deepEqual(info.serverInfo, { name: 'oxmcp-interop-python', version: '1.2.3' });
+      assert.equal(info.protocolVersion, era === 'session' ? '2025-11-25' : '2026-07-28');
+      assert.equal(info.instructions, 'Interop fixture server for oxmcp (official Python SDK).');
+      const tools = Object.fromEntries(info.tools.map((t) => [t.name, t]));
+      assert.deepEqual(Object.keys(tools).sort(), ['add', 'count_to', 'echo_header', 'fail', 'greet']);
+      assert.equal(tools.add.inputSchema.properties.a.type, 'integer');
+      assert.deepEqual(tools.add.inputSchema.required.sort(), ['a', 'b']);
+      assert.equal(tools.add.outputSchema.properties.result.type, 'integer');
+    });
 
-  it('inspect: the resource, the template and the prompt', T, () => {
-    assert.deepEqual(
-      info.resources.map((r) => [r.uri, r.name, r.mimeType]),
-      [['interop://static/readme', 'readme', 'text/plain']],
-    );
-    assert.deepEqual(
-      info.resourceTemplates.map((t) => t.uriTemplate),
-      ['interop://users/{user_id}/profile'],
-    );
-    assert.deepEqual(
-      info.prompts.map((p) => p.name),
-      ['review_code'],
-    );
-  });
+    it('inspect: the resource, the template and the prompt', T, () => {
+      assert.deepEqual(
+        info.resources.map((r) => [r.uri, r.name, r.mimeType]),
+        [['interop://static/readme', 'readme', 'text/plain']],
+      );
+      assert.deepEqual(
+        info.resourceTemplates.map((t) => t.uriTemplate),
+        ['interop://users/{user_id}/profile'],
+      );
+      assert.deepEqual(
+        info.prompts.map((p) => p.name),
+        ['review_code'],
+      );
+    });
 
-  it('calls add (text and structured content)', T, async () => {
-    const r = await call(PY_URL, 'add', { a: 1234, b: -34 });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(texts(r.json), ['1200']);
-    assert.deepEqual(r.json.structuredContent, { result: 1200 });
-    assert.equal(r.json.isError, false);
-  });
+    it('calls add (text and structured content)', T, async () => {
+      const r = await call(PY_URL, 'add', { a: 1234, b: -34 });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(texts(r.json), ['1200']);
+      assert.deepEqual(r.json.structuredContent, { result: 1200 });
+      assert.equal(r.json.isError, false);
+    });
 
-  it('calls greet', T, async () => {
-    const r = await call(PY_URL, 'greet', { name: 'Grace ✓' });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(texts(r.json), ['Hello, Grace ✓!']);
-  });
+    it('calls greet', T, async () => {
+      const r = await call(PY_URL, 'greet', { name: 'Grace ✓' });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(texts(r.json), ['Hello, Grace ✓!']);
+    });
 
-  it('calls count_to: progress and log notifications reach the client', T, async () => {
-    const r = await call(PY_URL, 'count_to', { n: 3 });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(texts(r.json), ['counted to 3']);
-    assert.deepEqual(stderrLines(r, 'progress '), ['progress 1/3: step 1', 'progress 2/3: step 2', 'progress 3/3: step 3']);
-    assert.deepEqual(stderrLines(r, '[info] '), ['[info] counted 1', '[info] counted 2', '[info] counted 3']);
-  });
+    it('calls count_to: progress and log notifications reach the client', T, async () => {
+      const r = await call(PY_URL, 'count_to', { n: 3 });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(texts(r.json), ['counted to 3']);
+      assert.deepEqual(stderrLines(r, 'progress '), ['progress 1/3: step 1', 'progress 2/3: step 2', 'progress 3/3: step 3']);
+      assert.deepEqual(stderrLines(r, '[info] '), ['[info] counted 1', '[info] counted 2', '[info] counted 3']);
+    });
 
-  it('OXMCP_HEADERS adds headers to the HTTP requests', T, async () => {
-    const env = { OXMCP_HEADERS: 'X-Interop-Token: s3cret value\nX-Second: two' };
-    const first = await call(PY_URL, 'echo_header', { name: 'X-Interop-Token' }, env);
-    assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(texts(first.json), ['s3cret value']);
-    const second = await call(PY_URL, 'echo_header', { name: 'X-Second' }, env);
-    assert.deepEqual(texts(second.json), ['two']);
-    const without = await call(PY_URL, 'echo_header', { name: 'X-Interop-Token' });
-    assert.deepEqual(texts(without.json), ['<none>']);
-  });
+    it('OXMCP_HEADERS adds headers to the HTTP requests', T, async () => {
+      const env = { OXMCP_HEADERS: 'X-Interop-Token: s3cret value\nX-Second: two' };
+      const first = await call(PY_URL, 'echo_header', { name: 'X-Interop-Token' }, env);
+      assert.equal(first.code, 0, first.stderr);
+      assert.deepEqual(texts(first.json), ['s3cret value']);
+      const second = await call(PY_URL, 'echo_header', { name: 'X-Second' }, env);
+      assert.deepEqual(texts(second.json), ['two']);
+      const without = await call(PY_URL, 'echo_header', { name: 'X-Interop-Token' });
+      assert.deepEqual(texts(without.json), ['<none>']);
+    });
 
-  it('a tool that raises is a tool error (exit 2)', T, async () => {
-    const r = await call(PY_URL, 'fail', { reason: 'over http' });
-    assert.equal(r.code, 2, r.stderr);
-    assert.equal(r.json.isError, true);
-    // The SDK reports an unexpected exception without its message.
-    assert.deepEqual(texts(r.json), ['Error executing tool fail']);
-  });
+    it('a tool that raises is a tool error (exit 2)', T, async () => {
+      const r = await call(PY_URL, 'fail', { reason: 'over http' });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.json.isError, true);
+      // The SDK reports an unexpected exception without its message.
+      assert.deepEqual(texts(r.json), ['Error executing tool fail']);
+    });
 
-  it('reads the static resource and a template instance', T, async () => {
-    const readme = await ok(['read', '--json', 'interop://static/readme'], PY_URL);
-    assert.deepEqual(readme.contents, [
-      { uri: 'interop://static/readme', mimeType: 'text/plain', text: 'oxmcp interop readme: static text' },
-    ]);
-    const profile = await ok(['read', '--json', 'interop://users/31/profile'], PY_URL);
-    assert.deepEqual(profile.contents, [
-      { uri: 'interop://users/31/profile', mimeType: 'text/plain', text: 'profile of user 31' },
-    ]);
-  });
+    it('reads the static resource and a template instance', T, async () => {
+      const readme = await ok(['read', '--json', 'interop://static/readme'], PY_URL);
+      assert.deepEqual(readme.contents, [
+        { uri: 'interop://static/readme', mimeType: 'text/plain', text: 'oxmcp interop readme: static text' },
+      ]);
+      const profile = await ok(['read', '--json', 'interop://users/31/profile'], PY_URL);
+      assert.deepEqual(profile.contents, [
+        { uri: 'interop://users/31/profile', mimeType: 'text/plain', text: 'profile of user 31' },
+      ]);
+    });
 
-  it('reading an unknown resource fails', T, async () => {
-    const r = await oxmcp(['read', '--json', 'interop://nope'], PY_URL);
-    assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /interop:\/\/nope/);
-  });
+    it('reading an unknown resource fails', T, async () => {
+      const r = await oxmcp(['read', '--json', 'interop://nope'], PY_URL);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /interop:\/\/nope/);
+    });
 
-  it('gets the prompt with its arguments', T, async () => {
-    const p = await ok(['prompt', '--json', 'review_code', '{"code":"SELECT 1","language":"sql"}'], PY_URL);
-    assert.equal(p.description, 'Ask for a review of some code in a given language.');
-    assert.deepEqual(p.messages, [
-      { role: 'user', content: { type: 'text', text: 'Please review this sql code:\nSELECT 1' } },
-    ]);
+    it('gets the prompt with its arguments', T, async () => {
+      const p = await ok(['prompt', '--json', 'review_code', '{"code":"SELECT 1","language":"sql"}'], PY_URL);
+      assert.equal(p.description, 'Ask for a review of some code in a given language.');
+      assert.deepEqual(p.messages, [
+        { role: 'user', content: { type: 'text', text: 'Please review this sql code:\nSELECT 1' } },
+      ]);
+    });
   });
-});
+}
