@@ -43,7 +43,7 @@ impl Hooks {
     }
 
     fn builder(&self, name: String, version: String, capabilities: &[String]) -> ClientBuilder {
-        let mut b = Client::builder(name, version);
+        let mut b = Client::builder(name, version).era(oxmcp::client::Era::Session); // the era option is not exposed here yet
         let has = |c: &str| capabilities.iter().any(|x| x == c);
         if has("sampling") {
             let h = self.clone();
