@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use oxmcp::client::{Client, ClientBuilder, ServerNotification};
+use oxmcp::client::{Client, ClientBuilder, Era, ServerNotification};
 use oxmcp::protocol::{CompleteRequestParams, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
 use oxmcp::session::RequestOptions;
 use oxmcp::transport::http::HttpClientTransport;
@@ -42,8 +42,8 @@ impl Hooks {
         serde_json::from_str(&text).map_err(|e| Error::new(ErrorKind::Handler, format!("invalid {method} result: {e}")))
     }
 
-    fn builder(&self, name: String, version: String, capabilities: &[String]) -> ClientBuilder {
-        let mut b = Client::builder(name, version).era(oxmcp::client::Era::Session); // the era option is not exposed here yet
+    fn builder(&self, name: String, version: String, capabilities: &[String], era: Era) -> ClientBuilder {
+        let mut b = Client::builder(name, version).era(era);
         let has = |c: &str| capabilities.iter().any(|x| x == c);
         if has("sampling") {
             let h = self.clone();
@@ -94,6 +94,17 @@ fn hooks(py: Python<'_>, on_request: Option<Py<PyAny>>, on_notification: Option<
     Ok(Hooks { event_loop, on_request: on_request.map(Arc::new), on_notification: on_notification.map(Arc::new) })
 }
 
+/// `"auto"`, `"session"` or `"stateless"` (also `"legacy"` / `"modern"`), as the engine
+/// parses them; anything else is `InvalidInput`.
+fn parse_era(era: &str) -> PyResult<Era> {
+    Era::parse(era).ok_or_else(|| {
+        errors::raise(Error::new(
+            ErrorKind::InvalidInput,
+            format!("unknown era {era:?}: expected \"auto\", \"session\" or \"stateless\""),
+        ))
+    })
+}
+
 fn json<T: serde::Serialize>(v: &T) -> oxmcp::Result<Option<String>> {
     Ok(Some(serde_json::to_string(v)?))
 }
@@ -106,7 +117,7 @@ fn parse_json(what: &str, text: &str) -> PyResult<Value> {
 impl NativeClient {
     /// Starts `command` as a child process and connects over stdio (awaitable).
     #[staticmethod]
-    #[pyo3(signature = (command, args, env, name, version, capabilities, on_request=None, on_notification=None))]
+    #[pyo3(signature = (command, args, env, name, version, capabilities, on_request=None, on_notification=None, era="auto"))]
     #[allow(clippy::too_many_arguments)]
     fn connect_stdio<'py>(
         py: Python<'py>,
@@ -118,21 +129,23 @@ impl NativeClient {
         capabilities: Vec<String>,
         on_request: Option<Py<PyAny>>,
         on_notification: Option<Py<PyAny>>,
+        era: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let era = parse_era(era)?;
         let hooks = hooks(py, on_request, on_notification)?;
         awaitable(py, async move {
             let mut child = ChildProcess::new(command).args(args);
             for (k, v) in env {
                 child = child.env(k, v);
             }
-            let client = hooks.builder(name, version, &capabilities).connect(child.spawn()?).await?;
+            let client = hooks.builder(name, version, &capabilities, era).connect(child.spawn()?).await?;
             Ok(NativeClient { client: Arc::new(client) })
         })
     }
 
     /// Connects to a Streamable HTTP (or legacy HTTP+SSE) server (awaitable).
     #[staticmethod]
-    #[pyo3(signature = (url, headers, name, version, capabilities, on_request=None, on_notification=None))]
+    #[pyo3(signature = (url, headers, name, version, capabilities, on_request=None, on_notification=None, era="auto"))]
     #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
@@ -143,30 +156,43 @@ impl NativeClient {
         capabilities: Vec<String>,
         on_request: Option<Py<PyAny>>,
         on_notification: Option<Py<PyAny>>,
+        era: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let era = parse_era(era)?;
         let hooks = hooks(py, on_request, on_notification)?;
         awaitable(py, async move {
             let mut transport = HttpClientTransport::new(url);
             for (k, v) in &headers {
                 transport = transport.header(k, v);
             }
-            let client = hooks.builder(name, version, &capabilities).connect(transport).await?;
+            let client = hooks.builder(name, version, &capabilities, era).connect(transport).await?;
             Ok(NativeClient { client: Arc::new(client) })
         })
     }
 
-    /// The server's `initialize` result (JSON).
+    /// The era the connection settled on: `"session"` or `"stateless"`.
+    fn era(&self) -> &'static str {
+        match self.client.era() {
+            Era::Stateless => "stateless",
+            _ => "session",
+        }
+    }
+
+    /// The server's `initialize` result (JSON; synthesized from `server/discover` in the
+    /// stateless era).
     fn initialize_result_json(&self) -> PyResult<String> {
         serde_json::to_string(self.client.initialize_result()).map_err(|e| errors::raise(e.into()))
     }
 
-    /// `ping` (awaitable).
+    /// `ping` (awaitable; a `server/discover` round trip in the stateless era).
     fn ping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let c = self.client.clone();
         awaitable(py, async move { c.ping().await.map(|()| None::<String>) })
     }
 
-    /// A raw request: `method` with params JSON; resolves to the result JSON.
+    /// A raw request: `method` with params JSON; resolves to the result JSON. Era-aware: in
+    /// the stateless era it carries the request `_meta` and the server's input requests are
+    /// answered with the client's handlers.
     #[pyo3(signature = (method, params_json, timeout=None, on_progress=None))]
     fn request<'py>(&self, py: Python<'py>, method: String, params_json: &str, timeout: Option<f64>, on_progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyAny>> {
         let params = parse_json("params", params_json)?;
@@ -181,8 +207,20 @@ impl NativeClient {
                 event_loop.run(move |py| event_loop::report(py, cb.bind(py).call1((p.progress, p.total, p.message))));
             });
         }
-        let peer = self.client.peer().clone();
-        awaitable(py, async move { json(&peer.request(&method, Some(params), options).await?) })
+        let c = self.client.clone();
+        awaitable(py, async move { json(&c.request(&method, Some(params), options).await?) })
+    }
+
+    /// `resources/subscribe` (awaitable; session era only: `InvalidInput` in the stateless era).
+    fn subscribe<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.client.clone();
+        awaitable(py, async move { c.subscribe(&uri).await.map(|()| None::<String>) })
+    }
+
+    /// `resources/unsubscribe` (awaitable; session era only).
+    fn unsubscribe<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.client.clone();
+        awaitable(py, async move { c.unsubscribe(&uri).await.map(|()| None::<String>) })
     }
 
     /// Every tool, following cursors (JSON array; awaitable).
@@ -217,7 +255,8 @@ impl NativeClient {
         awaitable(py, async move { json(&c.complete(params).await?) })
     }
 
-    /// `logging/setLevel` (awaitable).
+    /// `logging/setLevel` (awaitable); in the stateless era the level rides on every later
+    /// request instead.
     fn set_log_level<'py>(&self, py: Python<'py>, level: String) -> PyResult<Bound<'py, PyAny>> {
         let level: LoggingLevel = serde_json::from_value(Value::String(level.to_lowercase()))
             .map_err(|_| errors::raise(Error::new(ErrorKind::InvalidInput, format!("unknown log level {level:?}"))))?;

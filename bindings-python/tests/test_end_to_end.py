@@ -63,9 +63,11 @@ def test_invalid_arguments_and_errors():
 
 
 def test_cancellation_both_ways_and_timeouts():
+    # Session era: the handlers' logs arrive without logging/setLevel (a stateless-era server
+    # sends none to a request without a level; test_eras.py covers that era's cancellation).
     async def main():
         logs = []
-        async with stdio(on_log=lambda level, data, logger: logs.append(data)) as c:
+        async with stdio(on_log=lambda level, data, logger: logs.append(data), era="session") as c:
             started = time.time()
             with pytest.raises(asyncio.TimeoutError):
                 await asyncio.wait_for(c.call_tool("sleepy", {"seconds": 10}), 0.3)
@@ -108,12 +110,15 @@ def test_sampling_elicitation_and_roots_round_trips():
             assert params.requested_schema["properties"]["name"]["type"] == "string"
             return {"action": "accept", "content": {"name": "Ada"}}
 
-        async with stdio(sampling=sampling, elicitation=elicitation, roots=["file:///a", {"uri": "file:///b", "name": "b"}]) as c:
+        # Session era: server-initiated requests, and a missing capability fails inside the
+        # handler (an isError result); test_eras.py covers the stateless era's input rounds.
+        async with stdio(sampling=sampling, elicitation=elicitation, roots=["file:///a", {"uri": "file:///b", "name": "b"}],
+                         era="session") as c:
             assert (await c.call_tool("ask_model", {"question": "abc"})).content[0].text == "model: cba"
             # The default (age 30) comes from the schema: SEP-1034 in the engine's client.
             assert (await c.call_tool("ask_user")).content[0].text == "user is Ada, 30"
             assert (await c.call_tool("roots")).content[0].text == "file:///a,file:///b"
-        async with stdio() as c:
+        async with stdio(era="session") as c:
             r = await c.call_tool("ask_model", {"question": "x"})
             assert r.is_error and "sampling" in r.content[0].text
     run(main())
@@ -131,7 +136,13 @@ def test_resources_prompts_completion():
             assert r.contents[0].text == '{"user_id": 42, "kind": "int"}', "template variables are converted to the annotation"
             with pytest.raises(McpError) as e:
                 await c.read_resource("demo://nope")
-            assert e.value.code == -32002
+            # Auto speaks the stateless era here, where an unknown resource is invalid params
+            # (SEP-2164); the session era's code is -32002.
+            assert c.era == "stateless" and e.value.code == -32602
+            async with stdio(era="session") as s:
+                with pytest.raises(McpError) as e:
+                    await s.read_resource("demo://nope")
+                assert e.value.code == -32002
             prompts = {p.name: p for p in await c.list_prompts()}
             assert [(a.name, a.required) for a in prompts["review"].arguments] == [("code", True), ("language", False)]
             p = await c.get_prompt("review", {"code": "x = 1"})
@@ -149,7 +160,11 @@ def test_resources_prompts_completion():
 def test_over_streamable_http(http_demo):
     async def main():
         logs = []
-        async with Client.http(http_demo, headers={"x-test": "1"}, on_log=lambda l, d, g: logs.append(d)) as c:
+        # Session era: the cancelled handler's log arrives with no level set, after the
+        # cancellation (in the stateless era the client closes the request's stream to cancel
+        # it, so nothing the handler sends afterwards can arrive; see test_eras.py).
+        async with Client.http(http_demo, headers={"x-test": "1"}, on_log=lambda l, d, g: logs.append(d),
+                               era="session") as c:
             assert c.server_info.name == "py-demo"
             seen = []
             r = await c.call_tool("add", {"a": 1, "b": 2}, on_progress=lambda p, t, m: seen.append(p))

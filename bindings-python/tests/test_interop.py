@@ -27,7 +27,7 @@ from mcp import StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
 from conftest import DEMO, SERVERS, free_port, run
-from oxmcp import Client, McpError, RequestTimeout
+from oxmcp import Client, InvalidInput, McpError, RequestTimeout
 
 OFFICIAL = str(SERVERS / "official_server.py")
 SCRIPTS = (DEMO, OFFICIAL)
@@ -511,8 +511,10 @@ def official(request):
 
 
 def test_oxmcp_client_initializes_and_lists_tools(official):
+    # Session era: the initialize handshake and the version it negotiates (auto would pick
+    # the stateless era, which the SDK's server also speaks: see the test after this one).
     async def main():
-        async with official() as c:
+        async with official(era="session") as c:
             assert (c.server_info.name, c.server_info.version) == ("official-py", "2.3.0-interop")
             assert c.instructions == "An official-SDK server for the oxmcp interop tests."
             assert c.protocol_version == "2025-11-25"
@@ -534,10 +536,46 @@ def test_oxmcp_client_initializes_and_lists_tools(official):
     run(main())
 
 
-def test_oxmcp_client_calls_tools_with_progress_and_logs(official):
+def test_oxmcp_client_in_auto_speaks_the_stateless_era_with_the_official_server(official):
+    """The official SDK's server (2.3.0) serves both eras, so the oxmcp client's default (auto)
+    finds server/discover and speaks 2026-07-28: the discover result stands in for initialize,
+    logs come only once the client asked for a level, subscribe does not exist."""
+
     async def main():
         logs = []
         async with official(on_log=lambda level, data, logger: logs.append((level, data, logger))) as c:
+            assert c.era == "stateless" and c.protocol_version == "2026-07-28"
+            assert (c.server_info.name, c.server_info.version) == ("official-py", "2.3.0-interop")
+            assert c.instructions == "An official-SDK server for the oxmcp interop tests."
+            assert c.server_capabilities.tools is not None and c.server_capabilities.completions is not None
+            assert {"add", "count_to", "ask_user"} <= {t.name for t in await c.list_tools()}
+
+            progress = []
+            r = await c.call_tool("count_to", {"n": 2}, on_progress=lambda p, t, m: progress.append((p, t, m)))
+            assert r.content[0].text == "counted to 2"
+            await eventually(lambda: len(progress) >= 2, what="progress")
+            assert progress == [(1.0, 2.0, "step 1"), (2.0, 2.0, "step 2")]
+            await asyncio.sleep(0.1)
+            assert logs == [], "no logs to a stateless request without a level"
+
+            await c.set_log_level("info")
+            r = await c.call_tool("count_to", {"n": 2})
+            assert r.content[0].text == "counted to 2"
+            await eventually(lambda: len(logs) >= 2, what="logs")
+            assert logs == [("info", f"counted {i}", "count_to") for i in (1, 2)]
+
+            with pytest.raises(InvalidInput):
+                await c.subscribe("official://static/readme")
+            await c.ping()
+    run(main())
+
+
+def test_oxmcp_client_calls_tools_with_progress_and_logs(official):
+    # Session era: the SDK's server sends logs without logging/setLevel.
+    async def main():
+        logs = []
+        async with official(on_log=lambda level, data, logger: logs.append((level, data, logger)),
+                            era="session") as c:
             r = await c.call_tool("add", {"a": 1, "b": 2})
             assert not r.is_error
             assert r.content[0].text == "3" and r.structured_content == {"result": 3}
@@ -672,8 +710,11 @@ def test_oxmcp_client_answers_official_sampling_elicitation_and_roots(official):
             asked.append(("elicitation", params.message, sorted(params.requested_schema["properties"])))
             return {"action": "accept", "content": {"name": "Ada", "age": 36}}
 
+        # Session era: the SDK server's tools ask with server-initiated requests
+        # (ctx.elicit, ctx.session.create_message / list_roots), which its stateless era
+        # refuses ("no back-channel for server-initiated requests", -32600).
         async with official(sampling=sampling, elicitation=elicitation,
-                            roots=["file:///srv/a", {"uri": "file:///srv/b", "name": "b"}]) as c:
+                            roots=["file:///srv/a", {"uri": "file:///srv/b", "name": "b"}], era="session") as c:
             r = await c.call_tool("ask_model", {"question": "meaning of life?"})
             assert r.content[0].text == "model interop-model said: forty-two"
             r = await c.call_tool("ask_user")

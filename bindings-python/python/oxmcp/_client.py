@@ -6,12 +6,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, Optional, Sequence
 
 from . import _oxmcp
+from ._errors import InvalidInput
 from ._model import McpObject, wrap
 
 Handler = Callable[..., Any]
+
+#: Which protocol era a client speaks: ``"auto"`` (probe with ``server/discover``, fall back
+#: to ``initialize`` when the server is older), ``"session"`` (``initialize`` and a session,
+#: protocol versions up to 2025-11-25) or ``"stateless"`` (2026-07-28).
+Era = Literal["auto", "session", "stateless"]
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -26,6 +32,17 @@ class Client:
         async with Client.stdio("python", ["server.py"]) as client:
             tools = await client.list_tools()
             result = await client.call_tool("add", {"a": 1, "b": 2}, timeout=30, on_progress=print)
+
+    ``era`` (a keyword of :meth:`stdio` and :meth:`http`) picks the protocol era:
+    ``"auto"`` (the default) asks the server with ``server/discover`` and falls back to
+    ``initialize`` when the server is older, ``"session"`` always initializes a session,
+    ``"stateless"`` requires a 2026-07-28 server (connecting to an older one fails with
+    :class:`ProtocolError`). :attr:`era` tells which the connection speaks. The calls are
+    the same in both eras, except: :meth:`subscribe` and :meth:`unsubscribe` exist only in
+    the session era (:class:`InvalidInput` in the stateless one); :meth:`set_log_level`
+    makes every later request ask for that level (a stateless server sends no logs to a
+    client that has not set one); :meth:`ping` is a ``server/discover`` round trip; and the
+    server's sampling, elicitation and roots questions are answered by the same handlers.
     """
 
     def __init__(self, native: Any) -> None:
@@ -63,36 +80,55 @@ class Client:
         listen = notified if (on_notification or on_log) else None
         return capabilities, (on_request if capabilities else None), listen
 
+    @staticmethod
+    def _era(era: Any) -> str:
+        if era is None:
+            return "auto"
+        if not isinstance(era, str):
+            raise InvalidInput(None, f"era must be \"auto\", \"session\" or \"stateless\", not {era!r}")
+        return era  # the engine checks the name (InvalidInput for an unknown one)
+
     @classmethod
     async def connect_stdio(cls, command: str, args: Sequence[str] = (), *, env: Optional[Mapping[str, str]] = None,
                             name: str = "oxmcp-python", version: str = "0.1.0", sampling: Optional[Handler] = None,
                             elicitation: Optional[Handler] = None, roots: Any = None,
-                            on_notification: Optional[Callable] = None, on_log: Optional[Callable] = None) -> "Client":
-        """Starts ``command`` and connects to it over stdio."""
+                            on_notification: Optional[Callable] = None, on_log: Optional[Callable] = None,
+                            era: Era = "auto") -> "Client":
+        """Starts ``command`` and connects to it over stdio, in ``era`` (see :class:`Client`)."""
+        era = cls._era(era)
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
         native = await _oxmcp.NativeClient.connect_stdio(command, list(args), list((env or {}).items()), name, version,
-                                                         caps, on_request, listen)
+                                                         caps, on_request, listen, era)
         return cls(native)
 
     @classmethod
     async def connect_http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, name: str = "oxmcp-python",
                            version: str = "0.1.0", sampling: Optional[Handler] = None, elicitation: Optional[Handler] = None,
                            roots: Any = None, on_notification: Optional[Callable] = None,
-                           on_log: Optional[Callable] = None) -> "Client":
-        """Connects to a Streamable HTTP server (or a legacy HTTP+SSE one)."""
+                           on_log: Optional[Callable] = None, era: Era = "auto") -> "Client":
+        """Connects to a Streamable HTTP server (or a legacy HTTP+SSE one), in ``era``."""
+        era = cls._era(era)
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
         native = await _oxmcp.NativeClient.connect_http(url, list((headers or {}).items()), name, version, caps,
-                                                        on_request, listen)
+                                                        on_request, listen, era)
         return cls(native)
 
     @classmethod
     def stdio(cls, command: str, args: Sequence[str] = (), **options: Any) -> "_Connecting":
-        """``async with Client.stdio(cmd, args) as client:`` (or ``await Client.stdio(...)``)."""
+        """``async with Client.stdio(cmd, args, era="auto") as client:`` (or ``await Client.stdio(...)``).
+
+        Options: ``env``, ``name``, ``version``, ``sampling``, ``elicitation``, ``roots``,
+        ``on_notification``, ``on_log``, ``era`` (``"auto"``, ``"session"`` or ``"stateless"``).
+        """
         return _Connecting(cls.connect_stdio(command, args, **options))
 
     @classmethod
     def http(cls, url: str, **options: Any) -> "_Connecting":
-        """``async with Client.http(url, headers={...}) as client:``."""
+        """``async with Client.http(url, headers={...}, era="auto") as client:``.
+
+        Options: ``headers``, ``name``, ``version``, ``sampling``, ``elicitation``, ``roots``,
+        ``on_notification``, ``on_log``, ``era`` (``"auto"``, ``"session"`` or ``"stateless"``).
+        """
         return _Connecting(cls.connect_http(url, **options))
 
     async def __aenter__(self) -> "Client":
@@ -117,7 +153,13 @@ class Client:
 
     @property
     def protocol_version(self) -> str:
+        """The negotiated protocol version (``"2026-07-28"`` in the stateless era)."""
         return self._init.protocol_version
+
+    @property
+    def era(self) -> str:
+        """The era the connection settled on: ``"session"`` or ``"stateless"``."""
+        return self._native.era()
 
     @property
     def instructions(self) -> Optional[str]:
@@ -127,11 +169,14 @@ class Client:
 
     async def request(self, method: str, params: Optional[dict] = None, *, timeout: Optional[float] = None,
                       on_progress: Optional[Callable] = None) -> McpObject:
-        """Sends any request; ``timeout`` is seconds without a response or progress."""
+        """Sends any request; ``timeout`` is seconds without a response or progress. In the
+        stateless era the request carries the client's ``_meta`` and the server's questions
+        are answered with the client's handlers before the result comes back."""
         text = await self._native.request(method, json.dumps(params or {}), timeout, on_progress)
         return wrap(json.loads(text))
 
     async def ping(self) -> None:
+        """``ping`` (session era); a ``server/discover`` round trip in the stateless era."""
         await self._native.ping()
 
     async def list_tools(self) -> list:
@@ -153,10 +198,13 @@ class Client:
         return await self.request("resources/read", {"uri": uri})
 
     async def subscribe(self, uri: str) -> None:
-        await self.request("resources/subscribe", {"uri": uri})
+        """Subscribes to updates of a resource (session era; raises :class:`InvalidInput` in the
+        stateless era, which has no ``resources/subscribe``)."""
+        await self._native.subscribe(uri)
 
     async def unsubscribe(self, uri: str) -> None:
-        await self.request("resources/unsubscribe", {"uri": uri})
+        """Ends a subscription (session era; :class:`InvalidInput` in the stateless era)."""
+        await self._native.unsubscribe(uri)
 
     async def list_prompts(self) -> list:
         return wrap(json.loads(await self._native.list_all_prompts()))
@@ -175,6 +223,8 @@ class Client:
         return wrap(json.loads(await self._native.complete(json.dumps(params)))).completion
 
     async def set_log_level(self, level: str) -> None:
+        """The minimum level of the server's log messages: ``logging/setLevel`` in the session
+        era; in the stateless era every later request asks for it (no logs before)."""
         await self._native.set_log_level(level)
 
     def notify_roots_changed(self) -> None:

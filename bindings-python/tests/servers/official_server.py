@@ -4,6 +4,12 @@ interop tests in ../test_interop.py that drive the oxmcp Python client against i
     python official_server.py             serve on stdio
     python official_server.py http PORT   serve Streamable HTTP at http://127.0.0.1:PORT/mcp
                                           (the SDK's own runner: uvicorn on 127.0.0.1)
+    python official_server.py sse PORT    serve the legacy HTTP+SSE transport at
+                                          http://127.0.0.1:PORT/sse (session era only)
+    python official_server.py session-only   stdio, session era only (no server/discover)
+
+The SDK (2.3.0) serves both protocol eras on stdio and Streamable HTTP: a client's first
+request decides (server/discover opens the 2026-07-28 stateless era).
 
 The values returned here are asserted in test_interop.py: keep the two in step.
 """
@@ -163,10 +169,28 @@ async def complete(ref, argument, context):
     return None
 
 
+async def serve_session_era_only() -> None:
+    """stdio in the session era only: the SDK's handshake-only loop (``serve_loop``, what its
+    streamable-HTTP manager drives) instead of ``Server.run``'s dual-era loop, so a request
+    before ``initialize`` (e.g. ``server/discover``) is refused as by a pre-2026-07-28 server."""
+    from mcp.server.runner import serve_loop
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (read_stream, write_stream):
+        async with lowlevel.lifespan(lowlevel) as state:
+            await serve_loop(lowlevel, read_stream, write_stream, lifespan_state=state,
+                             init_options=lowlevel.create_initialization_options())
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["http"] and len(sys.argv) == 3:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif sys.argv[1:2] == ["sse"] and len(sys.argv) == 3:
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
+    elif sys.argv[1:] == ["session-only"]:
+        anyio.run(serve_session_era_only)
     elif sys.argv[1:]:
-        sys.exit(f"usage: {sys.argv[0]} [http PORT]")
+        sys.exit(f"usage: {sys.argv[0]} [http PORT | sse PORT | session-only]")
     else:
         server.run("stdio")
