@@ -627,26 +627,27 @@ class Client extends EventEmitter {
   }
 
   /** Starts `command` with `args` and connects over stdio. Options: `env`, `cwd`, `name`,
-   *  `version`, `sampling`, `elicitation`, `roots`, `onNotification`. */
+   *  `version`, `sampling`, `elicitation`, `roots`, `onNotification`, `era` (`'auto'`,
+   *  the default, `'session'` or `'stateless'`). */
   static async stdio(command, args = [], options = {}) {
     if (!Array.isArray(args)) [args, options] = [[], args || {}]
     const client = Client._prepare(options)
     const o = { args: args.map(String), name: options.name, version: options.version, cwd: options.cwd,
-      capabilities: Client._capabilities(options) }
+      capabilities: Client._capabilities(options), era: options.era }
     if (options.env) o.env = options.env
-    const n = await nativeCall(native.connectStdio(String(command), JSON.stringify(o),
-      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b)))
+    const n = await nativeCall(wrapSync(() => native.connectStdio(String(command), JSON.stringify(o),
+      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b))))
     return client._connected(n)
   }
 
   /** Connects to a Streamable HTTP server (or a legacy HTTP+SSE one). Options: `headers`,
-   *  `name`, `version`, `sampling`, `elicitation`, `roots`, `onNotification`. */
+   *  `name`, `version`, `sampling`, `elicitation`, `roots`, `onNotification`, `era`. */
   static async http(url, options = {}) {
     const client = Client._prepare(options)
     const o = { headers: options.headers || {}, name: options.name, version: options.version,
-      capabilities: Client._capabilities(options) }
-    const n = await nativeCall(native.connectHttp(String(url), JSON.stringify(o),
-      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b)))
+      capabilities: Client._capabilities(options), era: options.era }
+    const n = await nativeCall(wrapSync(() => native.connectHttp(String(url), JSON.stringify(o),
+      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b))))
     return client._connected(n)
   }
 
@@ -654,8 +655,10 @@ class Client extends EventEmitter {
   get serverInfo() { return this._init.serverInfo }
   /** The server's capabilities. */
   get serverCapabilities() { return this._init.capabilities }
-  /** The negotiated protocol version. */
+  /** The negotiated protocol version (`'2026-07-28'` in the stateless era). */
   get protocolVersion() { return this._init.protocolVersion }
+  /** The era the connection settled on: `'session'` or `'stateless'`. */
+  get era() { return this._native.era() }
   /** The server's instructions, if any. */
   get instructions() { return this._init.instructions }
 
@@ -763,7 +766,8 @@ class Client extends EventEmitter {
     )
   }
 
-  /** Sends any request; resolves to its result. */
+  /** Sends any request; resolves to its result. In the stateless era it carries the
+   *  client's `_meta`, and the server's questions are answered by the client's handlers. */
   request(method, params, options = {}) {
     const timeout = options.timeout == null ? null : Number(options.timeout)
     const progress = typeof options.onProgress === 'function'
@@ -780,9 +784,14 @@ class Client extends EventEmitter {
     return this._start(options, id => this._native.listAll(id, what))
   }
 
-  /** `ping`. */
+  _eraRequest(method, arg, options = {}) {
+    const timeout = options.timeout == null ? null : Number(options.timeout)
+    return this._start(options, (id, cancellable) => this._native.eraRequest(id, method, arg, timeout, cancellable))
+  }
+
+  /** `ping` (a `server/discover` round trip in the stateless era, which has no ping). */
   async ping(options) {
-    await this.request('ping', {}, options)
+    await this._eraRequest('ping', null, options)
   }
 
   /** Every tool (following cursors). */
@@ -806,10 +815,11 @@ class Client extends EventEmitter {
   }
   /** Reads a resource: `{ contents }`. */
   readResource(uri, options) { return this.request('resources/read', { uri: String(uri) }, options) }
-  /** Subscribes to updates of a resource (`'notifications/resources/updated'` events). */
-  async subscribe(uri, options) { await this.request('resources/subscribe', { uri: String(uri) }, options) }
-  /** Ends a subscription. */
-  async unsubscribe(uri, options) { await this.request('resources/unsubscribe', { uri: String(uri) }, options) }
+  /** Subscribes to updates of a resource (`'notifications/resources/updated'` events).
+   *  Session era only: an InvalidInputError in the stateless era. */
+  async subscribe(uri, options) { await this._eraRequest('resources/subscribe', String(uri), options) }
+  /** Ends a subscription (session era only). */
+  async unsubscribe(uri, options) { await this._eraRequest('resources/unsubscribe', String(uri), options) }
 
   /** Every prompt (following cursors). */
   listPrompts(options) { return this._listAll('prompts', options) }
@@ -830,11 +840,13 @@ class Client extends EventEmitter {
     return (await this.request('completion/complete', params, options)).completion
   }
 
-  /** Sets the minimum level of log messages the server sends. */
-  async setLogLevel(level, options) { await this.request('logging/setLevel', { level: String(level) }, options) }
+  /** Sets the minimum level of log messages the server sends: `logging/setLevel` in the
+   *  session era; in the stateless era every later request asks for that level (without
+   *  one the server sends no logs). An unknown level is an InvalidInputError. */
+  async setLogLevel(level, options) { await this._eraRequest('logging/setLevel', String(level), options) }
 
-  /** Tells the server the client's roots changed. */
-  notifyRootsChanged() { this.notify('notifications/roots/list_changed') }
+  /** Tells the server the client's roots changed (nothing to tell in the stateless era). */
+  notifyRootsChanged() { wrapSync(() => this._native.notifyRootsChanged()) }
 
   /** `[pending, inFlight]` request counts of the engine (for leak checks). */
   stats() {

@@ -257,9 +257,17 @@ export interface ServerRequestExtra {
   signal: AbortSignal
 }
 
+/** Which protocol era a client speaks: `'auto'` probes the server with `server/discover`
+ *  and falls back to `initialize` when it is older; `'session'` always initializes a
+ *  session (protocol versions up to 2025-11-25); `'stateless'` needs a 2026-07-28 server. */
+export type Era = 'auto' | 'session' | 'stateless'
+
 export interface ClientOptions {
   name?: string
   version?: string
+  /** The protocol era (default `'auto'`); `client.era` tells which one the connection
+   *  settled on. An unknown value rejects with an InvalidInputError. */
+  era?: Era
   /** Answers `sampling/createMessage`. */
   sampling?: (params: CreateMessageParams, extra: ServerRequestExtra) => CreateMessageResult | Promise<CreateMessageResult>
   /** Answers `elicitation/create`. */
@@ -293,6 +301,8 @@ export class Client {
   readonly serverCapabilities: JsonObject
   readonly protocolVersion: string
   readonly instructions: string | undefined
+  /** The era the connection settled on. */
+  readonly era: 'session' | 'stateless'
 
   request<R = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Promise<R>
   notify(method: string, params?: JsonObject): void

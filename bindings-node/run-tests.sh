@@ -3,7 +3,7 @@
 # node's built-in test runner (ends with its summary): npm install (the official TypeScript
 # SDK, typescript, zod, @napi-rs/cli; not `npm ci`, which trips over the CLI's optional
 # platform packages), `npm run build` (napi, release), the official conformance suite's install (Node 22, in tests/conformance), then test/*.test.mjs:
-# end-to-end, process lifetime, interop, conformance, and npm pack + scratch install +
+# end-to-end, both eras, process lifetime, interop, conformance, and npm pack + scratch install +
 # tsc --strict.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

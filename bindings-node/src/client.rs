@@ -11,8 +11,8 @@ use std::time::Duration;
 use napi::bindgen_prelude::{spawn, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
-use oxmcp::client::{Client, ClientBuilder, ClientContext, ServerNotification};
-use oxmcp::protocol::{CreateMessageResult, ElicitResult, ListRootsResult};
+use oxmcp::client::{Client, ClientBuilder, ClientContext, Era, ServerNotification};
+use oxmcp::protocol::{methods, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
 use oxmcp::session::RequestOptions;
 use oxmcp::transport::http::HttpClientTransport;
 use oxmcp::transport::ChildProcess;
@@ -71,8 +71,8 @@ impl Hooks {
     }
 }
 
-fn builder(hooks: &Arc<Hooks>, name: String, version: String, capabilities: &[String]) -> ClientBuilder {
-    let mut b = Client::builder(name, version).era(oxmcp::client::Era::Session); // the era option is not exposed here yet
+fn builder(hooks: &Arc<Hooks>, name: String, version: String, capabilities: &[String], era: Era) -> ClientBuilder {
+    let mut b = Client::builder(name, version).era(era);
     let has = |c: &str| capabilities.iter().any(|x| x == c);
     if has("sampling") {
         let h = hooks.clone();
@@ -127,10 +127,11 @@ fn hooks(dispatch: &Dispatcher<'_>) -> napi::Result<Arc<Hooks>> {
 }
 
 /// Starts `command` and connects to it over stdio. `options_json`: `{args, env, cwd,
-/// name, version, capabilities}`; `dispatch(kind, id, slot, a, b)` receives events.
+/// name, version, capabilities, era}`; `dispatch(kind, id, slot, a, b)` receives events.
 #[napi]
 pub fn connect_stdio<'env>(env: &'env Env, command: String, options_json: String, dispatch: Dispatcher<'_>) -> napi::Result<PromiseRaw<'env, NativeClient>> {
     let o = strings(&options_json, "options")?;
+    let era = era(&o)?;
     let hooks = hooks(&dispatch)?;
     let mut child = ChildProcess::new(command.clone());
     if let Some(args) = o["args"].as_array() {
@@ -144,7 +145,7 @@ pub fn connect_stdio<'env>(env: &'env Env, command: String, options_json: String
     if let Some(cwd) = o["cwd"].as_str() {
         child = child.current_dir(cwd);
     }
-    let b = builder(&hooks, name(&o), version(&o), &capabilities(&o));
+    let b = builder(&hooks, name(&o), version(&o), &capabilities(&o), era);
     env.spawn_future(async move {
         let transport = child
             .spawn()
@@ -155,10 +156,11 @@ pub fn connect_stdio<'env>(env: &'env Env, command: String, options_json: String
 }
 
 /// Connects to a Streamable HTTP (or legacy HTTP+SSE) server. `options_json`: `{headers,
-/// name, version, capabilities}`.
+/// name, version, capabilities, era}`.
 #[napi]
 pub fn connect_http<'env>(env: &'env Env, url: String, options_json: String, dispatch: Dispatcher<'_>) -> napi::Result<PromiseRaw<'env, NativeClient>> {
     let o = strings(&options_json, "options")?;
+    let era = era(&o)?;
     let hooks = hooks(&dispatch)?;
     let mut transport = HttpClientTransport::new(url);
     if let Some(headers) = o["headers"].as_object() {
@@ -166,11 +168,22 @@ pub fn connect_http<'env>(env: &'env Env, url: String, options_json: String, dis
             transport = transport.header(k, v.as_str().unwrap_or_default());
         }
     }
-    let b = builder(&hooks, name(&o), version(&o), &capabilities(&o));
+    let b = builder(&hooks, name(&o), version(&o), &capabilities(&o), era);
     env.spawn_future(async move {
         let client = b.connect(transport).await.map_err(errors::to_napi)?;
         Ok(NativeClient { client: Arc::new(client), hooks, cancels: Default::default() })
     })
+}
+
+/// The `era` option: `"auto"` (default), `"session"` or `"stateless"` (also `"legacy"` /
+/// `"modern"`, as the engine parses them); anything else is an `InvalidInputError`.
+fn era(o: &Value) -> napi::Result<Era> {
+    match &o["era"] {
+        Value::Null => Ok(Era::Auto),
+        Value::String(s) => Era::parse(s)
+            .ok_or_else(|| errors::invalid(format!("unknown era {s:?}: expected 'auto', 'session' or 'stateless'"))),
+        other => Err(errors::invalid(format!("the era option must be 'auto', 'session' or 'stateless', not {other}"))),
+    }
 }
 
 fn name(o: &Value) -> String {
@@ -185,43 +198,34 @@ fn capabilities(o: &Value) -> Vec<String> {
     o["capabilities"].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
 }
 
-#[napi]
 impl NativeClient {
-    /// The server's `initialize` result (JSON).
-    #[napi]
-    pub fn initialize_result(&self) -> String {
-        serde_json::to_string(self.client.initialize_result()).unwrap_or_else(|_| "{}".into())
-    }
-
-    /// Sends request `method` with `params_json`; its outcome arrives as a RESULT or ERROR
-    /// event with `id`. `timeout_ms` is the inactivity timeout (progress restarts it);
-    /// `progress` asks for PROGRESS events; `cancellable` lets `cancel(id)` cancel it.
-    #[napi]
-    pub fn request(&self, id: u32, method: String, params_json: String, timeout_ms: Option<f64>, progress: bool, cancellable: bool) {
-        let events = self.hooks.events.clone();
+    /// The options of request `id`: inactivity timeout, PROGRESS events, cancellation.
+    fn options(&self, id: u32, timeout_ms: Option<f64>, progress: bool, cancellable: bool) -> RequestOptions {
         let mut options = RequestOptions::default();
         if let Some(ms) = timeout_ms {
             options = options.timeout(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
         }
         if progress {
-            let events = events.clone();
+            let events = self.hooks.events.clone();
             options = options.on_progress(move |p| {
                 let text = json!({"progress": p.progress, "total": p.total, "message": p.message}).to_string();
                 events.send(PROGRESS, id, 0, Some(text), None);
             });
         }
-        let cancels = cancellable.then(|| self.cancels.clone());
-        if let Some(c) = &cancels {
+        if cancellable {
             let token = CancellationToken::new();
-            c.lock().unwrap().insert(id, token.clone());
+            self.cancels.lock().unwrap().insert(id, token.clone());
             options = options.cancel_token(token);
         }
-        let peer = self.client.peer().clone();
+        options
+    }
+
+    /// Runs request `id` and sends its outcome as a RESULT or ERROR event.
+    fn finish(&self, id: u32, cancellable: bool, work: impl std::future::Future<Output = oxmcp::Result<Value>> + Send + 'static) {
+        let events = self.hooks.events.clone();
+        let cancels = cancellable.then(|| self.cancels.clone());
         spawn(async move {
-            let outcome = match serde_json::from_str::<Value>(&params_json) {
-                Ok(params) => peer.request(&method, Some(params), options).await,
-                Err(e) => Err(Error::new(ErrorKind::InvalidInput, format!("invalid params: {e}"))),
-            };
+            let outcome = work.await;
             if let Some(c) = cancels {
                 c.lock().unwrap().remove(&id);
             }
@@ -230,6 +234,82 @@ impl NativeClient {
                 Err(e) => events.send(ERROR, id, 0, Some(errors::encode(&e)), None),
             };
         });
+    }
+}
+
+#[napi]
+impl NativeClient {
+    /// The server's `initialize` result (JSON).
+    #[napi]
+    pub fn initialize_result(&self) -> String {
+        serde_json::to_string(self.client.initialize_result()).unwrap_or_else(|_| "{}".into())
+    }
+
+    /// The era the connection settled on: `"session"` or `"stateless"`.
+    #[napi]
+    pub fn era(&self) -> String {
+        match self.client.era() {
+            Era::Stateless => "stateless",
+            _ => "session",
+        }
+        .to_string()
+    }
+
+    /// Sends request `method` with `params_json` (era-aware: in the stateless era with the
+    /// request `_meta`, the server's input requests answered by the handlers); its outcome
+    /// arrives as a RESULT or ERROR event with `id`. `timeout_ms` is the inactivity timeout
+    /// (progress restarts it); `progress` asks for PROGRESS events; `cancellable` lets
+    /// `cancel(id)` cancel it.
+    #[napi]
+    pub fn request(&self, id: u32, method: String, params_json: String, timeout_ms: Option<f64>, progress: bool, cancellable: bool) {
+        let options = self.options(id, timeout_ms, progress, cancellable);
+        let c = self.client.clone();
+        self.finish(id, cancellable, async move {
+            let params = serde_json::from_str::<Value>(&params_json)
+                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid params: {e}")))?;
+            c.request(&method, Some(params), options).await
+        });
+    }
+
+    /// A request whose form depends on the era, as the engine's client sends it: `ping`
+    /// (a `server/discover` round trip in the stateless era), `logging/setLevel` (`arg` is
+    /// the level; in the stateless era it is stored and rides on every later request),
+    /// `resources/subscribe` and `resources/unsubscribe` (`arg` is the URI; an
+    /// InvalidInput error in the stateless era). Answered like `request`.
+    #[napi]
+    pub fn era_request(&self, id: u32, method: String, arg: Option<String>, timeout_ms: Option<f64>, cancellable: bool) {
+        let options = self.options(id, timeout_ms, false, cancellable);
+        let c = self.client.clone();
+        self.finish(id, cancellable, async move {
+            let stateless = c.era() == Era::Stateless;
+            let arg = arg.unwrap_or_default();
+            match method.as_str() {
+                methods::PING if stateless => c.request(methods::SERVER_DISCOVER, None, options).await.map(drop)?,
+                methods::PING => c.request(methods::PING, Some(json!({})), options).await.map(drop)?,
+                methods::LOGGING_SET_LEVEL => {
+                    let level: LoggingLevel = serde_json::from_value(Value::String(arg.to_lowercase()))
+                        .map_err(|_| Error::new(ErrorKind::InvalidInput, format!("unknown log level {arg:?}")))?;
+                    if stateless {
+                        c.set_log_level(level).await?
+                    } else {
+                        c.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level })), options).await.map(drop)?
+                    }
+                }
+                methods::RESOURCES_SUBSCRIBE if stateless => c.subscribe(&arg).await?,
+                methods::RESOURCES_UNSUBSCRIBE if stateless => c.unsubscribe(&arg).await?,
+                m @ (methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE) => {
+                    c.request(m, Some(json!({ "uri": arg })), options).await.map(drop)?
+                }
+                other => return Err(Error::new(ErrorKind::InvalidInput, format!("no era-dependent request {other:?}"))),
+            }
+            Ok(json!({}))
+        });
+    }
+
+    /// Tells the server the roots changed (session era; nothing to tell in the stateless era).
+    #[napi]
+    pub fn notify_roots_changed(&self) -> napi::Result<()> {
+        self.client.notify_roots_changed().map_err(errors::to_napi)
     }
 
     /// Every item of a list (`tools`, `resources`, `resourceTemplates`, `prompts`),

@@ -89,6 +89,19 @@ function suite(name, connect) {
     })
 
     it('cancels with an AbortSignal: AbortError here, the handler signal fires there', async () => {
+      // Session era: the handler's log arrives without setLogLevel, after the cancellation
+      // (a stateless-era server sends no logs to a request without a level, and over HTTP
+      // the client cancels by closing the request's stream; eras.test.mjs covers that era).
+      const session = await connect({ era: 'session' })
+      try {
+        await cancelsAndTheHandlerSeesIt(session)
+      } finally {
+        await session.close()
+      }
+    })
+
+    async function cancelsAndTheHandlerSeesIt(client) {
+      assert.equal(client.era, 'session')
       const logs = []
       const onLog = p => logs.push(p)
       client.on('notifications/message', onLog)
@@ -101,7 +114,7 @@ function suite(name, connect) {
       client.off('notifications/message', onLog)
       assert.ok(logs.some(l => l.logger === 'slow' && l.data === 'slow cancelled'), 'the server handler saw the cancel')
       assert.deepEqual(client.stats(), { pending: 0, inFlight: 0 })
-    })
+    }
 
     it('rejects at once with an already-aborted signal', async () => {
       const ac = new AbortController()
@@ -152,13 +165,13 @@ function suite(name, connect) {
   })
 }
 
-suite('stdio', () => Client.stdio(process.execPath, [fixture('demo-server.mjs')], handlers))
+suite('stdio', options => Client.stdio(process.execPath, [fixture('demo-server.mjs')], { ...handlers, ...options }))
 
 describe('Streamable HTTP (server process)', () => {
   let server
   before(async () => { server = await startHttpServer(fixture('demo-server.mjs')) })
   after(async () => { await server?.stop() })
-  suite('client', () => Client.http(server.url, handlers))
+  suite('client', options => Client.http(server.url, { ...handlers, ...options }))
 })
 
 describe('Streamable HTTP (in-process server)', () => {
@@ -172,7 +185,8 @@ describe('Streamable HTTP (in-process server)', () => {
     server.tool('hello', { inputSchema: z.object({ who: z.string() }) }, ({ who }) => `hello ${who}`)
     const url = await server.listenHttp({ host: '127.0.0.1', port: 0 })
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
-    const client = await Client.http(url)
+    // Session era: a session to count (the stateless era has none).
+    const client = await Client.http(url, { era: 'session' })
     assert.equal((await client.callTool('hello', { who: 'you' })).content[0].text, 'hello you')
     assert.equal(server.sessionCount, 1)
     const ac = new AbortController()

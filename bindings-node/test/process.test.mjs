@@ -70,13 +70,14 @@ describe('process lifetime', () => {
   })
 
   it('a client listener that throws is reported, not fatal to the engine', async () => {
+    // Session era: the server's logs arrive without setLogLevel.
     const r = await runNode(['--input-type=module', '-e', `${prelude}
       let reported = 0
       process.on('uncaughtException', e => { if (e.message === 'listener') reported++ })
       const server = new Server({ name: 'x' })
       server.tool('log', {}, async (_a, ctx) => { await ctx.log('info', 'hello'); return 'ok' })
       const url = await server.listenHttp({ port: 0 })
-      const client = await Client.http(url)
+      const client = await Client.http(url, { era: 'session' })
       client.on('notifications/message', () => { throw new Error('listener') })
       const res = await client.callTool('log', {})
       await new Promise(r => setTimeout(r, 100))
