@@ -271,38 +271,26 @@ impl NativeClient {
         });
     }
 
-    /// A request whose form depends on the era, as the engine's client sends it: `ping`
-    /// (a `server/discover` round trip in the stateless era), `logging/setLevel` (`arg` is
-    /// the level; in the stateless era it is stored and rides on every later request),
-    /// `resources/subscribe` and `resources/unsubscribe` (`arg` is the URI; an
-    /// InvalidInput error in the stateless era). Answered like `request`.
+    /// `ping`, `logging/setLevel` (`arg` is the level) and `resources/subscribe` /
+    /// `unsubscribe` (`arg` is the URI): the engine gives them their meaning in either
+    /// era (see `Client::request`). Answered like `request`.
     #[napi]
     pub fn era_request(&self, id: u32, method: String, arg: Option<String>, timeout_ms: Option<f64>, cancellable: bool) {
         let options = self.options(id, timeout_ms, false, cancellable);
         let c = self.client.clone();
         self.finish(id, cancellable, async move {
-            let stateless = c.era() == Era::Stateless;
             let arg = arg.unwrap_or_default();
-            match method.as_str() {
-                methods::PING if stateless => c.request(methods::SERVER_DISCOVER, None, options).await.map(drop)?,
-                methods::PING => c.request(methods::PING, Some(json!({})), options).await.map(drop)?,
+            let params = match method.as_str() {
+                methods::PING => json!({}),
                 methods::LOGGING_SET_LEVEL => {
                     let level: LoggingLevel = serde_json::from_value(Value::String(arg.to_lowercase()))
                         .map_err(|_| Error::new(ErrorKind::InvalidInput, format!("unknown log level {arg:?}")))?;
-                    if stateless {
-                        c.set_log_level(level).await?
-                    } else {
-                        c.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level })), options).await.map(drop)?
-                    }
+                    json!({ "level": level })
                 }
-                methods::RESOURCES_SUBSCRIBE if stateless => c.subscribe(&arg).await?,
-                methods::RESOURCES_UNSUBSCRIBE if stateless => c.unsubscribe(&arg).await?,
-                m @ (methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE) => {
-                    c.request(m, Some(json!({ "uri": arg })), options).await.map(drop)?
-                }
-                other => return Err(Error::new(ErrorKind::InvalidInput, format!("no era-dependent request {other:?}"))),
-            }
-            Ok(json!({}))
+                methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => json!({ "uri": arg }),
+                other => return Err(Error::new(ErrorKind::InvalidInput, format!("no such request {other:?}"))),
+            };
+            c.request(&method, Some(params), options).await.map(|_| json!({}))
         });
     }
 

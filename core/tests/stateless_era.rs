@@ -484,6 +484,11 @@ async fn an_auto_client_speaks_the_stateless_era_to_a_server_that_does() {
     assert_eq!(*asked.lock().unwrap(), ["name", "color"]);
     assert_eq!(server.session_count(), 1, "one connection, and no initialize on it");
     client.ping().await.unwrap();
+    // Removed methods keep their meaning through the raw entry point too.
+    let e = client.request("resources/subscribe", Some(json!({"uri": "test://a"})), Default::default()).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+    let e = client.request("logging/setLevel", Some(json!({"level": "loud"})), Default::default()).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
     client.close().await;
 }
 

@@ -279,10 +279,30 @@ impl Client {
     /// Sends any request and returns its raw result: in the stateless era with the
     /// request's `_meta` added and the server's input requests answered (see
     /// [`Era::Stateless`]), in the session era as it is.
+    ///
+    /// The session-era methods the stateless era removed keep their meaning there:
+    /// `ping` becomes a `server/discover` round trip, `logging/setLevel` sets the level
+    /// every later request asks for, and `resources/subscribe` / `unsubscribe` fail with
+    /// InvalidInput (updates come on a `subscriptions/listen` stream instead). So every
+    /// binding gets the same behaviour from this one entry point.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value> {
-        match &self.stateless {
-            Some(s) => s.request(&self.peer, method, params, options).await,
-            None => self.peer.request(method, params, options).await,
+        let Some(s) = &self.stateless else {
+            return self.peer.request(method, params, options).await;
+        };
+        match method {
+            methods::PING => s.request(&self.peer, methods::SERVER_DISCOVER, None, options).await.map(|_| json!({})),
+            methods::LOGGING_SET_LEVEL => {
+                let level = params.as_ref().and_then(|p| p.get("level")).cloned().unwrap_or_default();
+                let level: LoggingLevel = serde_json::from_value(level.clone())
+                    .map_err(|_| Error::new(ErrorKind::InvalidInput, format!("unknown log level {level}")))?;
+                s.set_log_level(level);
+                Ok(json!({}))
+            }
+            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("{method} does not exist in the stateless era (2026-07-28); open a subscriptions/listen stream with Client::request instead"),
+            )),
+            _ => s.request(&self.peer, method, params, options).await,
         }
     }
 
@@ -295,10 +315,7 @@ impl Client {
     /// Checks the server is there: `ping` in the session era; the stateless era has no
     /// ping, so a `server/discover` round trip stands in for it.
     pub async fn ping(&self) -> Result<()> {
-        match &self.stateless {
-            Some(s) => s.request(&self.peer, methods::SERVER_DISCOVER, None, RequestOptions::default()).await.map(drop),
-            None => self.peer.ping().await,
-        }
+        self.request(methods::PING, None, RequestOptions::default()).await.map(drop)
     }
 
     /// One page of `tools/list`.
@@ -396,13 +413,11 @@ impl Client {
     /// Subscribes to updates of a resource (session era; in the stateless era updates come
     /// on a `subscriptions/listen` stream instead).
     pub async fn subscribe(&self, uri: &str) -> Result<()> {
-        self.session_era_only(methods::RESOURCES_SUBSCRIBE)?;
-        self.peer.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
+        self.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
     }
     /// Ends a subscription (session era).
     pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
-        self.session_era_only(methods::RESOURCES_UNSUBSCRIBE)?;
-        self.peer.request(methods::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
+        self.request(methods::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
     }
     /// Gets a prompt with string arguments.
     pub async fn get_prompt<K: Into<String>, V: Into<String>>(
@@ -425,11 +440,7 @@ impl Client {
     /// session era; in the stateless era every later request asks for that level in its
     /// `_meta` (without it, the server sends no logs).
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<()> {
-        if let Some(s) = &self.stateless {
-            s.set_log_level(level);
-            return Ok(());
-        }
-        self.peer.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level })), RequestOptions::default()).await.map(drop)
+        self.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level })), RequestOptions::default()).await.map(drop)
     }
     /// Tells the server the roots changed (session era; a stateless-era server asks for
     /// roots within each request that needs them, so there is no one to tell).
@@ -440,15 +451,6 @@ impl Client {
         self.peer.notify(methods::ROOTS_LIST_CHANGED, None)
     }
 
-    fn session_era_only(&self, method: &str) -> Result<()> {
-        match &self.stateless {
-            Some(_) => Err(Error::new(
-                ErrorKind::InvalidInput,
-                format!("{method} does not exist in the stateless era (2026-07-28); open a subscriptions/listen stream with Client::request instead"),
-            )),
-            None => Ok(()),
-        }
-    }
 
     /// Closes the connection and waits for the transport to shut (a child process exits).
     pub async fn close(self) {
