@@ -27,7 +27,7 @@ from mcp import StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
 from conftest import DEMO, SERVERS, free_port, run
-from oxmcp import Client, InvalidInput, McpError, RequestTimeout
+from oxmcp import Client, McpError, RequestTimeout
 
 OFFICIAL = str(SERVERS / "official_server.py")
 SCRIPTS = (DEMO, OFFICIAL)
@@ -524,7 +524,7 @@ def test_oxmcp_client_initializes_and_lists_tools(official):
 
             tools = {t.name: t for t in await c.list_tools()}
             assert {"add", "greet", "mirror", "count_to", "fail", "crash", "fail_code", "sleepy", "cancellations",
-                    "echo_header", "ask_user", "ask_model", "roots"} == set(tools)
+                    "echo_header", "ask_user", "ask_model", "roots", "touch"} == set(tools)
             add = tools["add"]
             assert add.description == "Add two integers."
             assert add.input_schema["properties"]["a"]["description"] == "the first number"
@@ -539,11 +539,18 @@ def test_oxmcp_client_initializes_and_lists_tools(official):
 def test_oxmcp_client_in_auto_speaks_the_stateless_era_with_the_official_server(official):
     """The official SDK's server (2.3.0) serves both eras, so the oxmcp client's default (auto)
     finds server/discover and speaks 2026-07-28: the discover result stands in for initialize,
-    logs come only once the client asked for a level, subscribe does not exist."""
+    logs come only once the client asked for a level, and subscribe opens a
+    subscriptions/listen stream the SDK's server sends the resource's updates on."""
 
     async def main():
-        logs = []
-        async with official(on_log=lambda level, data, logger: logs.append((level, data, logger))) as c:
+        logs, updates = [], []
+
+        def on_notification(method, params):
+            if method == "notifications/resources/updated":
+                updates.append(params["uri"])
+
+        async with official(on_log=lambda level, data, logger: logs.append((level, data, logger)),
+                            on_notification=on_notification) as c:
             assert c.era == "stateless" and c.protocol_version == "2026-07-28"
             assert (c.server_info.name, c.server_info.version) == ("official-py", "2.3.0-interop")
             assert c.instructions == "An official-SDK server for the oxmcp interop tests."
@@ -564,9 +571,15 @@ def test_oxmcp_client_in_auto_speaks_the_stateless_era_with_the_official_server(
             await eventually(lambda: len(logs) >= 2, what="logs")
             assert logs == [("info", f"counted {i}", "count_to") for i in (1, 2)]
 
-            with pytest.raises(InvalidInput):
-                await c.subscribe("official://static/readme")
+            await c.subscribe("official://static/readme")
+            await c.call_tool("touch", {"uri": "official://static/readme"})
+            await eventually(lambda: updates, what="the resource update")
+            assert updates == ["official://static/readme"]
+            await c.unsubscribe("official://static/readme")
+            await c.call_tool("touch", {"uri": "official://static/readme"})
             await c.ping()
+            await asyncio.sleep(0.2)
+            assert updates == ["official://static/readme"], "no update after unsubscribe"
     run(main())
 
 

@@ -1,42 +1,77 @@
 //! `oxmcp conformance-client URL`: the client side of the official conformance suite.
 //! The suite starts a mock server, then runs this command with the scenario's name in
-//! `MCP_CONFORMANCE_SCENARIO`; the mock server checks what the client did.
+//! `MCP_CONFORMANCE_SCENARIO` (and, for some scenarios, the calls to make in
+//! `MCP_CONFORMANCE_CONTEXT`); the mock server checks what the client did on the wire.
+//!
+//! The client is the library's default one (era Auto: `server/discover`, falling back to
+//! `initialize`), so what the suite scores is what a user of oxmcp gets.
 
 use anyhow::{bail, Context, Result};
 use oxmcp::client::Client;
-use oxmcp::protocol::{ElicitAction, ElicitResult};
+use oxmcp::protocol::{ElicitAction, ElicitResult, Tool};
 use oxmcp::transport::http::HttpClientTransport;
 use serde_json::{json, Map, Value};
+
+/// The tool the schema-preservation scenario describes, and the one that echoes it back.
+const RICH_SCHEMA_TOOL: &str = "json_schema_2020_12_tool";
+const SCHEMA_ECHO_TOOL: &str = "json_schema_echo";
 
 /// Runs one scenario against `url`.
 pub async fn run(url: &str) -> Result<()> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_else(|_| "initialize".into());
+    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => serde_json::from_str(&text).context("MCP_CONFORMANCE_CONTEXT is not JSON")?,
+        Err(_) => Value::Null,
+    };
     let builder = Client::builder("oxmcp-conformance-client", env!("CARGO_PKG_VERSION")).on_elicitation(|_params, _ctx| async {
         // Accept with nothing filled in: the client library fills every field the
         // requested schema gives a default for (SEP-1034).
         Ok(ElicitResult::new(ElicitAction::Accept))
     });
-    let transport = HttpClientTransport::new(url);
-    let client = builder.connect(transport).await.context("initialize failed")?;
+    let client = builder.connect(HttpClientTransport::new(url)).await.context("connecting failed")?;
     let tools = client.list_all_tools().await?;
     match scenario.as_str() {
-        "initialize" => {}
-        "tools_call" | "tools-call" => {
-            for tool in &tools {
-                let args = sample_arguments(&tool.input_schema);
-                let result = client.call_tool(&tool.name, args).await?;
-                println!("{}: {}", tool.name, serde_json::to_string(&result.content)?);
+        "initialize" | "request-metadata" | "json-schema-ref-no-deref" => {}
+        "tools_call" | "tools-call" | "elicitation-sep1034-client-defaults" | "sse-retry" | "sep-2322-client-request-state"
+        | "http-invalid-tool-headers" => call_every_tool(&client, &tools).await?,
+        "http-custom-headers" => call_from_context(&client, &context).await?,
+        "http-standard-headers" => {
+            call_every_tool(&client, &tools).await?;
+            for resource in client.list_all_resources().await? {
+                client.read_resource(&resource.uri).await?;
+            }
+            for prompt in client.list_all_prompts().await? {
+                client.get_prompt(&prompt.name, Vec::<(String, String)>::new()).await?;
             }
         }
-        "elicitation-sep1034-client-defaults" | "sse-retry" => {
-            for tool in &tools {
-                let result = client.call_tool(&tool.name, sample_arguments(&tool.input_schema)).await?;
-                println!("{}: {}", tool.name, serde_json::to_string(&result.content)?);
-            }
+        "json-schema-2020-12-preservation" => {
+            let rich = tools.iter().find(|t| t.name == RICH_SCHEMA_TOOL).context("the server lists no json_schema_2020_12_tool")?;
+            client.call_tool(SCHEMA_ECHO_TOOL, json!({ "schema": rich.input_schema })).await?;
         }
         other => bail!("scenario {other:?} is not supported by oxmcp conformance-client"),
     }
     client.close().await;
+    Ok(())
+}
+
+/// Calls each listed tool once, with arguments made from its input schema.
+async fn call_every_tool(client: &Client, tools: &[Tool]) -> Result<()> {
+    for tool in tools {
+        let result = client.call_tool(&tool.name, sample_arguments(&tool.input_schema)).await?;
+        println!("{}: {}", tool.name, serde_json::to_string(&result.content)?);
+    }
+    Ok(())
+}
+
+/// Makes the calls the scenario lists in its context (`toolCalls: [{name, arguments}]`).
+async fn call_from_context(client: &Client, context: &Value) -> Result<()> {
+    let calls = context.get("toolCalls").and_then(Value::as_array).context("the scenario's context lists no toolCalls")?;
+    for call in calls {
+        let name = call.get("name").and_then(Value::as_str).context("a toolCalls entry has no name")?;
+        let arguments = call.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let result = client.call_tool(name, arguments).await?;
+        println!("{name}: {}", serde_json::to_string(&result.content)?);
+    }
     Ok(())
 }
 

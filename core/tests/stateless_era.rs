@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use oxmcp::client::{Client, Era};
+use oxmcp::client::{Client, Era, ServerNotification};
 use oxmcp::ErrorKind;
 use oxmcp::protocol::meta;
 use oxmcp::protocol::{CallToolResult, ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
@@ -454,6 +454,73 @@ async fn an_http_listen_stream_carries_changes_until_the_client_drops_it() {
 }
 
 #[tokio::test]
+async fn the_http_client_subscribes_through_its_listen_stream() {
+    let server = server();
+    let http = HttpServer::bind(server.clone(), HttpServerConfig::default()).await.unwrap();
+    let notes = Arc::new(Mutex::new(Vec::new()));
+    let sink = notes.clone();
+    let client = Client::builder("c", "1")
+        .on_notification(move |n| sink.lock().unwrap().push(n))
+        .connect(HttpClientTransport::new(http.url()))
+        .await
+        .unwrap();
+    assert_eq!(client.era(), Era::Stateless);
+    // The callback asked for list changes: a listen stream is open from the start.
+    assert_eq!(server.subscription_count(), 1);
+    client.subscribe("test://a").await.unwrap();
+    server.notify_resource_updated("test://a");
+    let seen = notes.clone();
+    eventually("the update", || seen.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::ResourceUpdated(u) if u.uri == "test://a"))).await;
+    server.remove_tool("greet");
+    eventually("the list change", || seen.lock().unwrap().contains(&ServerNotification::ToolListChanged)).await;
+    // The replaced stream was closed: one subscription on the server again.
+    eventually("one stream", || server.subscription_count() == 1).await;
+    client.unsubscribe("test://a").await.unwrap();
+    eventually("one stream after unsubscribe", || server.subscription_count() == 1).await;
+    server.notify_resource_updated("test://a");
+    client.ping().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let updates = notes.lock().unwrap().iter().filter(|n| matches!(n, ServerNotification::ResourceUpdated(_))).count();
+    assert_eq!(updates, 1, "no update after unsubscribe");
+    client.close().await;
+    eventually("closing the client ends its stream", || server.subscription_count() == 0).await;
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn subscribing_fails_clearly_when_the_server_does_not_take_it() {
+    // A server whose acknowledgement leaves the resource out (it offers no subscriptions).
+    let (a, b) = MemoryTransport::pair();
+    let (mut rx, mut tx) = a.split();
+    tokio::spawn(async move {
+        while let Ok(bytes) = rx.recv().await {
+            let m: Value = serde_json::from_slice(&bytes).unwrap();
+            let (Some(id), Some(method)) = (m.get("id"), m["method"].as_str()) else { continue };
+            let out = match method {
+                "server/discover" => {
+                    vec![json!({"jsonrpc": "2.0", "id": id, "result": {"supportedVersions": ["2026-07-28"], "capabilities": {"resources": {}}}})]
+                }
+                // Acknowledged with nothing honoured; the stream stays open.
+                "subscriptions/listen" => vec![json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                    "params": {"notifications": {}, "_meta": {"io.modelcontextprotocol/subscriptionId": id}}})],
+                _ => vec![json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "no"}})],
+            };
+            for o in out {
+                tx.send(Outbound { bytes: Bytes::from(o.to_string()), route: Default::default() }).await.unwrap();
+            }
+            tx.flush().await.unwrap();
+        }
+    });
+    let client = Client::builder("c", "1").connect(b).await.unwrap();
+    let e = client.subscribe("test://a").await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::CapabilityMissing, "{e}");
+    assert!(e.message().contains("test://a"), "{e}");
+    // Nothing is left open for a subscription that did not happen.
+    eventually("no listen request left", || client.peer().stats().pending_requests == 0).await;
+    client.close().await;
+}
+
+#[tokio::test]
 async fn an_auto_client_speaks_the_stateless_era_to_a_server_that_does() {
     let server = server();
     let (a, b) = MemoryTransport::pair();
@@ -484,8 +551,9 @@ async fn an_auto_client_speaks_the_stateless_era_to_a_server_that_does() {
     assert_eq!(*asked.lock().unwrap(), ["name", "color"]);
     assert_eq!(server.session_count(), 1, "one connection, and no initialize on it");
     client.ping().await.unwrap();
-    // Removed methods keep their meaning through the raw entry point too.
-    let e = client.request("resources/subscribe", Some(json!({"uri": "test://a"})), Default::default()).await.unwrap_err();
+    // Removed methods keep their meaning through the raw entry point too (subscribing
+    // opens a listen stream for a uri, so it needs one).
+    let e = client.request("resources/subscribe", Some(json!({})), Default::default()).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
     let e = client.request("logging/setLevel", Some(json!({"level": "loud"})), Default::default()).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
@@ -493,9 +561,9 @@ async fn an_auto_client_speaks_the_stateless_era_to_a_server_that_does() {
 }
 
 /// A scripted server on a byte stream: answers each request with `reply(method, params)`
-/// (`Err` = a JSON-RPC error code) and counts the requests per method.
+/// (`Err` = a JSON-RPC error object, see [`rpc_error`]) and logs the requests' methods.
 fn scripted(
-    reply: impl Fn(&str, &Value) -> Result<Value, i64> + Send + 'static,
+    reply: impl Fn(&str, &Value) -> Result<Value, Value> + Send + 'static,
 ) -> (MemoryTransport, Arc<Mutex<Vec<String>>>) {
     let (a, b) = MemoryTransport::pair();
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -508,7 +576,7 @@ fn scripted(
             seen.lock().unwrap().push(method.to_string());
             let answer = match reply(method, &m["params"]) {
                 Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                Err(code) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "no"}}),
+                Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
             };
             tx.send(Outbound { bytes: Bytes::from(answer.to_string()), route: Default::default() }).await.unwrap();
             tx.flush().await.unwrap();
@@ -517,13 +585,18 @@ fn scripted(
     (b, log)
 }
 
+/// A JSON-RPC error object with `code`.
+fn rpc_error(code: i64) -> Value {
+    json!({"code": code, "message": "no"})
+}
+
 #[tokio::test]
 async fn an_auto_client_falls_back_to_initialize_when_discover_is_unknown() {
     let (transport, log) = scripted(|method, _| match method {
-        "server/discover" => Err(-32601),
+        "server/discover" => Err(rpc_error(-32601)),
         "initialize" => Ok(json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "old", "version": "1"}})),
         "tools/list" => Ok(json!({"tools": []})),
-        _ => Err(-32601),
+        _ => Err(rpc_error(-32601)),
     });
     let client = Client::builder("auto", "1").connect(transport).await.unwrap();
     assert_eq!(client.era(), Era::Session);
@@ -539,9 +612,60 @@ async fn an_auto_client_falls_back_to_initialize_when_discover_is_unknown() {
     let client = Client::builder("auto", "1").connect(transport).await.unwrap();
     assert_eq!((client.era(), client.server_info().name.as_str()), (Era::Session, "lax"));
     // Asked for the stateless era only, the same server is refused.
-    let (transport, _) = scripted(|_, _| Err(-32601));
+    let (transport, _) = scripted(|_, _| Err(rpc_error(-32601)));
     let e = Client::builder("new", "1").era(Era::Stateless).connect(transport).await.err().expect("refused");
     assert_eq!(e.kind(), ErrorKind::Protocol);
+}
+
+#[tokio::test]
+async fn an_auto_client_asks_again_when_refused_a_version_the_server_lists() {
+    // Refused once with -32022 although 2026-07-28 is among the versions it speaks:
+    // the client asks again and settles on the stateless era.
+    let refused = Arc::new(Mutex::new(false));
+    let (transport, log) = scripted(move |method, _| match method {
+        "server/discover" if !std::mem::replace(&mut *refused.lock().unwrap(), true) => {
+            Err(json!({"code": -32022, "message": "unsupported", "data": {"supported": ["2026-07-28"], "requested": "x"}}))
+        }
+        "server/discover" => Ok(json!({"supportedVersions": ["2026-07-28"], "capabilities": {}})),
+        _ => Err(rpc_error(-32601)),
+    });
+    let client = Client::builder("c", "1").connect(transport).await.unwrap();
+    assert_eq!(client.era(), Era::Stateless);
+    assert_eq!(*log.lock().unwrap(), ["server/discover", "server/discover"]);
+    // Refused with only session-era versions listed: an older server, no second ask.
+    let (transport, log) = scripted(|method, _| match method {
+        "server/discover" => Err(json!({"code": -32022, "message": "unsupported", "data": {"supported": ["2025-11-25"]}})),
+        "initialize" => Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}})),
+        _ => Err(rpc_error(-32601)),
+    });
+    let client = Client::builder("c", "1").connect(transport).await.unwrap();
+    assert_eq!(client.era(), Era::Session);
+    assert_eq!(*log.lock().unwrap(), ["server/discover", "initialize"]);
+}
+
+#[tokio::test]
+async fn a_stateless_client_leaves_out_tools_with_invalid_mirrored_headers() {
+    let tool = |name: &str, annotation: Value, ty: &str| {
+        json!({"name": name, "inputSchema": {"type": "object", "properties": {"p": {"type": ty, "x-mcp-header": annotation}}}})
+    };
+    let tools = json!([
+        tool("fine", json!("Region"), "string"),
+        tool("empty_name", json!(""), "string"),
+        tool("on_a_number", json!("Score"), "number"),
+        tool("with_a_space", json!("My Region"), "string"),
+        {"name": "plain", "inputSchema": {"type": "object"}},
+    ]);
+    let (transport, _) = scripted(move |method, _| match method {
+        "server/discover" => Ok(json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})),
+        "tools/list" => Ok(json!({"tools": tools})),
+        _ => Err(rpc_error(-32601)),
+    });
+    let client = Client::builder("c", "1").connect(transport).await.unwrap();
+    let names: Vec<String> = client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["fine", "plain"]);
+    // The raw request sees the same list.
+    let raw = client.request("tools/list", None, Default::default()).await.unwrap();
+    assert_eq!(raw["tools"].as_array().unwrap().len(), 2);
 }
 
 #[tokio::test]

@@ -93,19 +93,27 @@ kill "$server_pid" 2>/dev/null || true
 wait "$server_pid" 2>/dev/null || true
 
 # --- client scenarios (mock servers listen on all interfaces: loopback-only namespace) -
-for scenario in initialize tools_call elicitation-sep1034-client-defaults sse-retry; do
-  log="$out/client-$scenario.log"
-  unshare -n sh -c "ip link set lo up && exec '$suite' client --command '$OXMCP_BIN conformance-client' --scenario '$scenario'" >"$log" 2>&1 || true
+# The 0.1.16 line's scenarios (the session era), then the 0.2.0 line's 2026-07-28 client
+# requirements except authorization (oxmcp has no OAuth client yet), plus the JSON Schema
+# preservation scenario the suite added after the release.
+next_client="tools_call request-metadata sep-2322-client-request-state http-standard-headers http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation"
+for scenario in initialize tools_call elicitation-sep1034-client-defaults sse-retry $(printf 'next:%s ' $next_client); do
+  log="$out/client-${scenario/:/-}.log"
+  case "$scenario" in
+    next:*) scenario="${scenario#next:}"; run="node '$next' client --spec-version 2026-07-28"; scenario_label="$scenario (2026-07-28)" ;;
+    *) run="'$suite' client"; scenario_label="$scenario" ;;
+  esac
+  unshare -n sh -c "ip link set lo up && exec $run --command '$OXMCP_BIN conformance-client' --scenario '$scenario'" >"$log" 2>&1 || true
   line="$(grep -E '^Passed: [0-9]+/[0-9]+, [0-9]+ failed' "$log" | tail -1)"
   if [ -z "$line" ]; then
-    echo "✗ client $scenario: no result" >&2
+    echo "✗ client $scenario_label: no result" >&2
     tail -30 "$log" >&2
     failed=$((failed + 1))
     continue
   fi
   p="$(echo "$line" | sed -E 's/Passed: ([0-9]+)\/[0-9]+, ([0-9]+) failed.*/\1/')"
   f="$(echo "$line" | sed -E 's/Passed: ([0-9]+)\/[0-9]+, ([0-9]+) failed.*/\2/')"
-  if [ "$f" = 0 ] && grep -q 'OVERALL: PASSED' "$log"; then echo "✓ client $scenario: $line"; else echo "✗ client $scenario: $line"; grep -E 'FAILURE|WARNING' "$log" | head -5; f=$((f > 0 ? f : 1)); fi
+  if [ "$f" = 0 ] && grep -q 'OVERALL: PASSED' "$log"; then echo "✓ client $scenario_label: $line"; else echo "✗ client $scenario_label: $line"; grep -E 'FAILURE|WARNING' "$log" | head -5; f=$((f > 0 ? f : 1)); fi
   passed=$((passed + p)); failed=$((failed + f))
 done
 

@@ -38,8 +38,10 @@ class Client:
     ``initialize`` when the server is older, ``"session"`` always initializes a session,
     ``"stateless"`` requires a 2026-07-28 server (connecting to an older one fails with
     :class:`ProtocolError`). :attr:`era` tells which the connection speaks. The calls are
-    the same in both eras, except: :meth:`subscribe` and :meth:`unsubscribe` exist only in
-    the session era (:class:`InvalidInput` in the stateless one); :meth:`set_log_level`
+    the same in both eras, except: in the stateless era :meth:`subscribe` and
+    :meth:`unsubscribe` reopen the client's ``subscriptions/listen`` stream (which also
+    brings list changes to ``on_notification`` / ``on_log`` clients, and counts as one
+    pending request); :meth:`set_log_level`
     makes every later request ask for that level (a stateless server sends no logs to a
     client that has not set one); :meth:`ping` is a ``server/discover`` round trip; and the
     server's sampling, elicitation and roots questions are answered by the same handlers.
@@ -198,8 +200,10 @@ class Client:
         return await self.request("resources/read", {"uri": uri})
 
     async def subscribe(self, uri: str) -> None:
-        """Subscribes to updates of a resource (session era; raises :class:`InvalidInput` in the
-        stateless era, which has no ``resources/subscribe``)."""
+        """Subscribes to updates of a resource; they reach ``on_notification`` as
+        ``notifications/resources/updated``. In the stateless era this reopens the client's
+        ``subscriptions/listen`` stream and returns once the server acknowledged it
+        (:class:`CapabilityMissing` when the server does not take the subscription)."""
         await self._native.subscribe(uri)
 
     async def unsubscribe(self, uri: str) -> None:

@@ -134,6 +134,12 @@ async def roots(ctx: Context) -> str:
     return ",".join(str(r.uri) for r in listed.roots)
 
 
+@server.tool(description="Tell subscribers that a resource changed.")
+async def touch(uri: str, ctx: Context) -> str:
+    await ctx.notify_resource_updated(uri)
+    return f"touched {uri}"
+
+
 @server.resource("official://static/readme", name="readme", description="A fixed text resource.",
                  mime_type="text/plain")
 def readme() -> str:

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::listen::Inbox;
 use super::ServerNotification;
 use crate::error::Result;
 use crate::protocol::{
@@ -49,6 +50,8 @@ pub(crate) struct Handlers {
 
 pub(crate) struct ClientService {
     pub(crate) handlers: Handlers,
+    /// Listen acknowledgements and subscriptions (stateless era).
+    pub(crate) inbox: Arc<Inbox>,
 }
 
 async fn answer<P, R: Serialize>(
@@ -114,6 +117,11 @@ pub(crate) async fn answer_request(handlers: &Handlers, method: &str, params: Op
     }
 }
 
+/// Whether a notification's `_meta` names a listen stream (stateless era).
+fn from_listen_stream(meta: Option<&crate::protocol::Meta>) -> bool {
+    meta.is_some_and(|m| m.contains_key(crate::protocol::meta::SUBSCRIPTION_ID))
+}
+
 impl Service for ClientService {
     fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
         let handlers = self.handlers.clone();
@@ -124,8 +132,17 @@ impl Service for ClientService {
     }
 
     fn handle_notification(&self, note: IncomingNotification) -> BoxFuture<'static, ()> {
-        if let Some(callback) = &self.handlers.notification {
-            callback(ServerNotification::from_wire(note.method, note.params));
+        if note.method == methods::SUBSCRIPTIONS_ACKNOWLEDGED {
+            // The client's own business: it confirms a listen stream, it is no news.
+            self.inbox.deliver_ack(note.params);
+        } else if let Some(callback) = &self.handlers.notification {
+            let n = ServerNotification::from_wire(note.method, note.params);
+            if let ServerNotification::ResourceUpdated(u) = &n {
+                if from_listen_stream(u.meta.as_ref()) && !self.inbox.wants_update(&u.uri) {
+                    return Box::pin(async {});
+                }
+            }
+            callback(n);
         }
         Box::pin(async {})
     }

@@ -20,6 +20,7 @@
 //! ```
 
 mod handlers;
+mod listen;
 mod notification;
 mod stateless;
 
@@ -160,16 +161,28 @@ impl ClientBuilder {
     /// # Ok(()) }
     /// ```
     pub async fn connect<T: Transport>(self, transport: T) -> Result<Client> {
-        let session = Session::start(transport, Arc::new(ClientService { handlers: self.handlers.clone() }), self.config.clone());
+        let inbox = Arc::new(listen::Inbox::default());
+        let service = ClientService { handlers: self.handlers.clone(), inbox: inbox.clone() };
+        let session = Session::start(transport, Arc::new(service), self.config.clone());
         let peer = session.peer().clone();
         if self.era != Era::Session {
             let base = stateless::base_meta(&self.info, &self.capabilities);
             match stateless::discover(&peer, &base, self.discover_timeout).await {
                 Ok(Some(found)) => {
                     peer.set_protocol_version(ProtocolVersion::STATELESS);
-                    let state = stateless::Stateless::new(base, self.handlers);
+                    let has_callback = self.handlers.notification.is_some();
+                    let state = Arc::new(stateless::Stateless::new(base, self.handlers));
                     let init = stateless::as_initialize_result(&found);
-                    return Ok(Client { session, peer, init, version: ProtocolVersion::STATELESS, stateless: Some(state) });
+                    let listen = listen::Listen::new(inbox);
+                    // The session era delivers list changes to the callback unasked; here
+                    // they need a listen stream. A server without one still serves.
+                    if has_callback {
+                        if let Err(e) = listen.list_changes(&peer, &state, &init.capabilities).await {
+                            tracing::warn!("no list-change notifications: subscriptions/listen failed ({e})");
+                        }
+                    }
+                    let stateless = Some((state, listen));
+                    return Ok(Client { session, peer, init, version: ProtocolVersion::STATELESS, stateless });
                 }
                 Ok(None) if self.era == Era::Auto => {}
                 Ok(None) => {
@@ -215,8 +228,8 @@ pub struct Client {
     peer: Peer,
     init: InitializeResult,
     version: ProtocolVersion,
-    /// Set when the connection speaks the stateless era.
-    stateless: Option<stateless::Stateless>,
+    /// Set when the connection speaks the stateless era: its state and listen stream.
+    stateless: Option<(Arc<stateless::Stateless>, listen::Listen)>,
 }
 
 async fn typed<P: Serialize, R: DeserializeOwned>(peer: &Peer, method: &str, params: &P, options: RequestOptions) -> Result<R> {
@@ -286,7 +299,7 @@ impl Client {
     /// InvalidInput (updates come on a `subscriptions/listen` stream instead). So every
     /// binding gets the same behaviour from this one entry point.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value> {
-        let Some(s) = &self.stateless else {
+        let Some((s, listen)) = &self.stateless else {
             return self.peer.request(method, params, options).await;
         };
         match method {
@@ -298,10 +311,16 @@ impl Client {
                 s.set_log_level(level);
                 Ok(json!({}))
             }
-            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => Err(Error::new(
-                ErrorKind::InvalidInput,
-                format!("{method} does not exist in the stateless era (2026-07-28); open a subscriptions/listen stream with Client::request instead"),
-            )),
+            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
+                let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+                let uri = uri.ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("{method} needs a uri")))?;
+                if method == methods::RESOURCES_SUBSCRIBE {
+                    listen.subscribe(&self.peer, s, uri).await?;
+                } else {
+                    listen.unsubscribe(&self.peer, s, uri).await?;
+                }
+                Ok(json!({}))
+            }
             _ => s.request(&self.peer, method, params, options).await,
         }
     }
@@ -410,12 +429,13 @@ impl Client {
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
         self.typed(methods::RESOURCES_READ, &json!({ "uri": uri }), RequestOptions::default()).await
     }
-    /// Subscribes to updates of a resource (session era; in the stateless era updates come
-    /// on a `subscriptions/listen` stream instead).
+    /// Subscribes to updates of a resource; they reach the notification callback as
+    /// [`ServerNotification::ResourceUpdated`]. In the stateless era this (re)opens the
+    /// client's `subscriptions/listen` stream and returns once the server acknowledged it.
     pub async fn subscribe(&self, uri: &str) -> Result<()> {
         self.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
     }
-    /// Ends a subscription (session era).
+    /// Ends a subscription.
     pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
         self.request(methods::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
     }
@@ -454,11 +474,17 @@ impl Client {
 
     /// Closes the connection and waits for the transport to shut (a child process exits).
     pub async fn close(self) {
+        if let Some((_, listen)) = &self.stateless {
+            listen.close();
+        }
         self.session.close().await
     }
 
     /// [`Client::close`] through a shared reference; later calls return at once.
     pub async fn shutdown(&self) {
+        if let Some((_, listen)) = &self.stateless {
+            listen.close();
+        }
         self.session.shutdown().await
     }
 }

@@ -62,7 +62,17 @@ pub(crate) fn base_meta(info: &Implementation, capabilities: &ClientCapabilities
 pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Duration) -> Result<Option<DiscoverResult>> {
     let params = json!({ "_meta": base });
     let options = RequestOptions::default().timeout(timeout);
-    match peer.request(methods::SERVER_DISCOVER, Some(params), options).await {
+    let mut answer = peer.request(methods::SERVER_DISCOVER, Some(params.clone()), options.clone()).await;
+    // -32022 lists the versions the server speaks. When ours is among them the refusal
+    // was not about the version we sent (a gateway routing by version, a server
+    // restarting with a new list): ask once more rather than give up the newer era.
+    if let Err(e) = &answer {
+        if lists_our_version(e) {
+            tracing::debug!("server/discover refused with -32022 although it lists {}: asking again", ProtocolVersion::STATELESS.as_str());
+            answer = peer.request(methods::SERVER_DISCOVER, Some(params), options).await;
+        }
+    }
+    match answer {
         // An answer that is no DiscoverResult comes from a server that does not know the
         // method but answers anything (some older servers do): an older server too.
         Ok(v) => match serde_json::from_value::<DiscoverResult>(v) {
@@ -79,6 +89,37 @@ pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Du
             Ok(None)
         }
     }
+}
+
+/// Whether `e` is an unsupported-version error (-32022) whose `data.supported` names the
+/// stateless version this client speaks.
+fn lists_our_version(e: &Error) -> bool {
+    let Some(rpc) = e.rpc() else { return false };
+    rpc.code == crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION
+        && rpc
+            .data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.iter().any(|v| v.as_str() == Some(ProtocolVersion::STATELESS.as_str())))
+}
+
+/// Removes from a `tools/list` result the tools whose `x-mcp-header` annotations are
+/// invalid: the spec has clients exclude them (the headers could not be sent right), and
+/// one malformed tool must not cost the others.
+fn drop_tools_with_bad_headers(result: &mut Value) {
+    let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else { return };
+    tools.retain(|tool| {
+        let Some(schema) = tool.get("inputSchema") else { return true };
+        match crate::protocol::mirrored_headers::header_params(schema) {
+            Ok(_) => true,
+            Err(why) => {
+                let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                tracing::warn!(tool = name, "left out of tools/list: {why}");
+                false
+            }
+        }
+    });
 }
 
 /// The discover result in the shape the session era's accessors return.
@@ -163,7 +204,10 @@ impl Stateless {
                     p.insert("requestState".into(), Value::String(state));
                 }
             }
-            let result = peer.request(method, Some(Value::Object(p)), options.clone()).await?;
+            let mut result = peer.request(method, Some(Value::Object(p)), options.clone()).await?;
+            if method == methods::TOOLS_LIST {
+                drop_tools_with_bad_headers(&mut result);
+            }
             match result.get("resultType") {
                 None => return Ok(self.remember(key, result)),
                 Some(Value::String(t)) if t == RESULT_COMPLETE => return Ok(self.remember(key, result)),
