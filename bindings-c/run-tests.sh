@@ -7,10 +7,12 @@
 #    include/oxmcp.h with cbindgen, and fails if it differs from the committed header;
 #    runs the crate's unit tests (panics never cross, exactly-once completions);
 # 2. compiles the C tests with gcc against the header, once against each library;
-# 3. runs the C client against `oxmcp everything-server` (stdio and Streamable HTTP);
-# 4. runs the official TypeScript SDK client against the C server (stdio and HTTP);
-# 5. runs the C client and the C server once more under valgrind, failing on definite or
-#    indirect leaks and on invalid accesses.
+# 3. runs the C client against `oxmcp everything-server` (stdio and Streamable HTTP), once in
+#    each protocol era (auto, session, stateless) against the same server;
+# 4. runs the C client in each era against the C test server (stdio and HTTP);
+# 5. runs the official TypeScript SDK client against the C server (stdio and HTTP);
+# 6. runs the C client (default and session era) and the C server once more under valgrind,
+#    failing on definite or indirect leaks and on invalid accesses.
 # Ends with "N passed, M failed" (checks summed over every program).
 set -uo pipefail
 
@@ -126,16 +128,62 @@ start_everything_http() {
   return 1
 }
 
-# --- 3. the C client against oxmcp everything-server ----------------------------------------
+# Starts the C test server `$1 --http` with its stdin on a fifo we hold open; sets C_URL and
+# C_SERVER_PID. stop_c_server_http closes that stdin, and the server must then exit with 0.
+start_c_server_http() {
+  local fifo="$BUILD/c_server.stdin"
+  rm -f "$fifo" && mkfifo "$fifo"
+  "$1" --http <"$fifo" >"$BUILD/c_server.out" 2> >(sed "s|^|[c-server/http] |" >&2) &
+  C_SERVER_PID=$!
+  PIDS+=("$C_SERVER_PID")
+  exec 7>"$fifo"
+  C_URL=""
+  local port
+  for _ in $(seq 1 200); do
+    port="$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$BUILD/c_server.out")"
+    [[ -n "$port" ]] && { C_URL="http://127.0.0.1:$port/mcp"; return 0; }
+    sleep 0.05
+  done
+  return 1
+}
+stop_c_server_http() {
+  exec 7>&-
+  if wait "$C_SERVER_PID"; then pass; else fail 1 "the C server over HTTP did not exit with 0"; fi
+}
+
+ERAS=(auto session stateless)
+
+# --- 3. the C client against oxmcp everything-server, one server per transport, each era ---------
 for lib in so a; do
   [[ -x "$BUILD/client_test_$lib" ]] || continue
-  run_counted "c-client/$lib/stdio" "$BUILD/client_test_$lib" stdio "$OXMCP_BIN"
+  for era in "${ERAS[@]}"; do
+    run_counted "c-client/$lib/stdio/$era" "$BUILD/client_test_$lib" stdio "$OXMCP_BIN" "$era"
+  done
   if start_everything_http; then
-    run_counted "c-client/$lib/http" "$BUILD/client_test_$lib" http "$EVERYTHING_URL"
+    for era in "${ERAS[@]}"; do
+      run_counted "c-client/$lib/http/$era" "$BUILD/client_test_$lib" http "$EVERYTHING_URL" "$era"
+    done
     kill "$EVERYTHING_PID" 2>/dev/null
     wait "$EVERYTHING_PID" 2>/dev/null
   else
     fail 1 "everything-server --http did not start"
+  fi
+done
+
+# --- 4. the C client in each era against the C test server ---------------------------------------
+for lib in so a; do
+  [[ -x "$BUILD/client_test_$lib" && -x "$BUILD/server_test_$lib" ]] || continue
+  for era in "${ERAS[@]}"; do
+    run_counted "c-client->c-server/$lib/stdio/$era" "$BUILD/client_test_$lib" c-stdio "$BUILD/server_test_$lib" "$era"
+  done
+  if start_c_server_http "$BUILD/server_test_$lib"; then
+    for era in "${ERAS[@]}"; do
+      run_counted "c-client->c-server/$lib/http/$era" "$BUILD/client_test_$lib" c-http "$C_URL" "$era"
+    done
+    stop_c_server_http
+  else
+    fail 1 "server_test_$lib --http did not start"
+    exec 7>&-
   fi
 done
 
@@ -148,7 +196,7 @@ else
   fail 1 "examples/quickstart.c"
 fi
 
-# --- 4. the official TypeScript SDK client against the C server ------------------------------
+# --- 5. the official TypeScript SDK client against the C server ------------------------------
 TS="$HERE/tests/ts"
 stamp="$TS/node_modules/.oxmcp-stamp"
 fp="$(cat "$TS/package.json" "$TS/package-lock.json" | sha256sum | cut -d' ' -f1) $(node --version)"
@@ -189,14 +237,16 @@ for lib in so a; do
   run_ts "ts-client->c-server/$lib" "[\"$BUILD/server_test_$lib\"]"
 done
 
-# --- 5. valgrind: leaks and invalid accesses ------------------------------------------------
+# --- 6. valgrind: leaks and invalid accesses ------------------------------------------------
 if ! command -v valgrind >/dev/null 2>&1; then
   log "installing valgrind"
   (apt-get update -qq && apt-get install -y -qq valgrind) >/dev/null 2>&1 || true
 fi
 if command -v valgrind >/dev/null 2>&1; then
   VG=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99)
+  # No era argument: the default (auto, settling on stateless); then the session era's path.
   run_counted "valgrind/c-client/stdio" "${VG[@]}" "$BUILD/client_test_so" stdio "$OXMCP_BIN"
+  run_counted "valgrind/c-client/stdio/session" "${VG[@]}" "$BUILD/client_test_so" stdio "$OXMCP_BIN" session
   # The TS suite asserts that the server exits with code 0: valgrind's 99 fails it.
   vg_json="$(printf '"%s",' "${VG[@]}")"
   run_ts "valgrind/ts-client->c-server" "[${vg_json}\"$BUILD/server_test_so\"]"

@@ -6,7 +6,8 @@
 # Installs mono (apt-get: mono-mcs, mono-runtime) when missing, builds liboxmcp.so
 # (cargo build -p oxmcp-c), compiles OxMcp.dll and the test runner with mcs (C# 7.2), then:
 #  - the C# client against `oxmcp everything-server` (stdio and Streamable HTTP), an
-#    in-process C# server (cancellation both ways) and the C test server (cross-language);
+#    in-process C# server (cancellation both ways) and the C test server (cross-language),
+#    each server against a client of each protocol era (auto, session, stateless);
 #  - the official TypeScript SDK client against the C# server (stdio and HTTP), including
 #    cancellation reaching the C# handler and a clean exit code 0;
 # every mono process must exit by itself (a hang fails the run).

@@ -197,10 +197,41 @@ OxmcpStatus oxmcp_client_on_notification(const struct OxmcpClient *client,
                                          OxmcpNotificationFn callback,
                                          void *user_data);
 
+// Chooses the protocol era the client speaks (NUL-terminated, case-insensitive):
+// - `"auto"` (the default): probe the server with `server/discover` and speak the
+//   stateless era (2026-07-28) when it does, else fall back to `initialize` (session era);
+// - `"session"` (alias `"legacy"`): `initialize` and a session (protocol versions up to
+//   2025-11-25);
+// - `"stateless"` (alias `"modern"`): 2026-07-28 only; connecting to a server that does not
+//   speak it fails with `OXMCP_STATUS_PROTOCOL`.
+//
+// Call it before connecting: the era is read when oxmcp_client_connect_stdio() /
+// oxmcp_client_connect_http() is called. On a connected client, and for an unknown name, it
+// fails with `OXMCP_STATUS_INVALID_INPUT` and changes nothing. oxmcp_client_era() tells
+// which era the connection settled on.
+//
+// # Safety
+// `client` is a live client; `era` is NUL-terminated.
+OxmcpStatus oxmcp_client_set_era(const struct OxmcpClient *client, const char *era);
+
+// Writes the client's era to `*out_era`: a static NUL-terminated string owned by oxmcp
+// (never freed, valid for the life of the process). While connected it is the era the
+// connection settled on, `"session"` or `"stateless"` (with `"auto"`, whichever the server
+// answered to: `"stateless"` for an oxmcp server, `"session"` for an older one); while not
+// connected (before connecting, after closing) it is the era the next connect asks for:
+// `"auto"`, `"session"` or `"stateless"`.
+//
+// # Safety
+// `client` is a live client; `out_era` is writable.
+OxmcpStatus oxmcp_client_era(const struct OxmcpClient *client, const char **out_era);
+
 // Starts `command` with `argc` arguments `args` as a child process and connects to it over
-// stdio. `callback` gets the server's `initialize` result (JSON) once connected, or the
-// error (the child's last stderr lines are in the message when it died). The child is
-// stopped when the client closes. `*out_request` (may be NULL) cancels the connect.
+// stdio, in the era oxmcp_client_set_era() chose (`"auto"` by default). `callback` gets the
+// server's `initialize` result (JSON) once connected, or the error (the child's last stderr
+// lines are in the message when it died). In the stateless era there is no `initialize`:
+// the result is the `server/discover` answer in the same shape (`protocolVersion`
+// `"2026-07-28"`, `capabilities`, `serverInfo`, `instructions`). The child is stopped when
+// the client closes. `*out_request` (may be NULL) cancels the connect.
 //
 // # Safety
 // `client` is a live client; `command` and the `argc` entries of `args` are NUL-terminated; `out_request` is NULL or writable.
@@ -246,6 +277,10 @@ OxmcpStatus oxmcp_client_call_tool(const struct OxmcpClient *client,
 
 // Sends any request: `method` with `params_json` (NULL / 0 for none); `callback` gets the
 // raw result JSON. Timeout, progress and cancellation as in oxmcp_client_call_tool().
+// In the stateless era the engine adds the request's `_meta` and answers the server's
+// input requests; `ping` and `logging/setLevel` mean what oxmcp_client_ping() and
+// oxmcp_client_set_log_level() say, and `resources/subscribe` / `unsubscribe` fail with
+// `OXMCP_STATUS_INVALID_INPUT` (that era has no such methods).
 //
 // # Safety
 // As oxmcp_client_call_tool().
@@ -293,7 +328,8 @@ OxmcpStatus oxmcp_client_get_prompt(const struct OxmcpClient *client,
                                     void *user_data,
                                     struct OxmcpRequest **out_request);
 
-// Sends `ping`; `callback` gets `{}`.
+// Sends `ping`; `callback` gets `{}`. The stateless era has no `ping`: a `server/discover`
+// round trip stands in for it.
 //
 // # Safety
 // `client` is a live client; `out_request` is NULL or writable.
@@ -303,7 +339,9 @@ OxmcpStatus oxmcp_client_ping(const struct OxmcpClient *client,
                               struct OxmcpRequest **out_request);
 
 // Sets the server's minimum log level (`logging/setLevel`; `level` as in
-// oxmcp_incoming_log()); `callback` gets `{}`.
+// oxmcp_incoming_log()); `callback` gets `{}`. In the stateless era, which has no
+// `logging/setLevel`, every later request asks for that level instead (without it, the
+// server sends no log messages).
 //
 // # Safety
 // `client` is a live client; `level` is NUL-terminated; `out_request` is NULL or writable.

@@ -2,11 +2,11 @@
 //! Every call is asynchronous: it returns an `OxmcpRequest` handle at once and reports its
 //! outcome through a completion callback, exactly once.
 
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oxmcp::client::{Client, ServerNotification};
+use oxmcp::client::{Client, Era, ServerNotification};
 use oxmcp::protocol::LoggingLevel;
 use oxmcp::session::RequestOptions;
 use oxmcp::transport::http::HttpClientTransport;
@@ -29,6 +29,8 @@ pub struct OxmcpClient {
     name: String,
     version: String,
     notifications: Mutex<Option<(NotifyFn, UserData)>>,
+    /// The era oxmcp_client_set_era() asked for (Auto by default); read when connecting.
+    era: Mutex<Era>,
     /// `None` until connected.
     client: Arc<Mutex<Option<Arc<Client>>>>,
 }
@@ -54,7 +56,8 @@ impl OxmcpClient {
     }
 
     /// Connects over `transport` (made inside the runtime); the result is the server's
-    /// `initialize` result.
+    /// `initialize` result (in the stateless era, the engine's `InitializeResult`-shaped
+    /// view of the `server/discover` answer).
     fn connect<T, M>(&self, callback: OxmcpCompletionFn, user_data: *mut c_void, out_request: *mut *mut OxmcpRequest, make: M) -> Result<(), Error>
     where
         T: Transport,
@@ -63,8 +66,8 @@ impl OxmcpClient {
         if self.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
             return Err(invalid("the client is already connected"));
         }
-        // The C ABI does not expose the era yet: it speaks the session era.
-        let mut builder = Client::builder(self.name.clone(), self.version.clone()).era(oxmcp::client::Era::Session);
+        let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
+        let mut builder = Client::builder(self.name.clone(), self.version.clone()).era(era);
         if let Some((cb, ud)) = *self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
             let gate = self.gate.clone();
             builder = builder.on_notification(move |n| {
@@ -127,6 +130,7 @@ pub unsafe extern "C" fn oxmcp_client_new(
             name: str_arg(name, "name")?.to_owned(),
             version: str_arg(version, "version")?.to_owned(),
             notifications: Mutex::new(None),
+            era: Mutex::new(Era::Auto),
             client: Arc::new(Mutex::new(None)),
         };
         out(out_client, Box::into_raw(Box::new(c)), "out_client")
@@ -151,10 +155,71 @@ pub unsafe extern "C" fn oxmcp_client_on_notification(client: *const OxmcpClient
     })
 }
 
+/// The canonical name of an era, as oxmcp_client_era() hands it out (static strings, so the
+/// caller never frees them).
+fn era_name(era: Era) -> &'static CStr {
+    match era {
+        Era::Auto => c"auto",
+        Era::Session => c"session",
+        Era::Stateless => c"stateless",
+    }
+}
+
+/// Chooses the protocol era the client speaks (NUL-terminated, case-insensitive):
+/// - `"auto"` (the default): probe the server with `server/discover` and speak the
+///   stateless era (2026-07-28) when it does, else fall back to `initialize` (session era);
+/// - `"session"` (alias `"legacy"`): `initialize` and a session (protocol versions up to
+///   2025-11-25);
+/// - `"stateless"` (alias `"modern"`): 2026-07-28 only; connecting to a server that does not
+///   speak it fails with `OXMCP_STATUS_PROTOCOL`.
+///
+/// Call it before connecting: the era is read when oxmcp_client_connect_stdio() /
+/// oxmcp_client_connect_http() is called. On a connected client, and for an unknown name, it
+/// fails with `OXMCP_STATUS_INVALID_INPUT` and changes nothing. oxmcp_client_era() tells
+/// which era the connection settled on.
+///
+/// # Safety
+/// `client` is a live client; `era` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_set_era(client: *const OxmcpClient, era: *const c_char) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let name = str_arg(era, "era")?;
+        let parsed = Era::parse(name).ok_or_else(|| invalid(format!("unknown era {name:?}: expected \"auto\", \"session\" or \"stateless\"")))?;
+        if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return Err(invalid("set the era before connecting: the client is already connected"));
+        }
+        *c.era.lock().unwrap_or_else(|e| e.into_inner()) = parsed;
+        Ok(())
+    })
+}
+
+/// Writes the client's era to `*out_era`: a static NUL-terminated string owned by oxmcp
+/// (never freed, valid for the life of the process). While connected it is the era the
+/// connection settled on, `"session"` or `"stateless"` (with `"auto"`, whichever the server
+/// answered to: `"stateless"` for an oxmcp server, `"session"` for an older one); while not
+/// connected (before connecting, after closing) it is the era the next connect asks for:
+/// `"auto"`, `"session"` or `"stateless"`.
+///
+/// # Safety
+/// `client` is a live client; `out_era` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_era(client: *const OxmcpClient, out_era: *mut *const c_char) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let connected = c.client.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|engine| engine.era());
+        let era = connected.unwrap_or_else(|| *c.era.lock().unwrap_or_else(|e| e.into_inner()));
+        out(out_era, era_name(era).as_ptr(), "out_era")
+    })
+}
+
 /// Starts `command` with `argc` arguments `args` as a child process and connects to it over
-/// stdio. `callback` gets the server's `initialize` result (JSON) once connected, or the
-/// error (the child's last stderr lines are in the message when it died). The child is
-/// stopped when the client closes. `*out_request` (may be NULL) cancels the connect.
+/// stdio, in the era oxmcp_client_set_era() chose (`"auto"` by default). `callback` gets the
+/// server's `initialize` result (JSON) once connected, or the error (the child's last stderr
+/// lines are in the message when it died). In the stateless era there is no `initialize`:
+/// the result is the `server/discover` answer in the same shape (`protocolVersion`
+/// `"2026-07-28"`, `capabilities`, `serverInfo`, `instructions`). The child is stopped when
+/// the client closes. `*out_request` (may be NULL) cancels the connect.
 ///
 /// # Safety
 /// `client` is a live client; `command` and the `argc` entries of `args` are NUL-terminated; `out_request` is NULL or writable.
@@ -258,6 +323,10 @@ pub unsafe extern "C" fn oxmcp_client_call_tool(
 
 /// Sends any request: `method` with `params_json` (NULL / 0 for none); `callback` gets the
 /// raw result JSON. Timeout, progress and cancellation as in oxmcp_client_call_tool().
+/// In the stateless era the engine adds the request's `_meta` and answers the server's
+/// input requests; `ping` and `logging/setLevel` mean what oxmcp_client_ping() and
+/// oxmcp_client_set_log_level() say, and `resources/subscribe` / `unsubscribe` fail with
+/// `OXMCP_STATUS_INVALID_INPUT` (that era has no such methods).
 ///
 /// # Safety
 /// As oxmcp_client_call_tool().
@@ -380,7 +449,8 @@ pub unsafe extern "C" fn oxmcp_client_get_prompt(
     })
 }
 
-/// Sends `ping`; `callback` gets `{}`.
+/// Sends `ping`; `callback` gets `{}`. The stateless era has no `ping`: a `server/discover`
+/// round trip stands in for it.
 ///
 /// # Safety
 /// `client` is a live client; `out_request` is NULL or writable.
@@ -401,7 +471,9 @@ pub unsafe extern "C" fn oxmcp_client_ping(
 }
 
 /// Sets the server's minimum log level (`logging/setLevel`; `level` as in
-/// oxmcp_incoming_log()); `callback` gets `{}`.
+/// oxmcp_incoming_log()); `callback` gets `{}`. In the stateless era, which has no
+/// `logging/setLevel`, every later request asks for that level instead (without it, the
+/// server sends no log messages).
 ///
 /// # Safety
 /// `client` is a live client; `level` is NUL-terminated; `out_request` is NULL or writable.

@@ -1,15 +1,25 @@
 /*
  * A C client on the oxmcp C ABI against `oxmcp everything-server`.
  *
- *   client_test stdio /path/to/oxmcp     (spawns `oxmcp everything-server --stdio`)
- *   client_test http  http://127.0.0.1:PORT/mcp
+ *   client_test stdio /path/to/oxmcp [ERA]     (spawns `oxmcp everything-server --stdio`)
+ *   client_test http  http://127.0.0.1:PORT/mcp [ERA]
+ *   client_test c-stdio /path/to/server_test [ERA]   (the C test server, spawned with --stdio)
+ *   client_test c-http  http://127.0.0.1:PORT/mcp [ERA]
  *
- * Covers: connect, lists, tool calls (text, isError, JSON-RPC errors with codes), resources,
+ * ERA (auto, session or stateless) goes to oxmcp_client_set_era(); without it the client
+ * keeps the default (auto). The same suite runs in every era: both servers speak both, so
+ * auto settles on stateless. Against the C test server (server_test.c) a shorter suite runs:
+ * a tool call, progress, logs and a cancel its handler reports seeing.
+ *
+ * Covers: the era option (default, aliases, unknown names, too late once connected, the
+ * settled era and the connect result's protocol version), connect, lists, tool calls (text, isError, JSON-RPC errors with codes), resources,
  * prompts, progress and log notifications, real cancellation (the server's handler logs
  * that it saw the cancel), exactly-once completions, argument errors through
  * oxmcp_last_error(), NULL frees, and a runtime shutdown with a request in flight.
  * Ends with "N passed, M failed".
  */
+#include <unistd.h>
+
 #include "harness.h"
 
 /* Log lines (notifications/message data) the client received. */
@@ -130,7 +140,11 @@ static void test_calls(OxmcpClient *client) {
   call_done(&c);
 }
 
-static void test_cancellation(OxmcpClient *client) {
+/* `server_logs_cancel`: whether the "slow tag=N cancelled" log can reach us at all. It cannot
+ * in the stateless era over HTTP: there the cancel closes the request's response stream, the
+ * very stream the handler's log would travel on (the c-http mode checks that era's cancel
+ * through the C server's cancelled_tags tool instead). */
+static void test_cancellation(OxmcpClient *client, int server_logs_cancel) {
   /* The slow tool sleeps unless cancelled; when its cancellation token fires on the server it
    * logs "slow tag=N cancelled": that log proves notifications/cancelled reached the peer. */
   Call c;
@@ -142,7 +156,7 @@ static void test_cancellation(OxmcpClient *client) {
   CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "cancel accepted");
   CHECK(call_wait(&c) == 1, "the cancelled call completes");
   CHECK(c.status == OXMCP_STATUS_CANCELLED, "status CANCELLED (got %s: %s)", oxmcp_status_name(c.status), c.message);
-  CHECK(wait_for_log("slow tag=7101 cancelled"), "the server's handler saw the cancel");
+  if (server_logs_cancel) CHECK(wait_for_log("slow tag=7101 cancelled"), "the server's handler saw the cancel");
   CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "a second cancel is ignored");
   sleep_ms(50);
   CHECK(c.completions == 1, "still exactly one completion (got %d)", c.completions);
@@ -163,7 +177,7 @@ static void test_cancellation(OxmcpClient *client) {
   oxmcp_client_call_tool(client, "slow", (const uint8_t *)args, strlen(args), 200, NULL, on_complete, &c, NULL);
   CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_TIMEOUT, "timeout_ms ends the call with TIMEOUT (got %s)",
         oxmcp_status_name(c.status));
-  CHECK(wait_for_log("slow tag=7103 cancelled"), "a timed-out request is cancelled on the server too");
+  if (server_logs_cancel) CHECK(wait_for_log("slow tag=7103 cancelled"), "a timed-out request is cancelled on the server too");
   call_done(&c);
 }
 
@@ -204,22 +218,141 @@ static void test_argument_errors(OxmcpRuntime *rt, OxmcpClient *client) {
   CHECK(1, "every free accepts NULL");
 }
 
+/* Reads the client's era (a static string) or "?" when the call fails. */
+static const char *era_of(OxmcpClient *client) {
+  const char *era = NULL;
+  return oxmcp_client_era(client, &era) == OXMCP_STATUS_OK && era ? era : "?";
+}
+
+/* The era option on an unconnected client: default, names, aliases, refusals. */
+static void test_era_option(OxmcpRuntime *rt) {
+  OxmcpClient *client = NULL;
+  REQUIRE(oxmcp_client_new(rt, "c-era", "1", &client) == OXMCP_STATUS_OK, "new client");
+  CHECK(strcmp(era_of(client), "auto") == 0, "the default era is auto (got %s)", era_of(client));
+
+  OxmcpStatus st = oxmcp_client_set_era(client, "sesion");
+  CHECK(st == OXMCP_STATUS_INVALID_INPUT, "an unknown era is refused (%s)", oxmcp_status_name(st));
+  CHECK(strstr(last_message(), "unknown era \"sesion\"") && strstr(last_message(), "stateless"),
+        "the message names the era and the choices: %s", last_message());
+  CHECK(strcmp(era_of(client), "auto") == 0, "a refused era changes nothing");
+  CHECK(oxmcp_client_set_era(client, "") == OXMCP_STATUS_INVALID_INPUT, "an empty era is refused");
+  CHECK(oxmcp_client_set_era(client, NULL) == OXMCP_STATUS_INVALID_INPUT && strstr(last_message(), "era"),
+        "a NULL era is refused: %s", last_message());
+  CHECK(oxmcp_client_set_era(NULL, "auto") == OXMCP_STATUS_INVALID_INPUT, "a NULL client is refused");
+  CHECK(oxmcp_client_era(client, NULL) == OXMCP_STATUS_INVALID_INPUT, "a NULL out_era is refused");
+
+  /* Names are case-insensitive and come back canonical; legacy / modern are aliases. */
+  const char *names[][2] = {{"STATELESS", "stateless"}, {"legacy", "session"}, {"modern", "stateless"}, {"Session", "session"}, {"auto", "auto"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    st = oxmcp_client_set_era(client, names[i][0]);
+    CHECK(st == OXMCP_STATUS_OK && strcmp(era_of(client), names[i][1]) == 0, "era %s reads back as %s (got %s: %s)",
+          names[i][0], names[i][1], era_of(client), last_message());
+  }
+  oxmcp_client_free(client);
+}
+
+/* Once connected: the settled era, the protocol version it implies, and no more changes. */
+static const char *test_settled_era(OxmcpClient *client, const char *requested, const char *connect_result, const char *server) {
+  /* Both test servers speak both eras, so everything but "session" ends up stateless. */
+  const char *expected = requested && strcmp(requested, "session") == 0 ? "session" : "stateless";
+  CHECK(strcmp(era_of(client), expected) == 0, "era %s settles on %s (got %s)", requested ? requested : "(default)",
+        expected, era_of(client));
+  int stateless_version = strstr(connect_result, "\"protocolVersion\":\"2026-07-28\"") != NULL;
+  CHECK(stateless_version == (strcmp(expected, "stateless") == 0), "the connect result's protocol version fits the %s era: %s",
+        expected, connect_result);
+  char named[128];
+  snprintf(named, sizeof named, "\"serverInfo\":{\"name\":\"%s\"", server);
+  CHECK(strstr(connect_result, named), "the connect result names the server %s: %s", server, connect_result);
+
+  OxmcpStatus st = oxmcp_client_set_era(client, strcmp(expected, "session") == 0 ? "stateless" : "session");
+  CHECK(st == OXMCP_STATUS_INVALID_INPUT && strstr(last_message(), "before connecting"),
+        "setting the era once connected is refused (%s: %s)", oxmcp_status_name(st), last_message());
+  CHECK(strcmp(era_of(client), expected) == 0, "and the era stays %s", expected);
+  return expected;
+}
+
+/* Whether `tag` is in the array `key` of the C server's cancelled_tags result. */
+static int tag_listed(const char *json, const char *key, long tag) {
+  char open[64];
+  snprintf(open, sizeof open, "\"%s\":[", key);
+  const char *p = json ? strstr(json, open) : NULL;
+  if (!p) return 0;
+  for (p += strlen(open); *p && *p != ']'; p++) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end != p && v == tag) return 1;
+    if (end != p) p = end - 1;
+  }
+  return 0;
+}
+
+/* The C test server (server_test.c) in the client's era: a tool call, progress, logs, and a
+ * cancel its handler saw, both through its cancel callback and by polling. */
+static void test_c_server(OxmcpClient *client, const char *era) {
+  Call c;
+  char args[128];
+  snprintf(args, sizeof args, "{\"text\":\"hello in the %s era\"}", era);
+  call_tool(client, &c, "echo", args);
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "\"structuredContent\"") && strstr(c.json, args + 1),
+        "[%s] echo: %s", era, c.json ? c.json : c.message);
+  call_done(&c);
+
+  call_tool(client, &c, "progress", "{\"steps\":3}");
+  CHECK(c.status == OXMCP_STATUS_OK && c.progress == 3, "[%s] three progress callbacks (got %d)", era, c.progress);
+  call_done(&c);
+
+  call_init(&c);
+  CHECK(oxmcp_client_set_log_level(client, "info", on_complete, &c, NULL) == OXMCP_STATUS_OK, "[%s] set log level", era);
+  CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK, "[%s] log level set", era);
+  call_done(&c);
+  call_tool(client, &c, "log", "{}");
+  CHECK(c.status == OXMCP_STATUS_OK && wait_for_log("first log"), "[%s] the handler's logs arrive", era);
+  call_done(&c);
+
+  /* A tag of this process: the HTTP server outlives one client and remembers every tag. */
+  long tag = 900000 + (long)getpid() % 100000;
+  call_init(&c);
+  snprintf(args, sizeof args, "{\"tag\": %ld, \"ms\": 20000}", tag);
+  OxmcpStatus st = oxmcp_client_call_tool(client, "slow", (const uint8_t *)args, strlen(args), 0, NULL, on_complete, &c, &c.req);
+  REQUIRE(st == OXMCP_STATUS_OK, "slow started: %s", last_message());
+  sleep_ms(300); /* let the request reach the handler (not an assertion) */
+  CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "[%s] cancel accepted", era);
+  CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_CANCELLED, "[%s] the cancelled call ends CANCELLED (got %s)", era,
+        oxmcp_status_name(c.status));
+  call_done(&c);
+  int seen = 0;
+  for (int i = 0; i < 100 && !seen; i++) {
+    call_tool(client, &c, "cancelled_tags", "{}");
+    seen = c.status == OXMCP_STATUS_OK && tag_listed(c.json, "callback", tag) && tag_listed(c.json, "poll", tag);
+    call_done(&c);
+    if (!seen) sleep_ms(100);
+  }
+  CHECK(seen, "[%s] the C handler saw the cancel of tag %ld (callback and polling)", era, tag);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s stdio OXMCP_BIN | http URL\n", argv[0]);
+    fprintf(stderr, "usage: %s stdio OXMCP_BIN [ERA] | http URL [ERA] | c-stdio SERVER_TEST [ERA] | c-http URL [ERA]\n", argv[0]);
     return 2;
   }
-  int stdio = strcmp(argv[1], "stdio") == 0;
+  int c_server = strncmp(argv[1], "c-", 2) == 0;
+  int stdio = strcmp(argv[1] + (c_server ? 2 : 0), "stdio") == 0;
+  const char *era = argc > 3 ? argv[3] : NULL;
   OxmcpRuntime *rt = NULL;
   REQUIRE(oxmcp_runtime_new(2, &rt) == OXMCP_STATUS_OK, "runtime");
+  test_era_option(rt);
   OxmcpClient *client = NULL;
   REQUIRE(oxmcp_client_new(rt, "c-client-test", "1.0.0", &client) == OXMCP_STATUS_OK, "client");
   REQUIRE(oxmcp_client_on_notification(client, on_notification, NULL) == OXMCP_STATUS_OK, "notification callback");
+  if (era) REQUIRE(oxmcp_client_set_era(client, era) == OXMCP_STATUS_OK, "set era %s: %s", era, last_message());
 
   Call c;
   call_init(&c);
   OxmcpStatus st;
-  if (stdio) {
+  if (stdio && c_server) {
+    const char *args[] = {"--stdio"};
+    st = oxmcp_client_connect_stdio(client, argv[2], args, 1, on_complete, &c, NULL);
+  } else if (stdio) {
     const char *args[] = {"everything-server", "--stdio"};
     st = oxmcp_client_connect_stdio(client, argv[2], args, 2, on_complete, &c, NULL);
   } else {
@@ -228,18 +361,24 @@ int main(int argc, char **argv) {
   REQUIRE(st == OXMCP_STATUS_OK, "connect started: %s", last_message());
   REQUIRE(call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK, "connected: %s", c.message ? c.message : "");
   CHECK(strstr(c.json, "\"serverInfo\"") && strstr(c.json, "\"protocolVersion\""), "initialize result: %s", c.json);
+  const char *settled = test_settled_era(client, era, c.json, c_server ? "c-test-server" : "oxmcp-everything");
   call_done(&c);
 
-  st = oxmcp_client_connect_http(client, "http://127.0.0.1:1/mcp", on_complete, &c, NULL);
-  CHECK(st == OXMCP_STATUS_INVALID_INPUT, "a connected client cannot connect again");
+  if (c_server) {
+    test_c_server(client, settled);
+  } else {
+    st = oxmcp_client_connect_http(client, "http://127.0.0.1:1/mcp", on_complete, &c, NULL);
+    CHECK(st == OXMCP_STATUS_INVALID_INPUT, "a connected client cannot connect again");
+    test_calls(client);
+    test_cancellation(client, stdio || strcmp(settled, "session") == 0);
+    test_argument_errors(rt, client);
+  }
 
-  test_calls(client);
-  test_cancellation(client);
-  test_argument_errors(rt, client);
-
-  /* Shutdown with a request in flight: its callback runs once, with CLOSED. */
+  /* Shutdown with a request in flight: its callback runs once, with CLOSED. The C server over
+   * HTTP outlives this client, and in the session era a dropped connection is no cancel, so
+   * its handler runs to the end and the server's stop waits for it: keep that short. */
   call_init(&c);
-  const char *args = "{\"tag\": 7104, \"ms\": 20000}";
+  const char *args = c_server ? "{\"tag\": 7104, \"ms\": 2000}" : "{\"tag\": 7104, \"ms\": 20000}";
   st = oxmcp_client_call_tool(client, "slow", (const uint8_t *)args, strlen(args), 0, NULL, on_complete, &c, &c.req);
   CHECK(st == OXMCP_STATUS_OK, "slow before shutdown");
   sleep_ms(100);

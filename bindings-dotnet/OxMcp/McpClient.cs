@@ -18,6 +18,10 @@ namespace OxMcp
     /// An MCP client over stdio (a child process) or Streamable HTTP. Every call returns a
     /// Task of the result JSON and takes a CancellationToken that cancels the request on
     /// the wire. Failures throw <see cref="McpException"/> (JSON-RPC errors keep their code).
+    /// The <c>era</c> argument of the Connect methods chooses the protocol era:
+    /// <c>"auto"</c> (the default: probe with <c>server/discover</c>, fall back to
+    /// <c>initialize</c> for older servers), <c>"session"</c> or <c>"stateless"</c>
+    /// (2026-07-28); <see cref="Era"/> tells which one the connection settled on.
     /// <code>
     /// using (var client = await McpClient.ConnectStdioAsync("oxmcp", new[] { "everything-server", "--stdio" }))
     ///     Console.WriteLine(await client.CallToolAsync("echo", "{\"text\":\"hi\"}"));
@@ -32,27 +36,50 @@ namespace OxMcp
         private readonly ClientHandle _handle;
         private readonly long _id;
 
-        /// <summary>The server's <c>initialize</c> result (JSON).</summary>
+        /// <summary>
+        /// The server's <c>initialize</c> result (JSON). In the stateless era, which has no
+        /// <c>initialize</c>, the <c>server/discover</c> answer in the same shape
+        /// (<c>protocolVersion</c> <c>"2026-07-28"</c>, capabilities, serverInfo, instructions).
+        /// </summary>
         public string InitializeResultJson { get; private set; }
+
+        /// <summary>The era the connection settled on: <c>"session"</c> or <c>"stateless"</c>.</summary>
+        public string Era { get; private set; }
 
         /// <summary>Raised for each server notification, on a native thread, in order.</summary>
         public event EventHandler<McpNotification> Notification;
 
-        private McpClient(McpRuntime runtime, string name, string version)
+        private McpClient(McpRuntime runtime, string name, string version, string era)
         {
             runtime = runtime ?? McpRuntime.Default;
             ClientHandle h;
             McpException.Check(Native.oxmcp_client_new(runtime.Handle, Native.Z(name), Native.Z(version), out h));
             _handle = h;
             _id = Live.Add(this);
-            McpException.Check(Native.oxmcp_client_on_notification(_handle, OnNotificationFn, new IntPtr(_id)));
+            try
+            {
+                McpException.Check(Native.oxmcp_client_on_notification(_handle, OnNotificationFn, new IntPtr(_id)));
+                // null keeps the native default (auto); an unknown name throws InvalidInput here.
+                if (era != null) McpException.Check(Native.oxmcp_client_set_era(_handle, Native.Z(era)));
+            }
+            catch
+            {
+                Dispose();
+                throw;
+            }
         }
 
-        /// <summary>Starts <paramref name="command"/> with <paramref name="args"/> and connects over stdio.</summary>
+        /// <summary>
+        /// Starts <paramref name="command"/> with <paramref name="args"/> and connects over stdio, in the
+        /// protocol era <paramref name="era"/>: <c>"auto"</c> (default; null too), <c>"session"</c> or
+        /// <c>"stateless"</c>. Any other era throws an <see cref="McpException"/> with
+        /// <see cref="McpStatus.InvalidInput"/> before anything starts.
+        /// </summary>
         public static Task<McpClient> ConnectStdioAsync(string command, string[] args, CancellationToken cancellationToken = default(CancellationToken),
-            EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0")
+            EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0",
+            string era = "auto")
         {
-            var client = new McpClient(runtime, name, version);
+            var client = new McpClient(runtime, name, version, era);
             if (onNotification != null) client.Notification += onNotification;
             args = args ?? new string[0];
             return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
@@ -75,11 +102,13 @@ namespace OxMcp
             });
         }
 
-        /// <summary>Connects to a Streamable HTTP server at <paramref name="url"/>.</summary>
+        /// <summary>Connects to a Streamable HTTP server at <paramref name="url"/>, in the protocol era
+        /// <paramref name="era"/> (as in <see cref="ConnectStdioAsync"/>).</summary>
         public static Task<McpClient> ConnectHttpAsync(string url, CancellationToken cancellationToken = default(CancellationToken),
-            EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0")
+            EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0",
+            string era = "auto")
         {
-            var client = new McpClient(runtime, name, version);
+            var client = new McpClient(runtime, name, version, era);
             if (onNotification != null) client.Notification += onNotification;
             return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
                 Native.oxmcp_client_connect_http(client._handle, Native.Z(url), Pending.OnComplete, ud, out req));
@@ -90,6 +119,10 @@ namespace OxMcp
             try
             {
                 InitializeResultJson = await Pending.Run(start, token).ConfigureAwait(false);
+                // Read once now: after CloseAsync the native side reports the requested era again.
+                IntPtr era;
+                McpException.Check(Native.oxmcp_client_era(_handle, out era));
+                Era = Native.Utf8Z(era);
                 return this;
             }
             catch
@@ -157,13 +190,13 @@ namespace OxMcp
                 Native.oxmcp_client_get_prompt(_handle, Native.Z(name), args, Native.Len(args), Pending.OnComplete, ud, out req), cancellationToken);
         }
 
-        /// <summary>Sends <c>ping</c>.</summary>
+        /// <summary>Sends <c>ping</c> (a <c>server/discover</c> round trip in the stateless era, which has no ping).</summary>
         public Task PingAsync(CancellationToken cancellationToken = default(CancellationToken))
         {
             return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_ping(_handle, Pending.OnComplete, ud, out req), cancellationToken);
         }
 
-        /// <summary>Sets the server's log level (<c>debug</c>, <c>info</c>, ...).</summary>
+        /// <summary>Sets the server's log level (<c>debug</c>, <c>info</c>, ...); in the stateless era every later request asks for it.</summary>
         public Task SetLogLevelAsync(string level, CancellationToken cancellationToken = default(CancellationToken))
         {
             return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_set_log_level(_handle, Native.Z(level), Pending.OnComplete, ud, out req), cancellationToken);

@@ -71,6 +71,8 @@ namespace OxMcp
         // client
         [DllImport(Lib)] internal static extern int oxmcp_client_new(RuntimeHandle runtime, byte[] name, byte[] version, out ClientHandle client);
         [DllImport(Lib)] internal static extern int oxmcp_client_on_notification(ClientHandle client, NotificationFn callback, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_client_set_era(ClientHandle client, byte[] era);
+        [DllImport(Lib)] internal static extern int oxmcp_client_era(ClientHandle client, out IntPtr era);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_stdio(ClientHandle client, byte[] command, IntPtr[] args, UIntPtr argc, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_http(ClientHandle client, byte[] url, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_call_tool(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);

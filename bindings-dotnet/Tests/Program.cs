@@ -6,6 +6,8 @@
 //                                                  (stdio and HTTP), an in-process C# server, and
 //                                                  optionally the C test server (cross-language)
 //
+// Every server runs against a client of each protocol era (auto, session, stateless).
+//
 // Ends with "N passed, M failed"; the process must then exit by itself.
 using System;
 using System.Collections.Generic;
@@ -86,12 +88,22 @@ internal static class Program
         }
     }
 
+    private static readonly string[] Eras = { "auto", "session", "stateless" };
+
     private static async Task ClientTests(string oxmcp, string everythingUrl, string cServerUrl)
     {
-        await EverythingTests("stdio", () => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, onNotification: OnLog));
-        await EverythingTests("http", () => McpClient.ConnectHttpAsync(everythingUrl, onNotification: OnLog));
+        foreach (string era in Eras)
+        {
+            await EverythingTests("stdio", era, () => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, onNotification: OnLog, era: era));
+            await EverythingTests("http", era, () => McpClient.ConnectHttpAsync(everythingUrl, onNotification: OnLog, era: era));
+        }
         await InProcessTests();
-        if (cServerUrl != null) await CServerTests(cServerUrl);
+        await CSharpServerEraTests();
+        if (cServerUrl != null)
+        {
+            foreach (string era in Eras)
+                await EraTests("C server/http", "c-test-server", era, log => McpClient.ConnectHttpAsync(cServerUrl, onNotification: log, era: era));
+        }
         await ErrorTests(oxmcp);
     }
 
@@ -107,12 +119,20 @@ internal static class Program
         lock (Logs) return Logs.Any(l => l.Contains(needle));
     }
 
-    private static async Task EverythingTests(string transport, Func<Task<McpClient>> connect)
+    /// <summary>What a client of <paramref name="era"/> settles on with an oxmcp server, which speaks both eras.</summary>
+    private static string Settled(string era)
     {
-        string t = "[" + transport + "] ";
+        return era == "session" ? "session" : "stateless";
+    }
+
+    private static async Task EverythingTests(string transport, string era, Func<Task<McpClient>> connect)
+    {
+        string t = "[" + transport + "/" + era + "] ";
+        lock (Logs) Logs.Clear(); // the log checks below look at this client's logs only
         using (McpClient client = await connect())
         {
             Check(client.InitializeResultJson.Contains("\"serverInfo\""), t + "initialize result");
+            Check(client.Era == Settled(era), t + "settles on the " + Settled(era) + " era (" + client.Era + ")");
 
             string tools = await client.ListToolsAsync();
             Check(tools.Contains("\"name\":\"echo\"") && tools.Contains("\"name\":\"slow\""), t + "tools/list: " + tools.Substring(0, Math.Min(80, tools.Length)));
@@ -152,7 +172,11 @@ internal static class Program
                 cts.Cancel();
                 await Expect<OperationCanceledException>(() => slow, e => true, t + "a cancelled call ends as cancelled");
                 Check(slow.IsCanceled, t + "the Task is Canceled");
-                Check(await WaitFor(() => Logged("slow tag=" + tag + " cancelled")), t + "notifications/cancelled reached the server's handler");
+                // In the stateless era over HTTP the cancel closes the request's response stream,
+                // the very stream the handler's "cancelled" log would come back on; EraTests
+                // checks that era's cancel through the server's cancelled_tags tool instead.
+                if (transport == "stdio" || client.Era == "session")
+                    Check(await WaitFor(() => Logged("slow tag=" + tag + " cancelled")), t + "notifications/cancelled reached the server's handler");
             }
             using (var cancelled = new CancellationTokenSource())
             {
@@ -204,31 +228,85 @@ internal static class Program
         }
     }
 
-    /// <summary>The C# client against the C test server (bindings-c/tests/server_test.c) over HTTP.</summary>
-    private static async Task CServerTests(string url)
+    /// <summary>
+    /// One C# test server (TestServer.cs) against a C# client of each era: over stdio (this
+    /// program started again as `server --stdio`) and over HTTP (one in-process server).
+    /// </summary>
+    private static async Task CSharpServerEraTests()
     {
-        using (McpClient client = await McpClient.ConnectHttpAsync(url))
+        string self = typeof(Program).Assembly.Location;
+        foreach (string era in Eras)
+            await EraTests("C# server/stdio", "csharp-test-server", era,
+                log => McpClient.ConnectStdioAsync("mono", new[] { self, "server", "--stdio" }, onNotification: log, era: era));
+        using (var server = TestServer.Build())
         {
-            Check(client.InitializeResultJson.Contains("c-test-server"), "[C server] initialize");
-            string echo = await client.CallToolAsync("echo", "{\"text\":\"from C#\"}");
-            Check(echo.Contains("\"text\":\"from C#\""), "[C server] echo: " + echo);
+            int port = server.StartHttp();
+            foreach (string era in Eras)
+                await EraTests("C# server/http", "csharp-test-server", era,
+                    log => McpClient.ConnectHttpAsync("http://127.0.0.1:" + port + "/mcp", onNotification: log, era: era));
+            server.StopHttp();
+        }
+    }
+
+    private static int _nextTag = 500;
+
+    /// <summary>
+    /// A client of <paramref name="era"/> against a server with the host test servers' tools
+    /// (C# TestServer.cs or C server_test.c): the settled era, a tool call, progress, logs,
+    /// and a cancel the server's handler reports seeing (cancelled_tags).
+    /// </summary>
+    private static async Task EraTests(string where, string serverName, string era, Func<EventHandler<McpNotification>, Task<McpClient>> connect)
+    {
+        string t = "[" + where + "/" + era + "] ";
+        var logs = new List<string>();
+        using (McpClient client = await connect((sender, n) => { if (n.Method == "notifications/message") lock (logs) logs.Add(n.ParamsJson); }))
+        {
+            string expected = Settled(era);
+            Check(client.Era == expected, t + "settles on the " + expected + " era (" + client.Era + ")");
+            bool statelessVersion = client.InitializeResultJson.Contains("\"protocolVersion\":\"2026-07-28\"");
+            Check(statelessVersion == (expected == "stateless") && client.InitializeResultJson.Contains("\"name\":\"" + serverName + "\""),
+                t + "connect result: " + client.InitializeResultJson);
+
+            string echo = await client.CallToolAsync("echo", "{\"text\":\"hello in the " + era + " era\"}");
+            Check(echo.Contains("\"structuredContent\":{\"text\":\"hello in the " + era + " era\"}"), t + "echo: " + echo);
+            await client.PingAsync();
+
+            var progress = new List<McpProgress>();
+            await client.CallToolAsync("progress", "{\"steps\":3}", onProgress: x => { lock (progress) progress.Add(x); });
+            Check(progress.Count == 3, t + "three progress callbacks (" + progress.Count + ")");
+
+            await client.SetLogLevelAsync("info");
+            await client.CallToolAsync("log", "{}");
+            Check(await WaitFor(() => { lock (logs) return logs.Any(l => l.Contains("first log")); }), t + "the handler's logs arrive");
+
+            int tag = Interlocked.Increment(ref _nextTag);
             using (var cts = new CancellationTokenSource())
             {
-                Task<string> slow = client.CallToolAsync("slow", "{\"tag\":555,\"ms\":30000}", cts.Token);
-                await Task.Delay(300);
+                Task<string> slow = client.CallToolAsync("slow", "{\"tag\":" + tag + ",\"ms\":30000}", cts.Token);
+                await Task.Delay(300); // let it reach the handler (not an assertion)
                 cts.Cancel();
-                await Expect<OperationCanceledException>(() => slow, e => true, "[C server] cancel");
+                await Expect<OperationCanceledException>(() => slow, e => true, t + "a cancelled call ends as cancelled");
                 Check(await WaitFor(() =>
                 {
                     string tags = client.CallToolAsync("cancelled_tags", "{}").GetAwaiter().GetResult();
-                    return Regex.IsMatch(tags, "\"callback\":\\[[^\\]]*555");
-                }), "[C server] the C handler saw the C# client's cancel");
+                    return Regex.IsMatch(tags, "\"callback\":\\[([^\\]]*,)?" + tag + "[,\\]]") && Regex.IsMatch(tags, "\"poll\":\\[([^\\]]*,)?" + tag + "[,\\]]");
+                }), t + "the server's handler saw the cancel (token and polling)");
             }
+            await client.CloseAsync();
+            Check(client.Era == expected, t + "Era stays known after CloseAsync");
         }
     }
 
     private static async Task ErrorTests(string oxmcp)
     {
+        await Expect<McpException>(() => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: "sesion"),
+            e => e.Status == McpStatus.InvalidInput && e.Message.Contains("unknown era \"sesion\""), "[errors] an unknown era: InvalidInput");
+        await Expect<McpException>(() => McpClient.ConnectHttpAsync("http://127.0.0.1:9/mcp", era: ""),
+            e => e.Status == McpStatus.InvalidInput && e.Message.Contains("era"), "[errors] an empty era: InvalidInput");
+        using (McpClient client = await McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: null))
+            Check(client.Era == "stateless", "[errors] era null keeps the default, auto (" + client.Era + ")");
+        using (McpClient client = await McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: "LEGACY"))
+            Check(client.Era == "session", "[errors] era names are case-insensitive, legacy is session (" + client.Era + ")");
         await Expect<McpException>(() => McpClient.ConnectStdioAsync("/nonexistent/oxmcp-nothing", new string[0]),
             e => e.Status == McpStatus.Transport, "[errors] a missing command: Transport error");
         await Expect<McpException>(() => McpClient.ConnectStdioAsync(oxmcp, new[] { "no-such-subcommand" }),
