@@ -325,8 +325,9 @@ pub unsafe extern "C" fn oxmcp_client_call_tool(
 /// raw result JSON. Timeout, progress and cancellation as in oxmcp_client_call_tool().
 /// In the stateless era the engine adds the request's `_meta` and answers the server's
 /// input requests; `ping` and `logging/setLevel` mean what oxmcp_client_ping() and
-/// oxmcp_client_set_log_level() say, and `resources/subscribe` / `unsubscribe` fail with
-/// `OXMCP_STATUS_INVALID_INPUT` (that era has no such methods).
+/// oxmcp_client_set_log_level() say, and `resources/subscribe` / `unsubscribe` reopen the
+/// client's `subscriptions/listen` stream (that era has no such methods; the updates reach
+/// the notification callback as in a session).
 ///
 /// # Safety
 /// As oxmcp_client_call_tool().

@@ -359,7 +359,7 @@ impl NativeClient {
     /// `[pending requests, in-flight requests]` (for leak checks).
     #[napi]
     pub fn stats(&self) -> Vec<u32> {
-        let s = self.client.peer().stats();
+        let s = self.client.stats();
         vec![s.pending_requests as u32, s.in_flight_requests as u32]
     }
 

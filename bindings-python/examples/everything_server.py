@@ -198,14 +198,26 @@ async def test_elicitation_sep1330_enums(ctx: Context) -> str:
     return await elicit_and_report(ctx, "Please select options from the enum fields", schema)
 
 
-# The exact 2020-12 schema of the Rust fixture ($schema, $defs, additionalProperties at the
-# top), which no signature expresses: given with input_schema=, and the arguments arrive
-# as plain JSON values.
+# The exact 2020-12 schema of the Rust fixture, which no signature expresses: given with
+# input_schema=, and the arguments arrive as plain JSON values. The suite checks these
+# keywords reach the listing unchanged: $schema, $defs (with an $anchor),
+# additionalProperties, allOf holding anyOf, and if/then/else.
 JSON_SCHEMA_2020_12 = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
-    "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                          "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
 

@@ -271,7 +271,7 @@ impl NativeClient {
 
     /// The sizes of the pending and in-flight maps (for leak checks).
     fn stats(&self) -> (usize, usize) {
-        let s = self.client.peer().stats();
+        let s = self.client.stats();
         (s.pending_requests, s.in_flight_requests)
     }
 

@@ -271,7 +271,14 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientNotifyRootsChanged<'l>(mut en
 /// Pending outgoing requests of the session (for leak checks).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_clientPending<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, client: jlong) -> jlong {
-    CLIENTS.get(client).map_or(0, |c| c.peer().stats().pending_requests as jlong)
+    CLIENTS.get(client).map_or(0, |c| c.stats().pending_requests as jlong)
+}
+
+/// The era the connection speaks: 1 for the stateless era (2026-07-28), 0 for the session
+/// era (or a closed client).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_clientStateless<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, client: jlong) -> jboolean {
+    CLIENTS.get(client).is_some_and(|c| c.era() == oxmcp::client::Era::Stateless).into()
 }
 
 /// Closes the connection (a child process is stopped), then forgets the handle.

@@ -40,8 +40,7 @@ class Client:
     :class:`ProtocolError`). :attr:`era` tells which the connection speaks. The calls are
     the same in both eras, except: in the stateless era :meth:`subscribe` and
     :meth:`unsubscribe` reopen the client's ``subscriptions/listen`` stream (which also
-    brings list changes to ``on_notification`` / ``on_log`` clients, and counts as one
-    pending request); :meth:`set_log_level`
+    brings list changes to ``on_notification`` / ``on_log`` clients); :meth:`set_log_level`
     makes every later request ask for that level (a stateless server sends no logs to a
     client that has not set one); :meth:`ping` is a ``server/discover`` round trip; and the
     server's sampling, elicitation and roots questions are answered by the same handlers.

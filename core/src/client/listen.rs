@@ -12,6 +12,7 @@
 //! acknowledgement is consumed here; the callback sees only the changes.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -87,6 +88,8 @@ pub(crate) struct Listen {
     /// acknowledged. An async lock: one change at a time, held across the wait for the
     /// acknowledgement.
     open: tokio::sync::Mutex<(Wanted, Option<Stream>)>,
+    /// Listen requests not yet ended (two for a moment while one replaces the other).
+    streams: Arc<AtomicUsize>,
 }
 
 /// An open listen request.
@@ -110,7 +113,7 @@ impl Stream {
 
 impl Listen {
     pub(crate) fn new(inbox: Arc<Inbox>) -> Self {
-        Self { inbox, open: Default::default() }
+        Self { inbox, open: Default::default(), streams: Arc::default() }
     }
 
     /// Opens the stream for the list changes `caps` advertises.
@@ -145,6 +148,11 @@ impl Listen {
         self.change(peer, s, |w| {
             w.uris.remove(uri);
         }).await.map(drop)
+    }
+
+    /// How many of the session's pending requests are listen streams.
+    pub(crate) fn open_streams(&self) -> usize {
+        self.streams.load(Ordering::Relaxed)
     }
 
     /// Closes the stream.
@@ -189,8 +197,13 @@ impl Listen {
         let token = CancellationToken::new();
         let options = RequestOptions::default().timeout(FOREVER).max_timeout(FOREVER).cancel_token(token.clone());
         let params = json!({ "notifications": filter });
-        let (peer, s) = (peer.clone(), s.clone());
-        let mut stream = tokio::spawn(async move { s.request(&peer, methods::SUBSCRIPTIONS_LISTEN, Some(params), options).await });
+        let (peer, s, streams) = (peer.clone(), s.clone(), self.streams.clone());
+        streams.fetch_add(1, Ordering::Relaxed);
+        let mut stream = tokio::spawn(async move {
+            let ended = s.request(&peer, methods::SUBSCRIPTIONS_LISTEN, Some(params), options).await;
+            streams.fetch_sub(1, Ordering::Relaxed);
+            ended
+        });
         let ack = tokio::select! {
             ack = acked => ack.ok(),
             ended = &mut stream => {

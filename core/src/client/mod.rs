@@ -44,7 +44,7 @@ use crate::protocol::{
     LoggingLevel, Prompt, ProtocolVersion, ReadResourceResult, Resource, ResourceTemplate, Root, RootsCapability,
     SamplingCapability, ServerCapabilities, Tool,
 };
-use crate::session::{Peer, RequestOptions, Session, SessionConfig};
+use crate::session::{Peer, RequestOptions, Session, SessionConfig, SessionStats};
 use crate::transport::Transport;
 use handlers::{boxed, ClientService, Handlers};
 
@@ -282,6 +282,17 @@ impl Client {
     /// The negotiated protocol version.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.version
+    }
+
+    /// Requests in flight each way, for leak checks: the session's maps, less the
+    /// client's own `subscriptions/listen` stream (stateless era), so an idle client
+    /// reports zero in both eras. [`Client::peer`]`().stats()` counts everything.
+    pub fn stats(&self) -> SessionStats {
+        let mut stats = self.peer.stats();
+        if let Some((_, listen)) = &self.stateless {
+            stats.pending_requests = stats.pending_requests.saturating_sub(listen.open_streams());
+        }
+        stats
     }
 
     /// Which era this connection speaks.

@@ -440,7 +440,19 @@ public final class McpClient implements AutoCloseable {
         McpException.check(Native.clientNotifyRootsChanged(live()));
     }
 
-    /** @return requests sent and not yet answered (0 when nothing leaked) */
+    /**
+     * The era this connection settled on ({@link Options#era} asks for one).
+     *
+     * @return {@code "stateless"} (2026-07-28) or {@code "session"}
+     */
+    public String era() {
+        return Native.clientStateless(live()) ? "stateless" : "session";
+    }
+
+    /**
+     * @return requests sent and not yet answered (0 when nothing leaked; the stateless era's
+     *         own subscriptions/listen stream is not counted)
+     */
     public long pendingRequests() {
         return Native.clientPending(live());
     }

@@ -157,6 +157,8 @@ final class Native {
 
     static native long clientPending(long client);
 
+    static native boolean clientStateless(long client);
+
     static native void clientClose(long client, long callId);
 
     // ---- asynchronous calls ------------------------------------------------------------

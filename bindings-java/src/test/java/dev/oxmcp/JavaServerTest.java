@@ -108,17 +108,21 @@ class JavaServerTest {
     @ValueSource(strings = {"session", "stateless"})
     void javaClientAgainstJavaServerOverHttp(String era) throws Exception {
         List<String> logs = new CopyOnWriteArrayList<>();
+        List<String> listChanges = new CopyOnWriteArrayList<>();
         try (McpServer server = ExampleServer.build()) {
             String url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
             McpClient.Options options = McpClient.Options.http(url).era(era).onNotification((method, params) -> {
                 if (method.equals("notifications/message")) {
                     logs.add(Support.json(params).get("data").asText());
+                } else if (method.equals("notifications/tools/list_changed")) {
+                    listChanges.add(method);
                 }
             })
                     .onSampling((params, ctx) -> CompletableFuture.completedFuture(
                             "{\"role\":\"assistant\",\"model\":\"m\",\"content\":{\"type\":\"text\",\"text\":\"four\"}}"))
                     .onRoots((params, ctx) -> CompletableFuture.completedFuture("{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}"));
             try (McpClient c = McpClient.connect(options).get(30, TimeUnit.SECONDS)) {
+                assertEquals(era, c.era());
                 String version = Support.json(c.initializeResult()).get("protocolVersion").asText();
                 assertEquals(era.equals("stateless"), version.equals("2026-07-28"), version);
                 // The stateless era sends logs only to requests that ask for a level.
@@ -163,6 +167,9 @@ class JavaServerTest {
                 assertTrue(server.removeTool("late"));
                 assertEquals(-32602L, assertInstanceOf(McpException.class,
                         assertThrows(CompletionException.class, () -> c.callTool("late", "{}").join()).getCause()).code());
+                // Both changes reach the listener: unasked in a session, on the client's
+                // subscriptions/listen stream in the stateless era (not counted as pending).
+                Support.eventually("two list changes", () -> listChanges.size() == 2);
                 Support.eventually("nothing pending", () -> c.pendingRequests() == 0);
             }
         }
