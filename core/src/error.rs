@@ -56,6 +56,12 @@ impl Error {
     pub fn from_rpc(error: ErrorObject) -> Self {
         Self(Box::new(Inner { kind: ErrorKind::Rpc, message: error.message.clone(), rpc: Some(error) }))
     }
+    /// An error of `kind` that, should a handler fail with it, answers the request with
+    /// `error` (a missing client capability is CapabilityMissing to the handler in both
+    /// eras, and -32021 on the wire in the stateless one).
+    pub(crate) fn with_rpc(kind: ErrorKind, error: ErrorObject) -> Self {
+        Self(Box::new(Inner { kind, message: error.message.clone(), rpc: Some(error) }))
+    }
     /// A JSON-RPC error a handler wants to return as-is (e.g. -32602 with data).
     pub fn rpc_error(code: i64, message: impl Into<String>) -> Self {
         Self::from_rpc(ErrorObject::new(code, message))
@@ -76,11 +82,12 @@ impl Error {
     pub fn message(&self) -> &str {
         &self.0.message
     }
-    /// The JSON-RPC error object, for [`ErrorKind::Rpc`].
+    /// The JSON-RPC error object: the peer's, for [`ErrorKind::Rpc`], or the one a
+    /// handler failing with this error answers with.
     pub fn rpc(&self) -> Option<&ErrorObject> {
         self.0.rpc.as_ref()
     }
-    /// The JSON-RPC code, for [`ErrorKind::Rpc`].
+    /// The JSON-RPC code of [`Error::rpc`].
     pub fn code(&self) -> Option<i64> {
         self.0.rpc.as_ref().map(|e| e.code)
     }

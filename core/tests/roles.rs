@@ -301,14 +301,14 @@ async fn server_to_client_requests_and_capability_refusal() {
     }
 
     // A client without the sampling capability: the handler's ask fails at once, nothing
-    // sent. Session era: CapabilityMissing. Stateless era: the -32021 error the request
-    // answers with if the handler lets it through.
+    // sent, with CapabilityMissing in both eras (the stateless era's error also carries the
+    // -32021 the request answers with if the handler lets it through).
     let q = pair().await;
     let r = q.client.call_tool("ask_sampling", json!({})).await.unwrap();
-    assert!(r.content[0].as_text().unwrap().starts_with("CapabilityMissing"), "{:?}", r.content);
+    assert!(r.content[0].as_text().unwrap().starts_with("CapabilityMissing: the client did not declare"), "{:?}", r.content);
     let q = pair_with(|b| b, |c| c.era(Era::Stateless)).await;
     let r = q.client.call_tool("ask_sampling", json!({})).await.unwrap();
-    assert!(r.content[0].as_text().unwrap().starts_with("Rpc: this request needs the client's sampling capability"), "{:?}", r.content);
+    assert!(r.content[0].as_text().unwrap().starts_with("CapabilityMissing: this request needs the client's sampling capability"), "{:?}", r.content);
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use oxmcp::client::{Client, Era, ServerNotification};
 use oxmcp::ErrorKind;
 use oxmcp::protocol::meta;
-use oxmcp::protocol::{CallToolResult, ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
+use oxmcp::protocol::{CallToolResult, CreateMessageRequestParams, SamplingMessage, ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
 use oxmcp::server::{RequestContext, Server};
 use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
 use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, Outbound, Transport};
@@ -518,6 +518,36 @@ async fn subscribing_fails_clearly_when_the_server_does_not_take_it() {
     // Nothing is left open for a subscription that did not happen.
     eventually("no listen request left", || client.peer().stats().pending_requests == 0).await;
     client.close().await;
+}
+
+#[tokio::test]
+async fn a_missing_capability_is_the_same_kind_to_handlers_in_both_eras() {
+    // The handler lets the error through: an isError result in a session, the request's
+    // -32021 error (naming the capability) in the stateless era.
+    let server = Server::builder("caps", "1")
+        .tool(Tool::new("sample", "asks the model", json!({"type": "object"})), |_, ctx: RequestContext| async move {
+            let asked = ctx.create_message(CreateMessageRequestParams::new(vec![SamplingMessage::user_text("hi")], 5)).await;
+            let e = asked.err().expect("the client cannot sample");
+            assert_eq!(e.kind(), ErrorKind::CapabilityMissing, "{e}");
+            Err(e)
+        })
+        .build()
+        .unwrap();
+    for era in [Era::Session, Era::Stateless] {
+        let (a, b) = MemoryTransport::pair();
+        let _session = server.serve(a);
+        let client = Client::builder("c", "1").era(era).connect(b).await.unwrap();
+        let answer = client.call_tool("sample", json!({})).await;
+        match era {
+            Era::Session => assert!(answer.unwrap().is_error()),
+            _ => {
+                let e = answer.unwrap_err();
+                assert_eq!(e.code(), Some(-32021), "{e}");
+                assert_eq!(e.rpc().unwrap().data.as_ref().unwrap()["requiredCapabilities"], json!({"sampling": {}}));
+            }
+        }
+        client.close().await;
+    }
 }
 
 #[tokio::test]

@@ -201,11 +201,13 @@ impl RequestContext {
     fn require(&self, has: impl Fn(&ClientCapabilities) -> bool, what: &str) -> Result<()> {
         match self.client_capabilities() {
             Some(c) if has(c) => Ok(()),
-            // The stateless era makes this the request's error (-32021, naming the
+            // The handler sees the same kind in both eras; if it lets the error through,
+            // the stateless era makes it the request's error (-32021, naming the
             // capability), since the client declares its capabilities per request.
             _ if self.inputs.is_some() => {
                 let name = what.split_whitespace().next().unwrap_or(what);
-                Err(Error::from_rpc(
+                Err(Error::with_rpc(
+                    ErrorKind::CapabilityMissing,
                     crate::protocol::ErrorObject::new(
                         crate::protocol::codes::MISSING_CLIENT_CAPABILITY,
                         format!("this request needs the client's {what} capability"),

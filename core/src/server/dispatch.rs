@@ -15,7 +15,6 @@ use crate::protocol::meta::{self, RequestMeta};
 use super::handler::ResourceRequest;
 use super::registry::page;
 use super::Server;
-use crate::error::ErrorKind;
 use crate::protocol::{
     codes, era, methods, CallToolRequestParams, DiscoverResult, RESULT_COMPLETE, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
     ErrorObject, GetPromptRequestParams, InitializeRequestParams, InitializeResult, PaginatedRequestParams,
@@ -283,7 +282,7 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
     let mut result = match entry.handler.call(arguments, ctx).await {
         Ok(result) => result,
-        Err(e) if e.kind() == ErrorKind::Rpc => return Err(e.to_error_object()),
+        Err(e) if e.rpc().is_some() => return Err(e.to_error_object()),
         Err(e) => CallToolResult::error_text(e.message().to_string()),
     };
     if let (Some(schema), false) = (&entry.output, result.is_error()) {

@@ -15,8 +15,9 @@ use crate::protocol::{CallToolResult, CompleteRequestParams, Completion, GetProm
 /// Tool arguments as a JSON object (already validated against the tool's input schema).
 pub type Arguments = Map<String, Value>;
 
-/// Runs a tool. An `Err` of kind [`crate::ErrorKind::Rpc`] becomes a JSON-RPC error; any
-/// other `Err` becomes a tool result with `isError: true` and the error's message, as the
+/// Runs a tool. An `Err` that carries a JSON-RPC error ([`crate::Error::rpc`]: kind
+/// [`crate::ErrorKind::Rpc`], or a missing client capability in the stateless era) becomes
+/// that JSON-RPC error; any other `Err` becomes a tool result with `isError: true` and the error's message, as the
 /// specification asks for tool execution failures.
 pub trait ToolHandler: Send + Sync + 'static {
     /// Calls the tool.
