@@ -698,6 +698,54 @@ async fn a_stateless_client_leaves_out_tools_with_invalid_mirrored_headers() {
     assert_eq!(raw["tools"].as_array().unwrap().len(), 2);
 }
 
+/// A byte-stream transport that names its endpoint, as HTTP and child processes do.
+struct Named(MemoryTransport, &'static str);
+
+impl Transport for Named {
+    type Reader = <MemoryTransport as Transport>::Reader;
+    type Writer = <MemoryTransport as Transport>::Writer;
+    fn split(self) -> (Self::Reader, Self::Writer) {
+        self.0.split()
+    }
+    fn endpoint(&self) -> Option<String> {
+        Some(self.1.to_string())
+    }
+}
+
+#[tokio::test]
+async fn an_auto_client_remembers_an_older_server_by_its_endpoint() {
+    let older = |method: &str, _: &Value| match method {
+        "initialize" => Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}})),
+        _ => Err(rpc_error(-32601)),
+    };
+    let (transport, log) = scripted(older);
+    let client = Client::builder("c", "1").connect(Named(transport, "test://remembered-older")).await.unwrap();
+    assert_eq!(client.era(), Era::Session);
+    assert_eq!(*log.lock().unwrap(), ["server/discover", "initialize"]);
+    // The same endpoint again: no probe.
+    let (transport, log) = scripted(older);
+    let client = Client::builder("c", "1").connect(Named(transport, "test://remembered-older")).await.unwrap();
+    assert_eq!(client.era(), Era::Session);
+    assert_eq!(*log.lock().unwrap(), ["initialize"]);
+    // Another endpoint is probed; asking for the stateless era always probes.
+    let (transport, log) = scripted(older);
+    Client::builder("c", "1").connect(Named(transport, "test://another")).await.unwrap();
+    assert_eq!(*log.lock().unwrap(), ["server/discover", "initialize"]);
+    let (transport, log) = scripted(older);
+    assert!(Client::builder("c", "1").era(Era::Stateless).connect(Named(transport, "test://remembered-older")).await.is_err());
+    assert_eq!(*log.lock().unwrap(), ["server/discover"]);
+    // The server was upgraded and refuses initialize now: forgotten, probed next time.
+    let (transport, _) = scripted(|_, _| Err(rpc_error(-32601)));
+    assert!(Client::builder("c", "1").connect(Named(transport, "test://remembered-older")).await.is_err());
+    let (transport, log) = scripted(|method, _| match method {
+        "server/discover" => Ok(json!({"supportedVersions": ["2026-07-28"], "capabilities": {}})),
+        _ => Err(rpc_error(-32601)),
+    });
+    let client = Client::builder("c", "1").connect(Named(transport, "test://remembered-older")).await.unwrap();
+    assert_eq!(client.era(), Era::Stateless);
+    assert_eq!(*log.lock().unwrap(), ["server/discover"]);
+}
+
 #[tokio::test]
 async fn a_stateless_client_honours_ttl_and_checks_result_type() {
     let (transport, log) = scripted(|method, params| {

@@ -62,7 +62,9 @@ pub struct ClientBuilder {
 impl ClientBuilder {
     /// Which protocol era to speak: [`Era::Auto`] (the default) probes the server with
     /// `server/discover` and falls back to `initialize` when it is older; the choice holds
-    /// for the whole connection ([`Client::era`] tells which it was).
+    /// for the whole connection ([`Client::era`] tells which it was). The process
+    /// remembers an older server by its endpoint (URL or command line) for an hour, so
+    /// reconnecting to it initializes at once.
     pub fn era(mut self, era: Era) -> Self {
         self.era = era;
         self
@@ -161,14 +163,18 @@ impl ClientBuilder {
     /// # Ok(()) }
     /// ```
     pub async fn connect<T: Transport>(self, transport: T) -> Result<Client> {
+        // An Auto client that recently found this server to be session-only skips the probe.
+        let endpoint = transport.endpoint();
+        let known_older = self.era == Era::Auto && stateless::known_session_only(endpoint.as_deref());
         let inbox = Arc::new(listen::Inbox::default());
         let service = ClientService { handlers: self.handlers.clone(), inbox: inbox.clone() };
         let session = Session::start(transport, Arc::new(service), self.config.clone());
         let peer = session.peer().clone();
-        if self.era != Era::Session {
+        if self.era != Era::Session && !known_older {
             let base = stateless::base_meta(&self.info, &self.capabilities);
             match stateless::discover(&peer, &base, self.discover_timeout).await {
                 Ok(Some(found)) => {
+                    stateless::remember_era(endpoint.as_deref(), false);
                     peer.set_protocol_version(ProtocolVersion::STATELESS);
                     let has_callback = self.handlers.notification.is_some();
                     let state = Arc::new(stateless::Stateless::new(base, self.handlers));
@@ -184,7 +190,7 @@ impl ClientBuilder {
                     let stateless = Some((state, listen));
                     return Ok(Client { session, peer, init, version: ProtocolVersion::STATELESS, stateless });
                 }
-                Ok(None) if self.era == Era::Auto => {}
+                Ok(None) if self.era == Era::Auto => stateless::remember_era(endpoint.as_deref(), true),
                 Ok(None) => {
                     session.close().await;
                     return Err(Error::new(ErrorKind::Protocol, "the server does not speak the stateless era (2026-07-28)"));
@@ -195,7 +201,12 @@ impl ClientBuilder {
                 }
             }
         }
-        self.initialize(session, peer).await
+        let connected = self.initialize(session, peer).await;
+        if known_older && connected.is_err() {
+            // Perhaps no longer an older server: probe again next time.
+            stateless::remember_era(endpoint.as_deref(), false);
+        }
+        connected
     }
 
     async fn initialize(self, session: Session, peer: Peer) -> Result<Client> {

@@ -48,6 +48,36 @@ impl Era {
     }
 }
 
+/// How long a client trusts what it learnt of a server's era: long enough that clients
+/// reconnecting to an older server skip the `server/discover` probe (up to the discover
+/// timeout against a server that ignores unknown methods), short enough to notice an
+/// upgrade.
+const ERA_MEMORY: Duration = Duration::from_secs(3600);
+
+/// The servers this process found to speak only the session era, by endpoint.
+static SESSION_ONLY: Mutex<Option<HashMap<String, Instant>>> = Mutex::new(None);
+
+/// Whether the server at `endpoint` was found to be session-only within [`ERA_MEMORY`].
+pub(crate) fn known_session_only(endpoint: Option<&str>) -> bool {
+    let Some(endpoint) = endpoint else { return false };
+    let mut known = SESSION_ONLY.lock().unwrap();
+    let known = known.get_or_insert_with(HashMap::new);
+    known.retain(|_, since| since.elapsed() < ERA_MEMORY);
+    known.contains_key(endpoint)
+}
+
+/// Records what `server/discover` told about `endpoint`'s era.
+pub(crate) fn remember_era(endpoint: Option<&str>, session_only: bool) {
+    let Some(endpoint) = endpoint else { return };
+    let mut known = SESSION_ONLY.lock().unwrap();
+    let known = known.get_or_insert_with(HashMap::new);
+    if session_only {
+        known.insert(endpoint.to_string(), Instant::now());
+    } else {
+        known.remove(endpoint);
+    }
+}
+
 /// The `_meta` every stateless-era request carries.
 pub(crate) fn base_meta(info: &Implementation, capabilities: &ClientCapabilities) -> Map<String, Value> {
     Map::from_iter([

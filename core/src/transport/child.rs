@@ -142,6 +142,7 @@ impl ChildProcess {
         Ok(ChildTransport {
             reader: ChildReader { lines: LineReader::new(stdout, self.max_message_size), state: state.clone() },
             writer: ChildWriter { lines: LineWriter::new(stdin), state },
+            command: std::iter::once(&self.program).chain(&self.args).map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "),
         })
     }
 }
@@ -201,6 +202,8 @@ impl Drop for ChildState {
 pub struct ChildTransport {
     reader: ChildReader,
     writer: ChildWriter,
+    /// The command line, as the endpoint's name.
+    command: String,
 }
 
 impl ChildTransport {
@@ -227,6 +230,9 @@ impl Transport for ChildTransport {
     type Writer = ChildWriter;
     fn split(self) -> (ChildReader, ChildWriter) {
         (self.reader, self.writer)
+    }
+    fn endpoint(&self) -> Option<String> {
+        Some(format!("stdio:{}", self.command))
     }
 }
 

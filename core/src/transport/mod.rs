@@ -51,6 +51,12 @@ pub trait Transport: Send + 'static {
     type Writer: MessageWriter;
     /// Splits into the two halves the session drives from separate tasks.
     fn split(self) -> (Self::Reader, Self::Writer);
+
+    /// Names the server at the other end, when the transport can (an HTTP URL, a command
+    /// line): what a client remembers a server's protocol era by.
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Reads whole messages.

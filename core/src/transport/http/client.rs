@@ -101,6 +101,9 @@ pub struct HttpClientWriter {
 impl Transport for HttpClientTransport {
     type Reader = HttpClientReader;
     type Writer = HttpClientWriter;
+    fn endpoint(&self) -> Option<String> {
+        Some(self.url.clone())
+    }
     fn split(self) -> (HttpClientReader, HttpClientWriter) {
         let (tx, rx) = mpsc::unbounded_channel();
         let http = reqwest::Client::builder().tcp_nodelay(true).build().unwrap_or_default();
