@@ -185,7 +185,7 @@ pub unsafe extern "C" fn oxmcp_client_set_era(client: *const OxmcpClient, era: *
     guard(|| {
         let c = client_arg(client)?;
         let name = str_arg(era, "era")?;
-        let parsed = Era::parse(name).ok_or_else(|| invalid(format!("unknown era {name:?}: expected \"auto\", \"session\" or \"stateless\"")))?;
+        let parsed = Era::parse(name)?;
         if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
             return Err(invalid("set the era before connecting: the client is already connected"));
         }

@@ -180,8 +180,7 @@ pub fn connect_http<'env>(env: &'env Env, url: String, options_json: String, dis
 fn era(o: &Value) -> napi::Result<Era> {
     match &o["era"] {
         Value::Null => Ok(Era::Auto),
-        Value::String(s) => Era::parse(s)
-            .ok_or_else(|| errors::invalid(format!("unknown era {s:?}: expected 'auto', 'session' or 'stateless'"))),
+        Value::String(s) => Era::parse(s).map_err(errors::to_napi),
         other => Err(errors::invalid(format!("the era option must be 'auto', 'session' or 'stateless', not {other}"))),
     }
 }
@@ -248,11 +247,7 @@ impl NativeClient {
     /// The era the connection settled on: `"session"` or `"stateless"`.
     #[napi]
     pub fn era(&self) -> String {
-        match self.client.era() {
-            Era::Stateless => "stateless",
-            _ => "session",
-        }
-        .to_string()
+        self.client.era().as_str().to_string()
     }
 
     /// Sends request `method` with `params_json` (era-aware: in the stateless era with the

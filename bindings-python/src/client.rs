@@ -97,12 +97,7 @@ fn hooks(py: Python<'_>, on_request: Option<Py<PyAny>>, on_notification: Option<
 /// `"auto"`, `"session"` or `"stateless"` (also `"legacy"` / `"modern"`), as the engine
 /// parses them; anything else is `InvalidInput`.
 fn parse_era(era: &str) -> PyResult<Era> {
-    Era::parse(era).ok_or_else(|| {
-        errors::raise(Error::new(
-            ErrorKind::InvalidInput,
-            format!("unknown era {era:?}: expected \"auto\", \"session\" or \"stateless\""),
-        ))
-    })
+    Era::parse(era).map_err(errors::raise)
 }
 
 fn json<T: serde::Serialize>(v: &T) -> oxmcp::Result<Option<String>> {
@@ -172,10 +167,7 @@ impl NativeClient {
 
     /// The era the connection settled on: `"session"` or `"stateless"`.
     fn era(&self) -> &'static str {
-        match self.client.era() {
-            Era::Stateless => "stateless",
-            _ => "session",
-        }
+        self.client.era().as_str()
     }
 
     /// The server's `initialize` result (JSON; synthesized from `server/discover` in the

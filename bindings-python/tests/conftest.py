@@ -1,5 +1,5 @@
 import asyncio
-import os
+from contextlib import contextmanager
 import socket
 import subprocess
 import sys
@@ -23,24 +23,37 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextmanager
+def http_server(script: str, mode: str = "http", started=None):
+    """``python script MODE PORT`` in a child process, until it accepts connections; yields
+    its URL. ``started(pid)`` is told the process id first."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, script, mode, str(port)], stdin=subprocess.DEVNULL)
+    if started is not None:
+        started(proc.pid)
+    try:
+        deadline = time.time() + 30
+        while True:
+            assert proc.poll() is None, f"{script} exited early with status {proc.returncode}"
+            assert time.time() < deadline, f"{script} did not listen on port {port} in time"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
 @pytest.fixture()
 def http_demo():
     """The demo server over Streamable HTTP in a child process; yields its URL."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, DEMO, "http", str(port)], stderr=subprocess.PIPE)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with http_server(DEMO) as url:
+        yield url

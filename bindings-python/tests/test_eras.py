@@ -6,44 +6,16 @@ elicitation reaches the client's handler, progress and logs arrive, and what exi
 one era says so."""
 
 import asyncio
-import signal
-import socket
-import subprocess
 import sys
 import time
-from contextlib import contextmanager
 
 import pytest
 
-from conftest import SERVERS, free_port, run
+from conftest import SERVERS, http_server, run
 from oxmcp import Client, InvalidInput, McpError, ProtocolError
 
 ERAS = str(SERVERS / "eras.py")
 OFFICIAL = str(SERVERS / "official_server.py")  # the official Python SDK's server
-
-
-@contextmanager
-def http_server(script, mode="http"):
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, script, mode, str(port)], stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 30
-        while True:
-            assert proc.poll() is None, f"{script} exited early with status {proc.returncode}"
-            assert time.time() < deadline, f"{script} did not listen on port {port} in time"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,8 @@ import asyncio
 import base64
 import os
 import signal
-import socket
-import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -26,7 +23,7 @@ import pytest
 from mcp import StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
-from conftest import DEMO, SERVERS, free_port, run
+from conftest import DEMO, SERVERS, http_server, run
 from oxmcp import Client, McpError, RequestTimeout
 
 OFFICIAL = str(SERVERS / "official_server.py")
@@ -88,31 +85,10 @@ def no_leftover_servers():
     assert not left, f"server processes left running after the client closed: {left}"
 
 
-@contextmanager
 def _http_server(script: str):
-    """``python script http PORT`` in a child process, until it accepts connections; yields its URL."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, script, "http", str(port)], stdin=subprocess.DEVNULL)
-    _HTTP_SERVERS.add(proc.pid)
-    try:
-        deadline = time.time() + 30
-        while True:
-            assert proc.poll() is None, f"{script} exited early with status {proc.returncode}"
-            assert time.time() < deadline, f"{script} did not listen on port {port} in time"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                _stop(proc.pid)
-                proc.wait()
+    """``python script http PORT`` until it listens (conftest.http_server); its process is
+    left out of the leftover check."""
+    return http_server(script, started=_HTTP_SERVERS.add)
 
 
 @pytest.fixture(scope="module")

@@ -257,7 +257,7 @@ async fn connect_to(server: &[String], show_logs: bool) -> Result<Client> {
 fn client_builder(show_logs: bool) -> oxmcp::client::ClientBuilder {
     let mut builder = Client::builder("oxmcp-cli", env!("CARGO_PKG_VERSION"));
     // OXMCP_ERA=session|stateless pins the protocol era; by default the client probes.
-    if let Some(era) = std::env::var("OXMCP_ERA").ok().and_then(|e| Era::parse(&e)) {
+    if let Some(era) = std::env::var("OXMCP_ERA").ok().and_then(|e| Era::parse(&e).ok()) {
         builder = builder.era(era);
     }
     if show_logs {

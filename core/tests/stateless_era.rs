@@ -488,6 +488,30 @@ async fn the_http_client_subscribes_through_its_listen_stream() {
 }
 
 #[tokio::test]
+async fn a_subscription_the_server_ended_is_reopened_by_subscribing_again() {
+    let server = server();
+    let (a, b) = MemoryTransport::pair();
+    let _session = server.serve(a);
+    let notes = Arc::new(Mutex::new(Vec::new()));
+    let sink = notes.clone();
+    let client = Client::builder("c", "1").on_notification(move |n| sink.lock().unwrap().push(n)).connect(b).await.unwrap();
+    client.subscribe("test://a").await.unwrap();
+    assert_eq!(server.subscription_count(), 1);
+    server.end_subscriptions();
+    eventually("the server ended the stream", || server.subscription_count() == 0).await;
+    let peer = client.peer().clone();
+    eventually("the client saw its answer", || peer.stats().pending_requests == 0).await;
+    tokio::time::sleep(Duration::from_millis(20)).await; // the stream's own task notes the end
+    // Nothing changed on the client's side, but the stream is gone: subscribing opens one.
+    client.subscribe("test://a").await.unwrap();
+    assert_eq!(server.subscription_count(), 1);
+    server.notify_resource_updated("test://a");
+    let seen = notes.clone();
+    eventually("the update", || seen.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::ResourceUpdated(_)))).await;
+    client.close().await;
+}
+
+#[tokio::test]
 async fn subscribing_fails_clearly_when_the_server_does_not_take_it() {
     // A server whose acknowledgement leaves the resource out (it offers no subscriptions).
     let (a, b) = MemoryTransport::pair();

@@ -68,7 +68,7 @@ async fn connect(settings: Settings) -> oxmcp::Result<Done> {
         settings.version.clone().unwrap_or_else(|| env!("CARGO_PKG_VERSION").into()),
     );
     if let Some(era) = &settings.era {
-        b = b.era(Era::parse(era).ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("unknown era {era:?}: auto, session or stateless")))?);
+        b = b.era(Era::parse(era)?);
     }
     if let Some(ms) = settings.request_timeout_ms {
         b = b.session_config(SessionConfig { request_timeout: Duration::from_millis(ms), ..Default::default() });

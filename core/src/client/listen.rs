@@ -40,11 +40,11 @@ pub(crate) struct Inbox {
 }
 
 impl Inbox {
-    /// Takes an acknowledgement's params; `false` when nobody waits (a late duplicate).
-    pub(crate) fn deliver_ack(&self, params: Option<Value>) -> bool {
-        match self.ack.lock().unwrap().take() {
-            Some(waiter) => waiter.send(params.unwrap_or_default()).is_ok(),
-            None => false,
+    /// Hands an acknowledgement's params to the stream waiting for it (none waits for a
+    /// late duplicate, which is dropped).
+    pub(crate) fn deliver_ack(&self, params: Option<Value>) {
+        if let Some(waiter) = self.ack.lock().unwrap().take() {
+            let _ = waiter.send(params.unwrap_or_default());
         }
     }
 
@@ -170,10 +170,15 @@ impl Listen {
         let mut open = self.open.lock().await;
         let mut wanted = open.0.clone();
         edit(&mut wanted);
-        self.inbox.subscribed.lock().unwrap().clone_from(&wanted.uris);
+        // A stream the server ended is reopened even when nothing changed.
         if let (true, Some(stream)) = (wanted == open.0, &open.1) {
-            return Ok(Some(stream.honoured.clone()));
+            if !stream.ended.is_finished() {
+                return Ok(Some(stream.honoured.clone()));
+            }
         }
+        // Updates of an added resource may come as soon as the server acknowledges; those
+        // of a removed one must stop now. Restored if the new stream fails.
+        self.inbox.subscribed.lock().unwrap().clone_from(&wanted.uris);
         let Some(filter) = wanted.filter() else {
             if let Some(old) = open.1.take() {
                 old.end().await;
@@ -181,7 +186,13 @@ impl Listen {
             open.0 = wanted;
             return Ok(None);
         };
-        let stream = self.start(peer, s, &filter).await?;
+        let stream = match self.start(peer, s, &filter).await {
+            Ok(stream) => stream,
+            Err(e) => {
+                self.inbox.subscribed.lock().unwrap().clone_from(&open.0.uris);
+                return Err(e);
+            }
+        };
         let honoured = stream.honoured.clone();
         if let Some(old) = open.1.replace(stream) {
             old.end().await;

@@ -245,6 +245,11 @@ pub struct Client {
 
 async fn typed<P: Serialize, R: DeserializeOwned>(peer: &Peer, method: &str, params: &P, options: RequestOptions) -> Result<R> {
     let value = peer.request(method, Some(serde_json::to_value(params)?), options).await?;
+    parse_result(method, value)
+}
+
+/// A result of `method` as its type; a result that is not is the server's fault.
+fn parse_result<R: DeserializeOwned>(method: &str, value: Value) -> Result<R> {
     serde_json::from_value(value)
         .map_err(|e| Error::new(ErrorKind::Protocol, format!("malformed {method} result from the server: {e}")))
 }
@@ -317,8 +322,8 @@ impl Client {
     ///
     /// The session-era methods the stateless era removed keep their meaning there:
     /// `ping` becomes a `server/discover` round trip, `logging/setLevel` sets the level
-    /// every later request asks for, and `resources/subscribe` / `unsubscribe` fail with
-    /// InvalidInput (updates come on a `subscriptions/listen` stream instead). So every
+    /// every later request asks for, and `resources/subscribe` / `unsubscribe` reopen the
+    /// client's `subscriptions/listen` stream with or without the resource. So every
     /// binding gets the same behaviour from this one entry point.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value> {
         let Some((s, listen)) = &self.stateless else {
@@ -349,8 +354,7 @@ impl Client {
 
     async fn typed<P: Serialize, R: DeserializeOwned>(&self, method: &str, params: &P, options: RequestOptions) -> Result<R> {
         let value = self.request(method, Some(serde_json::to_value(params)?), options).await?;
-        serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Protocol, format!("malformed {method} result from the server: {e}")))
+        parse_result(method, value)
     }
 
     /// Checks the server is there: `ping` in the session era; the stateless era has no

@@ -6,7 +6,7 @@
 //! list and read results may be reused for the `ttlMs` the server allows.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -36,14 +36,29 @@ pub enum Era {
 }
 
 impl Era {
-    /// Parses `auto`, `session` (or `legacy`) and `stateless` (or `modern`), as the
-    /// bindings accept them.
-    pub fn parse(s: &str) -> Option<Era> {
+    /// Parses `auto`, `session` (or `legacy`) and `stateless` (or `modern`), case
+    /// ignored, as every binding accepts them; anything else is InvalidInput saying so.
+    ///
+    /// ```
+    /// use oxmcp::client::Era;
+    /// assert_eq!(Era::parse("Stateless").unwrap(), Era::Stateless);
+    /// assert_eq!(Era::parse("sesion").unwrap_err().kind(), oxmcp::ErrorKind::InvalidInput);
+    /// ```
+    pub fn parse(s: &str) -> Result<Era> {
         match s.to_ascii_lowercase().as_str() {
-            "auto" => Some(Era::Auto),
-            "session" | "legacy" => Some(Era::Session),
-            "stateless" | "modern" => Some(Era::Stateless),
-            _ => None,
+            "auto" => Ok(Era::Auto),
+            "session" | "legacy" => Ok(Era::Session),
+            "stateless" | "modern" => Ok(Era::Stateless),
+            _ => Err(Error::new(ErrorKind::InvalidInput, format!("unknown era {s:?}: expected \"auto\", \"session\" or \"stateless\""))),
+        }
+    }
+
+    /// The era's name: `auto`, `session` or `stateless` (what the bindings report).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Auto => "auto",
+            Era::Session => "session",
+            Era::Stateless => "stateless",
         }
     }
 }
@@ -55,13 +70,12 @@ impl Era {
 const ERA_MEMORY: Duration = Duration::from_secs(3600);
 
 /// The servers this process found to speak only the session era, by endpoint.
-static SESSION_ONLY: Mutex<Option<HashMap<String, Instant>>> = Mutex::new(None);
+static SESSION_ONLY: LazyLock<Mutex<HashMap<String, Instant>>> = LazyLock::new(Mutex::default);
 
 /// Whether the server at `endpoint` was found to be session-only within [`ERA_MEMORY`].
 pub(crate) fn known_session_only(endpoint: Option<&str>) -> bool {
     let Some(endpoint) = endpoint else { return false };
     let mut known = SESSION_ONLY.lock().unwrap();
-    let known = known.get_or_insert_with(HashMap::new);
     known.retain(|_, since| since.elapsed() < ERA_MEMORY);
     known.contains_key(endpoint)
 }
@@ -70,7 +84,6 @@ pub(crate) fn known_session_only(endpoint: Option<&str>) -> bool {
 pub(crate) fn remember_era(endpoint: Option<&str>, session_only: bool) {
     let Some(endpoint) = endpoint else { return };
     let mut known = SESSION_ONLY.lock().unwrap();
-    let known = known.get_or_insert_with(HashMap::new);
     if session_only {
         known.insert(endpoint.to_string(), Instant::now());
     } else {
@@ -192,10 +205,10 @@ impl Stateless {
         *self.log_level.lock().unwrap() = Some(level);
     }
 
-    fn with_meta(&self, params: &Option<Value>) -> Result<Map<String, Value>> {
+    fn with_meta(&self, params: Option<Value>) -> Result<Map<String, Value>> {
         let mut p = match params {
             None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m.clone(),
+            Some(Value::Object(m)) => m,
             Some(other) => return Err(Error::new(ErrorKind::InvalidInput, format!("request params must be a JSON object, not {other}"))),
         };
         let m = p.entry("_meta").or_insert_with(|| json!({}));
@@ -224,7 +237,7 @@ impl Stateless {
                 None => {}
             }
         }
-        let first = self.with_meta(&params)?;
+        let first = self.with_meta(params)?;
         let mut answers: Option<(Map<String, Value>, Option<String>)> = None;
         for _ in 0..MAX_INPUT_ROUNDS {
             let mut p = first.clone();
