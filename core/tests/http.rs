@@ -149,9 +149,6 @@ async fn sessions_are_created_used_deleted_capped_and_expired() {
     assert!(body.contains("id: "), "events carry ids: {body}");
 
     let second = raw_session(&url).await;
-    let r = post(&url).body(init_body()).send().await.unwrap();
-    expect_error(r, 503).await;
-
     let r = reqwest::Client::new().delete(&url).header("mcp-session-id", &second).send().await.unwrap();
     assert_eq!(r.status(), 200);
     let r = post(&url).header("mcp-session-id", &second).body(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).send().await.unwrap();
@@ -161,6 +158,35 @@ async fn sessions_are_created_used_deleted_capped_and_expired() {
     let r = post(&url).header("mcp-session-id", &sid).body(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#).send().await.unwrap();
     expect_error(r, 404).await; // expired while idle
     assert_eq!(http.session_count(), 0);
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_session_cap_evicts_the_least_recently_used_idle_session() {
+    let (http, _) = start(HttpServerConfig { max_sessions: 3, ..Default::default() }).await;
+    let url = http.url();
+    let ping = |sid: String, id: u32| post(&url).header("mcp-session-id", sid).body(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)).send();
+    let (a, b, c) = (raw_session(&url).await, raw_session(&url).await, raw_session(&url).await);
+    assert_eq!(ping(a.clone(), 1).await.unwrap().status(), 200); // b is now the least recently used
+    let d = raw_session(&url).await; // at the cap: b goes, not a refusal for everyone
+    expect_error(ping(b.clone(), 2).await.unwrap(), 404).await;
+    for sid in [&a, &c, &d] {
+        assert_eq!(ping(sid.clone(), 3).await.unwrap().status(), 200, "{sid} stays");
+    }
+    assert_eq!(http.session_count(), 3);
+    // Every session busy (a call in flight on each): then a new one is refused.
+    let mut calls = Vec::new();
+    for sid in [&a, &c, &d] {
+        let r = post(&url).header("mcp-session-id", sid).body(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wait"}}"#).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        calls.push(r);
+    }
+    let r = post(&url).body(init_body()).send().await.unwrap();
+    expect_error(r, 503).await;
+    drop(calls); // the dropped streams cancel the calls (resumable streams keep them: close)
+    for sid in [&a, &c, &d] {
+        let _ = reqwest::Client::new().delete(&url).header("mcp-session-id", sid.clone()).send().await.unwrap();
+    }
     http.shutdown().await;
 }
 
@@ -275,6 +301,59 @@ async fn a_resumable_stream_replays_after_last_event_id() {
     assert!(rest.contains("polled"), "{rest}");
     assert!(!rest.contains(&format!("id: {last_id}\n")), "nothing before Last-Event-ID is replayed");
     assert_eq!(seen.cancelled.load(Ordering::SeqCst), 0, "a dropped resumable stream is not a cancel");
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_session_cannot_resume_another_sessions_stream() {
+    let (http, _) = start(HttpServerConfig::default()).await;
+    let url = http.url();
+    let (victim, attacker) = (raw_session(&url).await, raw_session(&url).await);
+    let r = post(&url)
+        .header("mcp-session-id", &victim)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"poll","_meta":{"progressToken":"p"}}}"#)
+        .send()
+        .await
+        .unwrap();
+    let first = r.text().await.unwrap();
+    let last_id = first.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().unwrap().to_string();
+    let resume = |sid: &str| {
+        reqwest::Client::new()
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", sid)
+            .header("last-event-id", &last_id)
+            .send()
+    };
+    let r = resume(&attacker).await.unwrap();
+    assert_eq!(r.status(), 404, "another session's stream is not found");
+    let body = r.text().await.unwrap();
+    assert!(!body.contains("polled"), "{body}");
+    // The owner still resumes it, and gets the answer.
+    let r = resume(&victim).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("polled"));
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn event_ids_do_not_count_up() {
+    let (http, _) = start(HttpServerConfig::default()).await;
+    let url = http.url();
+    let mut streams = Vec::new();
+    for _ in 0..2 {
+        let sid = raw_session(&url).await;
+        for id in 1..=4 {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x"}}}}}}"#);
+            let text = post(&url).header("mcp-session-id", &sid).header("mcp-protocol-version", "2025-11-25").body(body).send().await.unwrap().text().await.unwrap();
+            let event = text.lines().find_map(|l| l.strip_prefix("id: ")).expect("an event id").to_string();
+            streams.push(event.rsplit_once('-').unwrap().0.parse::<u64>().unwrap());
+        }
+    }
+    // One stream after another: a counter would make each the last plus a small step.
+    let close = streams.windows(2).filter(|w| w[1].abs_diff(w[0]) < 1 << 20).count();
+    assert_eq!(close, 0, "stream ids {streams:?} follow each other");
     http.shutdown().await;
 }
 

@@ -163,6 +163,14 @@ impl Message {
     /// Parses one frame (a message or, where the caller allows it, a batch).
     #[allow(clippy::result_large_err)]
     pub fn parse(bytes: &[u8]) -> Result<Incoming, Rejected> {
+        // serde_json skips unknown members without decoding them, so invalid UTF-8 there
+        // would pass unseen: the whole frame must be UTF-8, whatever part is read.
+        if let Err(e) = std::str::from_utf8(bytes) {
+            return Err(Rejected {
+                id: None,
+                error: ErrorObject::parse_error(format!("parse error: invalid UTF-8 at byte {}", e.valid_up_to())),
+            });
+        }
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first == Some(&b'[') {
             let items: Vec<Value> = serde_json::from_slice(bytes).map_err(parse_rejection)?;
@@ -341,6 +349,20 @@ mod tests {
             let m = one(&c.to_string()).unwrap();
             let back: Value = serde_json::from_slice(&m.to_bytes()).unwrap();
             assert_eq!(back, c);
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_anywhere_is_a_parse_error() {
+        // In a member the envelope reads, in one it skips, and inside params.
+        for frame in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffing\"}"[..],
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"junk\":\"\xc3\x28\"}"[..],
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"_meta\":{\"x\":\"\xed\xa0\x80\"}}}"[..],
+            &b"[{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"skip\":\"\xf8\"}]"[..],
+        ] {
+            let Err(r) = Message::parse(frame) else { panic!("accepted") };
+            assert_eq!(r.error.code, codes::PARSE_ERROR, "{}", String::from_utf8_lossy(frame));
         }
     }
 

@@ -41,7 +41,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             if !discarding {
                 if self.line.len() + chunk.len() > self.max {
                     discarding = true;
-                    self.line.clear();
+                    // Give the memory back: a rejected line may have grown it to `max`.
+                    self.line = BytesMut::new();
                 } else {
                     self.line.extend_from_slice(chunk);
                 }
@@ -121,5 +122,15 @@ mod tests {
         let mut r = LineReader::new(&big[..], 1000);
         assert!(matches!(r.next_line().await.unwrap().unwrap(), Err(RecvError::TooLarge { .. })));
         assert_eq!(r.next_line().await.unwrap().unwrap().unwrap(), Bytes::from_static(b"ok"));
+    }
+
+    #[tokio::test]
+    async fn a_rejected_line_gives_its_memory_back() {
+        let max = 4 << 20;
+        let mut big = vec![b'x'; 3 * max];
+        big.push(b'\n');
+        let mut r = LineReader::new(&big[..], max);
+        assert!(matches!(r.next_line().await.unwrap().unwrap(), Err(RecvError::TooLarge { .. })));
+        assert!(r.line.capacity() < 1 << 20, "the line buffer kept {} bytes", r.line.capacity());
     }
 }

@@ -8,7 +8,6 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -17,12 +16,9 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::sse::{self, EventStore, StreamId};
+use super::sse::{self, EventStore, StreamId, StreamKey};
 use crate::protocol::{methods, Message, RequestId};
 use crate::transport::{MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
-
-/// Stream ids are unique across the process, so event ids never collide between sessions.
-static NEXT_STREAM: AtomicU64 = AtomicU64::new(1);
 
 /// Messages kept for a standalone GET stream that is not open yet.
 const BACKLOG_LIMIT: usize = 1024;
@@ -31,6 +27,9 @@ pub(crate) struct Hub {
     inbound: mpsc::UnboundedSender<Bytes>,
     state: Mutex<HubState>,
     store: Option<Arc<dyn EventStore>>,
+    /// This session's random tag in the event store: a `Last-Event-ID` is looked up under
+    /// it, so no session can replay another's stream.
+    owner: u64,
     pub(crate) last_activity: Mutex<Instant>,
     /// Fired when the engine's writer closes (the session ended).
     pub(crate) closed: CancellationToken,
@@ -44,8 +43,19 @@ struct HubState {
     streams: HashMap<StreamId, Stream>,
     standalone: Option<StreamId>,
     backlog: VecDeque<Bytes>,
-    /// Every stream this session stored events for, forgotten when it ends.
-    stored: Vec<StreamId>,
+}
+
+impl HubState {
+    /// A fresh random stream id: event ids carry it, and a guessable one would tell a
+    /// client about other sessions' traffic.
+    fn new_stream_id(&self) -> StreamId {
+        loop {
+            let id = rand::random::<u64>() >> 1; // fits an i64 for clients that parse it so
+            if id != 0 && !self.streams.contains_key(&id) {
+                return id;
+            }
+        }
+    }
 }
 
 struct Stream {
@@ -74,6 +84,7 @@ impl Hub {
             inbound: tx,
             state: Mutex::default(),
             store,
+            owner: rand::random(),
             last_activity: Mutex::new(Instant::now()),
             closed: CancellationToken::new(),
             legacy,
@@ -84,6 +95,11 @@ impl Hub {
 
     pub(crate) fn resumable(&self) -> bool {
         self.store.is_some()
+    }
+
+    /// Whether a client connection is reading one of this session's streams now.
+    pub(crate) fn has_live_stream(&self) -> bool {
+        self.state.lock().unwrap().streams.values().any(|s| s.sender.is_some())
     }
 
     pub(crate) fn touch(&self) {
@@ -100,8 +116,8 @@ impl Hub {
     /// body reaches the engine, so no response can miss it).
     pub(crate) fn open_request_stream(&self, requests: &[RequestId], json: bool) -> StreamHandle {
         let (tx, rx) = mpsc::unbounded_channel();
-        let id = NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
         let mut st = self.state.lock().unwrap();
+        let id = st.new_stream_id();
         for r in requests {
             st.by_request.insert(r.clone(), id);
         }
@@ -129,7 +145,7 @@ impl Hub {
             }
             st.streams.remove(&existing);
         }
-        let id = NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
+        let id = st.new_stream_id();
         st.streams.insert(id, Stream { sender: Some(tx), pending: HashSet::new(), seq: 0, json: false, raw: false });
         st.standalone = Some(id);
         let backlog: Vec<Bytes> = st.backlog.drain(..).collect();
@@ -142,25 +158,28 @@ impl Hub {
     /// The priming event (id, empty data, retry) that lets a client resume a stream
     /// before its first message.
     pub(crate) fn prime(&self, stream: StreamId, retry_ms: Option<u64>) {
-        let mut st = self.state.lock().unwrap();
-        let st = &mut *st;
-        let Some(s) = st.streams.get_mut(&stream) else { return };
+        let st = self.state.lock().unwrap();
+        let Some(s) = st.streams.get(&stream) else { return };
         let frame = sse::priming(&sse::event_id(stream, 0), retry_ms);
         if let Some(store) = &self.store {
-            store.append(stream, 0, frame.clone());
-            st.stored.push(stream);
+            store.append(self.key(stream), 0, frame.clone());
         }
         if let Some(tx) = &s.sender {
             let _ = tx.send(frame);
         }
     }
 
-    /// Resumes a stream after `Last-Event-ID`: replays what followed and attaches the new
-    /// connection if the stream is still going. `None` if it cannot be resumed.
+    fn key(&self, stream: StreamId) -> StreamKey {
+        StreamKey { owner: self.owner, stream }
+    }
+
+    /// Resumes a stream of this session after `Last-Event-ID`: replays what followed and
+    /// attaches the new connection if the stream is still going. `None` if it cannot be
+    /// resumed, or is not this session's.
     pub(crate) fn resume(&self, stream: StreamId, after: u64) -> Option<StreamHandle> {
         let store = self.store.as_ref()?;
         let mut st = self.state.lock().unwrap();
-        let replay = store.after(stream, after)?;
+        let replay = store.after(self.key(stream), after)?;
         let (tx, rx) = mpsc::unbounded_channel();
         for frame in replay {
             let _ = tx.send(frame);
@@ -219,10 +238,7 @@ impl Hub {
             let id = sse::event_id(stream, s.seq);
             let frame = sse::frame(Some(&id), Some("message"), bytes);
             if let Some(store) = &self.store {
-                store.append(stream, s.seq, frame.clone());
-                if s.seq == 1 {
-                    st.stored.push(stream);
-                }
+                store.append(self.key(stream), s.seq, frame.clone());
             }
             frame
         };
@@ -285,9 +301,7 @@ impl Hub {
         st.by_request.clear();
         st.standalone = None;
         if let Some(store) = &self.store {
-            for stream in st.stored.drain(..) {
-                store.forget(stream);
-            }
+            store.forget_owner(self.owner);
         }
     }
 }

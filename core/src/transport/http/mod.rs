@@ -9,6 +9,7 @@
 
 pub mod client;
 mod hub;
+mod listener;
 pub mod server;
 pub mod sse;
 mod stateless_era;

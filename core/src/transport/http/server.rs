@@ -22,7 +22,6 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
 use axum::Router;
 use bytes::Bytes;
 use futures::Stream;
@@ -30,6 +29,7 @@ use rand::RngCore;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::listener;
 use super::hub::{request_ids, Hub, HttpSessionTransport, StreamHandle};
 use super::sse::{self, EventStore, MemoryEventStore};
 use super::stateless_era;
@@ -86,6 +86,16 @@ pub struct HttpServerConfig {
     pub legacy_sse: bool,
     /// On shutdown, how long in-flight requests may take to finish. Default 5 s.
     pub shutdown_grace: Duration,
+    /// At most this many open connections; more are closed at once. Default 512 (under
+    /// the common limit of 1,024 open files).
+    pub max_connections: usize,
+    /// A request's headers must arrive within this; it also ends keep-alive connections
+    /// idle this long between requests. Default 10 s.
+    pub header_read_timeout: Duration,
+    /// A request's body must arrive within this (else 408). Default 30 s.
+    pub body_read_timeout: Duration,
+    /// A response the client leaves unread this long ends its connection. Default 30 s.
+    pub write_stall_timeout: Duration,
 }
 
 impl Default for HttpServerConfig {
@@ -105,6 +115,10 @@ impl Default for HttpServerConfig {
             sse_retry_ms: Some(1000),
             legacy_sse: true,
             shutdown_grace: Duration::from_secs(5),
+            max_connections: 512,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            write_stall_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -207,14 +221,12 @@ impl HttpServer {
         }
         let router = router.with_state(app.clone());
         let stop = CancellationToken::new();
-        let listener = listener.tap_io(|tcp| {
-            // Without it, clients on other stacks see 40 ms delayed-ACK stalls.
-            let _ = tcp.set_nodelay(true);
-        });
-        let signal = stop.clone();
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router).with_graceful_shutdown(async move { signal.cancelled().await }).await;
-        });
+        let limits = listener::Limits {
+            max_connections: app.config.max_connections,
+            header_read_timeout: app.config.header_read_timeout,
+            write_stall_timeout: app.config.write_stall_timeout,
+        };
+        let task = tokio::spawn(listener::serve(listener, router, limits, stop.clone()));
         tokio::spawn(reap_idle_sessions(Arc::downgrade(&app), stop.clone()));
         Ok(HttpServer { addr, endpoint, app, stop, task })
     }
@@ -343,6 +355,29 @@ fn new_session_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Makes room for one more session. At the cap, the least recently used session with no
+/// request in flight is closed (one without an open stream first): a client that opens
+/// sessions in a loop then cannot lock everyone else out for the idle timeout, and the
+/// evicted client gets 404 and starts a new session, as the specification has it.
+/// `false` when every session is busy.
+fn make_room(app: &App) -> bool {
+    let mut map = app.sessions.lock().unwrap();
+    map.retain(|_, s| !s.peer().is_closed());
+    if map.len() < app.config.max_sessions {
+        return true;
+    }
+    let victim = map
+        .iter()
+        .filter(|(_, s)| s.peer().stats().in_flight_requests == 0)
+        .min_by_key(|(_, s)| (s.hub.has_live_stream(), *s.hub.last_activity.lock().unwrap()))
+        .map(|(id, _)| id.clone());
+    let Some(evicted) = victim.and_then(|id| map.remove(&id)) else { return false };
+    drop(map);
+    tracing::debug!("session limit of {} reached: closing the least recently used idle session", app.config.max_sessions);
+    evicted.peer().close("the server reached its session limit and closed this idle session");
+    true
+}
+
 fn session_of(app: &App, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
     let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return Err(error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing Mcp-Session-Id header"));
@@ -354,9 +389,12 @@ fn session_of(app: &App, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
 }
 
 async fn read_body(app: &App, body: Body) -> Result<Bytes, Response> {
-    axum::body::to_bytes(body, app.config.max_body_bytes).await.map_err(|_| {
-        error(StatusCode::PAYLOAD_TOO_LARGE, codes::INVALID_REQUEST, format!("body exceeds {} bytes", app.config.max_body_bytes))
-    })
+    let limit = app.config.max_body_bytes;
+    match tokio::time::timeout(app.config.body_read_timeout, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(_)) => Err(error(StatusCode::PAYLOAD_TOO_LARGE, codes::INVALID_REQUEST, format!("body exceeds {limit} bytes"))),
+        Err(_) => Err(error(StatusCode::REQUEST_TIMEOUT, codes::INVALID_REQUEST, "the request body did not arrive in time")),
+    }
 }
 
 fn parse_body(bytes: &[u8]) -> Result<Vec<Message>, Response> {
@@ -529,8 +567,8 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
     }
 
     let (session, new_id) = if initializing {
-        if app.sessions.lock().unwrap().len() >= app.config.max_sessions {
-            return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions");
+        if !make_room(&app) {
+            return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions, all of them busy");
         }
         let (hub, transport) = Hub::new(app.config.event_store.clone(), false);
         let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub });
@@ -629,8 +667,8 @@ async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
-    if app.sessions.lock().unwrap().len() >= app.config.max_sessions {
-        return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions");
+    if !make_room(&app) {
+        return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions, all of them busy");
     }
     let (hub, transport) = Hub::new(None, true);
     let handle = hub.open_standalone().expect("a new hub has no stream");

@@ -7,8 +7,19 @@ use std::sync::Mutex;
 use bytes::Bytes;
 
 /// A stream's id; event ids are `"{stream}-{sequence}"`, so a `Last-Event-ID` names the
-/// stream to resume and the position in it.
+/// stream to resume and the position in it. Stream ids are random (a client cannot guess
+/// another's), and the store files every stream under the session that owns it, so a
+/// `Last-Event-ID` only ever reaches the asking session's own streams.
 pub type StreamId = u64;
+
+/// Where a stream's events are kept: the owning session's random tag and the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StreamKey {
+    /// A random tag of the session that owns the stream (not its `Mcp-Session-Id`).
+    pub owner: u64,
+    /// The stream.
+    pub stream: StreamId,
+}
 
 /// Builds an event id.
 pub fn event_id(stream: StreamId, seq: u64) -> String {
@@ -127,14 +138,17 @@ fn find_blank_line(buf: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// Keeps sent events so a client can resume a stream after a dropped connection.
+///
+/// A stream is only ever looked up under the key of the session asking, so an
+/// implementation must never answer for a key it was not given in `append`.
 pub trait EventStore: Send + Sync + 'static {
-    /// Records an event of `stream` (the framed bytes as sent).
-    fn append(&self, stream: StreamId, seq: u64, frame: Bytes);
-    /// The events of `stream` after `seq`, oldest first; `None` if the store no longer
+    /// Records an event of a stream (the framed bytes as sent).
+    fn append(&self, key: StreamKey, seq: u64, frame: Bytes);
+    /// The events of the stream after `seq`, oldest first; `None` if the store no longer
     /// knows the stream (or never did).
-    fn after(&self, stream: StreamId, seq: u64) -> Option<Vec<Bytes>>;
-    /// Forgets a stream (its session ended).
-    fn forget(&self, stream: StreamId);
+    fn after(&self, key: StreamKey, seq: u64) -> Option<Vec<Bytes>>;
+    /// Forgets every stream of a session (it ended).
+    fn forget_owner(&self, owner: u64);
 }
 
 /// The default [`EventStore`]: in memory, bounded per stream, in the number of streams and
@@ -148,13 +162,13 @@ pub struct MemoryEventStore {
 
 #[derive(Default)]
 struct Streams {
-    events: HashMap<StreamId, VecDeque<(u64, Bytes)>>,
-    order: VecDeque<StreamId>,
+    events: HashMap<StreamKey, VecDeque<(u64, Bytes)>>,
+    order: VecDeque<StreamKey>,
     bytes: usize,
 }
 
 impl Streams {
-    fn drop_stream(&mut self, stream: StreamId) {
+    fn drop_stream(&mut self, stream: StreamKey) {
         if let Some(q) = self.events.remove(&stream) {
             self.bytes -= q.iter().map(|(_, f)| f.len()).sum::<usize>();
         }
@@ -177,7 +191,7 @@ impl Default for MemoryEventStore {
 }
 
 impl EventStore for MemoryEventStore {
-    fn append(&self, stream: StreamId, seq: u64, frame: Bytes) {
+    fn append(&self, stream: StreamKey, seq: u64, frame: Bytes) {
         let mut s = self.inner.lock().unwrap();
         if !s.events.contains_key(&stream) {
             s.order.push_back(stream);
@@ -196,7 +210,7 @@ impl EventStore for MemoryEventStore {
         }
     }
 
-    fn after(&self, stream: StreamId, seq: u64) -> Option<Vec<Bytes>> {
+    fn after(&self, stream: StreamKey, seq: u64) -> Option<Vec<Bytes>> {
         let s = self.inner.lock().unwrap();
         let q = s.events.get(&stream)?;
         // If the oldest kept event is beyond seq + 1, events were lost: the replay would
@@ -207,10 +221,13 @@ impl EventStore for MemoryEventStore {
         Some(q.iter().filter(|(n, _)| *n > seq).map(|(_, f)| f.clone()).collect())
     }
 
-    fn forget(&self, stream: StreamId) {
+    fn forget_owner(&self, owner: u64) {
         let mut s = self.inner.lock().unwrap();
-        s.drop_stream(stream);
-        s.order.retain(|x| *x != stream);
+        let gone: Vec<StreamKey> = s.events.keys().filter(|k| k.owner == owner).copied().collect();
+        for key in gone {
+            s.drop_stream(key);
+        }
+        s.order.retain(|k| k.owner != owner);
     }
 }
 
@@ -238,14 +255,18 @@ mod tests {
         assert_eq!(p.push(b"\n\n")[0].data, "x");
     }
 
+    fn key(stream: StreamId) -> StreamKey {
+        StreamKey { owner: 9, stream }
+    }
+
     #[test]
     fn store_is_bounded_in_bytes() {
         let store = MemoryEventStore::new(100, 100, 25);
-        store.append(1, 1, Bytes::from(vec![b'a'; 10]));
-        store.append(2, 1, Bytes::from(vec![b'b'; 10]));
-        store.append(3, 1, Bytes::from(vec![b'c'; 10]));
-        assert!(store.after(1, 0).is_none(), "the oldest stream went to stay under 25 bytes");
-        assert_eq!(store.after(3, 0).unwrap().len(), 1);
+        store.append(key(1), 1, Bytes::from(vec![b'a'; 10]));
+        store.append(key(2), 1, Bytes::from(vec![b'b'; 10]));
+        store.append(key(3), 1, Bytes::from(vec![b'c'; 10]));
+        assert!(store.after(key(1), 0).is_none(), "the oldest stream went to stay under 25 bytes");
+        assert_eq!(store.after(key(3), 0).unwrap().len(), 1);
         assert_eq!(store.inner.lock().unwrap().bytes, 20);
     }
 
@@ -253,15 +274,26 @@ mod tests {
     fn store_replays_what_followed_on_that_stream_only() {
         let store = MemoryEventStore::new(3, 2, usize::MAX);
         for seq in 1..=4 {
-            store.append(1, seq, Bytes::from(format!("a{seq}")));
+            store.append(key(1), seq, Bytes::from(format!("a{seq}")));
         }
-        store.append(2, 1, Bytes::from("b1"));
-        assert_eq!(store.after(1, 2).unwrap(), vec![Bytes::from("a3"), Bytes::from("a4")]);
-        assert!(store.after(1, 0).is_none(), "event 1 was dropped: a replay from 0 would have a gap");
-        assert_eq!(store.after(2, 0).unwrap(), vec![Bytes::from("b1")]);
-        store.append(3, 1, Bytes::from("c1")); // evicts stream 1, the oldest
-        assert!(store.after(1, 3).is_none());
-        store.forget(2);
-        assert!(store.after(2, 0).is_none());
+        store.append(key(2), 1, Bytes::from("b1"));
+        assert_eq!(store.after(key(1), 2).unwrap(), vec![Bytes::from("a3"), Bytes::from("a4")]);
+        assert!(store.after(key(1), 0).is_none(), "event 1 was dropped: a replay from 0 would have a gap");
+        assert_eq!(store.after(key(2), 0).unwrap(), vec![Bytes::from("b1")]);
+        store.append(key(3), 1, Bytes::from("c1")); // evicts stream 1, the oldest
+        assert!(store.after(key(1), 3).is_none());
+        store.forget_owner(9);
+        assert!(store.after(key(2), 0).is_none());
+        assert_eq!(store.inner.lock().unwrap().bytes, 0);
+    }
+
+    #[test]
+    fn a_stream_is_found_only_under_its_owner() {
+        let store = MemoryEventStore::default();
+        let mine = StreamKey { owner: 1, stream: 77 };
+        store.append(mine, 1, Bytes::from("secret"));
+        assert!(store.after(StreamKey { owner: 2, stream: 77 }, 0).is_none());
+        store.forget_owner(2);
+        assert_eq!(store.after(mine, 0).unwrap(), vec![Bytes::from("secret")]);
     }
 }
