@@ -44,25 +44,23 @@ enum Command {
         /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
-        /// The server: a URL, or a command and its arguments.
-        #[arg(last = true, required = true)]
+        /// The server: a URL, or a command and its arguments (after `--` or not).
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
     /// Call a tool and print its result; Ctrl-C cancels the call.
     Call {
         /// The tool's name.
         tool: String,
-        /// Arguments as a JSON object.
-        #[arg(default_value = "{}")]
-        arguments: String,
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
         /// Give up after this many seconds without a response or progress.
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
-        /// The server: a URL, or a command and its arguments.
-        #[arg(last = true, required = true)]
+        /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object (`{}` when left out),
+        /// then the server: a URL, or a command and its arguments (after `--` or not).
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
     /// Read a resource and print its contents.
@@ -72,8 +70,8 @@ enum Command {
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
-        /// The server: a URL, or a command and its arguments.
-        #[arg(last = true, required = true)]
+        /// The server: a URL, or a command and its arguments (after `--` or not).
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
     /// Connect clients on one transport to a server on another: `--http ADDR -- COMMAND`
@@ -86,8 +84,8 @@ enum Command {
         /// Serve clients over Streamable HTTP on this address (port 0 picks a free one).
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
-        /// The server: a URL, or a command and its arguments.
-        #[arg(last = true, required = true)]
+        /// The server: a URL, or a command and its arguments (after `--` or not).
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
     /// Client side of the official conformance suite: runs the scenario named by
@@ -100,24 +98,29 @@ enum Command {
     Prompt {
         /// The prompt's name.
         name: String,
-        /// Arguments as a JSON object of strings.
-        #[arg(default_value = "{}")]
-        arguments: String,
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
-        /// The server: a URL, or a command and its arguments.
-        #[arg(last = true, required = true)]
+        /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object of strings (`{}` when
+        /// left out), then the server: a URL, or a command and its arguments (after `--` or not).
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
 }
 
+/// Writes a line to stdout, as `println!` does, but gives the error back: a reader that
+/// went away (`oxmcp inspect … | head`) ends the command quietly instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 fn main() -> ExitCode {
-    // Like other command-line tools: `oxmcp inspect ... | head` ends quietly on a closed pipe.
-    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // SIGPIPE stays ignored, as Rust sets it up: a write to a closed socket or pipe is an
+    // error the code handles (a server keeps its other sessions, a client reports the
+    // child's exit), never a silent death. A closed stdout ends the command quietly.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -126,12 +129,73 @@ fn main() -> ExitCode {
         )
         .init();
     let cli = Cli::parse();
+    // The HTTP servers shut down gracefully on their own signals; everything else ends at
+    // once on one, and so must never leave a child server behind.
+    let serves_http = matches!(cli.command, Command::EverythingServer { http: Some(_), .. } | Command::Proxy { http: Some(_), .. });
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    match runtime.block_on(run(cli)) {
+    let code = runtime.block_on(async {
+        if serves_http {
+            return finish(run(cli).await);
+        }
+        let interrupts = Interrupts::register();
+        tokio::select! {
+            done = run(cli) => finish(done),
+            code = interrupts.abort() => code,
+        }
+    });
+    // Drops every task still running: each child transport left open kills its server's
+    // process group. Blocking reads of stdin are not waited for.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    code
+}
+
+fn finish(done: Result<ExitCode>) -> ExitCode {
+    match done {
         Ok(code) => code,
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("oxmcp: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Where the first Ctrl-C goes while a call runs: it cancels the call (the server hears
+/// `notifications/cancelled`); without one, Ctrl-C ends the command.
+static CANCEL_ON_CTRL_C: std::sync::Mutex<Option<CancellationToken>> = std::sync::Mutex::new(None);
+
+/// SIGINT, SIGTERM and SIGHUP, listened to from the start: a signal during connect must
+/// not kill the command before it can stop its child (which runs in its own process group,
+/// out of the terminal's reach).
+struct Interrupts {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    fn register() -> Interrupts {
+        use tokio::signal::unix::{signal, SignalKind};
+        let listen = |kind| signal(kind).expect("signal handler");
+        Interrupts { int: listen(SignalKind::interrupt()), term: listen(SignalKind::terminate()), hup: listen(SignalKind::hangup()) }
+    }
+
+    /// Resolves when the command must end now, with its exit code (128 + the signal).
+    async fn abort(mut self) -> ExitCode {
+        loop {
+            tokio::select! {
+                _ = self.int.recv() => {
+                    if let Some(cancel) = CANCEL_ON_CTRL_C.lock().unwrap().take() {
+                        eprintln!("cancelling... (Ctrl-C again stops at once)");
+                        cancel.cancel();
+                        continue;
+                    }
+                    eprintln!("oxmcp: interrupted");
+                    return ExitCode::from(130);
+                }
+                _ = self.term.recv() => return ExitCode::from(143),
+                _ = self.hup.recv() => return ExitCode::from(129),
+            }
         }
     }
 }
@@ -179,25 +243,29 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::ConformanceClient { url } => oxmcp_cli::conformance::run(&url).await.map(|()| ExitCode::SUCCESS),
-        Command::Call { tool, arguments, json, timeout, server } => call(&tool, &arguments, json, timeout, &server).await,
+        Command::Call { tool, json, timeout, server } => {
+            let (arguments, server) = arguments_and_server(server);
+            call(&tool, &arguments, json, timeout, &server).await
+        }
         Command::Read { uri, json, server } => {
             let client = connect(&server, false).await?;
             let result = client.read_resource(&uri).await;
             client.close().await;
             let result = result?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&result)?);
+                outln!("{}", serde_json::to_string_pretty(&result)?)?;
             } else {
                 for c in &result.contents {
                     match serde_json::to_value(c)? {
-                        Value::Object(o) if o.contains_key("text") => println!("{}", o["text"].as_str().unwrap_or_default()),
-                        other => println!("{other}"),
+                        Value::Object(o) if o.contains_key("text") => outln!("{}", o["text"].as_str().unwrap_or_default())?,
+                        other => outln!("{other}")?,
                     }
                 }
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Prompt { name, arguments, json, server } => {
+        Command::Prompt { name, json, server } => {
+            let (arguments, server) = arguments_and_server(server);
             let args: std::collections::BTreeMap<String, String> =
                 serde_json::from_str(&arguments).context("prompt arguments must be a JSON object of strings")?;
             let client = connect(&server, false).await?;
@@ -205,14 +273,30 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             client.close().await;
             let result = result?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&result)?);
+                outln!("{}", serde_json::to_string_pretty(&result)?)?;
             } else {
                 for m in &result.messages {
-                    println!("[{:?}] {}", m.role, describe(&m.content));
+                    outln!("[{:?}] {}", m.role, describe(&m.content))?;
                 }
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// `call TOOL [ARGUMENTS] SERVER...`: the optional JSON arguments come before the server,
+/// which may follow `--` or not. A first word that is a JSON object is the arguments.
+fn arguments_and_server(mut words: Vec<String>) -> (String, Vec<String>) {
+    match words.first() {
+        Some(first) if first.trim_start().starts_with('{') => {
+            let arguments = words.remove(0);
+            // `TOOL ARGUMENTS -- SERVER...`: once a value is taken, clap keeps the `--`.
+            if words.first().is_some_and(|w| w == "--") {
+                words.remove(0);
+            }
+            (arguments, words)
+        }
+        _ => ("{}".to_string(), words),
     }
 }
 
@@ -305,28 +389,28 @@ async fn inspect(as_json: bool, server: &[String]) -> Result<ExitCode> {
             "resourceTemplates": templates,
             "prompts": prompts,
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} {} (protocol {version})", info.name, info.version);
+    outln!("{} {} (protocol {version})", info.name, info.version)?;
     if let Some(i) = instructions {
-        println!("instructions: {i}");
+        outln!("instructions: {i}")?;
     }
-    println!("capabilities: {}", serde_json::to_string(&caps)?);
-    println!("\ntools ({}):", tools.len());
+    outln!("capabilities: {}", serde_json::to_string(&caps)?)?;
+    outln!("\ntools ({}):", tools.len())?;
     for t in &tools {
-        println!("  {} - {}", t.name, t.description.as_deref().unwrap_or(""));
-        println!("    input: {}", serde_json::to_string(&t.input_schema)?);
+        outln!("  {} - {}", t.name, t.description.as_deref().unwrap_or(""))?;
+        outln!("    input: {}", serde_json::to_string(&t.input_schema)?)?;
     }
-    println!("\nresources ({}):", resources.len());
+    outln!("\nresources ({}):", resources.len())?;
     for r in &resources {
-        println!("  {} ({}){}", r.uri, r.name, r.mime_type.as_ref().map(|m| format!(" [{m}]")).unwrap_or_default());
+        outln!("  {} ({}){}", r.uri, r.name, r.mime_type.as_ref().map(|m| format!(" [{m}]")).unwrap_or_default())?;
     }
-    println!("\nresource templates ({}):", templates.len());
+    outln!("\nresource templates ({}):", templates.len())?;
     for t in &templates {
-        println!("  {} ({})", t.uri_template, t.name);
+        outln!("  {} ({})", t.uri_template, t.name)?;
     }
-    println!("\nprompts ({}):", prompts.len());
+    outln!("\nprompts ({}):", prompts.len())?;
     for p in &prompts {
         let args: Vec<String> = p
             .arguments
@@ -334,7 +418,7 @@ async fn inspect(as_json: bool, server: &[String]) -> Result<ExitCode> {
             .flatten()
             .map(|a| format!("{}{}", a.name, if a.required == Some(true) { "*" } else { "" }))
             .collect();
-        println!("  {}({}) - {}", p.name, args.join(", "), p.description.as_deref().unwrap_or(""));
+        outln!("  {}({}) - {}", p.name, args.join(", "), p.description.as_deref().unwrap_or(""))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -343,13 +427,7 @@ async fn call(tool: &str, arguments: &str, as_json: bool, timeout: f64, server: 
     let arguments: Value = serde_json::from_str(arguments).context("tool arguments must be JSON")?;
     let client = connect(server, true).await?;
     let cancel = CancellationToken::new();
-    let on_ctrl_c = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("cancelling...");
-            on_ctrl_c.cancel();
-        }
-    });
+    *CANCEL_ON_CTRL_C.lock().unwrap() = Some(cancel.clone());
     let options = RequestOptions::default()
         .timeout(Duration::from_secs_f64(timeout))
         .cancel_token(cancel)
@@ -360,6 +438,7 @@ async fn call(tool: &str, arguments: &str, as_json: bool, timeout: f64, server: 
             (None, None) => eprintln!("progress {}", p.progress),
         });
     let outcome = client.call_tool_with(tool, arguments, options).await;
+    CANCEL_ON_CTRL_C.lock().unwrap().take();
     client.close().await;
     let result: CallToolResult = match outcome {
         Ok(r) => r,
@@ -370,13 +449,13 @@ async fn call(tool: &str, arguments: &str, as_json: bool, timeout: f64, server: 
         Err(e) => return Err(e.into()),
     };
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        outln!("{}", serde_json::to_string_pretty(&result)?)?;
     } else {
         for block in &result.content {
-            println!("{}", describe(block));
+            outln!("{}", describe(block))?;
         }
         if let Some(s) = &result.structured_content {
-            println!("structured: {s}");
+            outln!("structured: {s}")?;
         }
     }
     Ok(if result.is_error() { ExitCode::from(2) } else { ExitCode::SUCCESS })

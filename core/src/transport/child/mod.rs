@@ -2,7 +2,10 @@
 //!
 //! The child runs in its own process group, so closing reaches its own children too
 //! (`npx` -> `node`, `uv` -> `python`). Close = close stdin, wait a grace period, SIGTERM
-//! the group, wait again, SIGKILL the group. A reaper task always waits on the child, so
+//! the group, wait again, SIGKILL the group. On Linux a small supervisor (see
+//! [`supervisor`](self::supervisor)) sits between this process and the server, in the
+//! server's group, and ends the group if this process dies without closing it (even by
+//! SIGKILL), so a server is never orphaned. A reaper task always waits on the child, so
 //! it never stays a zombie. Stderr is drained continuously (a full stderr pipe would
 //! deadlock the child); its last lines are kept for the error a user sees when the child
 //! dies, and every line is forwarded to `tracing` at debug level.
@@ -21,6 +24,8 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
 use super::framing::{LineReader, LineWriter};
+
+mod supervisor;
 use super::{MessageReader, MessageWriter, Outbound, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
 
 /// How to start a server process.
@@ -105,9 +110,11 @@ impl ChildProcess {
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
+        let armed = supervisor::attach(&mut cmd)?;
         let mut child = cmd.spawn().map_err(|e| {
             io::Error::new(e.kind(), format!("cannot start {:?}: {e}", self.program))
         })?;
+        let lifeline = armed.into_lifeline();
         let pid = child.id().expect("a just-spawned child has a pid") as i32;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
@@ -138,7 +145,15 @@ impl ChildProcess {
             let _ = exit_tx.send(status);
         });
 
-        let state = Arc::new(ChildState { pid, program: self.program.clone(), tail, exit, stderr_done, grace: self.grace });
+        let state = Arc::new(ChildState {
+            pid,
+            program: self.program.clone(),
+            tail,
+            exit,
+            stderr_done,
+            grace: self.grace,
+            _lifeline: lifeline,
+        });
         Ok(ChildTransport {
             reader: ChildReader { lines: LineReader::new(stdout, self.max_message_size), state: state.clone() },
             writer: ChildWriter { lines: LineWriter::new(stdin), state },
@@ -154,6 +169,8 @@ struct ChildState {
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr_done: watch::Receiver<bool>,
     grace: Duration,
+    /// The supervisor ends the group when this closes, i.e. when this process dies.
+    _lifeline: supervisor::Lifeline,
 }
 
 impl ChildState {
@@ -207,7 +224,8 @@ pub struct ChildTransport {
 }
 
 impl ChildTransport {
-    /// The child's process id (also its process group id).
+    /// The child's process id, also its process group id. On Linux this is the supervisor
+    /// that runs the server as its own child, in the same group, and exits as it does.
     pub fn pid(&self) -> u32 {
         self.reader.state.pid as u32
     }
