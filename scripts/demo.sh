@@ -5,8 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-toolchain.sh
 
-cargo build -q --release -p oxmcp-cli
-OXMCP=target/release/oxmcp
+# The test command runs the demo too, on the debug build it already made (OXMCP_BIN).
+if [ -n "${OXMCP_BIN:-}" ]; then
+    OXMCP="$OXMCP_BIN"
+    profile=()
+else
+    cargo build -q --release -p oxmcp-cli
+    OXMCP=target/release/oxmcp
+    profile=(--release)
+fi
 SERVER=("$OXMCP" everything-server --stdio)
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -39,11 +46,18 @@ port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); 
 "$OXMCP" everything-server --http "127.0.0.1:$port" &
 http_pid=$!
 trap 'kill "$http_pid" 2>/dev/null || true' EXIT
-sleep 0.5
-"$OXMCP" inspect -- "http://127.0.0.1:$port/mcp" | head -3
+for _ in $(seq 100); do   # until it listens
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+done
+"$OXMCP" inspect "http://127.0.0.1:$port/mcp" | head -3   # head closes the pipe early: quietly fine
 "$OXMCP" call test_reconnection -- "http://127.0.0.1:$port/mcp"   # the server drops the stream; the client resumes
 "$OXMCP" call echo '{"text": "via the 2024-11-05 HTTP+SSE transport"}' -- "http://127.0.0.1:$port/sse"
 kill "$http_pid"
+wait "$http_pid" || true
 
 step "the Rust quickstart (a server with one tool, a client calling it over stdio)"
-cargo run -q --release -p oxmcp --example quickstart
+cargo run -q "${profile[@]}" -p oxmcp --example quickstart
+
+echo
+echo "demo passed"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test suite: the Rust workspace (engine, roles, randomized invariants, schema
 # validation of the bytes oxmcp writes, child processes, HTTP, the stateless era), each
-# binding's suite (Python, Node, C, C#, Java), the official conformance suite, then interop
+# the README's demo, each binding's suite (Python, Node, C, C#, Java), the official conformance suite, then interop
 # against the official TypeScript and Python SDKs. Installs what it needs itself (npm
 # packages, Node 22 for the conformance suite, Python venvs, mono, Maven dependencies).
 #
@@ -31,6 +31,9 @@ suite rust '^test result:' cargo test --workspace --no-fail-fast
 cargo build -q -p oxmcp-cli || failed+=("oxmcp-cli build")
 export OXMCP_BIN="$root/target/debug/oxmcp"
 
+# The README's demo, on that build, so it cannot break unseen.
+suite demo '^demo passed' bash scripts/demo.sh
+
 suite python '[0-9]+ (passed|failed)' bash bindings-python/run-tests.sh
 suite node '^(ℹ|#) (tests|pass|fail) ' bash bindings-node/run-tests.sh
 suite c '[0-9]+ passed, [0-9]+ failed' bash bindings-c/run-tests.sh
@@ -41,7 +44,7 @@ suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
 
 echo
 echo "== summary (each runner's own lines)"
-for name in rust python node c dotnet java conformance interop; do
+for name in rust demo python node c dotnet java conformance interop; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

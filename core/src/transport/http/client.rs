@@ -347,9 +347,10 @@ impl Inner {
     }
 
     /// Reports a failed message: a request gets an error response, so its caller is
-    /// answered instead of waiting for a timeout.
+    /// answered instead of waiting for a timeout (and decides what the user sees: a 405
+    /// to an era probe is expected, not worth a warning).
     fn fail(&self, peek: &Peek, message: String) {
-        tracing::warn!(method = peek.method.as_deref().unwrap_or("?"), "{message}");
+        tracing::debug!(method = peek.method.as_deref().unwrap_or("?"), "{message}");
         if let Some(id) = &peek.id {
             let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": crate::protocol::codes::INTERNAL_ERROR, "message": message}});
             let _ = self.inbound.send(Bytes::from(error.to_string()));
