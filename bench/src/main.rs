@@ -13,6 +13,7 @@
 //! Every reply is checked. Nothing asserts a time: it reports. See `bench/README.md`.
 
 mod http;
+mod soak;
 mod stats;
 mod stdio;
 mod suite;
@@ -728,6 +729,7 @@ fn main() -> ExitCode {
         Some("serve") => Some(suite::serve as fn(Vec<String>) -> Result<(), String>),
         Some("drive") => Some(suite::drive as fn(Vec<String>) -> Result<(), String>),
         Some("floor") => Some(suite::floor as fn(Vec<String>) -> Result<(), String>),
+        Some("soak") => Some(soak::soak as fn(Vec<String>) -> Result<(), String>),
         Some("floor-server") => Some((|_| suite::floor_server()) as fn(Vec<String>) -> Result<(), String>),
         _ => None,
     };

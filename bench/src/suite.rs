@@ -34,7 +34,8 @@ fn append_line(path: &Path, line: &str) {
 }
 
 /// Takes `--name value` out of `args`.
-fn take(args: &mut Vec<String>, name: &str) -> Option<String> {
+/// Removes `name VALUE` from `args`; the value.
+pub fn take(args: &mut Vec<String>, name: &str) -> Option<String> {
     let i = args.iter().position(|a| a == name)?;
     if i + 1 >= args.len() {
         return None;

@@ -338,6 +338,23 @@ async fn a_session_cannot_resume_another_sessions_stream() {
 }
 
 #[tokio::test]
+async fn the_stream_of_a_cancelled_request_ends() {
+    // Resumable streams (the default) outlive a dropped connection; a cancelled request
+    // gets no answer, so its stream must end by itself or hold its connection forever.
+    let (http, seen) = start(HttpServerConfig::default()).await;
+    let url = http.url();
+    let sid = raw_session(&url).await;
+    let r = post(&url).header("mcp-session-id", &sid).body(r#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"wait"}}"#).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":41}}"#;
+    assert_eq!(post(&url).header("mcp-session-id", &sid).body(cancel).send().await.unwrap().status(), 202);
+    let body = tokio::time::timeout(Duration::from_secs(5), r.text()).await.expect("the stream ended").unwrap();
+    assert!(!body.contains("\"result\""), "no answer to a cancelled request: {body}");
+    assert_eq!(seen.cancelled.load(Ordering::SeqCst), 1);
+    http.shutdown().await;
+}
+
+#[tokio::test]
 async fn event_ids_do_not_count_up() {
     let (http, _) = start(HttpServerConfig::default()).await;
     let url = http.url();

@@ -11,6 +11,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
@@ -20,6 +21,7 @@ use tracing::Instrument;
 
 use super::{IncomingRequest, Peer, Reply, Service, Shared};
 use crate::protocol::{methods, ErrorObject, Message, RequestId};
+use crate::transport::{Outbound, Route};
 
 /// The in-flight map: `id -> cancellation token` for requests being handled.
 pub(crate) struct InFlight {
@@ -85,6 +87,11 @@ impl InFlightGuard {
             self.shared.incoming.remove(&self.id);
         }
     }
+
+    /// Tells the transport that no answer will follow (the request was cancelled).
+    fn unanswered(&self) {
+        let _ = self.shared.out.send(Outbound { bytes: Bytes::new(), route: Route::Unanswered(self.id.clone()) });
+    }
 }
 
 impl Drop for InFlightGuard {
@@ -133,7 +140,11 @@ async fn run(
     let slots = guard.shared.incoming.slots.clone();
     let _slot = tokio::select! {
         biased;
-        _ = cancel.cancelled() => return None,
+        _ = cancel.cancelled() => {
+            guard.finish();
+            guard.unanswered();
+            return None;
+        }
         slot = slots.acquire_owned() => slot.ok()?,
     };
     let mut handler = AssertUnwindSafe(handler).catch_unwind();
@@ -151,6 +162,7 @@ async fn run(
     // Checked after leaving the map: from here on no cancel can reach this request.
     let Some(outcome) = outcome.filter(|_| !cancel.is_cancelled()) else {
         tracing::debug!(outcome = "cancelled", elapsed_us = started.elapsed().as_micros() as u64);
+        guard.unanswered();
         return None;
     };
     let id = guard.id.clone();

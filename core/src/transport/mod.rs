@@ -83,13 +83,18 @@ pub enum Route {
     /// request without ending the request; an HTTP client resumes with `Last-Event-ID`
     /// (2025-11-25 SSE polling). Other transports ignore it.
     EndConnectionOf(RequestId),
+    /// No message (empty bytes): this request was cancelled and no answer will follow, so
+    /// a stream waiting for it ends (an HTTP response would otherwise stay open forever,
+    /// holding its connection). Other transports ignore it.
+    Unanswered(RequestId),
 }
 
 /// One serialized message and its [`Route`].
 #[derive(Debug, Clone)]
 pub struct Outbound {
     /// The JSON-RPC message (or batch array), without framing. Empty for a routing hint
-    /// ([`Route::EndConnectionOf`]), which writers without streams skip.
+    /// ([`Route::EndConnectionOf`], [`Route::Unanswered`]), which writers without streams
+    /// skip.
     pub bytes: Bytes,
     /// Where it belongs.
     pub route: Route,

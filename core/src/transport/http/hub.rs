@@ -268,6 +268,10 @@ impl Hub {
                 self.end_connection_of(id);
                 return;
             }
+            Route::Unanswered(id) => {
+                Self::forget_request(&mut st, id);
+                return;
+            }
             Route::Unrelated => (None, Vec::new()),
         };
         // In JSON-response mode only responses can go in the body; the rest is unrelated.
@@ -292,6 +296,20 @@ impl Hub {
                 // Dropping the sender ends the HTTP response; stored events stay for replay.
                 st.streams.remove(&sid);
             }
+        }
+    }
+
+    /// A request that will get no answer (cancelled): its stream stops waiting for it, and
+    /// ends if it waited for nothing else.
+    fn forget_request(st: &mut HubState, id: &RequestId) {
+        let Some(sid) = st.by_request.remove(id) else { return };
+        let standalone = st.standalone;
+        let finished = st.streams.get_mut(&sid).is_some_and(|s| {
+            s.pending.remove(id);
+            s.pending.is_empty() && Some(sid) != standalone
+        });
+        if finished {
+            st.streams.remove(&sid); // dropping the sender ends the HTTP response
         }
     }
 
