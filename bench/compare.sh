@@ -11,21 +11,7 @@ root="$(cd "$bench/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
 
-echo "== building oxmcp (release) and rmcp's benchmark programs" >&2
-cargo build --release -q -p oxmcp-bench >&2
-cargo build --release -q --manifest-path bench/rmcp/Cargo.toml --target-dir bench/rmcp/target >&2
-
-echo "== Python: oxmcp (pip install ./bindings-python) and the official SDK in bench/.venv" >&2
-if [ ! -x bench/.venv/bin/python ]; then python3 -m venv bench/.venv; fi
-bench/.venv/bin/pip install -q --disable-pip-version-check -r bindings-python/requirements-test.txt >&2
-bench/.venv/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./bindings-python >&2
-
-echo "== Node: the oxmcp binding (npm run build, npm pack) and the official TypeScript SDK" >&2
-(cd bindings-node && npm install --no-audit --no-fund --loglevel=error >&2 && npm run -s build >&2)
-mkdir -p bench/.scratch
-tarball="$(cd bindings-node && npm pack --silent --pack-destination "$bench/.scratch" | tail -1)"
-(cd bench/suite/node && npm install --no-audit --no-fund --loglevel=error >&2 \
-  && npm install --no-save --no-audit --no-fund --loglevel=error "$bench/.scratch/$tarball" >&2)
+source "$bench/setup.sh"
 
 # (read from the files: the SDK's "exports" hide its package.json from require)
 node_versions="$(cd bench/suite/node && node -e '

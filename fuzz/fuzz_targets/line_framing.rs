@@ -25,7 +25,7 @@ fn lines(rt: &tokio::runtime::Runtime, data: &[u8], chunk: usize) -> Vec<Result<
                     assert!(!l.is_empty() && l.len() <= MAX && !l.contains(&b'\n'), "bad line {l:?}");
                     out.push(Ok(l.to_vec()));
                 }
-                Err(e) => out.push(Err(e.to_string())),
+                Err(e) => out.push(Err(format!("{e:?}"))),
             }
         }
         writer.await.unwrap();
