@@ -66,6 +66,23 @@ async fn simple_prompt_result() -> Result<GetPromptResult> {
 /// an entry (the tool itself with a new description; `test_simple_prompt` as it was), so
 /// the server tells its clients to list again while the names stay the same. They hold
 /// the server, which lives as long as the process anyway.
+/// Adds `crash`: writes `fatal: crash requested` to stderr and exits with status 3 after
+/// `ms` milliseconds (default 100). Only for a server on stdio that a test starts as its
+/// child (`everything-server --stdio --with-crash-tool`): the fault-handling tests of every
+/// host check that all calls pending then fail with the exit status and that stderr line.
+pub fn add_crash_tool(server: &Server) {
+    let schema = json!({"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}});
+    let tool = Tool::new("crash", "Ends the server process: stderr line, then exit status 3.", schema);
+    let _ = server.add_tool(tool, |args, _| async move {
+        let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(100);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        eprintln!("fatal: crash requested");
+        std::process::exit(3);
+        #[allow(unreachable_code)]
+        Ok(CallToolResult::text(""))
+    });
+}
+
 fn add_list_triggers(server: &Server) {
     fn trigger_tool(changes: u64) -> Tool {
         Tool::new("test_trigger_tool_change", format!("Changes the tool list (changed {changes} times so far)."), no_args())

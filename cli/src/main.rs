@@ -38,6 +38,9 @@ enum Command {
         /// With --http: answer with JSON bodies instead of SSE streams.
         #[arg(long, requires = "http")]
         json_response: bool,
+        /// With --stdio: add a `crash` tool that ends the process (for fault-handling tests).
+        #[arg(long, requires = "stdio")]
+        with_crash_tool: bool,
     },
     /// Show a server's info, capabilities, tools, resources, templates and prompts.
     Inspect {
@@ -202,7 +205,7 @@ impl Interrupts {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::EverythingServer { stdio, http, stateless, json_response } => {
+        Command::EverythingServer { stdio, http, stateless, json_response, with_crash_tool } => {
             if !stdio && http.is_none() {
                 bail!("choose a transport: --stdio or --http ADDR");
             }
@@ -222,6 +225,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 stop_signal().await;
                 http.shutdown().await;
             } else {
+                if with_crash_tool {
+                    oxmcp_cli::everything::add_crash_tool(&server);
+                }
                 server.serve_stdio().await?;
             }
             Ok(ExitCode::SUCCESS)

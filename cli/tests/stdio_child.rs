@@ -74,6 +74,24 @@ async fn pending_requests_fail_at_once_when_the_server_dies() {
 }
 
 #[tokio::test]
+async fn every_pending_call_fails_with_the_exit_status_and_stderr_when_the_server_crashes() {
+    let transport = ChildProcess::new(OXMCP).args(["everything-server", "--stdio", "--with-crash-tool"]).spawn().unwrap();
+    let client = Client::builder("t", "1").era(oxmcp::client::Era::Session).connect(transport).await.unwrap();
+    let slow = |tag: u64| client.call_tool_with("slow", json!({"tag": tag, "ms": 20_000}), RequestOptions::default());
+    let started = Instant::now();
+    let (a, b, c, crash) = tokio::join!(slow(1), slow(2), slow(3), client.call_tool("crash", json!({"ms": 200})));
+    for r in [a, b, c, crash] {
+        let err = r.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Closed);
+        assert!(err.message().contains("exit status: 3"), "{}", err.message());
+        assert!(err.message().contains("fatal: crash requested"), "{}", err.message());
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(client.call_tool("echo", json!({"text": "x"})).await.unwrap_err().kind(), ErrorKind::Closed);
+    client.close().await;
+}
+
+#[tokio::test]
 async fn close_escalates_to_sigkill_for_the_whole_process_group() {
     let dir = std::env::temp_dir().join(format!("oxmcp-child-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

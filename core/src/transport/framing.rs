@@ -28,9 +28,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             let buf = self.inner.fill_buf().await?;
             if buf.is_empty() {
                 // EOF: a final line without newline still counts.
-                if !self.line.is_empty() && !discarding {
-                    let line = self.line.split().freeze();
-                    return Ok(Some(Ok(trim(line))));
+                let line = trim(self.line.split().freeze());
+                if !line.is_empty() && !discarding {
+                    return Ok(Some(Ok(line)));
                 }
                 return Ok(None);
             }
@@ -122,6 +122,17 @@ mod tests {
         let mut r = LineReader::new(&big[..], 1000);
         assert!(matches!(r.next_line().await.unwrap().unwrap(), Err(RecvError::TooLarge { .. })));
         assert_eq!(r.next_line().await.unwrap().unwrap().unwrap(), Bytes::from_static(b"ok"));
+    }
+
+    #[tokio::test]
+    async fn whitespace_before_the_end_is_no_line() {
+        // Found by the line_framing fuzz target: a trailing " " came out as an empty line.
+        for input in [&b" "[..], b"{\"a\":1}\n \r\t"] {
+            let mut r = LineReader::new(input, 100);
+            while let Some(line) = r.next_line().await.unwrap() {
+                assert!(!line.unwrap().is_empty());
+            }
+        }
     }
 
     #[tokio::test]
