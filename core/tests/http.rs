@@ -354,6 +354,71 @@ async fn the_stream_of_a_cancelled_request_ends() {
     http.shutdown().await;
 }
 
+/// A TCP relay to `target` that cuts a connection carrying a call of `busy` as soon as
+/// the server's bytes on it include `cut_at`: the network failing mid-stream.
+async fn cutting_relay(target: std::net::SocketAddr, cut_at: &'static str) -> std::net::SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let server = tokio::net::TcpStream::connect(target).await.unwrap();
+            let (mut cr, mut cw) = client.into_split();
+            let (mut sr, mut sw) = server.into_split();
+            let marked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let mark = marked.clone();
+            let up = tokio::spawn(async move {
+                let mut buf = vec![0u8; 16384];
+                while let Ok(n) = cr.read(&mut buf).await {
+                    if n == 0 || sw.write_all(&buf[..n]).await.is_err() {
+                        break;
+                    }
+                    if String::from_utf8_lossy(&buf[..n]).contains(r#""name":"busy""#) {
+                        mark.store(true, Ordering::SeqCst);
+                    }
+                }
+            });
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buf = vec![0u8; 16384];
+                while let Ok(n) = sr.read(&mut buf).await {
+                    if n == 0 || cw.write_all(&buf[..n]).await.is_err() {
+                        break;
+                    }
+                    seen.extend_from_slice(&buf[..n]);
+                    if marked.load(Ordering::SeqCst) && String::from_utf8_lossy(&seen).contains(cut_at) {
+                        break; // dropping both halves closes the client's connection
+                    }
+                }
+                up.abort();
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn a_connection_cut_mid_stream_is_resumed_or_fails_clearly() {
+    // Resumable (the default): the client resumes after the priming event's id.
+    let (http, _) = start(HttpServerConfig { sse_retry_ms: Some(50), ..Default::default() }).await;
+    let relay = cutting_relay(http.local_addr(), "id: ").await;
+    let client = Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(format!("http://{relay}/mcp"))).await.unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(10), client.call_tool("busy", json!({}))).await.expect("no hang");
+    assert_eq!(r.unwrap().content[0].as_text(), Some("finished"));
+    client.close().await;
+    http.shutdown().await;
+
+    // Not resumable: a clear error, soon.
+    let (http, _) = start(HttpServerConfig { event_store: None, ..Default::default() }).await;
+    let relay = cutting_relay(http.local_addr(), "\r\n\r\n").await;
+    let client = Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(format!("http://{relay}/mcp"))).await.unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(10), client.call_tool("busy", json!({}))).await.expect("no hang");
+    let err = r.unwrap_err();
+    assert!(err.message().contains("ended before the response"), "{err}");
+    client.close().await;
+    http.shutdown().await;
+}
+
 #[tokio::test]
 async fn event_ids_do_not_count_up() {
     let (http, _) = start(HttpServerConfig::default()).await;
