@@ -171,3 +171,79 @@ async fn oversized_messages_are_refused_and_the_session_goes_on() {
     let r = raw.recv().await;
     assert_eq!((r["id"].clone(), r["result"]["content"][0]["text"].clone()), (json!(2), json!("small")));
 }
+
+/// Records what the session's writer does: each message sent (its method or its id) and
+/// each flush, with the time.
+struct Recorded {
+    inner: MemoryTransport,
+    log: std::sync::Arc<std::sync::Mutex<Vec<(String, std::time::Instant)>>>,
+}
+
+struct RecordingWriter<W> {
+    inner: W,
+    log: std::sync::Arc<std::sync::Mutex<Vec<(String, std::time::Instant)>>>,
+}
+
+impl Transport for Recorded {
+    type Reader = <MemoryTransport as Transport>::Reader;
+    type Writer = RecordingWriter<<MemoryTransport as Transport>::Writer>;
+    fn split(self) -> (Self::Reader, Self::Writer) {
+        let (r, w) = self.inner.split();
+        (r, RecordingWriter { inner: w, log: self.log })
+    }
+}
+
+impl<W: MessageWriter> MessageWriter for RecordingWriter<W> {
+    async fn send(&mut self, message: Outbound) -> std::io::Result<()> {
+        let v: Value = serde_json::from_slice(&message.bytes).unwrap_or_default();
+        let what = v["method"].as_str().map(str::to_string).unwrap_or_else(|| format!("answer {}", v["id"]));
+        self.log.lock().unwrap().push((what, std::time::Instant::now()));
+        self.inner.send(message).await
+    }
+    async fn flush(&mut self) -> std::io::Result<()> {
+        self.log.lock().unwrap().push(("flush".into(), std::time::Instant::now()));
+        self.inner.flush().await
+    }
+    async fn close(self) {
+        self.inner.close().await
+    }
+}
+
+#[tokio::test]
+async fn a_final_progress_notification_never_shares_a_write_with_its_response() {
+    // typescript-sdk #2580: the official TypeScript client runs notification handlers
+    // after response handlers for messages that arrive in one read, and so loses the
+    // progress that comes right before a response.
+    let server = Server::builder("wire", "1")
+        .tool(Tool::new("done", "reports 100% and returns at once", json!({"type": "object"})), |_, ctx: RequestContext| async move {
+            ctx.report_progress(1.0, Some(1.0), None)?;
+            Ok(CallToolResult::text("done"))
+        })
+        .build()
+        .unwrap();
+    let (a, b) = MemoryTransport::pair();
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let _session = server.serve(Recorded { inner: a, log: log.clone() });
+    let (rx, tx) = b.split();
+    let mut raw = Raw { rx, tx };
+    raw.initialize("2025-11-25").await;
+    for id in 1..=20 {
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "done", "_meta": {"progressToken": id}}}).to_string()).await;
+        assert_eq!(raw.recv().await["method"], "notifications/progress");
+        assert_eq!(raw.recv().await["id"], id);
+    }
+    let log = log.lock().unwrap();
+    let mut checked = 0;
+    for (i, (what, _)) in log.iter().enumerate() {
+        if what != "notifications/progress" {
+            continue;
+        }
+        let (next, flushed_at) = (&log[i + 1].0, log[i + 1].1);
+        assert_eq!(next, "flush", "the progress notification is written on its own: {:?}", &log[i..i + 3]);
+        let (answer, sent_at) = &log[i + 2];
+        assert!(answer.starts_with("answer"), "{:?}", &log[i..i + 3]);
+        assert!(sent_at.duration_since(flushed_at) >= Duration::from_millis(1), "the answer waits a moment");
+        checked += 1;
+    }
+    assert_eq!(checked, 20);
+}

@@ -338,12 +338,31 @@ impl Drop for Session {
     }
 }
 
+/// Whether a message goes out in a write of its own, never sharing it with what follows:
+/// a handler's notifications (progress, logs). Peers that run notification handlers later
+/// than response handlers for messages that arrive together (the official TypeScript SDK,
+/// typescript-sdk #2580) would otherwise drop a request's final progress, which comes
+/// right before its response; that response also waits a millisecond, so the two reach
+/// the peer in separate reads. Only calls whose handler notifies just before returning
+/// pay it.
+fn writes_alone(message: &Outbound) -> bool {
+    matches!(message.route, Route::During(_))
+}
+
+fn during_of(message: &Outbound) -> Option<RequestId> {
+    match &message.route {
+        Route::During(id) => Some(id.clone()),
+        _ => None,
+    }
+}
+
 /// Writes queued messages, flushing once per burst, until the session closes; then
 /// writes what is still queued (final responses, cancellation notices) and closes the
 /// transport.
 async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::UnboundedReceiver<Outbound>, shared: Arc<Shared>) {
     const BURST: usize = 512;
     let closed = shared.closed.clone();
+    let mut last_alone: Option<RequestId> = None;
     loop {
         let first = tokio::select! {
             biased;
@@ -351,13 +370,26 @@ async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::UnboundedRece
             _ = closed.cancelled() => None,
         };
         let Some(first) = first else { break };
+        if let (Some(during), Route::Answers(id)) = (&last_alone, &first.route) {
+            if during == id {
+                // The answer right behind its request's last notification: give the peer a
+                // moment to read that notification on its own (see `writes_alone`).
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+        let mut alone = writes_alone(&first);
+        last_alone = if alone { during_of(&first) } else { None };
         let mut result = writer.send(first).await;
         for _ in 0..BURST {
-            if result.is_err() {
+            if result.is_err() || alone {
                 break;
             }
             match rx.try_recv() {
-                Ok(m) => result = writer.send(m).await,
+                Ok(m) => {
+                    alone = writes_alone(&m);
+                    last_alone = if alone { during_of(&m) } else { None };
+                    result = writer.send(m).await;
+                }
                 Err(_) => break,
             }
         }
