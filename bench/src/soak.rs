@@ -44,7 +44,7 @@ fn args(mut a: Vec<String>) -> Result<Args, String> {
         Some(i) => a.split_off(i + 1),
         None => Vec::new(),
     };
-    if url.is_some() != pid.is_some() || url.is_some() == !command.is_empty() {
+    if url.is_some() != pid.is_some() || url.is_some() != command.is_empty() {
         return Err("give --url URL --pid PID, or -- SERVER_CMD ARG...".into());
     }
     Ok(Args { calls, k: k.max(1), seed, url, pid, command })

@@ -1,5 +1,6 @@
 import asyncio
 from contextlib import contextmanager
+import os
 import socket
 import subprocess
 import sys
@@ -10,6 +11,17 @@ import pytest
 
 SERVERS = Path(__file__).parent / "servers"
 DEMO = str(SERVERS / "demo.py")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def oxmcp_bin() -> str:
+    """The `oxmcp` CLI: $OXMCP_BIN, or the workspace's debug build (cargo build -p oxmcp-cli)."""
+    env = os.environ.get("OXMCP_BIN")
+    if env:
+        return env
+    path = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target") / "debug" / "oxmcp"
+    assert os.access(path, os.X_OK), "no oxmcp CLI: set OXMCP_BIN or build it with cargo build -p oxmcp-cli"
+    return str(path)
 
 
 def run(coro, timeout: float = 60):

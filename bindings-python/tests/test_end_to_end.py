@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import DEMO, run
+from conftest import DEMO, oxmcp_bin, run
 from oxmcp import (CapabilityMissing, Client, ConnectionClosed, InvalidInput, McpError, RequestTimeout)
 
 
@@ -188,3 +188,21 @@ def test_a_dead_server_reports_its_exit_status_and_stderr():
         assert "exit status: 3" in str(e.value) and "fatal: no config" in str(e.value)
         assert isinstance(e.value, ConnectionError)
     run(main())
+
+
+def test_every_pending_call_fails_with_the_exit_status_and_stderr_when_the_server_crashes():
+    # The Rust CLI's everything server as the child: its `crash` tool writes a stderr line and
+    # exits with status 3 while three `slow` calls are still waiting for their answers.
+    async def main():
+        async with Client.stdio(oxmcp_bin(), ["everything-server", "--stdio", "--with-crash-tool"], era="session") as c:
+            started = time.monotonic()
+            calls = [c.call_tool("slow", {"tag": tag, "ms": 20_000}) for tag in (1, 2, 3)]
+            calls.append(c.call_tool("crash", {"ms": 200}))
+            results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
+            assert time.monotonic() - started < 5
+            for r in results:
+                assert isinstance(r, ConnectionClosed), repr(r)
+                assert "exit status: 3" in str(r) and "fatal: crash requested" in str(r), str(r)
+            with pytest.raises(ConnectionClosed):
+                await asyncio.wait_for(c.call_tool("echo", {"text": "x"}), 5)
+    run(main(), timeout=30)

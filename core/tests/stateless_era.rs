@@ -551,7 +551,7 @@ async fn a_missing_capability_is_the_same_kind_to_handlers_in_both_eras() {
     let server = Server::builder("caps", "1")
         .tool(Tool::new("sample", "asks the model", json!({"type": "object"})), |_, ctx: RequestContext| async move {
             let asked = ctx.create_message(CreateMessageRequestParams::new(vec![SamplingMessage::user_text("hi")], 5)).await;
-            let e = asked.err().expect("the client cannot sample");
+            let Err(e) = asked else { panic!("the client cannot sample") };
             assert_eq!(e.kind(), ErrorKind::CapabilityMissing, "{e}");
             Err(e)
         })
