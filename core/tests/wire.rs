@@ -247,3 +247,39 @@ async fn a_final_progress_notification_never_shares_a_write_with_its_response() 
     }
     assert_eq!(checked, 20);
 }
+
+#[tokio::test]
+async fn requests_beyond_the_running_and_waiting_limits_are_refused_at_once() {
+    let config = oxmcp::session::SessionConfig { max_concurrent_requests: 2, max_queued_requests: 3, ..Default::default() };
+    let (a, b) = MemoryTransport::pair();
+    let server = Server::builder("wire", "1")
+        .tool(Tool::new("wait", "waits for a cancel", json!({"type": "object"})), |_, ctx: RequestContext| async move {
+            ctx.cancelled().await;
+            Ok(CallToolResult::text("cancelled"))
+        })
+        .config(oxmcp::server::ServerConfig { session: config, ..Default::default() })
+        .build()
+        .unwrap();
+    let _session = server.serve(a);
+    let (rx, tx) = b.split();
+    let mut raw = Raw { rx, tx };
+    raw.initialize("2025-11-25").await;
+    for id in 1..=8 {
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "wait"}}).to_string()).await;
+    }
+    // 2 run and 3 wait; the other 3 are answered now, and say why.
+    for _ in 0..3 {
+        let r = raw.recv().await;
+        assert!(r["id"].as_i64().unwrap() > 5, "{r}");
+        assert_eq!(code(&r), -32603);
+        assert!(r["error"]["message"].as_str().unwrap().contains("busy"), "{r}");
+    }
+    raw.nothing_for(100).await;
+    // Cancelling frees room: a new request is taken again.
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#).await;
+    assert_eq!(raw.recv().await["id"], 9, "ping is answered by the engine");
+    raw.send(&json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "wait"}}).to_string()).await;
+    raw.nothing_for(100).await;
+}

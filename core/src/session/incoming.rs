@@ -27,25 +27,38 @@ use crate::transport::{Outbound, Route};
 pub(crate) struct InFlight {
     map: Mutex<HashMap<RequestId, CancellationToken>>,
     slots: Arc<Semaphore>,
+    /// Requests running and waiting for a slot together; more are refused at once, so a
+    /// peer that sends faster than handlers finish cannot grow memory without bound.
+    capacity: usize,
+}
+
+/// Why a request could not be registered.
+enum Refused {
+    DuplicateId,
+    Full,
 }
 
 impl InFlight {
-    pub(crate) fn new(limit: usize) -> Self {
-        Self { map: Mutex::new(HashMap::new()), slots: Arc::new(Semaphore::new(limit.max(1))) }
+    pub(crate) fn new(limit: usize, queue: usize) -> Self {
+        let limit = limit.max(1);
+        Self { map: Mutex::new(HashMap::new()), slots: Arc::new(Semaphore::new(limit)), capacity: limit + queue }
     }
 
     pub(crate) fn len(&self) -> usize {
         self.map.lock().unwrap().len()
     }
 
-    /// Registers a request; `None` if a request with that id is already in flight.
-    fn register(&self, id: &RequestId, token: &CancellationToken) -> bool {
+    /// Registers a request, unless its id is in flight already or the map is full.
+    fn register(&self, id: &RequestId, token: &CancellationToken) -> Result<(), Refused> {
         let mut map = self.map.lock().unwrap();
         if map.contains_key(id) {
-            return false;
+            return Err(Refused::DuplicateId);
+        }
+        if map.len() >= self.capacity {
+            return Err(Refused::Full);
         }
         map.insert(id.clone(), token.clone());
-        true
+        Ok(())
     }
 
     fn remove(&self, id: &RequestId) {
@@ -120,9 +133,17 @@ pub(crate) fn dispatch(
     }
     let cancel = shared.closed.child_token();
     let cancellable = method != methods::INITIALIZE;
-    if cancellable && !shared.incoming.register(&id, &cancel) {
-        let error = ErrorObject::invalid_request(format!("request id {id} is already in use"));
-        return Some(Box::pin(async move { Some(Reply { shared, message: Message::Error { id: Some(id), error } }) }));
+    if cancellable {
+        if let Err(why) = shared.incoming.register(&id, &cancel) {
+            let error = match why {
+                Refused::DuplicateId => ErrorObject::invalid_request(format!("request id {id} is already in use")),
+                Refused::Full => ErrorObject::internal(format!(
+                    "the server is busy: {} requests are running or waiting; try again later",
+                    shared.incoming.capacity
+                )),
+            };
+            return Some(Box::pin(async move { Some(Reply { shared, message: Message::Error { id: Some(id), error } }) }));
+        }
     }
     let guard = InFlightGuard { shared: shared.clone(), id: id.clone(), registered: cancellable };
     let span = tracing::debug_span!("mcp.request", method = method.as_str(), id = %id);

@@ -50,6 +50,9 @@ pub use service::{IncomingNotification, IncomingRequest, Service};
 pub struct SessionConfig {
     /// Incoming requests handled at once; more wait (still cancellable) for a slot.
     pub max_concurrent_requests: usize,
+    /// Incoming requests that may wait for a slot; beyond them a request is answered at
+    /// once with an error saying the server is busy (memory stays bounded).
+    pub max_queued_requests: usize,
     /// Outgoing requests fail with [`ErrorKind::Timeout`] after this long without a
     /// response (or, with `reset_timeout_on_progress`, without progress).
     pub request_timeout: Duration,
@@ -67,6 +70,7 @@ impl Default for SessionConfig {
     fn default() -> Self {
         Self {
             max_concurrent_requests: 256,
+            max_queued_requests: 4096,
             request_timeout: Duration::from_secs(60),
             max_request_timeout: Duration::from_secs(30 * 60),
             reset_timeout_on_progress: true,
@@ -288,7 +292,7 @@ impl Session {
         let (reader, writer) = transport.split();
         let (out, out_rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
-            incoming: incoming::InFlight::new(config.max_concurrent_requests),
+            incoming: incoming::InFlight::new(config.max_concurrent_requests, config.max_queued_requests),
             outgoing: outgoing::Outgoing::default(),
             config,
             out,
