@@ -3,13 +3,15 @@
 //! its pipe early, HTTP clients that hang up before the answer, and a session that asks
 //! for another session's stream.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const OXMCP: &str = env!("CARGO_BIN_EXE_oxmcp");
+mod common;
+
+use common::{Listening, OXMCP};
 
 /// A server that never answers, ignores stdin EOF, SIGTERM, SIGINT and SIGHUP, and has a
 /// child of its own that ignores them too; both write their pids into `dir`.
@@ -162,103 +164,80 @@ fn the_server_may_follow_the_subcommand_without_a_double_dash() {
     assert!(run(&["prompt", "test_simple_prompt", "--"]).contains("simple prompt"));
 }
 
-/// An HTTP server the command starts: `oxmcp ARGS... --http 127.0.0.1:0 ...`; its address.
-struct HttpChild {
-    child: Child,
-    addr: String,
+/// The `host:port` a listening command serves.
+fn addr_of(server: &Listening) -> String {
+    server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_string()
 }
 
-impl HttpChild {
-    fn start(args: &[&str]) -> HttpChild {
-        let mut child = Command::new(OXMCP).args(args).stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let url = line.rsplit(' ').next().unwrap().trim().to_string();
-        let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
-        // Keep draining stderr so the server never blocks on it.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        HttpChild { child, addr }
+/// One request on a connection of its own; the whole answer.
+fn request(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut req = format!(
+        "{method} /mcp HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
     }
-
-    fn request(&self, method: &str, headers: &[(&str, &str)], body: &str) -> String {
-        let mut s = TcpStream::connect(&self.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        let mut req = format!(
-            "{method} /mcp HTTP/1.1\r\nhost: {}\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
-            self.addr,
-            body.len()
-        );
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str("\r\n");
-        req.push_str(body);
-        s.write_all(req.as_bytes()).unwrap();
-        let mut out = String::new();
-        let _ = s.read_to_string(&mut out);
-        out
-    }
-
-    fn session(&self) -> String {
-        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-        let answer = self.request("POST", &[], init);
-        let sid = answer.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_string();
-        self.request("POST", &[("mcp-session-id", &sid)], r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        sid
-    }
-
-    fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
 }
 
-impl Drop for HttpChild {
-    fn drop(&mut self) {
-        signal(self.child.id(), libc::SIGTERM);
-        let _ = wait_within(&mut self.child, Duration::from_secs(10));
-    }
+/// A new session, initialized; its id.
+fn session(addr: &str) -> String {
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let answer = request(addr, "POST", &[], init);
+    let sid = answer.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_string();
+    request(addr, "POST", &[("mcp-session-id", &sid)], r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    sid
 }
 
 #[test]
 fn http_servers_survive_clients_that_hang_up_before_the_answer() {
     let proxy = ["proxy", "--http", "127.0.0.1:0", "--", OXMCP, "everything-server", "--stdio"];
     for args in [&["everything-server", "--http", "127.0.0.1:0"][..], &proxy[..]] {
-        let mut server = HttpChild::start(args);
-        let sid = server.session();
+        let mut server = Listening::start(args);
+        let addr = addr_of(&server);
+        let sid = session(&addr);
         for i in 0..100 {
-            let mut s = TcpStream::connect(&server.addr).unwrap();
+            let mut s = TcpStream::connect(&addr).unwrap();
             let tool = if i % 2 == 0 { "echo" } else { "test_tool_with_progress" };
             let body = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"{}"}}}}}}"#, i + 1, "x".repeat(1000));
             let req = format!(
                 "POST /mcp HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: {sid}\r\nmcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{body}",
-                server.addr,
+                addr,
                 body.len()
             );
             s.write_all(req.as_bytes()).unwrap();
             drop(s); // hang up without reading
         }
         std::thread::sleep(Duration::from_millis(1500)); // the answers are written (or not) by now
-        assert!(server.alive(), "{args:?} died");
-        let answer = server.request("POST", &[("mcp-session-id", &sid), ("mcp-protocol-version", "2025-11-25")], r#"{"jsonrpc":"2.0","id":999,"method":"ping"}"#);
+        assert!(server.child.try_wait().unwrap().is_none(), "{args:?} died");
+        let answer = request(&addr, "POST", &[("mcp-session-id", &sid), ("mcp-protocol-version", "2025-11-25")], r#"{"jsonrpc":"2.0","id":999,"method":"ping"}"#);
         assert!(answer.starts_with("HTTP/1.1 200"), "{args:?}: {answer}");
     }
 }
 
 #[test]
 fn a_session_cannot_resume_another_sessions_stream_through_the_proxy() {
-    let server = HttpChild::start(&["proxy", "--http", "127.0.0.1:0", "--", OXMCP, "everything-server", "--stdio"]);
-    let (victim, attacker) = (server.session(), server.session());
+    let server = Listening::start(&["proxy", "--http", "127.0.0.1:0", "--", OXMCP, "everything-server", "--stdio"]);
+    let addr = addr_of(&server);
+    let (victim, attacker) = (session(&addr), session(&addr));
     let v = [("mcp-session-id", victim.as_str()), ("mcp-protocol-version", "2025-11-25")];
     // A call whose answer is stored for resumption after the priming event's id.
-    let first = server.request("POST", &v, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"secret"}}}"#);
+    let first = request(&addr, "POST", &v, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"secret"}}}"#);
     assert!(first.contains("secret"), "{first}");
     let last = first.lines().find_map(|l| l.strip_prefix("id: ")).expect("an event id").trim().to_string();
     let a = [("mcp-session-id", attacker.as_str()), ("mcp-protocol-version", "2025-11-25"), ("last-event-id", last.as_str())];
-    let stolen = server.request("GET", &a, "");
+    let stolen = request(&addr, "GET", &a, "");
     assert!(stolen.starts_with("HTTP/1.1 404"), "{stolen}");
     assert!(!stolen.contains("secret"), "{stolen}");
     let own = [("mcp-session-id", victim.as_str()), ("mcp-protocol-version", "2025-11-25"), ("last-event-id", last.as_str())];
-    let resumed = server.request("GET", &own, "");
+    let resumed = request(&addr, "GET", &own, "");
     assert!(resumed.contains("secret"), "the owner replays it: {resumed}");
 }

@@ -100,6 +100,33 @@ async fn raw_session(url: &str) -> String {
     sid
 }
 
+/// Calls `poll`, which ends its stream mid-call, and reads that first connection to its
+/// end: what came, and the last event id to resume after.
+async fn poll_until_the_stream_ends(url: &str, sid: &str) -> (String, String) {
+    let r = post(url)
+        .header("mcp-session-id", sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"poll","_meta":{"progressToken":"p"}}}"#)
+        .send()
+        .await
+        .unwrap();
+    let first = r.text().await.unwrap();
+    let last_id = first.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().unwrap().to_string();
+    (first, last_id)
+}
+
+/// `GET` with `Last-Event-ID` on session `sid`.
+async fn resume(url: &str, sid: &str, last_id: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", sid)
+        .header("last-event-id", last_id)
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn bad_http_input_gets_the_right_status_and_a_jsonrpc_error() {
     let (http, _) = start(HttpServerConfig { max_body_bytes: 4096, ..Default::default() }).await;
@@ -277,25 +304,10 @@ async fn a_resumable_stream_replays_after_last_event_id() {
     let url = http.url();
     let sid = raw_session(&url).await;
     // `poll` ends its stream mid-call: read the first connection to its end.
-    let r = post(&url)
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"poll","_meta":{"progressToken":"p"}}}"#)
-        .send()
-        .await
-        .unwrap();
-    let first = r.text().await.unwrap();
+    let (first, last_id) = poll_until_the_stream_ends(&url, &sid).await;
     assert!(first.starts_with("id: ") && first.contains("retry: "), "priming event first: {first}");
     assert!(!first.contains("polled"), "the answer is not on the first connection");
-    let last_id = first.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().unwrap().to_string();
-    let r = reqwest::Client::new()
-        .get(&url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &sid)
-        .header("last-event-id", &last_id)
-        .send()
-        .await
-        .unwrap();
+    let r = resume(&url, &sid, &last_id).await;
     assert_eq!(r.status(), 200);
     let rest = r.text().await.unwrap();
     assert!(rest.contains("polled"), "{rest}");
@@ -309,29 +321,13 @@ async fn a_session_cannot_resume_another_sessions_stream() {
     let (http, _) = start(HttpServerConfig::default()).await;
     let url = http.url();
     let (victim, attacker) = (raw_session(&url).await, raw_session(&url).await);
-    let r = post(&url)
-        .header("mcp-session-id", &victim)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"poll","_meta":{"progressToken":"p"}}}"#)
-        .send()
-        .await
-        .unwrap();
-    let first = r.text().await.unwrap();
-    let last_id = first.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().unwrap().to_string();
-    let resume = |sid: &str| {
-        reqwest::Client::new()
-            .get(&url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", sid)
-            .header("last-event-id", &last_id)
-            .send()
-    };
-    let r = resume(&attacker).await.unwrap();
+    let (_, last_id) = poll_until_the_stream_ends(&url, &victim).await;
+    let r = resume(&url, &attacker, &last_id).await;
     assert_eq!(r.status(), 404, "another session's stream is not found");
     let body = r.text().await.unwrap();
     assert!(!body.contains("polled"), "{body}");
     // The owner still resumes it, and gets the answer.
-    let r = resume(&victim).await.unwrap();
+    let r = resume(&url, &victim, &last_id).await;
     assert_eq!(r.status(), 200);
     assert!(r.text().await.unwrap().contains("polled"));
     http.shutdown().await;
