@@ -5,7 +5,7 @@
 //! `{/var}`, `{.var}`, `{;var}`, and query forms `{?a,b}` / `{&a,b}` (order-free,
 //! optional). Values are percent-decoded.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// A parsed URI template.
 ///
@@ -76,64 +76,110 @@ impl UriTemplate {
     }
 
     /// The variables if `uri` matches, else `None`.
+    ///
+    /// The URI comes from a client, so the work is bounded: URIs longer than
+    /// [`MAX_MATCHED_URI`] match no template, and the search remembers where a part
+    /// already failed, so no position is tried twice for the same part (the cost grows
+    /// with the square of the length at most, never exponentially with the template).
     pub fn match_uri(&self, uri: &str) -> Option<BTreeMap<String, String>> {
-        let mut vars = BTreeMap::new();
-        match_parts(&self.parts, uri, &mut vars).then_some(vars)
+        if uri.len() > MAX_MATCHED_URI {
+            return None;
+        }
+        let mut search = Search { parts: &self.parts, uri, failed: HashSet::new(), found: Vec::new() };
+        if !search.parts_from(0, 0) {
+            return None;
+        }
+        Some(search.found.into_iter().map(|(name, value)| (name.to_string(), decode(value))).collect())
     }
 }
 
-fn match_parts(parts: &[Part], uri: &str, vars: &mut BTreeMap<String, String>) -> bool {
-    let Some((first, rest)) = parts.split_first() else {
-        return uri.is_empty();
-    };
-    match first {
-        Part::Literal(lit) => uri.strip_prefix(lit.as_str()).is_some_and(|tail| match_parts(rest, tail, vars)),
-        Part::Expr { op: Some(op @ ('?' | '&')), vars: names } => {
-            // Query expressions consume `?k=v&k=v` (or `&...`) up to a fragment; all optional.
-            let Some(body) = uri.strip_prefix(*op) else {
-                return match_parts(rest, uri, vars);
-            };
-            let end = body.find('#').unwrap_or(body.len());
-            for pair in body[..end].split('&') {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                if names.iter().any(|n| n == k) {
-                    vars.insert(k.to_string(), decode(v));
-                }
-            }
-            match_parts(rest, &body[end..], vars)
+/// The longest URI [`UriTemplate::match_uri`] considers (8 KiB).
+pub const MAX_MATCHED_URI: usize = 8 * 1024;
+
+/// One match of a URI against a template's parts: a backtracking search over positions,
+/// with the (part, position) pairs that failed remembered, and the variables found so far
+/// kept as raw slices (decoded once, at the end).
+struct Search<'a> {
+    parts: &'a [Part],
+    uri: &'a str,
+    failed: HashSet<(usize, usize)>,
+    found: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Search<'a> {
+    /// Whether parts `index..` match the URI from byte `at` to its end.
+    fn parts_from(&mut self, index: usize, at: usize) -> bool {
+        if self.failed.contains(&(index, at)) {
+            return false;
         }
-        Part::Expr { op, vars: names } => {
-            let (prefix, allow_reserved) = match op {
-                None => ("", false),
-                Some('+') => ("", true),
-                Some('#') => ("#", true),
-                Some(c) => (match c { '/' => "/", '.' => ".", _ => ";" }, false),
-            };
-            let Some(body) = uri.strip_prefix(prefix) else { return false };
-            // Try the longest candidate first, backtracking until the rest matches.
-            let stop = body
-                .char_indices()
-                .find(|&(_, c)| !allow_reserved && (c == '/' || c == '?' || c == '#' || (prefix == "." && c == '.')))
-                .map_or(body.len(), |(i, _)| i);
-            let mut ends: Vec<usize> = body[..stop].char_indices().map(|(i, _)| i).skip(1).collect();
-            ends.push(stop);
-            for end in ends.into_iter().rev() {
-                let value = &body[..end];
-                let mut trial = vars.clone();
-                let values: Vec<&str> = if names.len() > 1 { value.split(',').collect() } else { vec![value] };
-                if values.len() != names.len() {
-                    continue;
+        let kept = self.found.len();
+        let matched = self.part(index, at);
+        if !matched {
+            self.found.truncate(kept);
+            self.failed.insert((index, at));
+        }
+        matched
+    }
+
+    fn part(&mut self, index: usize, at: usize) -> bool {
+        let (parts, uri) = (self.parts, self.uri);
+        let rest = &uri[at..];
+        let Some(part) = parts.get(index) else {
+            return rest.is_empty();
+        };
+        match part {
+            Part::Literal(lit) => rest.starts_with(lit.as_str()) && self.parts_from(index + 1, at + lit.len()),
+            Part::Expr { op: Some(op @ ('?' | '&')), vars: names } => {
+                // Query expressions consume `?k=v&k=v` (or `&...`) up to a fragment; all optional.
+                let Some(body) = rest.strip_prefix(*op) else {
+                    return self.parts_from(index + 1, at);
+                };
+                let end = body.find('#').unwrap_or(body.len());
+                for pair in body[..end].split('&') {
+                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                    if let Some(name) = names.iter().find(|n| *n == k) {
+                        self.found.push((name.as_str(), v));
+                    }
                 }
-                for (n, v) in names.iter().zip(values) {
-                    let v = if *op == Some(';') { v.strip_prefix(n.as_str()).and_then(|v| v.strip_prefix('=')).unwrap_or(v) } else { v };
-                    trial.insert(n.clone(), decode(v));
-                }
-                if match_parts(rest, &body[end..], &mut trial) {
-                    *vars = trial;
-                    return true;
-                }
+                self.parts_from(index + 1, at + op.len_utf8() + end)
             }
-            false
+            Part::Expr { op, vars: names } => {
+                let (prefix, allow_reserved) = match op {
+                    None => ("", false),
+                    Some('+') => ("", true),
+                    Some('#') => ("#", true),
+                    Some(c) => (match c { '/' => "/", '.' => ".", _ => ";" }, false),
+                };
+                let Some(body) = rest.strip_prefix(prefix) else { return false };
+                let start = at + prefix.len();
+                let stop = body
+                    .char_indices()
+                    .find(|&(_, c)| !allow_reserved && (c == '/' || c == '?' || c == '#' || (prefix == "." && c == '.')))
+                    .map_or(body.len(), |(i, _)| i);
+                // Commas before each end, so a multi-variable expression only tries values
+                // with the right number of them.
+                let commas_before = |end: usize| body[..end].bytes().filter(|&b| b == b',').count();
+                let mut ends: Vec<usize> = body[..stop].char_indices().map(|(i, _)| i).skip(1).collect();
+                ends.push(stop);
+                // Try the longest candidate first, backtracking until the rest matches.
+                for end in ends.into_iter().rev() {
+                    if names.len() > 1 && commas_before(end) != names.len() - 1 {
+                        continue;
+                    }
+                    let value = &body[..end];
+                    let kept = self.found.len();
+                    let values: Vec<&'a str> = if names.len() > 1 { value.split(',').collect() } else { vec![value] };
+                    for (n, v) in names.iter().zip(values) {
+                        let v = if *op == Some(';') { v.strip_prefix(n.as_str()).and_then(|v| v.strip_prefix('=')).unwrap_or(v) } else { v };
+                        self.found.push((n.as_str(), v));
+                    }
+                    if self.parts_from(index + 1, start + end) {
+                        return true;
+                    }
+                    self.found.truncate(kept);
+                }
+                false
+            }
         }
     }
 }
@@ -143,10 +189,12 @@ fn decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
+        // Bytes, not a slice of the string: what follows `%` may be any character.
+        if let (b'%', Some(&high), Some(&low)) = (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            if let (Some(h), Some(l)) = (hex(high), hex(low)) {
+                out.push(h << 4 | l);
                 i += 3;
                 continue;
             }
@@ -181,6 +229,25 @@ mod tests {
         assert_eq!((q["term"].as_str(), q["limit"].as_str()), ("hello world", "5"));
         assert!(m("search://q{?term}", "search://q").unwrap().is_empty());
         assert_eq!(m("a://{x},{y}", "a://1,2").unwrap()["y"], "2");
+    }
+
+    #[test]
+    fn a_percent_before_a_multibyte_character_is_kept() {
+        // Found by the uri_template fuzz target: decoding sliced inside a character.
+        assert_eq!(m("x://{v}", "x://a%\u{456}b").unwrap()["v"], "a%\u{456}b");
+        assert_eq!(m("x://{v}", "x://%4").unwrap()["v"], "%4");
+        assert_eq!(m("x://{v}", "x://%C3%A9").unwrap()["v"], "\u{e9}");
+    }
+
+    #[test]
+    fn adjacent_variables_do_not_make_matching_explode() {
+        // Before the search remembered its failures, five adjacent variables against 200
+        // characters ran for minutes (each variable tried every length, again and again).
+        let t = UriTemplate::parse("x://{a}{b}{c}{d}{e}z").unwrap();
+        assert!(t.match_uri(&format!("x://{}", "y".repeat(600))).is_none());
+        let v = t.match_uri("x://abcdez").unwrap();
+        assert_eq!(v.values().map(String::as_str).collect::<String>(), "abcde");
+        assert!(t.match_uri(&format!("x://{}z", "y".repeat(MAX_MATCHED_URI))).is_none(), "too long to consider");
     }
 
     #[test]
