@@ -8,7 +8,8 @@
 #    runs the crate's unit tests (panics never cross, exactly-once completions);
 # 2. compiles the C tests with gcc against the header, once against each library;
 # 3. runs the C client against `oxmcp everything-server` (stdio and Streamable HTTP), once in
-#    each protocol era (auto, session, stateless) against the same server;
+#    each protocol era (auto, session, stateless) against the same server; then
+#    tests/crash_test.c: a child server that crashes with calls pending;
 # 4. runs the C client in each era against the C test server (stdio and HTTP);
 # 5. runs the official TypeScript SDK client against the C server (stdio and HTTP);
 # 6. runs the C client (default and session era) and the C server once more under valgrind,
@@ -74,7 +75,7 @@ fi
 
 # --- 2. compile the C tests against both libraries ---------------------------------------
 CFLAGS=(-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -I"$HERE/include")
-for prog in client_test server_test; do
+for prog in client_test server_test crash_test; do
   if gcc "${CFLAGS[@]}" "$HERE/tests/$prog.c" -o "$BUILD/${prog}_so" \
       -L"$TARGET/debug" -loxmcp -lpthread -Wl,-rpath,"$TARGET/debug"; then
     pass
@@ -168,6 +169,13 @@ for lib in so a; do
   else
     fail 1 "everything-server --http did not start"
   fi
+done
+
+# A child server that crashes with calls pending: each fails CLOSED with its exit status and
+# stderr (not under valgrind: the child's supervisor is a fork of the client, see crash_test.c).
+for lib in so a; do
+  [[ -x "$BUILD/crash_test_$lib" ]] || continue
+  run_counted "c-crash/$lib/stdio/session" "$BUILD/crash_test_$lib" "$OXMCP_BIN"
 done
 
 # --- 4. the C client in each era against the C test server ---------------------------------------

@@ -37,7 +37,7 @@ for t in "${targets[@]}"; do
         mkdir -p artifacts && cp "$log" "artifacts/$t.log"
     fi
     # libFuzzer's last status line: "#RUNS DONE cov: N ft: N ..."
-    line="$(grep -E '^#[0-9]+' "$log" | tail -1)"
+    line="$(grep -E '^#[0-9]+' "$log" | tail -1 || true)"
     runs="$(sed -E 's/^#([0-9]+).*/\1/' <<<"$line")"
     cov="$(grep -oE 'cov: [0-9]+' <<<"$line" | cut -d' ' -f2)"
     ft="$(grep -oE 'ft: [0-9]+' <<<"$line" | cut -d' ' -f2)"

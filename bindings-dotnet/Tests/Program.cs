@@ -4,7 +4,8 @@
 //   OxMcp.Tests.exe client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL]
 //                                                  C# client tests against `oxmcp everything-server`
 //                                                  (stdio and HTTP), an in-process C# server, and
-//                                                  optionally the C test server (cross-language)
+//                                                  optionally the C test server (cross-language);
+//                                                  and a child server that crashes with calls pending
 //
 // Every server runs against a client of each protocol era (auto, session, stateless).
 //
@@ -105,6 +106,7 @@ internal static class Program
                 await EraTests("C server/http", "c-test-server", era, log => McpClient.ConnectHttpAsync(cServerUrl, onNotification: log, era: era));
         }
         await ErrorTests(oxmcp);
+        await EveryPendingCallFailsWithTheExitStatusAndStderrWhenTheServerCrashes(oxmcp);
     }
 
     private static readonly List<string> Logs = new List<string>();
@@ -324,5 +326,45 @@ internal static class Program
         server.Dispose();
         server.Dispose();
         Check(true, "[errors] Dispose is idempotent");
+    }
+
+    /// <summary>
+    /// A child server that crashes in the middle of several calls (`everything-server --stdio
+    /// --with-crash-tool`, session era): three `slow` calls (20 s) and a `crash` call (after
+    /// 200 ms the server writes "fatal: crash requested" to stderr and exits with status 3) in
+    /// flight together. Each fails with McpStatus.Closed, its message carrying the exit status
+    /// and that stderr line, within a few seconds; a call made afterwards fails Closed too.
+    /// </summary>
+    private static async Task EveryPendingCallFailsWithTheExitStatusAndStderrWhenTheServerCrashes(string oxmcp)
+    {
+        const string t = "[crash] ";
+        using (McpClient client = await McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio", "--with-crash-tool" }, era: "session"))
+        {
+            var sw = Stopwatch.StartNew();
+            Task<string>[] calls =
+            {
+                client.CallToolAsync("slow", "{\"tag\": 1, \"ms\": 20000}"),
+                client.CallToolAsync("slow", "{\"tag\": 2, \"ms\": 20000}"),
+                client.CallToolAsync("slow", "{\"tag\": 3, \"ms\": 20000}"),
+                client.CallToolAsync("crash", "{\"ms\": 200}"),
+            };
+            Task all = Task.WhenAll(calls);
+            // Bounded: a hang is a failure, not a wait for the slow calls' 20 s.
+            bool ended = await Task.WhenAny(all, Task.Delay(10000)) == all;
+            long took = sw.ElapsedMilliseconds;
+            Check(ended, t + "every pending call ended (" + took + " ms)");
+            Check(took < 5000, t + "within 5 s (" + took + " ms)");
+            for (int i = 0; i < calls.Length; i++)
+            {
+                string which = t + "call " + i + " (" + (i < 3 ? "slow" : "crash") + ")";
+                var e = calls[i].IsFaulted ? calls[i].Exception.InnerException as McpException : null;
+                Check(e != null && e.Status == McpStatus.Closed,
+                    which + " fails with Closed (" + calls[i].Status + ": " + (calls[i].Exception != null ? calls[i].Exception.InnerException.ToString() : "no exception") + ")");
+                Check(e != null && e.Message.Contains("exit status: 3") && e.Message.Contains("fatal: crash requested"),
+                    which + ": the message carries the exit status and the stderr line (" + (e != null ? e.Message : "none") + ")");
+            }
+            await Expect<McpException>(() => client.CallToolAsync("echo", "{\"text\":\"x\"}", timeout: TimeSpan.FromSeconds(5)),
+                e => e.Status == McpStatus.Closed, t + "a call after the crash fails with Closed");
+        }
     }
 }

@@ -1,11 +1,12 @@
 // End-to-end: the oxmcp Node client against the oxmcp Node test server (JS handlers),
 // over stdio (a child process) and over Streamable HTTP (a server process and an
-// in-process server), through the public API only.
+// in-process server), through the public API only; and a stdio child that crashes with
+// calls pending (the oxmcp CLI's everything server, --with-crash-tool).
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client, Server, McpError, AbortError, RequestTimeoutError, RequestCancelledError, ConnectionClosedError } from 'oxmcp'
 import { z } from 'zod'
-import { fixture, startHttpServer, sleep } from './helpers.mjs'
+import { fixture, oxmcpBin, startHttpServer, sleep, within } from './helpers.mjs'
 
 const handlers = {
   sampling: async params => ({ role: 'assistant', content: { type: 'text', text: `echo ${params.messages[0].content.text}` }, model: 'test-model' }),
@@ -203,5 +204,29 @@ describe('Streamable HTTP (in-process server)', () => {
 
   it('fails to connect to a closed port with a clear error', async () => {
     await assert.rejects(Client.http('http://127.0.0.1:9/mcp'), McpError)
+  })
+})
+
+describe('a stdio server that crashes', () => {
+  // The Rust CLI's everything server as the child: its `crash` tool writes a stderr line and
+  // exits with status 3 while three `slow` calls are still waiting for their answers.
+  it('fails every pending call with the exit status and stderr, and every later call', { timeout: 30_000 }, async () => {
+    const client = await within(10_000, 'connect', Client.stdio(oxmcpBin(), ['everything-server', '--stdio', '--with-crash-tool'], { era: 'session' }))
+    try {
+      const started = Date.now()
+      const calls = [1, 2, 3].map(tag => client.callTool('slow', { tag, ms: 20_000 }))
+      calls.push(client.callTool('crash', { ms: 200 }))
+      const settled = await within(10_000, 'the pending calls', Promise.allSettled(calls))
+      assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`)
+      for (const r of settled) {
+        assert.equal(r.status, 'rejected')
+        assert.ok(r.reason instanceof ConnectionClosedError, String(r.reason?.stack ?? r.reason))
+        assert.match(r.reason.message, /exit status: 3/)
+        assert.match(r.reason.message, /fatal: crash requested/)
+      }
+      await assert.rejects(within(5000, 'a call after the crash', client.callTool('echo', { text: 'x' })), ConnectionClosedError)
+    } finally {
+      await within(10_000, 'close', client.close())
+    }
   })
 })

@@ -1,5 +1,6 @@
 // Shared helpers of the node tests (not a test file itself).
 import { spawn } from 'node:child_process'
+import { accessSync, constants } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -7,6 +8,23 @@ export const HERE = path.dirname(fileURLToPath(import.meta.url))
 export const ROOT = path.resolve(HERE, '..')
 export const fixture = name => path.join(HERE, 'fixtures', name)
 export const sleep = ms => new Promise(r => setTimeout(r, ms))
+
+/** The `oxmcp` CLI: $OXMCP_BIN, or the workspace's debug build (cargo build -p oxmcp-cli). */
+export function oxmcpBin() {
+  if (process.env.OXMCP_BIN) return process.env.OXMCP_BIN
+  const bin = path.join(process.env.CARGO_TARGET_DIR || path.resolve(ROOT, '..', 'target'), 'debug', 'oxmcp')
+  try { accessSync(bin, constants.X_OK) } catch {
+    throw new Error('no oxmcp CLI: set OXMCP_BIN or build it with cargo build -p oxmcp-cli')
+  }
+  return bin
+}
+
+/** Rejects with `what` if `promise` has not settled within `ms`. */
+export function within(ms, what, promise) {
+  let timer
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms) })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
 
 /** Starts `node script --http` and resolves `{ url, child, stop }` once it listens. */
 export function startHttpServer(script, extraArgs = [], { node = process.execPath } = {}) {

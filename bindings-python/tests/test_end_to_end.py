@@ -1,4 +1,5 @@
-"""A Python client and a Python server, both on oxmcp, over stdio and Streamable HTTP."""
+"""A Python client and a Python server, both on oxmcp, over stdio and Streamable HTTP; and
+child servers that die (the crash test drives the oxmcp CLI's everything server)."""
 
 import asyncio
 import sys

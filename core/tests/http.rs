@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 #[derive(Default)]
 struct Seen {
+    started: AtomicUsize,
     cancelled: AtomicUsize,
     signal: Notify,
 }
@@ -30,6 +31,7 @@ fn server(seen: Arc<Seen>) -> Server {
         .tool(Tool::new("wait", "waits until cancelled", json!({"type": "object"})), move |_, ctx: RequestContext| {
             let seen = seen.clone();
             async move {
+                seen.started.fetch_add(1, Ordering::SeqCst);
                 ctx.cancelled().await;
                 seen.cancelled.fetch_add(1, Ordering::SeqCst);
                 seen.signal.notify_one();
@@ -412,6 +414,37 @@ async fn a_connection_cut_mid_stream_is_resumed_or_fails_clearly() {
     let err = r.unwrap_err();
     assert!(err.message().contains("ended before the response"), "{err}");
     client.close().await;
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_cancel_sent_right_after_its_request_never_overtakes_it() {
+    // Each message is its own POST: without care a cancel can reach the server before the
+    // request it cancels, which then runs on (the server ignores cancels of unknown ids).
+    let (http, seen) = start(HttpServerConfig::default()).await;
+    let client = Arc::new(Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(http.url())).await.unwrap());
+    let mut workers = Vec::new();
+    for w in 0..16u64 {
+        let c = client.clone();
+        workers.push(tokio::spawn(async move {
+            for i in 0..60u64 {
+                let wait = Duration::from_micros((w * 7919 + i * 104_729) % 3000);
+                let _ = tokio::time::timeout(wait, c.call_tool("wait", json!({}))).await;
+            }
+        }));
+    }
+    for w in workers {
+        w.await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await; // every request and cancel has arrived
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.cancelled.load(Ordering::SeqCst) < seen.started.load(Ordering::SeqCst) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (started, cancelled) = (seen.started.load(Ordering::SeqCst), seen.cancelled.load(Ordering::SeqCst));
+    assert!(started > 0);
+    assert_eq!(cancelled, started, "every call that reached the server was cancelled there");
+    Arc::try_unwrap(client).ok().unwrap().close().await;
     http.shutdown().await;
 }
 

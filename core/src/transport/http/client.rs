@@ -118,6 +118,7 @@ impl Transport for HttpClientTransport {
             state: Mutex::default(),
             stateless_inflight: Mutex::default(),
             tool_header_params: Mutex::default(),
+            unacknowledged: Mutex::default(),
             closed: CancellationToken::new(),
             close_reason: Mutex::new(None),
         });
@@ -182,11 +183,30 @@ struct Inner {
     state: Mutex<State>,
     /// Stateless-era requests in flight, by id (JSON text): cancelling one closes its POST.
     stateless_inflight: Mutex<std::collections::HashMap<String, CancellationToken>>,
+    /// Session-era requests whose POST the server has not acknowledged yet, by id (JSON
+    /// text); each token fires once it has. A request and the `notifications/cancelled`
+    /// for it go out on separate connections, and a cancel that overtook its request would
+    /// be ignored by the server (unknown id) while the request ran on.
+    unacknowledged: Mutex<std::collections::HashMap<String, CancellationToken>>,
     /// The `x-mcp-header` annotations of listed tools, by tool name: a call mirrors those
     /// arguments into `Mcp-Param-*` headers (stateless era).
     tool_header_params: Mutex<std::collections::HashMap<String, Vec<HeaderParam>>>,
     closed: CancellationToken,
     close_reason: Mutex<Option<String>>,
+}
+
+/// Fires a request's acknowledgement token when its POST is over, answered or not.
+struct Acknowledged {
+    inner: Arc<Inner>,
+    key: String,
+    token: CancellationToken,
+}
+
+impl Drop for Acknowledged {
+    fn drop(&mut self) {
+        self.inner.unacknowledged.lock().unwrap().remove(&self.key);
+        self.token.cancel();
+    }
 }
 
 /// The parts of an outgoing message the transport needs.
@@ -365,12 +385,27 @@ impl Inner {
         }
         if peek.method.as_deref() == Some(methods::CANCELLED) {
             let cancelled = peek.params.as_ref().and_then(|p| p.request_id.as_ref()).map(Value::to_string);
-            if let Some(token) = cancelled.and_then(|id| self.stateless_inflight.lock().unwrap().remove(&id)) {
+            if let Some(token) = cancelled.as_ref().and_then(|id| self.stateless_inflight.lock().unwrap().remove(id)) {
                 // The stateless era cancels by closing the request's response stream.
                 token.cancel();
                 return;
             }
+            let waiting = cancelled.and_then(|id| self.unacknowledged.lock().unwrap().get(&id).cloned());
+            if let Some(acknowledged) = waiting {
+                let _ = tokio::time::timeout(Duration::from_secs(10), acknowledged.cancelled()).await;
+            }
         }
+        // Marks this request acknowledged once its POST is answered (or failed), however
+        // this function returns.
+        let _acknowledged = match (&peek.id, &peek.method) {
+            (Some(id), Some(_)) => {
+                let key = id.to_string();
+                let token = CancellationToken::new();
+                self.unacknowledged.lock().unwrap().insert(key.clone(), token.clone());
+                Some(Acknowledged { inner: self.clone(), key, token })
+            }
+            _ => None,
+        };
         let initializing = peek.method.as_deref() == Some(methods::INITIALIZE);
         if initializing {
             self.state.lock().unwrap().initialize = Some(bytes.clone());
@@ -418,6 +453,12 @@ impl Inner {
             }
             Err(e) => return Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
         };
+        if let Some(id) = &peek.id {
+            // The server has the request now: a cancel for it may follow.
+            if let Some(token) = self.unacknowledged.lock().unwrap().remove(&id.to_string()) {
+                token.cancel();
+            }
+        }
         let status = resp.status();
         if initializing && status.is_success() {
             if let Some(sid) = resp.headers().get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) {

@@ -15,6 +15,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -270,5 +271,40 @@ class ClientEverythingTest {
         long[] stats = Native.nativeStats();
         assertEquals(0, Native.pendingJavaCalls());
         assertEquals(0, stats[0], "no native call left running");
+    }
+
+    /**
+     * A child server that crashes in the middle of several calls: three {@code slow} calls
+     * (20 s) and a {@code crash} call (after 200 ms the server writes "fatal: crash requested"
+     * to stderr and exits with status 3) in flight together. Each fails CLOSED with the exit
+     * status and that stderr line in its message, within a few seconds; so does a later call.
+     */
+    @Test
+    void everyPendingCallFailsWithTheExitStatusAndStderrWhenTheServerCrashes() throws Exception {
+        McpClient.Options crashy = McpClient.Options.stdio(Support.oxmcpBin(), "everything-server", "--stdio", "--with-crash-tool").era("session");
+        try (McpClient c = McpClient.connect(crashy).get(30, TimeUnit.SECONDS)) {
+            long started = System.nanoTime();
+            List<CompletableFuture<String>> calls = new ArrayList<>();
+            for (int tag = 1; tag <= 3; tag++) {
+                calls.add(c.callTool("slow", "{\"tag\":" + tag + ",\"ms\":20000}"));
+            }
+            calls.add(c.callTool("crash", "{\"ms\":200}"));
+            // Bounded: a hang fails here (TimeoutException) instead of waiting out the slow calls.
+            try {
+                CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException expected) {
+                // allOf fails with one of the failures; each call is checked below.
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, "took " + took);
+            for (CompletableFuture<String> call : calls) {
+                McpException e = failure(call); // already completed: join returns at once
+                assertEquals(McpException.Kind.CLOSED, e.kind(), e.toString());
+                assertTrue(e.getMessage().contains("exit status: 3"), e.getMessage());
+                assertTrue(e.getMessage().contains("fatal: crash requested"), e.getMessage());
+            }
+            McpException after = failure(c.callTool("echo", "{\"text\":\"x\"}", RequestOptions.timeout(Duration.ofSeconds(5))));
+            assertEquals(McpException.Kind.CLOSED, after.kind(), after.toString());
+        }
     }
 }
