@@ -4,8 +4,8 @@
 # `oxmcp-bench soak`: 16 in flight, 4% cancelled a moment after they start, 4% with a
 # 1-5 ms timeout, and over HTTP 2% sent on a connection the client closes without reading
 # the answer. One JSON line per run: what was done, the errors the client did not cause
-# (must be 0) and the server's resident memory after warm-up (10% of the calls), at the
-# end and at most. Goal: growth after warm-up under 2 MB (2,048 KiB).
+# (must be 0) and the server's resident memory through the run: growth is counted from
+# the end of warm-up (25% of the calls) to the end. Goal: growth after warm-up under 2 MB (2,048 KiB).
 #
 #   bash bench/soak.sh [CALLS] [rust,python,node]
 set -euo pipefail

@@ -7,7 +7,8 @@
 //! oxmcp-bench soak [--calls N] [--k K] [--seed S] (--url URL --pid PID | -- SERVER_CMD ARG...)
 //! ```
 //! One line of JSON on stdout: calls, what was done, `unexpected` errors (with the first
-//! few), calls/s, and RSS in KiB after warm-up (10% of the calls), at the end and at most.
+//! few), calls/s, and RSS in KiB at 10%, after warm-up (25% of the calls), at 50% and 75%,
+//! at the end and at most.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -227,7 +228,10 @@ pub fn soak(raw: Vec<String>) -> Result<(), String> {
         let end = rss_kib(pid);
         sampler.abort();
         let samples = samples.lock().unwrap().clone();
-        let warm = samples.iter().find(|(at, _)| *at >= a.calls / 10).map(|(_, kib)| *kib);
+        let at = |fraction: u64| samples.iter().find(|(at, _)| *at >= a.calls * fraction / 100).map(|(_, kib)| *kib);
+        // A quarter of the run warms up: the JIT and the garbage collectors of the Python
+        // and Node hosts settle on their heap sizes well after the first tenth.
+        let warm = at(25);
         let max = samples.iter().map(|(_, kib)| *kib).max();
         if let Ok(client) = Arc::try_unwrap(client) {
             client.close().await;
@@ -241,7 +245,7 @@ pub fn soak(raw: Vec<String>) -> Result<(), String> {
             "unexpected": tally.unexpected.load(Ordering::Relaxed),
             "first_unexpected": *tally.first_errors.lock().unwrap(),
             "calls_per_s": a.calls as f64 / seconds,
-            "rss_kib": {"after_warmup": warm, "end": end, "max": max},
+            "rss_kib": {"at_10": at(10), "after_warmup": warm, "at_50": at(50), "at_75": at(75), "end": end, "max": max},
             "rss_growth_kib": match (warm, end) { (Some(w), Some(e)) => json!(e as i64 - w as i64), _ => Value::Null },
         }))
     })?;
