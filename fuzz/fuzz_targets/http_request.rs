@@ -16,6 +16,7 @@ use tokio::net::TcpStream;
 
 struct Running {
     rt: tokio::runtime::Runtime,
+    _http: HttpServer, // serves for the whole run
     addr: std::net::SocketAddr,
     session: String,
 }
@@ -24,7 +25,7 @@ fn running() -> &'static Running {
     static RUNNING: OnceLock<Running> = OnceLock::new();
     RUNNING.get_or_init(|| {
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        let (addr, session) = rt.block_on(async {
+        let (http, addr, session) = rt.block_on(async {
             let server = Server::builder("fuzz", "1")
                 .tool(Tool::new("echo", "echo", serde_json::json!({"type": "object"})), |a, _| async move {
                     Ok(CallToolResult::text(serde_json::Value::Object(a).to_string()))
@@ -34,13 +35,12 @@ fn running() -> &'static Running {
             let config = HttpServerConfig { header_read_timeout: Duration::from_millis(200), body_read_timeout: Duration::from_millis(200), ..Default::default() };
             let http = HttpServer::bind(server, config).await.unwrap();
             let addr = http.local_addr();
-            std::mem::forget(http); // serves for the whole run
             let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}"#;
-            let answer = exchange(addr, &post(addr, None, init)).await;
+            let answer = exchange(addr, &post(addr, None, init), false).await;
             let session = answer.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session").trim().to_string();
-            (addr, session)
+            (http, addr, session)
         });
-        Running { rt, addr, session }
+        Running { rt, _http: http, addr, session }
     })
 }
 
@@ -53,10 +53,15 @@ fn post(addr: std::net::SocketAddr, session: Option<&str>, body: &str) -> Vec<u8
     .into_bytes()
 }
 
-async fn exchange(addr: std::net::SocketAddr, request: &[u8]) -> String {
+/// Sends `request` and reads until the server closes. `half_close` ends the sending side
+/// first (for raw inputs, which may be an unfinished request: the server then stops
+/// waiting for the rest at once).
+async fn exchange(addr: std::net::SocketAddr, request: &[u8], half_close: bool) -> String {
     let mut s = TcpStream::connect(addr).await.unwrap();
     let _ = s.write_all(request).await;
-    let _ = s.shutdown().await;
+    if half_close {
+        let _ = s.shutdown().await;
+    }
     let mut out = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(2), s.read_to_end(&mut out)).await;
     String::from_utf8_lossy(&out).into_owned()
@@ -67,9 +72,9 @@ fuzz_target!(|data: &[u8]| {
     // The input as a whole request, and as the body of a POST on the live session.
     let body = String::from_utf8_lossy(data);
     r.rt.block_on(async {
-        exchange(r.addr, data).await;
-        exchange(r.addr, &post(r.addr, Some(&r.session), &body)).await;
-        let ping = exchange(r.addr, &post(r.addr, Some(&r.session), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)).await;
+        exchange(r.addr, data, true).await;
+        exchange(r.addr, &post(r.addr, Some(&r.session), &body), false).await;
+        let ping = exchange(r.addr, &post(r.addr, Some(&r.session), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), false).await;
         assert!(ping.starts_with("HTTP/1.1 200"), "the server stopped answering: {ping}");
     });
 });
