@@ -102,6 +102,9 @@ pub unsafe extern "C" fn oxmcp_runtime_new(worker_threads: u32, out_runtime: *mu
             .worker_threads(threads)
             .max_blocking_threads(16)
             .thread_name("oxmcp")
+            // A C host keeps SIGPIPE's default action: a write to a child that exited
+            // must fail with EPIPE, not end the host.
+            .on_thread_start(oxmcp::transport::block_sigpipe_on_this_thread)
             .enable_all()
             .build()
             .map_err(|e| Error::new(ErrorKind::Transport, format!("the runtime did not start: {e}")))?;

@@ -10,6 +10,9 @@
  * crash fails with OXMCP_STATUS_CLOSED too (refused at once, or completed with it). Every wait
  * is bounded (call_wait: 30 s).
  *
+ * Then forty servers that exit at once: the client's writes meet closed pipes, and this
+ * process, which keeps SIGPIPE at its default like any C program, must survive each.
+ *
  * Not run under valgrind: the child's supervisor is a fork of this process (see
  * core/src/transport/child/supervisor.rs), so valgrind checks that copy's leaks when it
  * exits with the server's status, and its --error-exitcode replaces the 3 this test expects.
@@ -82,6 +85,32 @@ static void test_every_pending_call_fails_with_the_exit_status_and_stderr_when_t
   oxmcp_client_free(client);
 }
 
+/* A server that exits before reading anything, many times over: the client's first write to
+ * its stdin finds the pipe closed. A C program keeps SIGPIPE at its default action (death),
+ * so this process survives only if the library never raises it; each connect must report
+ * the exit status and the stderr line instead. */
+static void test_a_server_that_exits_at_once_is_reported_and_the_host_survives(OxmcpRuntime *rt) {
+  const char *args[] = {"-c", "echo boom >&2; exit 3"};
+  int reported = 0;
+  for (int i = 0; i < 40; i++) {
+    OxmcpClient *client = NULL;
+    REQUIRE(oxmcp_client_new(rt, "c-crash-test", "1.0.0", &client) == OXMCP_STATUS_OK, "client");
+    REQUIRE(oxmcp_client_set_era(client, "session") == OXMCP_STATUS_OK, "set era: %s", last_message());
+    Call c;
+    call_init(&c);
+    OxmcpStatus st = oxmcp_client_connect_stdio(client, "sh", args, 2, on_complete, &c, NULL);
+    if (st == OXMCP_STATUS_OK && call_wait(&c) == 1 && c.status == OXMCP_STATUS_CLOSED && c.message &&
+        strstr(c.message, "exit status: 3") && strstr(c.message, "boom")) {
+      reported++;
+    } else if (i == 0 || reported < i) {
+      fprintf(stderr, "connect %d: %s %s\n", i, oxmcp_status_name(c.status), c.message ? c.message : last_message());
+    }
+    call_done(&c);
+    oxmcp_client_free(client);
+  }
+  CHECK(reported == 40, "every connect reported the exit status and stderr (%d of 40)", reported);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s OXMCP_BIN\n", argv[0]);
@@ -90,6 +119,7 @@ int main(int argc, char **argv) {
   OxmcpRuntime *rt = NULL;
   REQUIRE(oxmcp_runtime_new(2, &rt) == OXMCP_STATUS_OK, "runtime");
   test_every_pending_call_fails_with_the_exit_status_and_stderr_when_the_server_crashes(rt, argv[1]);
+  test_a_server_that_exits_at_once_is_reported_and_the_host_survives(rt);
   CHECK(oxmcp_runtime_shutdown(rt) == OXMCP_STATUS_OK, "runtime shutdown");
   oxmcp_runtime_free(rt);
   printf("%d passed, %d failed\n", g_passed, g_failed);

@@ -14,6 +14,7 @@ pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod memory;
+mod sigpipe;
 pub mod stdio;
 
 use std::future::Future;
@@ -25,6 +26,7 @@ use crate::protocol::RequestId;
 
 pub use child::{ChildProcess, ChildTransport};
 pub use memory::MemoryTransport;
+pub use sigpipe::block_sigpipe_on_this_thread;
 pub use stdio::StdioTransport;
 
 /// Default limit on one incoming message: 16 MiB.
