@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Every test suite: the Rust workspace (engine, roles, randomized invariants, schema
-# validation of the bytes oxmcp writes, child processes, HTTP, the stateless era), each
-# the README's demo, each binding's suite (Python, Node, C, C#, Java), the official conformance suite, then interop
-# against the official TypeScript and Python SDKs. Installs what it needs itself (npm
-# packages, Node 22 for the conformance suite, Python venvs, mono, Maven dependencies).
+# Every test suite: style (cargo fmt, clippy -D warnings), the Rust workspace (engine,
+# roles, randomized invariants, schema validation of the bytes oxmcp writes, child
+# processes, HTTP, the stateless era), the README's demo, each binding's suite (Python,
+# Node, C, C#, Java), the official conformance suite, then interop against the official
+# TypeScript and Python SDKs. Installs what it needs itself (npm packages, Node 22 for the
+# conformance suite, Python venvs, mono, Maven dependencies).
 #
 # Every suite runs even when an earlier one failed; the output ends with each runner's own
 # summary line, and the exit status is non-zero if any suite failed.
@@ -25,6 +26,9 @@ suite() {
     grep -E "$pattern" "$logs/$name.log" | tail -n 40 >"$logs/$name.summary" || true
 }
 
+# House style first: rustfmt.toml's format and no clippy warning anywhere.
+suite style '^style: ' bash -c 'cargo fmt --all -- --check && cargo clippy -q --workspace --all-targets -- -D warnings && echo "style: cargo fmt and clippy clean"'
+
 # The schema test reads the specification's schemas from ../shared/spec (or
 # OXMCP_SPEC_DIR); under CI it fails instead of skipping when they are missing.
 suite rust '^test result:' cargo test --workspace --no-fail-fast
@@ -44,7 +48,7 @@ suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
 
 echo
 echo "== summary (each runner's own lines)"
-for name in rust demo python node c dotnet java conformance interop; do
+for name in style rust demo python node c dotnet java conformance interop; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

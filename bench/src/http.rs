@@ -198,7 +198,8 @@ fn check_stop(stopped: &Stopped, what: &str) -> Result<(), String> {
 }
 
 async fn connect(url: &str, get_stream: bool) -> Result<Client, String> {
-    Client::builder("oxmcp-bench", env!("CARGO_PKG_VERSION")).era(oxmcp::client::Era::Session)
+    Client::builder("oxmcp-bench", env!("CARGO_PKG_VERSION"))
+        .era(oxmcp::client::Era::Session)
         .connect(HttpClientTransport::new(url).open_get_stream(get_stream))
         .await
         .map_err(|e| format!("connect to {url} failed: {e}"))

@@ -173,7 +173,8 @@ pub fn soak(raw: Vec<String>) -> Result<(), String> {
         let done = Arc::new(AtomicUsize::new(0));
         let mut workers = Vec::new();
         for _ in 0..a.k {
-            let (client, hang_up, tally, next, base, done) = (client.clone(), hang_up.clone(), tally.clone(), next.clone(), base.clone(), done.clone());
+            let (client, hang_up, tally, next, base, done) =
+                (client.clone(), hang_up.clone(), tally.clone(), next.clone(), base.clone(), done.clone());
             let (calls, seed) = (a.calls, a.seed);
             workers.push(tokio::spawn(async move {
                 loop {

@@ -37,7 +37,8 @@ pub async fn run_round(p: &StdioParams<'_>, base: &str, large: &str) -> Result<S
         .args(["everything-server", "--stdio"])
         .spawn()
         .map_err(|e| format!("cannot start the server {}: {e}", p.server.display()))?;
-    let client = Client::builder("oxmcp-bench", env!("CARGO_PKG_VERSION")).era(oxmcp::client::Era::Session)
+    let client = Client::builder("oxmcp-bench", env!("CARGO_PKG_VERSION"))
+        .era(oxmcp::client::Era::Session)
         .connect(transport)
         .await
         .map_err(|e| format!("connect failed: {e}"))?;

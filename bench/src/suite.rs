@@ -133,11 +133,7 @@ fn drive_args(mut args: Vec<String>) -> Result<DriveArgs, String> {
 }
 
 fn count_lines(path: &Path) -> Vec<u64> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect()
+    std::fs::read_to_string(path).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
 }
 
 /// N cancellations of `slow`: the time from the client's cancel to the server handler
@@ -254,7 +250,8 @@ pub fn floor(mut args: Vec<String>) -> Result<(), String> {
     let mut line = String::new();
     let started = Instant::now();
     for i in 0..n {
-        let msg = json!({"jsonrpc": "2.0", "id": i, "method": "echo", "params": {"text": workload::payload_for(&base, i)}}).to_string();
+        let msg =
+            json!({"jsonrpc": "2.0", "id": i, "method": "echo", "params": {"text": workload::payload_for(&base, i)}}).to_string();
         writeln!(to, "{msg}").and_then(|()| to.flush()).map_err(|e| e.to_string())?;
         line.clear();
         from.read_line(&mut line).map_err(|e| e.to_string())?;

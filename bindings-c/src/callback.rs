@@ -21,7 +21,13 @@ use crate::error::{OxmcpError, OxmcpStatus};
 ///
 /// Runs on a runtime thread (or on the thread calling oxmcp_runtime_shutdown()).
 pub type OxmcpCompletionFn = Option<
-    unsafe extern "C" fn(user_data: *mut c_void, status: OxmcpStatus, result_json: *const u8, result_len: usize, error: *const OxmcpError),
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        status: OxmcpStatus,
+        result_json: *const u8,
+        result_len: usize,
+        error: *const OxmcpError,
+    ),
 >;
 
 /// Called for each progress notification of a client request, before its completion

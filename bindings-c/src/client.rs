@@ -58,7 +58,13 @@ impl OxmcpClient {
     /// Connects over `transport` (made inside the runtime); the result is the server's
     /// `initialize` result (in the stateless era, the engine's `InitializeResult`-shaped
     /// view of the `server/discover` answer).
-    fn connect<T, M>(&self, callback: OxmcpCompletionFn, user_data: *mut c_void, out_request: *mut *mut OxmcpRequest, make: M) -> Result<(), Error>
+    fn connect<T, M>(
+        &self,
+        callback: OxmcpCompletionFn,
+        user_data: *mut c_void,
+        out_request: *mut *mut OxmcpRequest,
+        make: M,
+    ) -> Result<(), Error>
     where
         T: Transport,
         M: FnOnce() -> Result<T, Error> + Send + 'static,
@@ -100,7 +106,13 @@ impl OxmcpClient {
     }
 
     /// Runs `call` on the connected client as an asynchronous operation.
-    fn call<F, Fut>(&self, callback: OxmcpCompletionFn, user_data: *mut c_void, out_request: *mut *mut OxmcpRequest, call: F) -> Result<(), Error>
+    fn call<F, Fut>(
+        &self,
+        callback: OxmcpCompletionFn,
+        user_data: *mut c_void,
+        out_request: *mut *mut OxmcpRequest,
+        call: F,
+    ) -> Result<(), Error>
     where
         F: FnOnce(Arc<Client>, RequestOptions) -> Fut,
         Fut: std::future::Future<Output = Result<Value, Error>> + Send + 'static,
@@ -144,7 +156,11 @@ pub unsafe extern "C" fn oxmcp_client_new(
 /// # Safety
 /// `client` is a live client.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_on_notification(client: *const OxmcpClient, callback: OxmcpNotificationFn, user_data: *mut c_void) -> OxmcpStatus {
+pub unsafe extern "C" fn oxmcp_client_on_notification(
+    client: *const OxmcpClient,
+    callback: OxmcpNotificationFn,
+    user_data: *mut c_void,
+) -> OxmcpStatus {
     guard(|| {
         let c = client_arg(client)?;
         if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
@@ -489,8 +505,8 @@ pub unsafe extern "C" fn oxmcp_client_set_log_level(
     guard(|| {
         let c = client_arg(client)?;
         let name = str_arg(level, "level")?;
-        let level: LoggingLevel =
-            serde_json::from_value(Value::String(name.to_lowercase())).map_err(|_| invalid(format!("unknown log level {name:?}")))?;
+        let level: LoggingLevel = serde_json::from_value(Value::String(name.to_lowercase()))
+            .map_err(|_| invalid(format!("unknown log level {name:?}")))?;
         c.call(callback, user_data, out_request, move |client, _| async move {
             client.set_log_level(level).await?;
             Ok(json!({}))
@@ -505,7 +521,11 @@ pub unsafe extern "C" fn oxmcp_client_set_log_level(
 /// # Safety
 /// `client` is a live client.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_close(client: *const OxmcpClient, callback: OxmcpCompletionFn, user_data: *mut c_void) -> OxmcpStatus {
+pub unsafe extern "C" fn oxmcp_client_close(
+    client: *const OxmcpClient,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+) -> OxmcpStatus {
     guard(|| {
         let c = client_arg(client)?;
         let taken = c.client.lock().unwrap_or_else(|e| e.into_inner()).take();

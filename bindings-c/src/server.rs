@@ -123,7 +123,8 @@ impl CHandler {
             return Err(Error::new(ErrorKind::Closed, "the server was freed"));
         }
         let value = rx.await.unwrap_or_else(|_| Err(Error::new(ErrorKind::Handler, "the handler's request vanished")))?;
-        serde_json::from_value(value).map_err(|e| Error::new(ErrorKind::Handler, format!("invalid {} result: {e}", self.kind.name())))
+        serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Handler, format!("invalid {} result: {e}", self.kind.name())))
     }
 }
 
@@ -322,7 +323,11 @@ pub unsafe extern "C" fn oxmcp_server_add_tool(
 /// # Safety
 /// `server` is a live server; `name` is NUL-terminated; `out_removed` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_remove_tool(server: *const OxmcpServer, name: *const c_char, out_removed: *mut bool) -> OxmcpStatus {
+pub unsafe extern "C" fn oxmcp_server_remove_tool(
+    server: *const OxmcpServer,
+    name: *const c_char,
+    out_removed: *mut bool,
+) -> OxmcpStatus {
     guard(|| {
         let s = server_arg(server)?;
         let name = str_arg(name, "name")?;
@@ -407,7 +412,11 @@ pub unsafe extern "C" fn oxmcp_server_add_prompt(
 /// # Safety
 /// `server` is a live server.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_set_completion(server: *const OxmcpServer, handler: OxmcpHandlerFn, user_data: *mut c_void) -> OxmcpStatus {
+pub unsafe extern "C" fn oxmcp_server_set_completion(
+    server: *const OxmcpServer,
+    handler: OxmcpHandlerFn,
+    user_data: *mut c_void,
+) -> OxmcpStatus {
     guard(|| {
         let s = server_arg(server)?;
         let h = s.handler(Kind::Completion, handler, user_data)?;
@@ -606,7 +615,11 @@ fn incoming_arg<'a>(request: *const OxmcpIncoming) -> Result<&'a Incoming, Error
 /// # Safety
 /// `request` is a live incoming request; `result_json` points to `result_len` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_complete(request: *const OxmcpIncoming, result_json: *const u8, result_len: usize) -> OxmcpStatus {
+pub unsafe extern "C" fn oxmcp_incoming_complete(
+    request: *const OxmcpIncoming,
+    result_json: *const u8,
+    result_len: usize,
+) -> OxmcpStatus {
     guard(|| {
         let r = incoming_arg(request)?;
         let value = json_arg(result_json, result_len, "result_json", Value::Null)?;
@@ -675,7 +688,11 @@ pub unsafe extern "C" fn oxmcp_incoming_is_cancelled(request: *const OxmcpIncomi
 /// # Safety
 /// `request` is a live incoming request.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_on_cancel(request: *const OxmcpIncoming, callback: OxmcpCancelFn, user_data: *mut c_void) -> OxmcpStatus {
+pub unsafe extern "C" fn oxmcp_incoming_on_cancel(
+    request: *const OxmcpIncoming,
+    callback: OxmcpCancelFn,
+    user_data: *mut c_void,
+) -> OxmcpStatus {
     guard(|| {
         // SAFETY: see the function's contract.
         let handle = unsafe { request.as_ref() }.ok_or_else(|| invalid("request is NULL"))?;

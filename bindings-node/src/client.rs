@@ -67,7 +67,8 @@ impl Hooks {
                 return Err(Error::new(ErrorKind::Cancelled, "cancelled by the server"));
             }
         };
-        serde_json::from_str(&text).map_err(|e| Error::new(ErrorKind::Handler, format!("the handler returned an invalid result: {e}")))
+        serde_json::from_str(&text)
+            .map_err(|e| Error::new(ErrorKind::Handler, format!("the handler returned an invalid result: {e}")))
     }
 }
 
@@ -129,7 +130,12 @@ fn hooks(dispatch: &Dispatcher<'_>) -> napi::Result<Arc<Hooks>> {
 /// Starts `command` and connects to it over stdio. `options_json`: `{args, env, cwd,
 /// name, version, capabilities, era}`; `dispatch(kind, id, slot, a, b)` receives events.
 #[napi]
-pub fn connect_stdio<'env>(env: &'env Env, command: String, options_json: String, dispatch: Dispatcher<'_>) -> napi::Result<PromiseRaw<'env, NativeClient>> {
+pub fn connect_stdio<'env>(
+    env: &'env Env,
+    command: String,
+    options_json: String,
+    dispatch: Dispatcher<'_>,
+) -> napi::Result<PromiseRaw<'env, NativeClient>> {
     let o = strings(&options_json, "options")?;
     let era = era(&o)?;
     let hooks = hooks(&dispatch)?;
@@ -158,7 +164,12 @@ pub fn connect_stdio<'env>(env: &'env Env, command: String, options_json: String
 /// Connects to a Streamable HTTP (or legacy HTTP+SSE) server. `options_json`: `{headers,
 /// name, version, capabilities, era}`.
 #[napi]
-pub fn connect_http<'env>(env: &'env Env, url: String, options_json: String, dispatch: Dispatcher<'_>) -> napi::Result<PromiseRaw<'env, NativeClient>> {
+pub fn connect_http<'env>(
+    env: &'env Env,
+    url: String,
+    options_json: String,
+    dispatch: Dispatcher<'_>,
+) -> napi::Result<PromiseRaw<'env, NativeClient>> {
     let o = strings(&options_json, "options")?;
     let era = era(&o)?;
     let hooks = hooks(&dispatch)?;
@@ -256,7 +267,15 @@ impl NativeClient {
     /// (progress restarts it); `progress` asks for PROGRESS events; `cancellable` lets
     /// `cancel(id)` cancel it.
     #[napi]
-    pub fn request(&self, id: u32, method: String, params_json: String, timeout_ms: Option<f64>, progress: bool, cancellable: bool) {
+    pub fn request(
+        &self,
+        id: u32,
+        method: String,
+        params_json: String,
+        timeout_ms: Option<f64>,
+        progress: bool,
+        cancellable: bool,
+    ) {
         let options = self.options(id, timeout_ms, progress, cancellable);
         let c = self.client.clone();
         self.finish(id, cancellable, async move {

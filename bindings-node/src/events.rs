@@ -31,10 +31,8 @@ pub struct Events(Arc<Tsfn>);
 impl Events {
     /// Wraps a JS dispatcher (on the JS thread).
     pub fn new(f: &Dispatcher<'_>) -> napi::Result<Self> {
-        let tsfn = f
-            .build_threadsafe_function::<Event>()
-            .weak::<true>()
-            .build_callback(|ctx: ThreadsafeCallContext<Event>| {
+        let tsfn =
+            f.build_threadsafe_function::<Event>().weak::<true>().build_callback(|ctx: ThreadsafeCallContext<Event>| {
                 let e = ctx.value;
                 Ok(FnArgs::from((e.kind, e.id, e.slot, e.a, e.b)))
             })?;

@@ -18,8 +18,8 @@ use oxmcp::protocol::{
     LoggingLevel, ProgressToken, Prompt, ReadResourceResult, RequestId, Resource, ResourceTemplate, Tool,
 };
 use oxmcp::server::{
-    Arguments, CompletionHandler, PromptArguments, PromptHandler, RequestContext, ResourceHandler, ResourceRequest,
-    Server, ToolHandler,
+    Arguments, CompletionHandler, PromptArguments, PromptHandler, RequestContext, ResourceHandler, ResourceRequest, Server,
+    ToolHandler,
 };
 use oxmcp::transport::http::{HttpServer, HttpServerConfig};
 use oxmcp::transport::StdioTransport;
@@ -197,7 +197,9 @@ impl NativeServer {
     fn register(&self, r: Registration) -> napi::Result<()> {
         if let Some(server) = self.running.lock().unwrap().as_ref() {
             match &r {
-                Registration::Tool(t, s) => server.add_tool_handler(t.clone(), self.handler(TOOL, *s)).map_err(errors::to_napi)?,
+                Registration::Tool(t, s) => {
+                    server.add_tool_handler(t.clone(), self.handler(TOOL, *s)).map_err(errors::to_napi)?
+                }
                 Registration::Resource(res, s) => server.add_resource_handler(res.clone(), self.handler(RESOURCE, *s)),
                 Registration::Prompt(p, s) => server.add_prompt_handler(p.clone(), self.handler(PROMPT, *s)),
                 Registration::Template(..) | Registration::Completion(..) => {
@@ -255,7 +257,11 @@ impl NativeServer {
             name,
             version,
             instructions,
-            shared: Arc::new(Shared { events: Events::new(&dispatch)?, calls: Mutex::new(HashMap::new()), next: AtomicU32::new(1) }),
+            shared: Arc::new(Shared {
+                events: Events::new(&dispatch)?,
+                calls: Mutex::new(HashMap::new()),
+                next: AtomicU32::new(1),
+            }),
             registrations: Mutex::new(Vec::new()),
             running: Mutex::new(None),
             listeners: Arc::new(tokio::sync::Mutex::new(Listeners::default())),
@@ -283,7 +289,8 @@ impl NativeServer {
     #[napi]
     pub fn add_resource_template(&self, template_json: String, slot: u32) -> napi::Result<()> {
         let t: ResourceTemplate = definition("resource template", &template_json)?;
-        oxmcp::server::UriTemplate::parse(&t.uri_template).map_err(|e| errors::invalid(format!("invalid resource template: {e}")))?;
+        oxmcp::server::UriTemplate::parse(&t.uri_template)
+            .map_err(|e| errors::invalid(format!("invalid resource template: {e}")))?;
         self.register(Registration::Template(t, slot))
     }
 
@@ -373,7 +380,8 @@ impl NativeServer {
             json_response: o["jsonResponse"].as_bool().unwrap_or(false),
             ..Default::default()
         };
-        let names = |key: &str| o[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect::<Vec<_>>());
+        let names =
+            |key: &str| o[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect::<Vec<_>>());
         if let Some(h) = names("allowedHosts") {
             config.allowed_hosts = h;
         }

@@ -91,7 +91,8 @@ impl Outcome {
 #[pymethods]
 impl Outcome {
     fn succeeded(&self, py: Python<'_>, value: &Bound<'_, PyAny>) {
-        let out = if value.is_none() { Ok(None) } else { value.extract::<String>().map(Some).map_err(|e| errors::from_py(py, &e)) };
+        let out =
+            if value.is_none() { Ok(None) } else { value.extract::<String>().map(Some).map_err(|e| errors::from_py(py, &e)) };
         self.send(out);
     }
 
@@ -121,7 +122,8 @@ pub async fn call_async(
     handle.run(move |py| {
         let outcome = Outcome { tx: Mutex::new(Some(tx)) };
         let start = |outcome: Bound<'_, Outcome>| -> PyResult<Py<PyAny>> {
-            let runner = RUN_HANDLER.get_or_try_init(py, || py.import("oxmcp._runner")?.getattr("run_handler").map(Bound::unbind))?;
+            let runner =
+                RUN_HANDLER.get_or_try_init(py, || py.import("oxmcp._runner")?.getattr("run_handler").map(Bound::unbind))?;
             let coro = runner.bind(py).call1((func.bind(py), args(py)?, &outcome))?;
             Ok(crate::event_loop::running_loop(py)?.call_method1("create_task", (coro,))?.unbind())
         };

@@ -105,7 +105,8 @@ fn json<T: serde::Serialize>(v: &T) -> oxmcp::Result<Option<String>> {
 }
 
 fn parse_json(what: &str, text: &str) -> PyResult<Value> {
-    serde_json::from_str(text).map_err(|e| errors::raise(Error::new(ErrorKind::InvalidInput, format!("invalid {what} JSON: {e}"))))
+    serde_json::from_str(text)
+        .map_err(|e| errors::raise(Error::new(ErrorKind::InvalidInput, format!("invalid {what} JSON: {e}"))))
 }
 
 #[pymethods]
@@ -186,7 +187,14 @@ impl NativeClient {
     /// the stateless era it carries the request `_meta` and the server's input requests are
     /// answered with the client's handlers.
     #[pyo3(signature = (method, params_json, timeout=None, on_progress=None))]
-    fn request<'py>(&self, py: Python<'py>, method: String, params_json: &str, timeout: Option<f64>, on_progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    fn request<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params_json: &str,
+        timeout: Option<f64>,
+        on_progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let params = parse_json("params", params_json)?;
         let mut options = RequestOptions::default();
         if let Some(secs) = timeout {

@@ -94,10 +94,9 @@ impl LoopHandle {
     /// the loop itself.
     pub fn current(py: Python<'_>) -> PyResult<(LoopHandle, Bound<'_, PyAny>)> {
         let event_loop = running_loop(py)?;
-        let queues = QUEUES
-            .get_or_try_init(py, || py.import("weakref")?.call_method0("WeakKeyDictionary").map(Bound::unbind))?
-            .bind(py);
-        if let Some(found) = queues.call_method1("get", (&event_loop,))?.cast::<Drainer>().ok() {
+        let queues =
+            QUEUES.get_or_try_init(py, || py.import("weakref")?.call_method0("WeakKeyDictionary").map(Bound::unbind))?.bind(py);
+        if let Ok(found) = queues.call_method1("get", (&event_loop,))?.cast::<Drainer>() {
             return Ok((LoopHandle { queue: found.borrow().queue.clone() }, event_loop));
         }
         let queue = Arc::new(Queue::new()?);

@@ -10,8 +10,8 @@ use oxmcp::protocol::{
     LoggingLevel, Prompt, ReadResourceResult, RequestId, Resource, ResourceTemplate, Tool,
 };
 use oxmcp::server::{
-    Arguments, CompletionHandler, PromptArguments, PromptHandler, RequestContext, ResourceHandler, ResourceRequest,
-    Server, ToolHandler,
+    Arguments, CompletionHandler, PromptArguments, PromptHandler, RequestContext, ResourceHandler, ResourceRequest, Server,
+    ToolHandler,
 };
 use oxmcp::transport::http::{HttpServer, HttpServerConfig};
 use oxmcp::{Error, ErrorKind};
@@ -34,7 +34,8 @@ struct PyHandler {
 
 fn parse<T: DeserializeOwned>(what: &str, out: Option<String>) -> oxmcp::Result<T> {
     let text = out.ok_or_else(|| Error::new(ErrorKind::Handler, format!("the {what} handler returned nothing")))?;
-    serde_json::from_str(&text).map_err(|e| Error::new(ErrorKind::Handler, format!("the {what} handler returned an invalid result: {e}")))
+    serde_json::from_str(&text)
+        .map_err(|e| Error::new(ErrorKind::Handler, format!("the {what} handler returned an invalid result: {e}")))
 }
 
 impl PyHandler {
@@ -265,7 +266,15 @@ impl NativeServer {
 
     /// Starts Streamable HTTP (and legacy SSE) in the background; resolves to the URL.
     #[pyo3(signature = (host, port, path="/mcp".to_string(), stateless=false, json_response=false))]
-    fn start_http<'py>(&self, py: Python<'py>, host: String, port: u16, path: String, stateless: bool, json_response: bool) -> PyResult<Bound<'py, PyAny>> {
+    fn start_http<'py>(
+        &self,
+        py: Python<'py>,
+        host: String,
+        port: u16,
+        path: String,
+        stateless: bool,
+        json_response: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let server = self.build(running_loop(py)?)?;
         let slot = self.http.clone();
         awaitable(py, async move {

@@ -32,7 +32,11 @@ pub async fn run(url: &str) -> Result<()> {
     let tools = client.list_all_tools().await?;
     match scenario.as_str() {
         "initialize" | "request-metadata" | "json-schema-ref-no-deref" => {}
-        "tools_call" | "tools-call" | "elicitation-sep1034-client-defaults" | "sse-retry" | "sep-2322-client-request-state"
+        "tools_call"
+        | "tools-call"
+        | "elicitation-sep1034-client-defaults"
+        | "sse-retry"
+        | "sep-2322-client-request-state"
         | "http-invalid-tool-headers" => call_every_tool(&client, &tools).await?,
         "http-custom-headers" => call_from_context(&client, &context).await?,
         "http-standard-headers" => {
@@ -45,7 +49,8 @@ pub async fn run(url: &str) -> Result<()> {
             }
         }
         "json-schema-2020-12-preservation" => {
-            let rich = tools.iter().find(|t| t.name == RICH_SCHEMA_TOOL).context("the server lists no json_schema_2020_12_tool")?;
+            let rich =
+                tools.iter().find(|t| t.name == RICH_SCHEMA_TOOL).context("the server lists no json_schema_2020_12_tool")?;
             client.call_tool(SCHEMA_ECHO_TOOL, json!({ "schema": rich.input_schema })).await?;
         }
         other => bail!("scenario {other:?} is not supported by oxmcp conformance-client"),

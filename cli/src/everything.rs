@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use oxmcp::protocol::{
-    CallToolResult, Completion, ContentBlock, CreateMessageRequestParams, ElicitAction, ElicitRequestFormParams,
-    ElicitRequestParams, EmbeddedResource, GetPromptResult, LoggingLevel, Prompt, PromptArgument, PromptMessage,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, SamplingMessage, Tool, ToolAnnotations,
-    CompletionReference,
+    CallToolResult, Completion, CompletionReference, ContentBlock, CreateMessageRequestParams, ElicitAction,
+    ElicitRequestFormParams, ElicitRequestParams, EmbeddedResource, GetPromptResult, LoggingLevel, Prompt, PromptArgument,
+    PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, SamplingMessage, Tool,
+    ToolAnnotations,
 };
 use oxmcp::server::{Arguments, RequestContext, Server, ServerBuilder};
 use oxmcp::{Error, Result};
@@ -36,19 +36,20 @@ pub fn server() -> Server {
     let b = resources(b);
     let b = prompts(b);
     let b = crate::input_required_fixtures::add(b);
-    let server = b.completion(|params: oxmcp::protocol::CompleteRequestParams, _ctx| async move {
-        let candidates: &[&str] = match (&params.reference, params.argument.name.as_str()) {
-            (CompletionReference::Prompt(_), "arg1") => &["alpha", "alpine", "beta", "gamma"],
-            (CompletionReference::Prompt(_), "arg2") => &["one", "two", "three"],
-            (CompletionReference::Resource(_), "id") => &["1", "2", "3", "10", "42"],
-            _ => &["paris", "park", "python", "rust"],
-        };
-        let prefix = params.argument.value.as_str();
-        let values: Vec<String> = candidates.iter().filter(|c| c.starts_with(prefix)).map(|c| c.to_string()).collect();
-        Ok(Completion { total: Some(values.len() as u64), has_more: Some(false), values, ..Default::default() })
-    })
-    .build()
-    .expect("the everything server's schemas compile");
+    let server = b
+        .completion(|params: oxmcp::protocol::CompleteRequestParams, _ctx| async move {
+            let candidates: &[&str] = match (&params.reference, params.argument.name.as_str()) {
+                (CompletionReference::Prompt(_), "arg1") => &["alpha", "alpine", "beta", "gamma"],
+                (CompletionReference::Prompt(_), "arg2") => &["one", "two", "three"],
+                (CompletionReference::Resource(_), "id") => &["1", "2", "3", "10", "42"],
+                _ => &["paris", "park", "python", "rust"],
+            };
+            let prefix = params.argument.value.as_str();
+            let values: Vec<String> = candidates.iter().filter(|c| c.starts_with(prefix)).map(|c| c.to_string()).collect();
+            Ok(Completion { total: Some(values.len() as u64), has_more: Some(false), values, ..Default::default() })
+        })
+        .build()
+        .expect("the everything server's schemas compile");
     add_list_triggers(&server);
     server
 }
@@ -266,21 +267,33 @@ async fn elicit_and_report(ctx: &RequestContext, message: String, schema: Value)
 
 fn resources(b: ServerBuilder) -> ServerBuilder {
     b.resource(
-        Resource::new("test://static-text", "static-text").with_description("A static text resource").with_mime_type("text/plain"),
+        Resource::new("test://static-text", "static-text")
+            .with_description("A static text resource")
+            .with_mime_type("text/plain"),
         |req: oxmcp::server::ResourceRequest, _| async move {
-            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "This is the content of the static text resource.").with_mime_type("text/plain")]))
+            Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(req.uri, "This is the content of the static text resource.").with_mime_type("text/plain")
+            ]))
         },
     )
     .resource(
-        Resource::new("test://static-binary", "static-binary").with_description("A static binary resource (PNG)").with_mime_type("image/png"),
+        Resource::new("test://static-binary", "static-binary")
+            .with_description("A static binary resource (PNG)")
+            .with_mime_type("image/png"),
         |req: oxmcp::server::ResourceRequest, _| async move {
-            Ok(ReadResourceResult::new(vec![ResourceContents::blob(req.uri, png_base64(4, [0, 0, 255])).with_mime_type("image/png")]))
+            Ok(ReadResourceResult::new(vec![
+                ResourceContents::blob(req.uri, png_base64(4, [0, 0, 255])).with_mime_type("image/png")
+            ]))
         },
     )
     .resource(
-        Resource::new("test://watched-resource", "watched-resource").with_description("A resource to subscribe to").with_mime_type("text/plain"),
+        Resource::new("test://watched-resource", "watched-resource")
+            .with_description("A resource to subscribe to")
+            .with_mime_type("text/plain"),
         |req: oxmcp::server::ResourceRequest, _| async move {
-            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "Watched resource content").with_mime_type("text/plain")]))
+            Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(req.uri, "Watched resource content").with_mime_type("text/plain")
+            ]))
         },
     )
     .resource_template(
@@ -288,41 +301,46 @@ fn resources(b: ServerBuilder) -> ServerBuilder {
         |req: oxmcp::server::ResourceRequest, _| async move {
             let id = req.variables.get("id").cloned().unwrap_or_default();
             let body = json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });
-            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, body.to_string()).with_mime_type("application/json")]))
+            Ok(ReadResourceResult::new(
+                vec![ResourceContents::text(req.uri, body.to_string()).with_mime_type("application/json")],
+            ))
         },
     )
 }
 
 fn prompts(b: ServerBuilder) -> ServerBuilder {
     b.prompt(simple_prompt(), |_, _| simple_prompt_result())
-    .prompt(
-        Prompt::new("test_prompt_with_arguments")
-            .with_description("A prompt with two arguments")
-            .with_argument(PromptArgument::new("arg1").with_description("First test argument").required(true))
-            .with_argument(PromptArgument::new("arg2").with_description("Second test argument").required(true)),
-        |args: oxmcp::server::PromptArguments, _| async move {
-            let text = format!("Prompt with arguments: arg1='{}', arg2='{}'", args["arg1"], args["arg2"]);
-            Ok(GetPromptResult::new(vec![PromptMessage::text(Role::User, text)]))
-        },
-    )
-    .prompt(
-        Prompt::new("test_prompt_with_embedded_resource")
-            .with_description("A prompt that embeds a resource")
-            .with_argument(PromptArgument::new("resourceUri").with_description("URI of the resource to embed").required(true)),
-        |args: oxmcp::server::PromptArguments, _| async move {
-            let uri = args["resourceUri"].clone();
+        .prompt(
+            Prompt::new("test_prompt_with_arguments")
+                .with_description("A prompt with two arguments")
+                .with_argument(PromptArgument::new("arg1").with_description("First test argument").required(true))
+                .with_argument(PromptArgument::new("arg2").with_description("Second test argument").required(true)),
+            |args: oxmcp::server::PromptArguments, _| async move {
+                let text = format!("Prompt with arguments: arg1='{}', arg2='{}'", args["arg1"], args["arg2"]);
+                Ok(GetPromptResult::new(vec![PromptMessage::text(Role::User, text)]))
+            },
+        )
+        .prompt(
+            Prompt::new("test_prompt_with_embedded_resource").with_description("A prompt that embeds a resource").with_argument(
+                PromptArgument::new("resourceUri").with_description("URI of the resource to embed").required(true),
+            ),
+            |args: oxmcp::server::PromptArguments, _| async move {
+                let uri = args["resourceUri"].clone();
+                Ok(GetPromptResult::new(vec![
+                    PromptMessage::new(
+                        Role::User,
+                        ContentBlock::Resource(EmbeddedResource::new(
+                            ResourceContents::text(uri, "Embedded resource content for testing.").with_mime_type("text/plain"),
+                        )),
+                    ),
+                    PromptMessage::text(Role::User, "Please process the embedded resource above."),
+                ]))
+            },
+        )
+        .prompt(Prompt::new("test_prompt_with_image").with_description("A prompt with an image"), |_, _| async {
             Ok(GetPromptResult::new(vec![
-                PromptMessage::new(Role::User, ContentBlock::Resource(EmbeddedResource::new(
-                    ResourceContents::text(uri, "Embedded resource content for testing.").with_mime_type("text/plain"),
-                ))),
-                PromptMessage::text(Role::User, "Please process the embedded resource above."),
+                PromptMessage::new(Role::User, ContentBlock::image(png_base64(8, [200, 200, 0]), "image/png")),
+                PromptMessage::text(Role::User, "Please analyze the image above."),
             ]))
-        },
-    )
-    .prompt(Prompt::new("test_prompt_with_image").with_description("A prompt with an image"), |_, _| async {
-        Ok(GetPromptResult::new(vec![
-            PromptMessage::new(Role::User, ContentBlock::image(png_base64(8, [200, 200, 0]), "image/png")),
-            PromptMessage::text(Role::User, "Please analyze the image above."),
-        ]))
-    })
+        })
 }

@@ -5,8 +5,8 @@
 //! speaks the stateless era (in the session era they are requests to the client).
 
 use oxmcp::protocol::{
-    CallToolResult, CreateMessageRequestParams, ElicitRequestFormParams, ElicitRequestParams,
-    ElicitResult, GetPromptResult, LoggingLevel, Prompt, PromptMessage, Role, SamplingMessage, Tool,
+    CallToolResult, CreateMessageRequestParams, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, GetPromptResult,
+    LoggingLevel, Prompt, PromptMessage, Role, SamplingMessage, Tool,
 };
 use oxmcp::server::{RequestContext, ServerBuilder};
 use oxmcp::Result;
@@ -22,7 +22,10 @@ fn form(message: &str, field: &str, kind: &str) -> ElicitRequestParams {
 }
 
 fn answered(r: &ElicitResult, field: &str) -> String {
-    r.content.as_ref().and_then(|c| c.get(field)).map_or_else(|| "(none)".into(), |v| v.as_str().map_or(v.to_string(), str::to_owned))
+    r.content
+        .as_ref()
+        .and_then(|c| c.get(field))
+        .map_or_else(|| "(none)".into(), |v| v.as_str().map_or(v.to_string(), str::to_owned))
 }
 
 fn question(text: &str, max_tokens: u64) -> CreateMessageRequestParams {

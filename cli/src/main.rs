@@ -128,13 +128,15 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("OXMCP_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_env("OXMCP_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
     let cli = Cli::parse();
     // The HTTP servers shut down gracefully on their own signals; everything else ends at
     // once on one, and so must never leave a child server behind.
-    let serves_http = matches!(cli.command, Command::EverythingServer { http: Some(_), .. } | Command::Proxy { http: Some(_), .. });
+    let serves_http =
+        matches!(cli.command, Command::EverythingServer { http: Some(_), .. } | Command::Proxy { http: Some(_), .. });
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let code = runtime.block_on(async {
         if serves_http {
@@ -155,7 +157,9 @@ fn main() -> ExitCode {
 fn finish(done: Result<ExitCode>) -> ExitCode {
     match done {
         Ok(code) => code,
-        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("oxmcp: {e:#}");
             ExitCode::FAILURE
@@ -180,7 +184,11 @@ impl Interrupts {
     fn register() -> Interrupts {
         use tokio::signal::unix::{signal, SignalKind};
         let listen = |kind| signal(kind).expect("signal handler");
-        Interrupts { int: listen(SignalKind::interrupt()), term: listen(SignalKind::terminate()), hup: listen(SignalKind::hangup()) }
+        Interrupts {
+            int: listen(SignalKind::interrupt()),
+            term: listen(SignalKind::terminate()),
+            hup: listen(SignalKind::hangup()),
+        }
     }
 
     /// Resolves when the command must end now, with its exit code (128 + the signal).
@@ -367,7 +375,9 @@ fn describe(block: &ContentBlock) -> String {
         ContentBlock::Audio(a) => format!("<audio {} {} bytes base64>", a.mime_type, a.data.len()),
         ContentBlock::ResourceLink(l) => format!("<resource link {}>", l.uri),
         ContentBlock::Resource(r) => match serde_json::to_value(&r.resource) {
-            Ok(Value::Object(o)) if o.contains_key("text") => format!("<resource {}>\n{}", r.resource.uri(), o["text"].as_str().unwrap_or_default()),
+            Ok(Value::Object(o)) if o.contains_key("text") => {
+                format!("<resource {}>\n{}", r.resource.uri(), o["text"].as_str().unwrap_or_default())
+            }
             _ => format!("<resource {} (binary)>", r.resource.uri()),
         },
     }
@@ -434,14 +444,14 @@ async fn call(tool: &str, arguments: &str, as_json: bool, timeout: f64, server: 
     let client = connect(server, true).await?;
     let cancel = CancellationToken::new();
     *CANCEL_ON_CTRL_C.lock().unwrap() = Some(cancel.clone());
-    let options = RequestOptions::default()
-        .timeout(Duration::from_secs_f64(timeout))
-        .cancel_token(cancel)
-        .on_progress(|p| match (p.total, &p.message) {
-            (Some(t), Some(m)) => eprintln!("progress {}/{t}: {m}", p.progress),
-            (Some(t), None) => eprintln!("progress {}/{t}", p.progress),
-            (None, Some(m)) => eprintln!("progress {}: {m}", p.progress),
-            (None, None) => eprintln!("progress {}", p.progress),
+    let options =
+        RequestOptions::default().timeout(Duration::from_secs_f64(timeout)).cancel_token(cancel).on_progress(|p| {
+            match (p.total, &p.message) {
+                (Some(t), Some(m)) => eprintln!("progress {}/{t}: {m}", p.progress),
+                (Some(t), None) => eprintln!("progress {}/{t}", p.progress),
+                (None, Some(m)) => eprintln!("progress {}: {m}", p.progress),
+                (None, None) => eprintln!("progress {}", p.progress),
+            }
         });
     let outcome = client.call_tool_with(tool, arguments, options).await;
     CANCEL_ON_CTRL_C.lock().unwrap().take();

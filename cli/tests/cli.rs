@@ -40,12 +40,26 @@ fn inspect_json_lists_every_fixture() {
     };
     let tools = names("tools", "name");
     for expected in [
-        "echo", "slow", "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
-        "test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress", "test_error_handling",
-        "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
-        "json_schema_2020_12_tool", "test_reconnection",
+        "echo",
+        "slow",
+        "test_simple_text",
+        "test_image_content",
+        "test_audio_content",
+        "test_embedded_resource",
+        "test_multiple_content_types",
+        "test_tool_with_logging",
+        "test_tool_with_progress",
+        "test_error_handling",
+        "test_sampling",
+        "test_elicitation",
+        "test_elicitation_sep1034_defaults",
+        "test_elicitation_sep1330_enums",
+        "json_schema_2020_12_tool",
+        "test_reconnection",
         // The stateless era's multi round-trip fixtures.
-        "test_input_required_result_elicitation", "test_input_required_result_multi_round", "test_missing_capability",
+        "test_input_required_result_elicitation",
+        "test_input_required_result_multi_round",
+        "test_missing_capability",
     ] {
         assert!(tools.contains(&expected.to_string()), "missing tool {expected}");
     }
@@ -68,7 +82,10 @@ fn call_prints_results_progress_and_uses_exit_codes() {
     let out = oxmcp(&["call", "test_tool_with_progress"]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("progress 0/100") && stderr.contains("progress 50/100") && stderr.contains("progress 100/100"), "{stderr}");
+    assert!(
+        stderr.contains("progress 0/100") && stderr.contains("progress 50/100") && stderr.contains("progress 100/100"),
+        "{stderr}"
+    );
 
     let out = oxmcp(&["call", "--json", "echo", r#"{"text":"hello"}"#]);
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();

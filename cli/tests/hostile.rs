@@ -83,7 +83,8 @@ fn wait_within(child: &mut Child, within: Duration) -> std::process::ExitStatus 
 
 /// Starts `oxmcp ARGS... SERVER...` against the stubborn server, once the server runs.
 fn start_against_stubborn(args: &[&str], dir: &Path) -> (Child, i32, i32) {
-    let child = Command::new(OXMCP).args(args).args(stubborn_server(dir)).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let child =
+        Command::new(OXMCP).args(args).args(stubborn_server(dir)).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let (server, grandchild) = (read_pid(dir, "server"), read_pid(dir, "grandchild"));
     (child, server, grandchild)
 }
@@ -105,7 +106,10 @@ fn a_signal_during_connect_ends_the_child_servers_whole_group_in_every_subcomman
         let status = wait_within(&mut oxmcp, Duration::from_secs(5));
         assert_eq!(status.code(), Some(code), "{args:?}");
         assert!(gone_within(server, Duration::from_secs(5)), "{args:?}: the server {server} outlived the command");
-        assert!(gone_within(grandchild, Duration::from_secs(5)), "{args:?}: the server's child {grandchild} outlived the command");
+        assert!(
+            gone_within(grandchild, Duration::from_secs(5)),
+            "{args:?}: the server's child {grandchild} outlived the command"
+        );
     }
 }
 
@@ -207,7 +211,11 @@ fn http_servers_survive_clients_that_hang_up_before_the_answer() {
         for i in 0..100 {
             let mut s = TcpStream::connect(&addr).unwrap();
             let tool = if i % 2 == 0 { "echo" } else { "test_tool_with_progress" };
-            let body = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"{}"}}}}}}"#, i + 1, "x".repeat(1000));
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"{}"}}}}}}"#,
+                i + 1,
+                "x".repeat(1000)
+            );
             let req = format!(
                 "POST /mcp HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: {sid}\r\nmcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{body}",
                 addr,
@@ -218,7 +226,12 @@ fn http_servers_survive_clients_that_hang_up_before_the_answer() {
         }
         std::thread::sleep(Duration::from_millis(1500)); // the answers are written (or not) by now
         assert!(server.child.try_wait().unwrap().is_none(), "{args:?} died");
-        let answer = request(&addr, "POST", &[("mcp-session-id", &sid), ("mcp-protocol-version", "2025-11-25")], r#"{"jsonrpc":"2.0","id":999,"method":"ping"}"#);
+        let answer = request(
+            &addr,
+            "POST",
+            &[("mcp-session-id", &sid), ("mcp-protocol-version", "2025-11-25")],
+            r#"{"jsonrpc":"2.0","id":999,"method":"ping"}"#,
+        );
         assert!(answer.starts_with("HTTP/1.1 200"), "{args:?}: {answer}");
     }
 }
@@ -230,7 +243,12 @@ fn a_session_cannot_resume_another_sessions_stream_through_the_proxy() {
     let (victim, attacker) = (session(&addr), session(&addr));
     let v = [("mcp-session-id", victim.as_str()), ("mcp-protocol-version", "2025-11-25")];
     // A call whose answer is stored for resumption after the priming event's id.
-    let first = request(&addr, "POST", &v, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"secret"}}}"#);
+    let first = request(
+        &addr,
+        "POST",
+        &v,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"secret"}}}"#,
+    );
     assert!(first.contains("secret"), "{first}");
     let last = first.lines().find_map(|l| l.strip_prefix("id: ")).expect("an event id").trim().to_string();
     let a = [("mcp-session-id", attacker.as_str()), ("mcp-protocol-version", "2025-11-25"), ("last-event-id", last.as_str())];

@@ -42,13 +42,20 @@ async fn a_stdio_server_over_http_gets_one_child_per_session() {
     let b = Client::builder("b", "1").era(Era::Session).connect(HttpClientTransport::new(&proxy.url)).await.unwrap();
     assert_eq!(proxy.children().len(), 2, "one child process per session");
 
-    assert_eq!(a.call_tool("echo", json!({"text": "through the proxy"})).await.unwrap().content[0].as_text(), Some("through the proxy"));
+    assert_eq!(
+        a.call_tool("echo", json!({"text": "through the proxy"})).await.unwrap().content[0].as_text(),
+        Some("through the proxy")
+    );
     assert_eq!(a.server_info().name, "oxmcp-everything");
     let progress = Arc::new(Mutex::new(Vec::new()));
     let p = progress.clone();
-    a.call_tool_with("test_tool_with_progress", json!({}), RequestOptions::default().on_progress(move |x| p.lock().unwrap().push(x.progress)))
-        .await
-        .unwrap();
+    a.call_tool_with(
+        "test_tool_with_progress",
+        json!({}),
+        RequestOptions::default().on_progress(move |x| p.lock().unwrap().push(x.progress)),
+    )
+    .await
+    .unwrap();
     assert_eq!(*progress.lock().unwrap(), vec![0.0, 50.0, 100.0]);
 
     // A cancel travels client -> proxy -> child and reaches the handler.
@@ -59,12 +66,18 @@ async fn a_stdio_server_over_http_gets_one_child_per_session() {
         t.cancel();
     });
     let started = Instant::now();
-    let e = a.call_tool_with("slow", json!({"tag": 77, "ms": 20000}), RequestOptions::default().cancel_token(token)).await.unwrap_err();
+    let e = a
+        .call_tool_with("slow", json!({"tag": 77, "ms": 20000}), RequestOptions::default().cancel_token(token))
+        .await
+        .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(e.kind(), oxmcp::ErrorKind::Cancelled);
     let seen = notes.clone();
     eventually("the handler's cancel log", || {
-        seen.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::LoggingMessage(m) if m.data == json!("slow tag=77 cancelled")))
+        seen.lock()
+            .unwrap()
+            .iter()
+            .any(|n| matches!(n, ServerNotification::LoggingMessage(m) if m.data == json!("slow tag=77 cancelled")))
     })
     .await;
 

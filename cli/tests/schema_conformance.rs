@@ -31,19 +31,19 @@ use std::time::{Duration, Instant};
 mod spec;
 
 use bytes::Bytes;
-use spec::{in_ci, spec_dir, SPEC_DIR_VAR};
 use oxmcp::client::{Client, ServerNotification};
 use oxmcp::protocol::{
     methods, CallToolResult, CompleteRequestParams, CreateMessageRequestParams, CreateMessageResult, ElicitAction,
     ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, ElicitationCompleteNotificationParams, GetPromptResult,
-    ListRootsResult, LoggingLevel, Prompt, PromptMessage, ProtocolVersion, ReadResourceResult, Resource,
-    ResourceContents, Role, Root, SamplingContentBlock, SamplingMessage, Tool,
+    ListRootsResult, LoggingLevel, Prompt, PromptMessage, ProtocolVersion, ReadResourceResult, Resource, ResourceContents, Role,
+    Root, SamplingContentBlock, SamplingMessage, Tool,
 };
 use oxmcp::server::{Arguments, RequestContext, ResourceRequest, Server, ServerSession};
 use oxmcp::session::RequestOptions;
 use oxmcp::transport::{MemoryTransport, MessageWriter, Outbound, Transport};
 use oxmcp::ErrorKind;
 use serde_json::{json, Map, Value};
+use spec::{in_ci, spec_dir, SPEC_DIR_VAR};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -74,12 +74,8 @@ async fn schema_2025_11_25_every_message_kind() {
 /// Every version oxmcp speaks has a test above; a new variant must get one too.
 #[test]
 fn every_protocol_version_has_a_schema_test() {
-    let tested = [
-        ProtocolVersion::V2024_11_05,
-        ProtocolVersion::V2025_03_26,
-        ProtocolVersion::V2025_06_18,
-        ProtocolVersion::V2025_11_25,
-    ];
+    let tested =
+        [ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26, ProtocolVersion::V2025_06_18, ProtocolVersion::V2025_11_25];
     assert_eq!(ProtocolVersion::ALL.to_vec(), tested.to_vec(), "add a schema_<version>_every_message_kind test");
 }
 
@@ -90,10 +86,7 @@ fn the_checker_reports_broken_messages() {
         let Some(mut schema) = load_schema_or_skip(version) else { continue };
         let record = |side: Side, message: Value| (side, Bytes::from(message.to_string()));
         let records = vec![
-            record(
-                Side::Client,
-                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}}),
-            ),
+            record(Side::Client, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}})),
             // A content block of a type no version defines.
             record(Side::Server, json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "bogus"}]}})),
             // A wrong JSON-RPC version, and a required param missing.
@@ -133,11 +126,15 @@ async fn conformance(version: ProtocolVersion) {
     let (tools_called, tools_skipped) = match run {
         Ok(Ok(tools)) => tools,
         Ok(Err(e)) => {
-            let why = e.try_into_panic().ok().and_then(|p| {
-                p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            });
+            let why = e
+                .try_into_panic()
+                .ok()
+                .and_then(|p| p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())));
             let why = why.unwrap_or_else(|| "the exchange task ended abnormally".into());
-            panic!("{version}: the exchange failed: {why}\n\nSchema report of the {} messages written until then:\n{report}", records.len());
+            panic!(
+                "{version}: the exchange failed: {why}\n\nSchema report of the {} messages written until then:\n{report}",
+                records.len()
+            );
         }
         Err(_) => panic!("{version}: the exchange did not finish in 120 s\n\nSchema report:\n{report}"),
     };
@@ -157,7 +154,6 @@ async fn conformance(version: ProtocolVersion) {
 // ---------------------------------------------------------------------------------------
 // Finding the specification's schemas.
 // ---------------------------------------------------------------------------------------
-
 
 /// Where the schemas are: `$OXMCP_SPEC_DIR` if set, else `<workspace>/../shared/spec`.
 fn load_schema_or_skip(version: ProtocolVersion) -> Option<SpecSchema> {
@@ -391,12 +387,8 @@ async fn connect(
                 let _ = tokio::time::timeout(Duration::from_secs(30), ctx.cancel.cancelled()).await;
                 return Err(oxmcp::Error::internal("cancelled"));
             }
-            Ok(CreateMessageResult::new(
-                Role::Assistant,
-                SamplingContentBlock::text(format!("You said: {text}")),
-                "test-model",
-            )
-            .with_stop_reason("endTurn"))
+            Ok(CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text(format!("You said: {text}")), "test-model")
+                .with_stop_reason("endTurn"))
         })
         .on_elicitation(|params: ElicitRequestParams, _ctx| async move {
             Ok(match params {
@@ -452,7 +444,8 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
         // Elicitation before 2025-06-18 is refused locally: an isError result, no request sent.
         let asks_the_user = tool.name.starts_with("test_elicitation")
             || tool.name == "test_streaming_elicitation"
-            || (tool.name.starts_with("test_input_required_result_") && !["_sampling", "_list_roots", "_capabilities"].iter().any(|s| tool.name.ends_with(s)));
+            || (tool.name.starts_with("test_input_required_result_")
+                && !["_sampling", "_list_roots", "_capabilities"].iter().any(|s| tool.name.ends_with(s)));
         let refused = asks_the_user && !version.supports_elicitation();
         assert_eq!(result.is_error(), tool.name == "test_error_handling" || refused, "tools/call {}: {result:?}", tool.name);
         if refused {
@@ -493,9 +486,7 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
             .arguments
             .iter()
             .flatten()
-            .map(|a| {
-                (a.name.clone(), if a.name.contains("Uri") { "test://static-text".into() } else { "alpha".into() })
-            })
+            .map(|a| (a.name.clone(), if a.name.contains("Uri") { "test://static-text".into() } else { "alpha".into() }))
             .collect();
         let got = client.get_prompt(&prompt.name, arguments).await;
         // The prompt that asks the user first is refused before elicitation existed.
@@ -517,8 +508,7 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
     }
 
     // roots/list from the server; notifications/roots/list_changed from the client.
-    let roots =
-        to_client.request(methods::ROOTS_LIST, Some(json!({})), RequestOptions::default()).await.expect("roots/list");
+    let roots = to_client.request(methods::ROOTS_LIST, Some(json!({})), RequestOptions::default()).await.expect("roots/list");
     let roots: ListRootsResult = serde_json::from_value(roots).unwrap();
     assert_eq!(roots.roots.len(), 1);
     client.notify_roots_changed().expect("notifications/roots/list_changed");
@@ -528,11 +518,8 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
 
     // notifications/cancelled from the client: cancel a `slow` call once the server runs it.
     let cancel = CancellationToken::new();
-    let slow = client.call_tool_with(
-        "slow",
-        json!({"tag": 99, "ms": 60_000}),
-        RequestOptions::default().cancel_token(cancel.clone()),
-    );
+    let slow =
+        client.call_tool_with("slow", json!({"tag": 99, "ms": 60_000}), RequestOptions::default().cancel_token(cancel.clone()));
     let canceller = async {
         until("the server runs `slow`", || session.peer().stats().in_flight_requests > 0).await;
         cancel.cancel();
@@ -543,13 +530,9 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
 
     // notifications/cancelled from the server: cancel a sampling request the client holds open.
     let cancel = CancellationToken::new();
-    let params =
-        serde_json::to_value(CreateMessageRequestParams::new(vec![SamplingMessage::user_text(HANG)], 10)).unwrap();
-    let hang = to_client.request(
-        methods::SAMPLING_CREATE_MESSAGE,
-        Some(params),
-        RequestOptions::default().cancel_token(cancel.clone()),
-    );
+    let params = serde_json::to_value(CreateMessageRequestParams::new(vec![SamplingMessage::user_text(HANG)], 10)).unwrap();
+    let hang =
+        to_client.request(methods::SAMPLING_CREATE_MESSAGE, Some(params), RequestOptions::default().cancel_token(cancel.clone()));
     let canceller = async {
         until("the client handles the sampling request", || client.peer().stats().in_flight_requests > 0).await;
         cancel.cancel();
@@ -561,11 +544,8 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
     // URL-mode elicitation and notifications/elicitation/complete exist from 2025-11-25 (no
     // ProtocolVersion rule names them, so compare with the version that introduced them).
     if version >= ProtocolVersion::V2025_11_25 {
-        let url = ElicitRequestUrlParams::new(
-            "Please sign in to continue",
-            "https://example.com/authorize?session=1",
-            "elicit-1",
-        );
+        let url =
+            ElicitRequestUrlParams::new("Please sign in to continue", "https://example.com/authorize?session=1", "elicit-1");
         let params = serde_json::to_value(ElicitRequestParams::Url(url)).unwrap();
         let answer = to_client.request(methods::ELICITATION_CREATE, Some(params), RequestOptions::default()).await;
         let answer: ElicitResult = serde_json::from_value(answer.expect("URL elicitation")).unwrap();
@@ -835,9 +815,7 @@ fn validate(schema: &mut SpecSchema, records: &[(Side, Bytes)]) -> String {
                 problems.push("not a single JSON-RPC object (batches are not exercised here)".into())
             }
             Ok(message) => {
-                problems.extend(
-                    schema.check("JSONRPCMessage", message).into_iter().map(|p| format!("[JSONRPCMessage] {p}")),
-                );
+                problems.extend(schema.check("JSONRPCMessage", message).into_iter().map(|p| format!("[JSONRPCMessage] {p}")));
                 let method = message.get("method").and_then(Value::as_str);
                 let kind = match (method, message.get("id")) {
                     (Some(_), Some(_)) => Some(Kind::Request),
@@ -854,11 +832,9 @@ fn validate(schema: &mut SpecSchema, records: &[(Side, Bytes)]) -> String {
                             Some(def) => {
                                 let suffix = if kind == Kind::Request { "Request" } else { "Notification" };
                                 if !def.ends_with(suffix) {
-                                    problems
-                                        .push(format!("{method} is a {def} in {version}, but was sent as a {kind}"));
+                                    problems.push(format!("{method} is a {def} in {version}, but was sent as a {kind}"));
                                 }
-                                problems
-                                    .extend(schema.check(&def, message).into_iter().map(|p| format!("[{def}] {p}")));
+                                problems.extend(schema.check(&def, message).into_iter().map(|p| format!("[{def}] {p}")));
                             }
                             // Sent on purpose to provoke "method not found": only the envelope applies.
                             None if method == UNKNOWN_METHOD => {}
@@ -880,10 +856,7 @@ fn validate(schema: &mut SpecSchema, records: &[(Side, Bytes)]) -> String {
                                         let def = schema.result_for(&request_def);
                                         let result = &message["result"];
                                         problems.extend(
-                                            schema
-                                                .check(&def, result)
-                                                .into_iter()
-                                                .map(|p| format!("[{def}] /result{p}")),
+                                            schema.check(&def, result).into_iter().map(|p| format!("[{def}] /result{p}")),
                                         );
                                     }
                                 }
@@ -903,10 +876,8 @@ fn validate(schema: &mut SpecSchema, records: &[(Side, Bytes)]) -> String {
         }
     }
 
-    let missing: Vec<String> = expected_kinds(version)
-        .difference(&seen)
-        .map(|(side, kind, method)| format!("{side} {kind} {method}"))
-        .collect();
+    let missing: Vec<String> =
+        expected_kinds(version).difference(&seen).map(|(side, kind, method)| format!("{side} {kind} {method}")).collect();
     if !missing.is_empty() {
         let _ = writeln!(report, "\n{version}: these message kinds were never written (coverage lost):");
         for m in &missing {

@@ -63,7 +63,9 @@ fn check(kind: &str, value: &Value) -> Result<(), String> {
         };
     }
     match kind {
-        "AudioContent" | "ImageContent" | "TextContent" | "EmbeddedResource" | "ResourceLink" => round_trip::<ContentBlock>(value),
+        "AudioContent" | "ImageContent" | "TextContent" | "EmbeddedResource" | "ResourceLink" => {
+            round_trip::<ContentBlock>(value)
+        }
         "ToolUseContent" | "ToolResultContent" => round_trip::<SamplingContentBlock>(value),
         "BlobResourceContents" | "TextResourceContents" => round_trip::<ResourceContents>(value),
         "CallToolRequestParams" => round_trip::<CallToolRequestParams>(value),
@@ -105,8 +107,13 @@ fn check(kind: &str, value: &Value) -> Result<(), String> {
         "Tool" => round_trip::<Tool>(value),
         "InternalError" | "InvalidParamsError" | "MethodNotFoundError" | "ParseError" => round_trip::<ErrorObject>(value),
         // Elicitation's requestedSchema is JSON Schema, which oxmcp keeps as free-form JSON.
-        "BooleanSchema" | "NumberSchema" | "StringSchema" | "TitledMultiSelectEnumSchema" | "TitledSingleSelectEnumSchema"
-        | "UntitledMultiSelectEnumSchema" | "UntitledSingleSelectEnumSchema" => round_trip::<Value>(value),
+        "BooleanSchema"
+        | "NumberSchema"
+        | "StringSchema"
+        | "TitledMultiSelectEnumSchema"
+        | "TitledSingleSelectEnumSchema"
+        | "UntitledMultiSelectEnumSchema"
+        | "UntitledSingleSelectEnumSchema" => round_trip::<Value>(value),
         other => Err(format!("no oxmcp type is mapped to the example kind {other}")),
     }
 }

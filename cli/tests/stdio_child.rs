@@ -141,7 +141,8 @@ async fn the_stdio_server_exits_on_stdin_eof_and_keeps_stdout_for_protocol() {
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
     for line in stdout.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|_| panic!("stdout carries only JSON-RPC: {line:?}"));
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("stdout carries only JSON-RPC: {line:?}"));
         assert_eq!(v["jsonrpc"], "2.0");
     }
     assert!(!out.stderr.is_empty(), "debug logs go to stderr");

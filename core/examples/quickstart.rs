@@ -16,9 +16,7 @@ async fn main() -> oxmcp::Result<()> {
         return serve().await;
     }
     let me = std::env::current_exe()?;
-    let client = Client::builder("quickstart-client", "1.0.0")
-        .connect(ChildProcess::new(me).args(["serve"]).spawn()?)
-        .await?;
+    let client = Client::builder("quickstart-client", "1.0.0").connect(ChildProcess::new(me).args(["serve"]).spawn()?).await?;
     let server = client.server_info();
     println!("connected to {} {} ({})", server.name, server.version, client.protocol_version());
     let result = client.call_tool("add", json!({"a": 2, "b": 40})).await?;

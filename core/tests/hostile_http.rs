@@ -19,7 +19,9 @@ use tokio::time::timeout;
 
 fn server() -> Server {
     Server::builder("hostile-test", "1")
-        .tool(Tool::new("echo", "echo", json!({"type": "object"})), |a, _| async move { Ok(CallToolResult::text(serde_json::Value::Object(a).to_string())) })
+        .tool(Tool::new("echo", "echo", json!({"type": "object"})), |a, _| async move {
+            Ok(CallToolResult::text(serde_json::Value::Object(a).to_string()))
+        })
         .tool(Tool::new("late", "answers after 100 ms, in pieces", json!({"type": "object"})), |_, ctx| async move {
             for i in 0..4 {
                 tokio::time::sleep(Duration::from_millis(25)).await;
@@ -142,7 +144,7 @@ fn clients_that_close_before_the_answer_do_not_kill_the_server() {
             drop(s);
         }
         tokio::time::sleep(Duration::from_millis(300)).await; // every answer was written by now
-        // Still here, still serving.
+                                                              // Still here, still serving.
         let client = Client::builder("c", "1").connect(HttpClientTransport::new(http.url())).await.unwrap();
         assert!(client.call_tool("echo", json!({"still": "alive"})).await.is_ok());
         client.close().await;

@@ -25,9 +25,10 @@ struct Seen {
 
 fn server(seen: Arc<Seen>) -> Server {
     Server::builder("http-test", "1")
-        .tool(Tool::new("echo", "echo", json!({"type": "object", "properties": {"text": {"type": "string"}}})), |a: Arguments, _| async move {
-            Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
-        })
+        .tool(
+            Tool::new("echo", "echo", json!({"type": "object", "properties": {"text": {"type": "string"}}})),
+            |a: Arguments, _| async move { Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default())) },
+        )
         .tool(Tool::new("wait", "waits until cancelled", json!({"type": "object"})), move |_, ctx: RequestContext| {
             let seen = seen.clone();
             async move {
@@ -42,13 +43,16 @@ fn server(seen: Arc<Seen>) -> Server {
             tokio::time::sleep(Duration::from_millis(300)).await;
             Ok(CallToolResult::text("finished"))
         })
-        .tool(Tool::new("steps", "progress, a log line, then an answer", json!({"type": "object"})), |_, ctx: RequestContext| async move {
-            for i in 1..=3 {
-                ctx.report_progress(i as f64, Some(3.0), None)?;
-            }
-            ctx.log(LoggingLevel::Info, json!("stepping"))?;
-            Ok(CallToolResult::text("stepped"))
-        })
+        .tool(
+            Tool::new("steps", "progress, a log line, then an answer", json!({"type": "object"})),
+            |_, ctx: RequestContext| async move {
+                for i in 1..=3 {
+                    ctx.report_progress(i as f64, Some(3.0), None)?;
+                }
+                ctx.log(LoggingLevel::Info, json!("stepping"))?;
+                Ok(CallToolResult::text("stepped"))
+            },
+        )
         .tool(Tool::new("poll", "ends its stream mid-call", json!({"type": "object"})), |_, ctx: RequestContext| async move {
             ctx.report_progress(1.0, Some(2.0), None)?;
             tokio::time::sleep(Duration::from_millis(30)).await;
@@ -97,7 +101,12 @@ async fn raw_session(url: &str) -> String {
     assert_eq!(r.status(), 200);
     let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
     let _ = r.text().await;
-    let r = post(url).header("mcp-session-id", &sid).body(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).send().await.unwrap();
+    let r = post(url)
+        .header("mcp-session-id", &sid)
+        .body(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 202);
     sid
 }
@@ -135,9 +144,23 @@ async fn bad_http_input_gets_the_right_status_and_a_jsonrpc_error() {
     let url = http.url();
     let client = reqwest::Client::new();
 
-    let r = client.post(&url).header("content-type", "text/plain").header("accept", ACCEPT_BOTH).body(init_body()).send().await.unwrap();
+    let r = client
+        .post(&url)
+        .header("content-type", "text/plain")
+        .header("accept", ACCEPT_BOTH)
+        .body(init_body())
+        .send()
+        .await
+        .unwrap();
     expect_error(r, 415).await;
-    let r = client.post(&url).header("content-type", "application/json").header("accept", "application/json").body(init_body()).send().await.unwrap();
+    let r = client
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(init_body())
+        .send()
+        .await
+        .unwrap();
     expect_error(r, 406).await;
     let r = post(&url).body("x".repeat(10_000)).send().await.unwrap();
     expect_error(r, 413).await;
@@ -145,7 +168,12 @@ async fn bad_http_input_gets_the_right_status_and_a_jsonrpc_error() {
     assert_eq!(expect_error(r, 400).await["error"]["code"], -32700);
     let r = post(&url).body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).send().await.unwrap();
     expect_error(r, 400).await; // no session id
-    let r = post(&url).header("mcp-session-id", "no-such-session").body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).send().await.unwrap();
+    let r = post(&url)
+        .header("mcp-session-id", "no-such-session")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .unwrap();
     expect_error(r, 404).await;
     let r = post(&url).header("mcp-protocol-version", "1999-01-01").body(init_body()).send().await.unwrap();
     expect_error(r, 400).await;
@@ -171,7 +199,12 @@ async fn sessions_are_created_used_deleted_capped_and_expired() {
     assert_eq!(sid.len(), 32);
     assert!(sid.chars().all(|c| c.is_ascii_hexdigit()));
 
-    let r = post(&url).header("mcp-session-id", &sid).body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"over sse"}}}"#).send().await.unwrap();
+    let r = post(&url)
+        .header("mcp-session-id", &sid)
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"over sse"}}}"#)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     let body = r.text().await.unwrap();
     assert!(body.contains(r#""text":"over sse""#), "{body}");
@@ -180,7 +213,8 @@ async fn sessions_are_created_used_deleted_capped_and_expired() {
     let second = raw_session(&url).await;
     let r = reqwest::Client::new().delete(&url).header("mcp-session-id", &second).send().await.unwrap();
     assert_eq!(r.status(), 200);
-    let r = post(&url).header("mcp-session-id", &second).body(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).send().await.unwrap();
+    let r =
+        post(&url).header("mcp-session-id", &second).body(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).send().await.unwrap();
     expect_error(r, 404).await;
 
     tokio::time::sleep(Duration::from_millis(3000)).await;
@@ -194,7 +228,9 @@ async fn sessions_are_created_used_deleted_capped_and_expired() {
 async fn the_session_cap_evicts_the_least_recently_used_idle_session() {
     let (http, _) = start(HttpServerConfig { max_sessions: 3, ..Default::default() }).await;
     let url = http.url();
-    let ping = |sid: String, id: u32| post(&url).header("mcp-session-id", sid).body(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)).send();
+    let ping = |sid: String, id: u32| {
+        post(&url).header("mcp-session-id", sid).body(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)).send()
+    };
     let (a, b, c) = (raw_session(&url).await, raw_session(&url).await, raw_session(&url).await);
     assert_eq!(ping(a.clone(), 1).await.unwrap().status(), 200); // b is now the least recently used
     let d = raw_session(&url).await; // at the cap: b goes, not a refusal for everyone
@@ -206,7 +242,12 @@ async fn the_session_cap_evicts_the_least_recently_used_idle_session() {
     // Every session busy (a call in flight on each): then a new one is refused.
     let mut calls = Vec::new();
     for sid in [&a, &c, &d] {
-        let r = post(&url).header("mcp-session-id", sid).body(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wait"}}"#).send().await.unwrap();
+        let r = post(&url)
+            .header("mcp-session-id", sid)
+            .body(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wait"}}"#)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status(), 200);
         calls.push(r);
     }
@@ -244,10 +285,17 @@ async fn does_everything_over_streamable_http(era: Era) {
 
     let progress = Arc::new(Mutex::new(Vec::new()));
     let p = progress.clone();
-    let r = client.call_tool_with("steps", json!({}), RequestOptions::default().on_progress(move |x| p.lock().unwrap().push(x.progress))).await.unwrap();
+    let r = client
+        .call_tool_with("steps", json!({}), RequestOptions::default().on_progress(move |x| p.lock().unwrap().push(x.progress)))
+        .await
+        .unwrap();
     assert_eq!(r.content[0].as_text(), Some("stepped"));
     assert_eq!(*progress.lock().unwrap(), vec![1.0, 2.0, 3.0]);
-    assert!(notes.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::LoggingMessage(m) if m.data == json!("stepping"))));
+    assert!(notes
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|n| matches!(n, ServerNotification::LoggingMessage(m) if m.data == json!("stepping"))));
 
     // A server-to-client request travels on the tool call's SSE stream.
     assert_eq!(client.call_tool("ask", json!({})).await.unwrap().content[0].as_text(), Some("model said 4"));
@@ -276,7 +324,10 @@ async fn does_everything_over_streamable_http(era: Era) {
     // 2025-11-25 polling: the server ends the stream mid-call, the client resumes it.
     let progress = Arc::new(Mutex::new(Vec::new()));
     let p = progress.clone();
-    let r = client.call_tool_with("poll", json!({}), RequestOptions::default().on_progress(move |x| p.lock().unwrap().push(x.progress))).await.unwrap();
+    let r = client
+        .call_tool_with("poll", json!({}), RequestOptions::default().on_progress(move |x| p.lock().unwrap().push(x.progress)))
+        .await
+        .unwrap();
     assert_eq!(r.content[0].as_text(), Some("polled"));
     assert_eq!(*progress.lock().unwrap(), vec![1.0, 2.0], "no event lost or repeated across the resume");
 
@@ -292,11 +343,18 @@ async fn a_dropped_stream_cancels_when_it_cannot_be_resumed() {
     let (http, seen) = start(HttpServerConfig { event_store: None, ..Default::default() }).await;
     let url = http.url();
     let sid = raw_session(&url).await;
-    let r = post(&url).header("mcp-session-id", &sid).body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}"#).send().await.unwrap();
+    let r = post(&url)
+        .header("mcp-session-id", &sid)
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}"#)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     tokio::time::sleep(Duration::from_millis(100)).await;
     drop(r);
-    tokio::time::timeout(Duration::from_secs(3), seen.signal.notified()).await.expect("dropping the stream cancelled the handler");
+    tokio::time::timeout(Duration::from_secs(3), seen.signal.notified())
+        .await
+        .expect("dropping the stream cancelled the handler");
     http.shutdown().await;
 }
 
@@ -342,7 +400,12 @@ async fn the_stream_of_a_cancelled_request_ends() {
     let (http, seen) = start(HttpServerConfig::default()).await;
     let url = http.url();
     let sid = raw_session(&url).await;
-    let r = post(&url).header("mcp-session-id", &sid).body(r#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"wait"}}"#).send().await.unwrap();
+    let r = post(&url)
+        .header("mcp-session-id", &sid)
+        .body(r#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"wait"}}"#)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":41}}"#;
     assert_eq!(post(&url).header("mcp-session-id", &sid).body(cancel).send().await.unwrap().status(), 202);
@@ -400,7 +463,11 @@ async fn a_connection_cut_mid_stream_is_resumed_or_fails_clearly() {
     // Resumable (the default): the client resumes after the priming event's id.
     let (http, _) = start(HttpServerConfig { sse_retry_ms: Some(50), ..Default::default() }).await;
     let relay = cutting_relay(http.local_addr(), "id: ").await;
-    let client = Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(format!("http://{relay}/mcp"))).await.unwrap();
+    let client = Client::builder("c", "1")
+        .era(Era::Session)
+        .connect(HttpClientTransport::new(format!("http://{relay}/mcp")))
+        .await
+        .unwrap();
     let r = tokio::time::timeout(Duration::from_secs(10), client.call_tool("busy", json!({}))).await.expect("no hang");
     assert_eq!(r.unwrap().content[0].as_text(), Some("finished"));
     client.close().await;
@@ -409,7 +476,11 @@ async fn a_connection_cut_mid_stream_is_resumed_or_fails_clearly() {
     // Not resumable: a clear error, soon.
     let (http, _) = start(HttpServerConfig { event_store: None, ..Default::default() }).await;
     let relay = cutting_relay(http.local_addr(), "\r\n\r\n").await;
-    let client = Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(format!("http://{relay}/mcp"))).await.unwrap();
+    let client = Client::builder("c", "1")
+        .era(Era::Session)
+        .connect(HttpClientTransport::new(format!("http://{relay}/mcp")))
+        .await
+        .unwrap();
     let r = tokio::time::timeout(Duration::from_secs(10), client.call_tool("busy", json!({}))).await.expect("no hang");
     let err = r.unwrap_err();
     assert!(err.message().contains("ended before the response"), "{err}");
@@ -422,7 +493,8 @@ async fn a_cancel_sent_right_after_its_request_never_overtakes_it() {
     // Each message is its own POST: without care a cancel can reach the server before the
     // request it cancels, which then runs on (the server ignores cancels of unknown ids).
     let (http, seen) = start(HttpServerConfig::default()).await;
-    let client = Arc::new(Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(http.url())).await.unwrap());
+    let client =
+        Arc::new(Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(http.url())).await.unwrap());
     let mut workers = Vec::new();
     for w in 0..16u64 {
         let c = client.clone();
@@ -456,8 +528,19 @@ async fn event_ids_do_not_count_up() {
     for _ in 0..2 {
         let sid = raw_session(&url).await;
         for id in 1..=4 {
-            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x"}}}}}}"#);
-            let text = post(&url).header("mcp-session-id", &sid).header("mcp-protocol-version", "2025-11-25").body(body).send().await.unwrap().text().await.unwrap();
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x"}}}}}}"#
+            );
+            let text = post(&url)
+                .header("mcp-session-id", &sid)
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(body)
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
             let event = text.lines().find_map(|l| l.strip_prefix("id: ")).expect("an event id").to_string();
             streams.push(event.rsplit_once('-').unwrap().0.parse::<u64>().unwrap());
         }
@@ -483,7 +566,12 @@ async fn stateless_and_json_response_modes() {
     let (http, _) = start(HttpServerConfig { json_response: true, ..Default::default() }).await;
     let url = http.url();
     let sid = raw_session(&url).await;
-    let r = post(&url).header("mcp-session-id", &sid).body(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"json"}}}"#).send().await.unwrap();
+    let r = post(&url)
+        .header("mcp-session-id", &sid)
+        .body(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"json"}}}"#)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.headers()["content-type"], "application/json");
     let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
     assert_eq!((v["id"].clone(), v["result"]["content"][0]["text"].clone()), (json!(5), json!("json")));
@@ -497,12 +585,25 @@ async fn stateless_and_json_response_modes() {
 async fn legacy_sse_and_automatic_fallback() {
     let (http, _) = start(HttpServerConfig::default()).await;
     let legacy_url = format!("http://{}/sse", http.local_addr());
-    let client = Client::builder("c", "1").protocol_version(ProtocolVersion::V2024_11_05).connect(HttpClientTransport::new(legacy_url)).await.unwrap();
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2024_11_05)
+        .connect(HttpClientTransport::new(legacy_url))
+        .await
+        .unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2024_11_05);
     assert_eq!(client.call_tool("echo", json!({"text": "legacy"})).await.unwrap().content[0].as_text(), Some("legacy"));
     let progress = Arc::new(AtomicUsize::new(0));
     let p = progress.clone();
-    client.call_tool_with("steps", json!({}), RequestOptions::default().on_progress(move |_| { p.fetch_add(1, Ordering::SeqCst); })).await.unwrap();
+    client
+        .call_tool_with(
+            "steps",
+            json!({}),
+            RequestOptions::default().on_progress(move |_| {
+                p.fetch_add(1, Ordering::SeqCst);
+            }),
+        )
+        .await
+        .unwrap();
     assert_eq!(progress.load(Ordering::SeqCst), 3);
     client.close().await;
     http.shutdown().await;
@@ -511,7 +612,11 @@ async fn legacy_sse_and_automatic_fallback() {
 #[tokio::test]
 async fn the_client_reinitializes_once_when_its_session_expires() {
     let (http, _) = start(HttpServerConfig { session_idle_timeout: Duration::from_millis(200), ..Default::default() }).await;
-    let client = Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(http.url()).open_get_stream(false)).await.unwrap();
+    let client = Client::builder("c", "1")
+        .era(Era::Session)
+        .connect(HttpClientTransport::new(http.url()).open_get_stream(false))
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(700)).await;
     assert_eq!(http.session_count(), 0, "the session expired");
     assert_eq!(client.call_tool("echo", json!({"text": "again"})).await.unwrap().content[0].as_text(), Some("again"));
@@ -526,7 +631,8 @@ async fn shutdown_lets_in_flight_requests_finish_and_stops_accepting() {
     let url = http.url();
     let client = Client::builder("c", "1").era(Era::Session).connect(HttpClientTransport::new(url.clone())).await.unwrap();
     let peer = client.peer().clone();
-    let call = tokio::spawn(async move { peer.request("tools/call", Some(json!({"name": "busy"})), RequestOptions::default()).await });
+    let call =
+        tokio::spawn(async move { peer.request("tools/call", Some(json!({"name": "busy"})), RequestOptions::default()).await });
     tokio::time::sleep(Duration::from_millis(50)).await;
     let started = Instant::now();
     http.shutdown().await;

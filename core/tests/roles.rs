@@ -69,20 +69,27 @@ fn base(seen: Arc<Seen>) -> ServerBuilder {
                 Ok(CallToolResult::text("s").with_structured_content(json!({ "n": n })))
             },
         )
-        .tool(Tool::new("ask", "uses sampling, elicitation and roots", json!({"type": "object"})), |_, ctx: RequestContext| async move {
-            let sample = ctx.create_message(CreateMessageRequestParams::new(vec![SamplingMessage::user_text("hi")], 10)).await?;
-            let answer = ctx
-                .elicit(ElicitRequestParams::Form(ElicitRequestFormParams::new("name?", json!({"type": "object", "properties": {"name": {"type": "string"}}}))))
-                .await?;
-            let roots = ctx.list_roots().await?;
-            let text = format!(
-                "{}|{}|{}",
-                sample.content.blocks()[0].as_text().unwrap(),
-                answer.content.unwrap()["name"],
-                roots.roots[0].uri
-            );
-            Ok(CallToolResult::text(text))
-        })
+        .tool(
+            Tool::new("ask", "uses sampling, elicitation and roots", json!({"type": "object"})),
+            |_, ctx: RequestContext| async move {
+                let sample =
+                    ctx.create_message(CreateMessageRequestParams::new(vec![SamplingMessage::user_text("hi")], 10)).await?;
+                let answer = ctx
+                    .elicit(ElicitRequestParams::Form(ElicitRequestFormParams::new(
+                        "name?",
+                        json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+                    )))
+                    .await?;
+                let roots = ctx.list_roots().await?;
+                let text = format!(
+                    "{}|{}|{}",
+                    sample.content.blocks()[0].as_text().unwrap(),
+                    answer.content.unwrap()["name"],
+                    roots.roots[0].uri
+                );
+                Ok(CallToolResult::text(text))
+            },
+        )
         .tool(Tool::new("ask_sampling", "sampling only", json!({"type": "object"})), |_, ctx: RequestContext| async move {
             match ctx.create_message(CreateMessageRequestParams::new(vec![SamplingMessage::user_text("hi")], 10)).await {
                 Err(e) => Ok(CallToolResult::text(format!("{:?}: {}", e.kind(), e.message()))),
@@ -98,10 +105,13 @@ fn base(seen: Arc<Seen>) -> ServerBuilder {
         .resource(Resource::new("mem://a", "a"), |r: ResourceRequest, _| async move {
             Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, "A")]))
         })
-        .resource_template(ResourceTemplate::new("mem://users/{user}/files/{+path}", "files"), |r: ResourceRequest, _| async move {
-            let text = format!("{}:{}", r.variables["user"], r.variables["path"]);
-            Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, text)]))
-        })
+        .resource_template(
+            ResourceTemplate::new("mem://users/{user}/files/{+path}", "files"),
+            |r: ResourceRequest, _| async move {
+                let text = format!("{}:{}", r.variables["user"], r.variables["path"]);
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, text)]))
+            },
+        )
         .prompt(
             Prompt::new("greet").with_argument(PromptArgument::new("name").required(true)),
             |a: oxmcp::server::PromptArguments, _| async move {
@@ -118,17 +128,21 @@ struct Pair {
     notes: Arc<Mutex<Vec<ServerNotification>>>,
 }
 
-async fn pair_with(builder: impl FnOnce(ServerBuilder) -> ServerBuilder, client: impl FnOnce(oxmcp::client::ClientBuilder) -> oxmcp::client::ClientBuilder) -> Pair {
+async fn pair_with(
+    builder: impl FnOnce(ServerBuilder) -> ServerBuilder,
+    client: impl FnOnce(oxmcp::client::ClientBuilder) -> oxmcp::client::ClientBuilder,
+) -> Pair {
     let seen = Arc::new(Seen::default());
     let server = builder(base(seen.clone())).build().unwrap();
     let (a, b) = MemoryTransport::pair();
     let session = server.serve(a);
     let notes = Arc::new(Mutex::new(Vec::new()));
     let sink = notes.clone();
-    let client = client(Client::builder("test-client", "0.0.1").era(Era::Session).on_notification(move |n| sink.lock().unwrap().push(n)))
-        .connect(b)
-        .await
-        .unwrap();
+    let client =
+        client(Client::builder("test-client", "0.0.1").era(Era::Session).on_notification(move |n| sink.lock().unwrap().push(n)))
+            .connect(b)
+            .await
+            .unwrap();
     Pair { server, session, client, seen, notes }
 }
 
@@ -249,9 +263,15 @@ async fn local_cancel_and_dropped_future_reach_the_handler() {
     assert_eq!(p.seen.cancelled.load(Ordering::SeqCst), 2);
 
     // A timeout also tells the server.
-    let e = p.client.call_tool_with("wait", json!({}), RequestOptions::default().timeout(Duration::from_millis(50))).await.unwrap_err();
+    let e = p
+        .client
+        .call_tool_with("wait", json!({}), RequestOptions::default().timeout(Duration::from_millis(50)))
+        .await
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout);
-    tokio::time::timeout(Duration::from_secs(2), p.seen.cancel_signal.notified()).await.expect("handler saw the timeout's cancel");
+    tokio::time::timeout(Duration::from_secs(2), p.seen.cancel_signal.notified())
+        .await
+        .expect("handler saw the timeout's cancel");
     assert_drained(&p).await;
 }
 
@@ -259,7 +279,10 @@ async fn local_cancel_and_dropped_future_reach_the_handler() {
 async fn closing_fails_pending_requests_at_once_and_cancels_handlers() {
     let p = pair().await;
     let client_peer = p.client.peer().clone();
-    let call = tokio::spawn(async move { client_peer.request("tools/call", Some(json!({"name": "wait"})), RequestOptions::default()).await });
+    let call =
+        tokio::spawn(
+            async move { client_peer.request("tools/call", Some(json!({"name": "wait"})), RequestOptions::default()).await },
+        );
     eventually("request in flight", || p.session.peer().stats().in_flight_requests == 1).await;
     let started = Instant::now();
     p.session.peer().close("server going away");
@@ -282,7 +305,11 @@ async fn server_to_client_requests_and_capability_refusal() {
             |c| {
                 c.on_sampling(|params: CreateMessageRequestParams, _| async move {
                     let asked = params.messages[0].content.blocks()[0].as_text().unwrap().to_string();
-                    Ok(CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text(format!("echo:{asked}")), "test-model"))
+                    Ok(CreateMessageResult::new(
+                        Role::Assistant,
+                        SamplingContentBlock::text(format!("echo:{asked}")),
+                        "test-model",
+                    ))
                 })
                 .on_elicitation(|_, _| async {
                     let mut r = ElicitResult::new(ElicitAction::Accept);
@@ -308,7 +335,11 @@ async fn server_to_client_requests_and_capability_refusal() {
     assert!(r.content[0].as_text().unwrap().starts_with("CapabilityMissing: the client did not declare"), "{:?}", r.content);
     let q = pair_with(|b| b, |c| c.era(Era::Stateless)).await;
     let r = q.client.call_tool("ask_sampling", json!({})).await.unwrap();
-    assert!(r.content[0].as_text().unwrap().starts_with("CapabilityMissing: this request needs the client's sampling capability"), "{:?}", r.content);
+    assert!(
+        r.content[0].as_text().unwrap().starts_with("CapabilityMissing: this request needs the client's sampling capability"),
+        "{:?}",
+        r.content
+    );
 }
 
 #[tokio::test]
@@ -340,7 +371,11 @@ async fn list_changes_subscriptions_and_resources() {
     for era in [Era::Session, Era::Stateless] {
         let p = pair_with(|b| b, |c| c.era(era)).await;
         assert_eq!(p.client.era(), era);
-        p.server.add_tool(Tool::new("late", "added later", json!({"type": "object"})), |_, _| async { Ok(CallToolResult::text("late")) }).unwrap();
+        p.server
+            .add_tool(Tool::new("late", "added later", json!({"type": "object"})), |_, _| async {
+                Ok(CallToolResult::text("late"))
+            })
+            .unwrap();
         assert_eq!(p.client.call_tool("late", json!({})).await.unwrap().content[0].as_text(), Some("late"));
         assert!(p.server.remove_tool("late"));
         assert!(!p.server.remove_tool("late"));
@@ -368,7 +403,11 @@ async fn list_changes_subscriptions_and_resources() {
                 other => format!("{other:?}"),
             })
             .collect();
-        assert_eq!(notes, ["ToolListChanged", "ToolListChanged", "PromptListChanged", "ResourceListChanged", "updated mem://a"], "{era:?}");
+        assert_eq!(
+            notes,
+            ["ToolListChanged", "ToolListChanged", "PromptListChanged", "ResourceListChanged", "updated mem://a"],
+            "{era:?}"
+        );
         check_resources(&p, era).await;
     }
 }
@@ -389,11 +428,7 @@ async fn check_resources(p: &Pair, era: Era) {
 
 #[tokio::test]
 async fn pagination_walks_every_page() {
-    let p = pair_with(
-        |b| b.config(ServerConfig { page_size: 3, ..Default::default() }),
-        |c| c,
-    )
-    .await;
+    let p = pair_with(|b| b.config(ServerConfig { page_size: 3, ..Default::default() }), |c| c).await;
     let first = p.client.list_tools(None).await.unwrap();
     assert_eq!(first.tools.len(), 3);
     assert!(first.next_cursor.is_some());
@@ -412,6 +447,8 @@ async fn requests_time_out_with_the_session_default() {
     let e = p.client.call_tool("wait", json!({})).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout);
     assert!(started.elapsed() < Duration::from_secs(2));
-    tokio::time::timeout(Duration::from_secs(2), p.seen.cancel_signal.notified()).await.expect("the timeout cancelled the handler");
+    tokio::time::timeout(Duration::from_secs(2), p.seen.cancel_signal.notified())
+        .await
+        .expect("the timeout cancelled the handler");
     assert_drained(&p).await;
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use oxmcp::protocol::ErrorObject;
-use oxmcp::session::{IncomingRequest, RequestOptions, Session, SessionConfig, SessionStats, Service};
+use oxmcp::session::{IncomingRequest, RequestOptions, Service, Session, SessionConfig, SessionStats};
 use oxmcp::transport::MemoryTransport;
 use oxmcp::ErrorKind;
 use rand::rngs::StdRng;
@@ -152,7 +152,9 @@ async fn run_rounds(rounds: u64, per_side: usize, seed: u64) -> Arc<Tally> {
     let (spawned, answered, abandoned) =
         (t.spawned.load(Ordering::Relaxed), t.answered.load(Ordering::Relaxed), t.abandoned.load(Ordering::Relaxed));
     assert_eq!(spawned, answered + abandoned, "every caller ends exactly once");
-    for (name, n) in [("ok", &t.ok), ("rpc_error", &t.rpc_error), ("timeout", &t.timeout), ("cancelled", &t.cancelled), ("closed", &t.closed)] {
+    for (name, n) in
+        [("ok", &t.ok), ("rpc_error", &t.rpc_error), ("timeout", &t.timeout), ("cancelled", &t.cancelled), ("closed", &t.closed)]
+    {
         assert!(n.load(Ordering::Relaxed) > 0, "the mix never produced {name}");
     }
     assert!(abandoned > 0, "the mix never dropped a future");

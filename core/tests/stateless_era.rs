@@ -7,19 +7,26 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use oxmcp::client::{Client, Era, ServerNotification};
-use oxmcp::ErrorKind;
 use oxmcp::protocol::meta;
-use oxmcp::protocol::{CallToolResult, CreateMessageRequestParams, SamplingMessage, ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, LoggingLevel, ReadResourceResult, Resource, ResourceContents, Tool};
+use oxmcp::protocol::{
+    CallToolResult, CreateMessageRequestParams, ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult,
+    LoggingLevel, ReadResourceResult, Resource, ResourceContents, SamplingMessage, Tool,
+};
 use oxmcp::server::{RequestContext, Server};
 use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
 use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, Outbound, Transport};
+use oxmcp::ErrorKind;
 use serde_json::{json, Value};
 
 fn server() -> Server {
     Server::builder("both-eras", "2.0.0")
         .instructions("Serves both eras.")
         .tool(
-            Tool::new("echo", "echo", json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})),
+            Tool::new(
+                "echo",
+                "echo",
+                json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+            ),
             |a: oxmcp::server::Arguments, ctx: RequestContext| async move {
                 ctx.log(LoggingLevel::Info, json!("echoing"))?;
                 Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
@@ -37,14 +44,22 @@ fn server() -> Server {
         })
         // Its region, priority and target.tenant arguments travel in Mcp-Param-* headers too.
         .tool(
-            Tool::new("route", "routes on mirrored arguments", json!({"type": "object", "properties": {
+            Tool::new(
+                "route",
+                "routes on mirrored arguments",
+                json!({"type": "object", "properties": {
                 "region": {"type": "string", "x-mcp-header": "Region"},
                 "priority": {"type": "integer", "x-mcp-header": "Priority"},
-                "target": {"type": "object", "properties": {"tenant": {"type": "string", "x-mcp-header": "Tenant"}}}}})),
+                "target": {"type": "object", "properties": {"tenant": {"type": "string", "x-mcp-header": "Tenant"}}}}}),
+            ),
             |a: oxmcp::server::Arguments, _| async move { Ok(CallToolResult::text(format!("routed {}", Value::Object(a)))) },
         )
         .resource(Resource::new("test://a", "a"), |req, _| async move {
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(&req.uri, "A")], meta: None, extra: Default::default() })
+            Ok(ReadResourceResult {
+                contents: vec![ResourceContents::text(&req.uri, "A")],
+                meta: None,
+                extra: Default::default(),
+            })
         })
         .build()
         .unwrap()
@@ -109,12 +124,16 @@ async fn a_byte_stream_serves_stateless_requests_without_initialize() {
     assert!(l["result"]["ttlMs"].is_u64());
 
     // Errors the era defines.
-    let missing = raw.ask(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": {
-        meta::PROTOCOL_VERSION: "2026-07-28"}}})).await;
+    let missing = raw
+        .ask(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": {
+        meta::PROTOCOL_VERSION: "2026-07-28"}}}))
+        .await;
     assert_eq!(missing["error"]["code"], -32602, "{missing}");
     assert!(missing["error"]["message"].as_str().unwrap().contains("clientCapabilities"));
-    let old = raw.ask(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
-        meta::PROTOCOL_VERSION: "2031-01-01", meta::CLIENT_CAPABILITIES: {}}}})).await;
+    let old = raw
+        .ask(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
+        meta::PROTOCOL_VERSION: "2031-01-01", meta::CLIENT_CAPABILITIES: {}}}}))
+        .await;
     assert_eq!(old["error"]["code"], -32022);
     assert_eq!(old["error"]["data"], json!({"requested": "2031-01-01", "supported": ["2026-07-28"]}));
     let ping = raw.ask(request(6, "ping", json!({}))).await;
@@ -124,8 +143,10 @@ async fn a_byte_stream_serves_stateless_requests_without_initialize() {
     assert_eq!(missing_resource["error"]["data"]["uri"], "test://nope");
 
     // The same connection can still begin a session; its requests are session-era ones.
-    let init = raw.ask(json!({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
-        "protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}})).await;
+    let init = raw
+        .ask(json!({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
+        "protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}}))
+        .await;
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "initialize never negotiates the stateless era");
     let c = raw.ask(json!({"jsonrpc": "2.0", "id": 9, "method": "resources/read", "params": {"uri": "test://nope"}})).await;
     assert_eq!(c["error"]["code"], -32002, "session era keeps its resource-not-found code");
@@ -187,7 +208,8 @@ async fn streamable_http_serves_both_eras_at_once() {
     let http = HttpServer::bind(server(), HttpServerConfig::default()).await.unwrap();
     let url = http.url();
 
-    let r = post(&url, &request(11, "tools/call", json!({"name": "echo", "arguments": {"text": "over http"}}))).send().await.unwrap();
+    let r =
+        post(&url, &request(11, "tools/call", json!({"name": "echo", "arguments": {"text": "over http"}}))).send().await.unwrap();
     assert_eq!(r.status(), 200);
     assert!(r.headers().get("mcp-session-id").is_none(), "no sessions in this era");
     assert_eq!(r.headers()["content-type"], "application/json");
@@ -195,10 +217,14 @@ async fn streamable_http_serves_both_eras_at_once() {
     assert_eq!((v["id"].clone(), v["result"]["content"][0]["text"].clone()), (json!(11), json!("over http")));
 
     // Headers that disagree with the body: 400, -32020, and the request's id.
-    let r = post_with(&url, &request(12, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})), &[("mcp-name", Some("other"))])
-        .send()
-        .await
-        .unwrap();
+    let r = post_with(
+        &url,
+        &request(12, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})),
+        &[("mcp-name", Some("other"))],
+    )
+    .send()
+    .await
+    .unwrap();
     assert_eq!(r.status(), 400);
     let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
     assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(12), json!(-32020)));
@@ -229,7 +255,8 @@ async fn streamable_http_serves_both_eras_at_once() {
     assert!(log < answer, "{text}");
 
     // A session-era client on the same server at the same time.
-    let client = Client::builder("session-era", "1").era(Era::Session).connect(HttpClientTransport::new(url.clone())).await.unwrap();
+    let client =
+        Client::builder("session-era", "1").era(Era::Session).connect(HttpClientTransport::new(url.clone())).await.unwrap();
     assert_eq!(client.initialize_result().protocol_version, "2025-11-25");
     let res = client.call_tool("echo", json!({"text": "old"})).await.unwrap();
     assert_eq!(res.content[0].as_text(), Some("old"));
@@ -254,7 +281,9 @@ async fn streamable_http_refuses_missing_or_disagreeing_mirrored_headers() {
 
     // Mcp-Method and MCP-Protocol-Version: on every request, compared case-sensitively.
     let list = request(1, "tools/list", json!({}));
-    assert!(refused(answer(post_with(&url, &list, &[("mcp-method", None)])).await, json!(1)).contains("Mcp-Method header is missing"));
+    assert!(
+        refused(answer(post_with(&url, &list, &[("mcp-method", None)])).await, json!(1)).contains("Mcp-Method header is missing")
+    );
     refused(answer(post_with(&url, &list, &[("mcp-method", Some("TOOLS/LIST"))])).await, json!(1));
     refused(answer(post_with(&url, &list, &[("mcp-protocol-version", None)])).await, json!(1));
     let (status, _) = answer(post_with(&url, &list, &[("MCP-METHOD", Some("  tools/list  "))])).await;
@@ -296,7 +325,8 @@ async fn streamable_http_refuses_missing_or_disagreeing_mirrored_headers() {
     accepted(answer(post_with(&url, &nested, &[("mcp-param-tenant", Some("acme")), ("mcp-param-other", Some("x"))])).await);
 
     // Notifications carry Mcp-Method too; a refusal has no id to carry.
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9, "_meta": request_meta()}});
+    let note =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9, "_meta": request_meta()}});
     assert_eq!(answer(post(&url, &note)).await.0, 202);
     refused(answer(post_with(&url, &note, &[("mcp-method", None)])).await, Value::Null);
     http.shutdown().await;
@@ -316,7 +346,9 @@ fn a_tool_with_an_invalid_x_mcp_header_is_refused_at_registration() {
         assert!(e.message().contains("x-mcp-header"), "{}", e.message());
     }
     let server = Server::builder("s", "1").build().unwrap();
-    assert!(server.add_tool(tool(json!({"type": "object", "x-mcp-header": "Obj"})), |_, _| async { Ok(CallToolResult::text("")) }).is_err());
+    assert!(server
+        .add_tool(tool(json!({"type": "object", "x-mcp-header": "Obj"})), |_, _| async { Ok(CallToolResult::text("")) })
+        .is_err());
     let good = tool(json!({"type": "string", "x-mcp-header": "P"}));
     server.add_tool(good, |_, _| async { Ok(CallToolResult::text("")) }).unwrap();
     let params = server.tool_header_params("bad").unwrap();
@@ -345,26 +377,50 @@ async fn asking_the_client_becomes_rounds_of_input_required_results() {
 
     // Round 2: the name answered; the state carries it on, the next ask comes.
     let answer = |field: &str, v: &str| json!({"action": "accept", "content": {field: v}});
-    let r2 = raw.ask(with_elicitation(request(2, "tools/call", json!({"name": "greet",
-        "inputResponses": {"name": answer("name", "Ada")}, "requestState": state1})))).await;
+    let r2 = raw
+        .ask(with_elicitation(request(
+            2,
+            "tools/call",
+            json!({"name": "greet",
+        "inputResponses": {"name": answer("name", "Ada")}, "requestState": state1}),
+        )))
+        .await;
     let r2 = &r2["result"];
     assert_eq!(r2["inputRequests"]["color"]["method"], "elicitation/create", "{r2}");
     assert!(r2["inputRequests"].get("name").is_none());
     let state2 = r2["requestState"].as_str().unwrap().to_string();
 
     // Round 3: complete, with the name from the state and the color from this retry.
-    let r3 = raw.ask(with_elicitation(request(3, "tools/call", json!({"name": "greet",
-        "inputResponses": {"color": answer("color", "green")}, "requestState": state2.clone()})))).await;
+    let r3 = raw
+        .ask(with_elicitation(request(
+            3,
+            "tools/call",
+            json!({"name": "greet",
+        "inputResponses": {"color": answer("color", "green")}, "requestState": state2.clone()}),
+        )))
+        .await;
     assert_eq!(r3["result"]["content"][0]["text"], "\"Ada\" likes \"green\"", "{r3}");
     assert_eq!(r3["result"]["resultType"], "complete");
 
     // A tampered state, or one issued for another request, is refused.
-    let bad = raw.ask(with_elicitation(request(4, "tools/call", json!({"name": "greet",
-        "inputResponses": {"color": answer("color", "red")}, "requestState": format!("{state2}x")})))).await;
+    let bad = raw
+        .ask(with_elicitation(request(
+            4,
+            "tools/call",
+            json!({"name": "greet",
+        "inputResponses": {"color": answer("color", "red")}, "requestState": format!("{state2}x")}),
+        )))
+        .await;
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
     assert!(bad["error"]["message"].as_str().unwrap().contains("requestState"));
-    let other = raw.ask(with_elicitation(request(5, "tools/call", json!({"name": "echo", "arguments": {"text": "x"},
-        "requestState": state2})))).await;
+    let other = raw
+        .ask(with_elicitation(request(
+            5,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "x"},
+        "requestState": state2}),
+        )))
+        .await;
     assert_eq!(other["error"]["code"], -32602, "{other}");
 
     // Without the elicitation capability: -32021 naming it.
@@ -399,14 +455,21 @@ async fn subscriptions_listen_acknowledges_then_sends_what_the_filter_asks_for()
     assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true, "resourceSubscriptions": ["test://a"]}));
 
     server.notify_resource_updated("test://elsewhere");
-    server.add_tool(Tool::new("later", "added at run time", json!({"type": "object"})), |_, _| async { Ok(CallToolResult::text("")) }).unwrap();
+    server
+        .add_tool(Tool::new("later", "added at run time", json!({"type": "object"})), |_, _| async {
+            Ok(CallToolResult::text(""))
+        })
+        .unwrap();
     let change = raw.next().await;
     assert_eq!(change["method"], "notifications/tools/list_changed", "the other resource's update is not sent: {change}");
     assert_eq!(change["params"]["_meta"][meta::SUBSCRIPTION_ID], 7);
     server.notify_resource_updated("test://a");
     let updated = raw.next().await;
     assert_eq!(updated["method"], "notifications/resources/updated");
-    assert_eq!((updated["params"]["uri"].clone(), updated["params"]["_meta"][meta::SUBSCRIPTION_ID].clone()), (json!("test://a"), json!(7)));
+    assert_eq!(
+        (updated["params"]["uri"].clone(), updated["params"]["_meta"][meta::SUBSCRIPTION_ID].clone()),
+        (json!("test://a"), json!(7))
+    );
 
     // The client ends it by cancelling the request: no answer, the subscription is gone.
     assert_eq!(server.subscription_count(), 1);
@@ -470,7 +533,10 @@ async fn the_http_client_subscribes_through_its_listen_stream() {
     client.subscribe("test://a").await.unwrap();
     server.notify_resource_updated("test://a");
     let seen = notes.clone();
-    eventually("the update", || seen.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::ResourceUpdated(u) if u.uri == "test://a"))).await;
+    eventually("the update", || {
+        seen.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::ResourceUpdated(u) if u.uri == "test://a"))
+    })
+    .await;
     server.remove_tool("greet");
     eventually("the list change", || seen.lock().unwrap().contains(&ServerNotification::ToolListChanged)).await;
     // The replaced stream was closed: one subscription on the server again.
@@ -502,7 +568,7 @@ async fn a_subscription_the_server_ended_is_reopened_by_subscribing_again() {
     let peer = client.peer().clone();
     eventually("the client saw its answer", || peer.stats().pending_requests == 0).await;
     tokio::time::sleep(Duration::from_millis(20)).await; // the stream's own task notes the end
-    // Nothing changed on the client's side, but the stream is gone: subscribing opens one.
+                                                         // Nothing changed on the client's side, but the stream is gone: subscribing opens one.
     client.subscribe("test://a").await.unwrap();
     assert_eq!(server.subscription_count(), 1);
     server.notify_resource_updated("test://a");
@@ -522,7 +588,9 @@ async fn subscribing_fails_clearly_when_the_server_does_not_take_it() {
             let (Some(id), Some(method)) = (m.get("id"), m["method"].as_str()) else { continue };
             let out = match method {
                 "server/discover" => {
-                    vec![json!({"jsonrpc": "2.0", "id": id, "result": {"supportedVersions": ["2026-07-28"], "capabilities": {"resources": {}}}})]
+                    vec![
+                        json!({"jsonrpc": "2.0", "id": id, "result": {"supportedVersions": ["2026-07-28"], "capabilities": {"resources": {}}}}),
+                    ]
                 }
                 // Acknowledged with nothing honoured; the stream stays open.
                 "subscriptions/listen" => vec![json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
@@ -589,7 +657,8 @@ async fn an_auto_client_speaks_the_stateless_era_to_a_server_that_does() {
                 let field = form.requested_schema["properties"].as_object().unwrap().keys().next().unwrap().clone();
                 seen.lock().unwrap().push(field.clone());
                 let mut r = ElicitResult::new(ElicitAction::Accept);
-                r.content = Some(json!({ field.clone(): if field == "name" { "Ada" } else { "blue" } }).as_object().unwrap().clone());
+                r.content =
+                    Some(json!({ field.clone(): if field == "name" { "Ada" } else { "blue" } }).as_object().unwrap().clone());
                 Ok(r)
             }
         })
@@ -616,9 +685,7 @@ async fn an_auto_client_speaks_the_stateless_era_to_a_server_that_does() {
 
 /// A scripted server on a byte stream: answers each request with `reply(method, params)`
 /// (`Err` = a JSON-RPC error object, see [`rpc_error`]) and logs the requests' methods.
-fn scripted(
-    reply: impl Fn(&str, &Value) -> Result<Value, Value> + Send + 'static,
-) -> (MemoryTransport, Arc<Mutex<Vec<String>>>) {
+fn scripted(reply: impl Fn(&str, &Value) -> Result<Value, Value> + Send + 'static) -> (MemoryTransport, Arc<Mutex<Vec<String>>>) {
     let (a, b) = MemoryTransport::pair();
     let log = Arc::new(Mutex::new(Vec::new()));
     let seen = log.clone();
@@ -648,7 +715,9 @@ fn rpc_error(code: i64) -> Value {
 async fn an_auto_client_falls_back_to_initialize_when_discover_is_unknown() {
     let (transport, log) = scripted(|method, _| match method {
         "server/discover" => Err(rpc_error(-32601)),
-        "initialize" => Ok(json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "old", "version": "1"}})),
+        "initialize" => Ok(
+            json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "old", "version": "1"}}),
+        ),
         "tools/list" => Ok(json!({"tools": []})),
         _ => Err(rpc_error(-32601)),
     });
@@ -660,7 +729,9 @@ async fn an_auto_client_falls_back_to_initialize_when_discover_is_unknown() {
     assert_eq!(*log.lock().unwrap(), ["server/discover", "initialize", "tools/list"]);
     // A server that answers any method with some result is an older server as well.
     let (transport, _) = scripted(|method, _| match method {
-        "initialize" => Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "lax", "version": "1"}})),
+        "initialize" => {
+            Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "lax", "version": "1"}}))
+        }
         _ => Ok(json!({})),
     });
     let client = Client::builder("auto", "1").connect(transport).await.unwrap();
@@ -689,7 +760,9 @@ async fn an_auto_client_asks_again_when_refused_a_version_the_server_lists() {
     // Refused with only session-era versions listed: an older server, no second ask.
     let (transport, log) = scripted(|method, _| match method {
         "server/discover" => Err(json!({"code": -32022, "message": "unsupported", "data": {"supported": ["2025-11-25"]}})),
-        "initialize" => Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}})),
+        "initialize" => {
+            Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}))
+        }
         _ => Err(rpc_error(-32601)),
     });
     let client = Client::builder("c", "1").connect(transport).await.unwrap();
@@ -699,9 +772,7 @@ async fn an_auto_client_asks_again_when_refused_a_version_the_server_lists() {
 
 #[tokio::test]
 async fn a_stateless_client_leaves_out_tools_with_invalid_mirrored_headers() {
-    let tool = |name: &str, annotation: Value, ty: &str| {
-        json!({"name": name, "inputSchema": {"type": "object", "properties": {"p": {"type": ty, "x-mcp-header": annotation}}}})
-    };
+    let tool = |name: &str, annotation: Value, ty: &str| json!({"name": name, "inputSchema": {"type": "object", "properties": {"p": {"type": ty, "x-mcp-header": annotation}}}});
     let tools = json!([
         tool("fine", json!("Region"), "string"),
         tool("empty_name", json!(""), "string"),
@@ -739,7 +810,9 @@ impl Transport for Named {
 #[tokio::test]
 async fn an_auto_client_remembers_an_older_server_by_its_endpoint() {
     let older = |method: &str, _: &Value| match method {
-        "initialize" => Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}})),
+        "initialize" => {
+            Ok(json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}))
+        }
         _ => Err(rpc_error(-32601)),
     };
     let (transport, log) = scripted(older);
@@ -801,7 +874,11 @@ async fn the_http_client_mirrors_names_and_annotated_arguments_into_headers() {
     }, "required": ["region"]});
     let server = Server::builder("headers", "1")
         .tool(Tool::new("routed", "routed by region", schema), |a: oxmcp::server::Arguments, _| async move {
-            Ok(CallToolResult::text(format!("{} {}", a["region"].as_str().unwrap_or_default(), a.get("n").cloned().unwrap_or_default())))
+            Ok(CallToolResult::text(format!(
+                "{} {}",
+                a["region"].as_str().unwrap_or_default(),
+                a.get("n").cloned().unwrap_or_default()
+            )))
         })
         .build()
         .unwrap();

@@ -12,9 +12,10 @@ use serde_json::{json, Value};
 
 fn server() -> Server {
     Server::builder("wire", "1")
-        .tool(Tool::new("echo", "echo", json!({"type": "object", "properties": {"text": {"type": "string"}}})), |a: oxmcp::server::Arguments, _| async move {
-            Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
-        })
+        .tool(
+            Tool::new("echo", "echo", json!({"type": "object", "properties": {"text": {"type": "string"}}})),
+            |a: oxmcp::server::Arguments, _| async move { Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default())) },
+        )
         .tool(Tool::new("wait", "waits for a cancel", json!({"type": "object"})), |_, ctx: RequestContext| async move {
             ctx.cancelled().await;
             Ok(CallToolResult::text("cancelled"))
@@ -43,8 +44,12 @@ impl<R: MessageReader, W: MessageWriter> Raw<R, W> {
         }
     }
     async fn initialize(&mut self, version: &str) -> Value {
-        self.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string()).await;
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+            .to_string(),
+        )
+        .await;
         let r = self.recv().await;
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
         r
@@ -163,7 +168,10 @@ async fn oversized_messages_are_refused_and_the_session_goes_on() {
     let mut raw = Raw { rx, tx };
     raw.initialize("2025-11-25").await;
     let big = "x".repeat(10_000);
-    raw.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text": big}}}).to_string()).await;
+    raw.send(
+        &json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text": big}}}).to_string(),
+    )
+    .await;
     let r = raw.recv().await;
     assert_eq!(code(&r), -32600);
     assert!(r["error"]["message"].as_str().unwrap().contains("4096"));
@@ -215,10 +223,13 @@ async fn a_final_progress_notification_never_shares_a_write_with_its_response() 
     // after response handlers for messages that arrive in one read, and so loses the
     // progress that comes right before a response.
     let server = Server::builder("wire", "1")
-        .tool(Tool::new("done", "reports 100% and returns at once", json!({"type": "object"})), |_, ctx: RequestContext| async move {
-            ctx.report_progress(1.0, Some(1.0), None)?;
-            Ok(CallToolResult::text("done"))
-        })
+        .tool(
+            Tool::new("done", "reports 100% and returns at once", json!({"type": "object"})),
+            |_, ctx: RequestContext| async move {
+                ctx.report_progress(1.0, Some(1.0), None)?;
+                Ok(CallToolResult::text("done"))
+            },
+        )
         .build()
         .unwrap();
     let (a, b) = MemoryTransport::pair();

@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientConfig, ClientRequest, JsonObject,
-};
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientConfig, ClientRequest, JsonObject};
 use rmcp::service::{PeerRequestOptions, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
@@ -296,10 +294,7 @@ async fn cancel_once(client: &Client, log: &Path, round: usize) -> Result<f64, S
         .map_err(|e| format!("cancel round {round}: slow call failed: {e}"))?;
     tokio::time::sleep(Duration::from_millis(50)).await;
     let t0 = crate::monotonic_ns();
-    handle
-        .cancel(Some("benchmark cancel".into()))
-        .await
-        .map_err(|e| format!("cancel round {round}: cancel failed: {e}"))?;
+    handle.cancel(Some("benchmark cancel".into())).await.map_err(|e| format!("cancel round {round}: cancel failed: {e}"))?;
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let lines = log_lines(log)?;
@@ -308,10 +303,7 @@ async fn cancel_once(client: &Client, log: &Path, round: usize) -> Result<f64, S
             return Ok((at as f64 - t0 as f64) / 1e3);
         }
         if Instant::now() >= deadline {
-            return Err(format!(
-                "cancel round {round}: the server did not log its cancellation in {} within 5 s",
-                log.display()
-            ));
+            return Err(format!("cancel round {round}: the server did not log its cancellation in {} within 5 s", log.display()));
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
     }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt as _;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -15,7 +16,6 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
-use axum::serve::ListenerExt as _;
 use tokio_util::sync::CancellationToken;
 
 pub struct Options {
@@ -120,10 +120,8 @@ pub fn run(opts: Options) -> Result<(), String> {
 }
 
 async fn serve_stdio(cancel_log: Option<Arc<PathBuf>>) -> Result<(), String> {
-    let service = Bench::new(cancel_log)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| format!("stdio initialization failed: {e}"))?;
+    let service =
+        Bench::new(cancel_log).serve(rmcp::transport::stdio()).await.map_err(|e| format!("stdio initialization failed: {e}"))?;
     service.waiting().await.map_err(|e| format!("stdio service failed: {e}"))?;
     Ok(())
 }

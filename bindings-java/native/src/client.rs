@@ -55,7 +55,8 @@ struct Settings {
 }
 
 fn parse_result<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> oxmcp::Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::Handler, format!("the {what} handler returned an invalid result: {e}")))
+    serde_json::from_str(text)
+        .map_err(|e| Error::new(ErrorKind::Handler, format!("the {what} handler returned an invalid result: {e}")))
 }
 
 fn invalid(what: &str, e: impl std::fmt::Display) -> Error {
@@ -76,7 +77,8 @@ async fn connect(settings: Settings) -> oxmcp::Result<Done> {
     if settings.sampling != 0 {
         let id = settings.sampling;
         b = b.on_sampling(move |params, cx: ClientContext| async move {
-            let out = call_java(id, serde_json::to_string(&params)?, Some("sampling/createMessage".into()), cx.cancel, None).await?;
+            let out =
+                call_java(id, serde_json::to_string(&params)?, Some("sampling/createMessage".into()), cx.cancel, None).await?;
             parse_result("sampling", &out)
         });
     }
@@ -127,7 +129,12 @@ async fn connect(settings: Settings) -> oxmcp::Result<Done> {
 /// Connects (stdio or HTTP, from the settings JSON); completes with the `initialize`
 /// result and the client handle.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>, settings: JString<'l>, call_id: jlong) {
+pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    settings: JString<'l>,
+    call_id: jlong,
+) {
     env.with_env(|env| -> jni::errors::Result<()> {
         let text = rstring(env, &settings)?.unwrap_or_default();
         spawn_call(call_id, async move {
@@ -160,9 +167,23 @@ enum Op {
 impl Op {
     fn from_code(code: i32) -> Option<Op> {
         use Op::*;
-        [Ping, ListTools, ListResources, ListResourceTemplates, ListPrompts, CallTool, ReadResource, GetPrompt, Complete, SetLogLevel, Request, Subscribe, Unsubscribe]
-            .get(usize::try_from(code).ok()?)
-            .copied()
+        [
+            Ping,
+            ListTools,
+            ListResources,
+            ListResourceTemplates,
+            ListPrompts,
+            CallTool,
+            ReadResource,
+            GetPrompt,
+            Complete,
+            SetLogLevel,
+            Request,
+            Subscribe,
+            Unsubscribe,
+        ]
+        .get(usize::try_from(code).ok()?)
+        .copied()
     }
 }
 
@@ -200,8 +221,8 @@ async fn run(client: Arc<Client>, op: Op, a: Option<String>, b: Option<String>, 
             json_of(&client.complete(params).await?)
         }
         Op::SetLogLevel => {
-            let level: LoggingLevel = serde_json::from_value(Value::String(a_str().to_lowercase()))
-                .map_err(|_| invalid("log level", a_str()))?;
+            let level: LoggingLevel =
+                serde_json::from_value(Value::String(a_str().to_lowercase())).map_err(|_| invalid("log level", a_str()))?;
             client.set_log_level(level).await.map(|()| Done::empty())
         }
         Op::Request => {
@@ -254,7 +275,11 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientCall<'l>(
 
 /// Tells the server the roots changed (error message, or null).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_clientNotifyRootsChanged<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>, client: jlong) -> JObject<'l> {
+pub extern "system" fn Java_dev_oxmcp_Native_clientNotifyRootsChanged<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    client: jlong,
+) -> JObject<'l> {
     env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
         let outcome = CLIENTS
             .get(client)
@@ -277,13 +302,22 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientPending<'l>(_env: EnvUnowned<
 /// The era the connection speaks: 1 for the stateless era (2026-07-28), 0 for the session
 /// era (or a closed client).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_clientStateless<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, client: jlong) -> jboolean {
-    CLIENTS.get(client).is_some_and(|c| c.era() == oxmcp::client::Era::Stateless).into()
+pub extern "system" fn Java_dev_oxmcp_Native_clientStateless<'l>(
+    _env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    client: jlong,
+) -> jboolean {
+    CLIENTS.get(client).is_some_and(|c| c.era() == oxmcp::client::Era::Stateless)
 }
 
 /// Closes the connection (a child process is stopped), then forgets the handle.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_clientClose<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, client: jlong, call_id: jlong) {
+pub extern "system" fn Java_dev_oxmcp_Native_clientClose<'l>(
+    _env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    client: jlong,
+    call_id: jlong,
+) {
     let c = CLIENTS.remove(client);
     spawn_call(call_id, async move {
         if let Some(c) = c {

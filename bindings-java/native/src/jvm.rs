@@ -41,11 +41,8 @@ fn attach_daemon(vm: &JavaVM) {
     }
     let raw = vm.get_raw();
     let mut env: *mut c_void = std::ptr::null_mut();
-    let mut args = sys::JavaVMAttachArgs {
-        version: sys::JNI_VERSION_1_8,
-        name: c"oxmcp".as_ptr() as *mut _,
-        group: std::ptr::null_mut(),
-    };
+    let mut args =
+        sys::JavaVMAttachArgs { version: sys::JNI_VERSION_1_8, name: c"oxmcp".as_ptr() as *mut _, group: std::ptr::null_mut() };
     // Safety: `raw` is the live JavaVM; AttachCurrentThreadAsDaemon (JNI 1.4) takes an
     // out-pointer for the env and a pointer to attach arguments that outlive the call.
     let status = unsafe { ((**raw).v1_4.AttachCurrentThreadAsDaemon)(raw, &mut env, &mut args as *mut _ as *mut c_void) };
@@ -117,11 +114,12 @@ pub fn kind_ordinal(kind: ErrorKind) -> i32 {
 pub fn on_success(call_id: i64, json: Option<&str>, handle: i64) {
     with_java("onSuccess", |env, class| {
         let json = jstring(env, json)?;
-        env.call_static_method(class, jni_str!("onSuccess"), jni_sig!("(JLjava/lang/String;J)V"), &[
-            JValue::Long(call_id),
-            JValue::Object(&json),
-            JValue::Long(handle),
-        ])?;
+        env.call_static_method(
+            class,
+            jni_str!("onSuccess"),
+            jni_sig!("(JLjava/lang/String;J)V"),
+            &[JValue::Long(call_id), JValue::Object(&json), JValue::Long(handle)],
+        )?;
         Ok(())
     });
 }
@@ -132,14 +130,19 @@ pub fn on_failure(call_id: i64, error: &Error) {
         let message = jstring(env, Some(error.message()))?;
         let data = error.rpc().and_then(|r| r.data.as_ref()).map(|d| d.to_string());
         let data = jstring(env, data.as_deref())?;
-        env.call_static_method(class, jni_str!("onFailure"), jni_sig!("(JIZJLjava/lang/String;Ljava/lang/String;)V"), &[
-            JValue::Long(call_id),
-            JValue::Int(kind_ordinal(error.kind())),
-            JValue::Bool(error.code().is_some()),
-            JValue::Long(error.code().unwrap_or(0)),
-            JValue::Object(&message),
-            JValue::Object(&data),
-        ])?;
+        env.call_static_method(
+            class,
+            jni_str!("onFailure"),
+            jni_sig!("(JIZJLjava/lang/String;Ljava/lang/String;)V"),
+            &[
+                JValue::Long(call_id),
+                JValue::Int(kind_ordinal(error.kind())),
+                JValue::Bool(error.code().is_some()),
+                JValue::Long(error.code().unwrap_or(0)),
+                JValue::Object(&message),
+                JValue::Object(&data),
+            ],
+        )?;
         Ok(())
     });
 }
@@ -148,12 +151,17 @@ pub fn on_failure(call_id: i64, error: &Error) {
 pub fn on_progress(call_id: i64, progress: f64, total: Option<f64>, message: Option<&str>) {
     with_java("onProgress", |env, class| {
         let message = jstring(env, message)?;
-        env.call_static_method(class, jni_str!("onProgress"), jni_sig!("(JDDLjava/lang/String;)V"), &[
-            JValue::Long(call_id),
-            JValue::Double(progress),
-            JValue::Double(total.unwrap_or(f64::NAN)),
-            JValue::Object(&message),
-        ])?;
+        env.call_static_method(
+            class,
+            jni_str!("onProgress"),
+            jni_sig!("(JDDLjava/lang/String;)V"),
+            &[
+                JValue::Long(call_id),
+                JValue::Double(progress),
+                JValue::Double(total.unwrap_or(f64::NAN)),
+                JValue::Object(&message),
+            ],
+        )?;
         Ok(())
     });
 }
@@ -163,11 +171,12 @@ pub fn on_notification(listener_id: i64, method: &str, params: &str) {
     with_java("onNotification", |env, class| {
         let method = jstring(env, Some(method))?;
         let params = jstring(env, Some(params))?;
-        env.call_static_method(class, jni_str!("onNotification"), jni_sig!("(JLjava/lang/String;Ljava/lang/String;)V"), &[
-            JValue::Long(listener_id),
-            JValue::Object(&method),
-            JValue::Object(&params),
-        ])?;
+        env.call_static_method(
+            class,
+            jni_str!("onNotification"),
+            jni_sig!("(JLjava/lang/String;Ljava/lang/String;)V"),
+            &[JValue::Long(listener_id), JValue::Object(&method), JValue::Object(&params)],
+        )?;
         Ok(())
     });
 }
@@ -179,12 +188,12 @@ pub fn on_request(handler_id: i64, request: i64, first: &str, second: Option<&st
     with_java("onRequest", |env, class| {
         let first = jstring(env, Some(first))?;
         let second = jstring(env, second)?;
-        env.call_static_method(class, jni_str!("onRequest"), jni_sig!("(JJLjava/lang/String;Ljava/lang/String;)V"), &[
-            JValue::Long(handler_id),
-            JValue::Long(request),
-            JValue::Object(&first),
-            JValue::Object(&second),
-        ])?;
+        env.call_static_method(
+            class,
+            jni_str!("onRequest"),
+            jni_sig!("(JJLjava/lang/String;Ljava/lang/String;)V"),
+            &[JValue::Long(handler_id), JValue::Long(request), JValue::Object(&first), JValue::Object(&second)],
+        )?;
         delivered = true;
         Ok(())
     });
@@ -198,4 +207,3 @@ pub fn on_cancel(request: i64) {
         Ok(())
     });
 }
-

@@ -55,7 +55,8 @@ struct JavaHandler {
 }
 
 fn parse<T: DeserializeOwned>(what: &str, text: &str) -> oxmcp::Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::Handler, format!("the {what} handler returned an invalid result: {e}")))
+    serde_json::from_str(text)
+        .map_err(|e| Error::new(ErrorKind::Handler, format!("the {what} handler returned an invalid result: {e}")))
 }
 
 impl JavaHandler {
@@ -202,7 +203,10 @@ impl JServer {
 
 /// Runs a native method body that may fail with an engine error; the error message is
 /// returned to Java (null on success), where it becomes an `McpException`.
-fn sync_result<'l>(mut env: EnvUnowned<'l>, f: impl FnOnce(&mut jni::Env<'l>) -> jni::errors::Result<oxmcp::Result<()>>) -> JObject<'l> {
+fn sync_result<'l>(
+    mut env: EnvUnowned<'l>,
+    f: impl FnOnce(&mut jni::Env<'l>) -> jni::errors::Result<oxmcp::Result<()>>,
+) -> JObject<'l> {
     env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
         match f(env)? {
             Ok(()) => Ok(JObject::null()),
@@ -464,7 +468,11 @@ fn with_ctx(request: i64, f: impl FnOnce(&RequestContext) -> oxmcp::Result<()>) 
 
 /// Whether the client cancelled (false once the engine is done with the request).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_requestIsCancelled<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, request: jlong) -> jboolean {
+pub extern "system" fn Java_dev_oxmcp_Native_requestIsCancelled<'l>(
+    _env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    request: jlong,
+) -> jboolean {
     REQUESTS.get(request).is_some_and(|r| r.cancel.is_cancelled())
 }
 
@@ -519,7 +527,11 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestLog<'l>(
 
 /// The request's facts as JSON: id, progress token, client info, protocol version.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_requestInfo<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>, request: jlong) -> JObject<'l> {
+pub extern "system" fn Java_dev_oxmcp_Native_requestInfo<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    request: jlong,
+) -> JObject<'l> {
     env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
         let info = REQUESTS.get(request).and_then(|r| r.ctx.clone()).map(|ctx| {
             json!({
@@ -571,8 +583,12 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestAskClient<'l>(
                 None => json!({}),
             };
             let out = match op {
-                0 => serde_json::to_string(&ctx.create_message(serde_json::from_value(params).map_err(|e| invalid("sampling params", e))?).await?)?,
-                1 => serde_json::to_string(&ctx.elicit(serde_json::from_value(params).map_err(|e| invalid("elicitation params", e))?).await?)?,
+                0 => serde_json::to_string(
+                    &ctx.create_message(serde_json::from_value(params).map_err(|e| invalid("sampling params", e))?).await?,
+                )?,
+                1 => serde_json::to_string(
+                    &ctx.elicit(serde_json::from_value(params).map_err(|e| invalid("elicitation params", e))?).await?,
+                )?,
                 _ => serde_json::to_string(&ctx.list_roots().await?)?,
             };
             Ok(Done::json(out))

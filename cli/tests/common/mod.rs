@@ -47,4 +47,3 @@ impl Drop for Listening {
         let _ = self.child.wait();
     }
 }
-

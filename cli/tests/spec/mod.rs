@@ -23,4 +23,3 @@ pub fn spec_dir() -> Result<PathBuf, String> {
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
 }
-

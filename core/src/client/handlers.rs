@@ -87,7 +87,12 @@ fn fill_defaults(result: &mut ElicitResult, schema: &Value) {
 /// Answers one server-to-client request with the registered handler: a request the
 /// server sent on its own (session era) or one carried in an `InputRequiredResult`
 /// (stateless era).
-pub(crate) async fn answer_request(handlers: &Handlers, method: &str, params: Option<Value>, ctx: ClientContext) -> Result<Value, ErrorObject> {
+pub(crate) async fn answer_request(
+    handlers: &Handlers,
+    method: &str,
+    params: Option<Value>,
+    ctx: ClientContext,
+) -> Result<Value, ErrorObject> {
     match method {
         methods::SAMPLING_CREATE_MESSAGE => answer(&handlers.sampling, method, params, ctx).await,
         methods::ELICITATION_CREATE => {

@@ -129,9 +129,11 @@ impl Listen {
 
     /// Adds `uri` to the stream; fails when the server does not take it.
     pub(crate) async fn subscribe(&self, peer: &Peer, s: &Arc<Stateless>, uri: &str) -> Result<()> {
-        let honoured = self.change(peer, s, |w| {
-            w.uris.insert(uri.to_string());
-        }).await?;
+        let honoured = self
+            .change(peer, s, |w| {
+                w.uris.insert(uri.to_string());
+            })
+            .await?;
         let taken = honoured.and_then(|f| f.resource_subscriptions).is_some_and(|uris| uris.iter().any(|u| u == uri));
         if taken {
             return Ok(());
@@ -139,7 +141,8 @@ impl Listen {
         // Keep the stream as it was: the server would not send these updates anyway.
         self.change(peer, s, |w| {
             w.uris.remove(uri);
-        }).await?;
+        })
+        .await?;
         Err(Error::new(ErrorKind::CapabilityMissing, format!("the server does not take a subscription to {uri}")))
     }
 
@@ -147,7 +150,9 @@ impl Listen {
     pub(crate) async fn unsubscribe(&self, peer: &Peer, s: &Arc<Stateless>, uri: &str) -> Result<()> {
         self.change(peer, s, |w| {
             w.uris.remove(uri);
-        }).await.map(drop)
+        })
+        .await
+        .map(drop)
     }
 
     /// How many of the session's pending requests are listen streams.
@@ -166,7 +171,12 @@ impl Listen {
 
     /// Applies `edit` and replaces the stream when what it asks for changed. Returns the
     /// filter the server acknowledged (`None` when no stream is open).
-    async fn change(&self, peer: &Peer, s: &Arc<Stateless>, edit: impl FnOnce(&mut Wanted)) -> Result<Option<SubscriptionFilter>> {
+    async fn change(
+        &self,
+        peer: &Peer,
+        s: &Arc<Stateless>,
+        edit: impl FnOnce(&mut Wanted),
+    ) -> Result<Option<SubscriptionFilter>> {
         let mut open = self.open.lock().await;
         let mut wanted = open.0.clone();
         edit(&mut wanted);
@@ -229,7 +239,10 @@ impl Listen {
         };
         let Some(ack) = ack else {
             token.cancel();
-            return Err(Error::new(ErrorKind::Timeout, format!("subscriptions/listen was not acknowledged within {ACK_TIMEOUT:?}")));
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!("subscriptions/listen was not acknowledged within {ACK_TIMEOUT:?}"),
+            ));
         };
         let honoured = match serde_json::from_value(ack.get("notifications").cloned().unwrap_or_default()) {
             Ok(h) => h,

@@ -39,10 +39,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
     methods, CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCapability,
-    GetPromptRequestParams, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListToolsResult,
-    LoggingLevel, Prompt, ProtocolVersion, ReadResourceResult, Resource, ResourceTemplate, Root, RootsCapability,
-    SamplingCapability, ServerCapabilities, Tool,
+    GetPromptRequestParams, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListToolsResult, LoggingLevel, Prompt, ProtocolVersion,
+    ReadResourceResult, Resource, ResourceTemplate, Root, RootsCapability, SamplingCapability, ServerCapabilities, Tool,
 };
 use crate::session::{Peer, RequestOptions, Session, SessionConfig, SessionStats};
 use crate::transport::Transport;
@@ -108,11 +107,8 @@ impl ClientBuilder {
         F: Fn(ElicitRequestParams, ClientContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ElicitResult>> + Send + 'static,
     {
-        self.capabilities.elicitation = Some(ElicitationCapability {
-            form: Some(Map::new()),
-            url: Some(Map::new()),
-            ..Default::default()
-        });
+        self.capabilities.elicitation =
+            Some(ElicitationCapability { form: Some(Map::new()), url: Some(Map::new()), ..Default::default() });
         self.handlers.elicitation = Some(boxed(f));
         self
     }
@@ -313,7 +309,11 @@ impl Client {
 
     /// Which era this connection speaks.
     pub fn era(&self) -> Era {
-        if self.stateless.is_some() { Era::Stateless } else { Era::Session }
+        if self.stateless.is_some() {
+            Era::Stateless
+        } else {
+            Era::Session
+        }
     }
 
     /// Sends any request and returns its raw result: in the stateless era with the
@@ -496,7 +496,6 @@ impl Client {
         }
         self.peer.notify(methods::ROOTS_LIST_CHANGED, None)
     }
-
 
     /// Closes the connection and waits for the transport to shut (a child process exits).
     pub async fn close(self) {

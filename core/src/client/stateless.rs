@@ -14,8 +14,8 @@ use serde_json::{json, Map, Value};
 use super::handlers::{answer_request, ClientContext, Handlers};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
-    meta, methods, ClientCapabilities, DiscoverResult, Implementation, InitializeResult, InputRequiredResult,
-    LoggingLevel, ProtocolVersion, RequestId, RESULT_COMPLETE, RESULT_INPUT_REQUIRED,
+    meta, methods, ClientCapabilities, DiscoverResult, Implementation, InitializeResult, InputRequiredResult, LoggingLevel,
+    ProtocolVersion, RequestId, RESULT_COMPLETE, RESULT_INPUT_REQUIRED,
 };
 use crate::session::{Peer, RequestOptions};
 
@@ -49,7 +49,10 @@ impl Era {
             "auto" => Ok(Era::Auto),
             "session" | "legacy" => Ok(Era::Session),
             "stateless" | "modern" => Ok(Era::Stateless),
-            _ => Err(Error::new(ErrorKind::InvalidInput, format!("unknown era {s:?}: expected \"auto\", \"session\" or \"stateless\""))),
+            _ => Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("unknown era {s:?}: expected \"auto\", \"session\" or \"stateless\""),
+            )),
         }
     }
 
@@ -111,7 +114,10 @@ pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Du
     // restarting with a new list): ask once more rather than give up the newer era.
     if let Err(e) = &answer {
         if lists_our_version(e) {
-            tracing::debug!("server/discover refused with -32022 although it lists {}: asking again", ProtocolVersion::STATELESS.as_str());
+            tracing::debug!(
+                "server/discover refused with -32022 although it lists {}: asking again",
+                ProtocolVersion::STATELESS.as_str()
+            );
             answer = peer.request(methods::SERVER_DISCOVER, Some(params), options).await;
         }
     }
@@ -191,7 +197,11 @@ pub(crate) struct Stateless {
 fn cacheable(method: &str) -> bool {
     matches!(
         method,
-        methods::TOOLS_LIST | methods::RESOURCES_LIST | methods::RESOURCES_TEMPLATES_LIST | methods::RESOURCES_READ | methods::PROMPTS_LIST
+        methods::TOOLS_LIST
+            | methods::RESOURCES_LIST
+            | methods::RESOURCES_TEMPLATES_LIST
+            | methods::RESOURCES_READ
+            | methods::PROMPTS_LIST
     )
 }
 
@@ -209,7 +219,9 @@ impl Stateless {
         let mut p = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
-            Some(other) => return Err(Error::new(ErrorKind::InvalidInput, format!("request params must be a JSON object, not {other}"))),
+            Some(other) => {
+                return Err(Error::new(ErrorKind::InvalidInput, format!("request params must be a JSON object, not {other}")))
+            }
         };
         let m = p.entry("_meta").or_insert_with(|| json!({}));
         let Value::Object(m) = m else {
@@ -225,7 +237,13 @@ impl Stateless {
     }
 
     /// Sends one request, answering the server's questions round after round.
-    pub(crate) async fn request(&self, peer: &Peer, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value> {
+    pub(crate) async fn request(
+        &self,
+        peer: &Peer,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<Value> {
         let key = cacheable(method).then(|| format!("{method} {}", params.as_ref().map(Value::to_string).unwrap_or_default()));
         if let Some(key) = &key {
             let mut cache = self.cache.lock().unwrap();
@@ -255,8 +273,9 @@ impl Stateless {
                 None => return Ok(self.remember(key, result)),
                 Some(Value::String(t)) if t == RESULT_COMPLETE => return Ok(self.remember(key, result)),
                 Some(Value::String(t)) if t == RESULT_INPUT_REQUIRED => {
-                    let asked: InputRequiredResult = serde_json::from_value(result)
-                        .map_err(|e| Error::new(ErrorKind::Protocol, format!("malformed InputRequiredResult for {method}: {e}")))?;
+                    let asked: InputRequiredResult = serde_json::from_value(result).map_err(|e| {
+                        Error::new(ErrorKind::Protocol, format!("malformed InputRequiredResult for {method}: {e}"))
+                    })?;
                     let responses = self.answer(peer, asked.input_requests.unwrap_or_default()).await?;
                     answers = Some((responses, asked.request_state));
                 }
@@ -265,7 +284,10 @@ impl Stateless {
                 }
             }
         }
-        Err(Error::new(ErrorKind::Protocol, format!("{method}: the server asked for input {MAX_INPUT_ROUNDS} times without finishing")))
+        Err(Error::new(
+            ErrorKind::Protocol,
+            format!("{method}: the server asked for input {MAX_INPUT_ROUNDS} times without finishing"),
+        ))
     }
 
     fn remember(&self, key: Option<String>, result: Value) -> Value {
@@ -281,7 +303,11 @@ impl Stateless {
         let asks = requests.into_iter().map(|(key, ask)| {
             let method = ask.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
             let params = ask.get("params").cloned();
-            let ctx = ClientContext { request_id: RequestId::String(key.as_str().into()), cancel: Default::default(), peer: peer.clone() };
+            let ctx = ClientContext {
+                request_id: RequestId::String(key.as_str().into()),
+                cancel: Default::default(),
+                peer: peer.clone(),
+            };
             async move {
                 match answer_request(&self.handlers, &method, params, ctx).await {
                     Ok(v) => Ok((key, v)),

@@ -77,8 +77,7 @@ impl Serialize for RequestId {
 impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;
-        RequestId::from_value(&v)
-            .ok_or_else(|| serde::de::Error::custom("request id must be a string or an integer"))
+        RequestId::from_value(&v).ok_or_else(|| serde::de::Error::custom("request id must be a string or an integer"))
     }
 }
 
@@ -201,10 +200,7 @@ impl Message {
     pub fn parse_single(bytes: &[u8]) -> Result<Message, Rejected> {
         match Self::parse(bytes)? {
             Incoming::Single(m) => Ok(m),
-            Incoming::Batch(_) => Err(Rejected {
-                id: None,
-                error: ErrorObject::invalid_request("batches are not allowed here"),
-            }),
+            Incoming::Batch(_) => Err(Rejected { id: None, error: ErrorObject::invalid_request("batches are not allowed here") }),
         }
     }
 
@@ -397,9 +393,7 @@ mod tests {
 
     #[test]
     fn batch_elements_parse_independently() {
-        let Incoming::Batch(items) =
-            Message::parse(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"bad":1}]"#).unwrap()
-        else {
+        let Incoming::Batch(items) = Message::parse(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"bad":1}]"#).unwrap() else {
             panic!("expected a batch")
         };
         assert!(matches!(items[0], Ok(Message::Request { .. })));

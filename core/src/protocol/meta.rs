@@ -53,7 +53,9 @@ impl RequestMeta {
         let invalid = |what: &str| ErrorObject::invalid_params(format!("invalid request _meta: {what}"));
         let meta: &Map<String, Value> = params
             .and_then(|p| p.get("_meta"))
-            .ok_or_else(|| invalid("missing (a 2026-07-28 request carries its protocol version and client capabilities in _meta)"))?
+            .ok_or_else(|| {
+                invalid("missing (a 2026-07-28 request carries its protocol version and client capabilities in _meta)")
+            })?
             .as_object()
             .ok_or_else(|| invalid("not an object"))?;
         let requested = meta
@@ -61,12 +63,9 @@ impl RequestMeta {
             .ok_or_else(|| invalid(&format!("missing {PROTOCOL_VERSION}")))?
             .as_str()
             .ok_or_else(|| invalid(&format!("{PROTOCOL_VERSION} is not a string")))?;
-        let version = ProtocolVersion::parse(requested)
-            .filter(|v| v.is_stateless())
-            .ok_or_else(|| unsupported_version(requested))?;
-        let capabilities = meta
-            .get(CLIENT_CAPABILITIES)
-            .ok_or_else(|| invalid(&format!("missing {CLIENT_CAPABILITIES}")))?;
+        let version =
+            ProtocolVersion::parse(requested).filter(|v| v.is_stateless()).ok_or_else(|| unsupported_version(requested))?;
+        let capabilities = meta.get(CLIENT_CAPABILITIES).ok_or_else(|| invalid(&format!("missing {CLIENT_CAPABILITIES}")))?;
         let capabilities: ClientCapabilities =
             serde_json::from_value(capabilities.clone()).map_err(|e| invalid(&format!("{CLIENT_CAPABILITIES}: {e}")))?;
         let client_info = match meta.get(CLIENT_INFO) {

@@ -40,5 +40,4 @@ pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// Session-era methods the stateless era removed (a 2026-07-28 request for one is -32601).
-pub const REMOVED_IN_STATELESS_ERA: [&str; 5] =
-    [INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE];
+pub const REMOVED_IN_STATELESS_ERA: [&str; 5] = [INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE];

@@ -46,10 +46,7 @@ pub fn decode(value: &str) -> Result<Cow<'_, str>, BadValue> {
     if !is_header_text(value) {
         return Err(BadValue("characters a header value cannot carry"));
     }
-    let Some(payload) = value
-        .strip_prefix(SENTINEL_PREFIX)
-        .and_then(|rest| rest.strip_suffix(SENTINEL_SUFFIX))
-    else {
+    let Some(payload) = value.strip_prefix(SENTINEL_PREFIX).and_then(|rest| rest.strip_suffix(SENTINEL_SUFFIX)) else {
         return Ok(Cow::Borrowed(value));
     };
     let bytes = STANDARD.decode(payload).map_err(|_| BadValue("invalid base64 in the =?base64?…?= sentinel"))?;
@@ -107,8 +104,17 @@ pub struct HeaderParam {
 /// alone, so a client could not know which argument it names. Keywords holding instance
 /// data (`const`, `enum`, `default`, `examples`) are left out: data is not an annotation.
 const SUBSCHEMA: &[&str] = &[
-    "items", "contains", "unevaluatedItems", "additionalProperties", "propertyNames", "unevaluatedProperties", "not", "if",
-    "then", "else", "contentSchema",
+    "items",
+    "contains",
+    "unevaluatedItems",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
 ];
 const SUBSCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 const SUBSCHEMA_MAPS: &[&str] = &["patternProperties", "dependentSchemas", "$defs", "definitions"];
@@ -171,7 +177,9 @@ fn annotated(annotation: &Value, ty: Option<&Value>, path: Option<&[String]>) ->
         Some("boolean") => ParamType::Boolean,
         _ => {
             let ty = ty.map_or("no type".to_string(), |t| format!("type {t}"));
-            return Err(format!("x-mcp-header {name:?} is on a property of {ty}: only string, integer and boolean may be mirrored"));
+            return Err(format!(
+                "x-mcp-header {name:?} is on a property of {ty}: only string, integer and boolean may be mirrored"
+            ));
         }
     };
     Ok(HeaderParam { header: format!("{PARAM_HEADER_PREFIX}{}", name.to_ascii_lowercase()), name: name.to_string(), path, ty })
@@ -300,11 +308,14 @@ mod tests {
                 "dry": {"type": "boolean", "x-mcp-header": "Dry"}}}}});
         let found = header_params(&schema).unwrap();
         let summary: Vec<_> = found.iter().map(|p| (p.header.as_str(), p.path.join("."), p.ty)).collect();
-        assert_eq!(summary, [
-            ("mcp-param-region", "region".into(), ParamType::String),
-            ("mcp-param-dry", "target.dry".into(), ParamType::Boolean),
-            ("mcp-param-tenant-id", "target.tenant".into(), ParamType::Integer),
-        ]);
+        assert_eq!(
+            summary,
+            [
+                ("mcp-param-region", "region".into(), ParamType::String),
+                ("mcp-param-dry", "target.dry".into(), ParamType::Boolean),
+                ("mcp-param-tenant-id", "target.tenant".into(), ParamType::Integer),
+            ]
+        );
         assert!(header_params(&json!({"type": "object"})).unwrap().is_empty());
         // Instance data is not an annotation, nor is a property that happens to be named so.
         let data = json!({"type": "object", "default": {"x-mcp-header": "No"},
@@ -369,7 +380,9 @@ mod tests {
         for (header, body) in [("42", json!(42)), ("42.0", json!(42)), ("42", json!(42.0)), ("-7", json!(-7)), ("0", json!(0))] {
             assert!(n.check(Some(header), Some(&json!({"n": body}))).is_ok(), "{header} vs {body}");
         }
-        for (header, body) in [("43", json!(42)), ("42.5", json!(42)), ("4.2e1", json!(42)), ("+42", json!(42)), ("forty-two", json!(42))] {
+        for (header, body) in
+            [("43", json!(42)), ("42.5", json!(42)), ("4.2e1", json!(42)), ("+42", json!(42)), ("forty-two", json!(42))]
+        {
             assert!(n.check(Some(header), Some(&json!({"n": body}))).is_err(), "{header} vs {body}");
         }
         assert!(n.check(Some("9007199254740993"), Some(&json!({"n": 9007199254740993u64}))).is_ok(), "exact beyond 2^53");

@@ -27,12 +27,8 @@ pub enum ProtocolVersion {
 
 impl ProtocolVersion {
     /// Every session-era version (negotiated by `initialize`), oldest first.
-    pub const ALL: [ProtocolVersion; 4] = [
-        ProtocolVersion::V2024_11_05,
-        ProtocolVersion::V2025_03_26,
-        ProtocolVersion::V2025_06_18,
-        ProtocolVersion::V2025_11_25,
-    ];
+    pub const ALL: [ProtocolVersion; 4] =
+        [ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26, ProtocolVersion::V2025_06_18, ProtocolVersion::V2025_11_25];
     /// The stateless-era version oxmcp speaks (no `initialize`; see [`Self::is_stateless`]).
     pub const STATELESS: ProtocolVersion = ProtocolVersion::V2026_07_28;
     /// The newest session-era version; what `initialize` asks for and falls back to.

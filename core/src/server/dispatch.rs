@@ -10,16 +10,16 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::context::{ClientState, RequestContext};
-use super::input_required::InputRound;
-use crate::protocol::meta::{self, RequestMeta};
 use super::handler::ResourceRequest;
+use super::input_required::InputRound;
 use super::registry::page;
 use super::Server;
+use crate::protocol::meta::{self, RequestMeta};
 use crate::protocol::{
-    codes, era, methods, CallToolRequestParams, DiscoverResult, RESULT_COMPLETE, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
-    ErrorObject, GetPromptRequestParams, InitializeRequestParams, InitializeResult, PaginatedRequestParams,
+    codes, era, methods, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
+    DiscoverResult, ErrorObject, GetPromptRequestParams, InitializeRequestParams, InitializeResult, PaginatedRequestParams,
     PromptsCapability, ProtocolVersion, ReadResourceRequestParams, ResourcesCapability, ServerCapabilities,
-    SetLevelRequestParams, SubscribeRequestParams, ToolsCapability, UnsubscribeRequestParams,
+    SetLevelRequestParams, SubscribeRequestParams, ToolsCapability, UnsubscribeRequestParams, RESULT_COMPLETE,
 };
 use crate::session::{IncomingNotification, IncomingRequest, Peer, Service};
 
@@ -189,15 +189,13 @@ fn capabilities(server: &Server, version: ProtocolVersion) -> ServerCapabilities
     ServerCapabilities {
         logging: Some(Map::new()),
         completions: (registry.completion.is_some() && version.has_completions_capability()).then(Map::new),
-        tools: (!registry.tools.is_empty())
-            .then(|| ToolsCapability { list_changed: Some(true), ..Default::default() }),
+        tools: (!registry.tools.is_empty()).then(|| ToolsCapability { list_changed: Some(true), ..Default::default() }),
         resources: (!registry.resources.is_empty() || !registry.templates.is_empty()).then(|| ResourcesCapability {
             subscribe: Some(true),
             list_changed: Some(true),
             ..Default::default()
         }),
-        prompts: (!registry.prompts.is_empty())
-            .then(|| PromptsCapability { list_changed: Some(true), ..Default::default() }),
+        prompts: (!registry.prompts.is_empty()).then(|| PromptsCapability { list_changed: Some(true), ..Default::default() }),
         ..Default::default()
     }
 }
@@ -287,10 +285,16 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     };
     if let (Some(schema), false) = (&entry.output, result.is_error()) {
         let Some(structured) = &result.structured_content else {
-            return Err(ErrorObject::internal(format!("tool {} declares an outputSchema but returned no structuredContent", p.name)));
+            return Err(ErrorObject::internal(format!(
+                "tool {} declares an outputSchema but returned no structuredContent",
+                p.name
+            )));
         };
         if let Err(problems) = schema.validate(structured) {
-            return Err(ErrorObject::internal(format!("tool {} returned structuredContent that does not match its outputSchema: {problems}", p.name)));
+            return Err(ErrorObject::internal(format!(
+                "tool {} returned structuredContent that does not match its outputSchema: {problems}",
+                p.name
+            )));
         }
     }
     era::adapt_call_tool_result(&mut result, version);
@@ -303,10 +307,7 @@ async fn read_resource(server: &Server, ctx: RequestContext, params: Option<Valu
         let registry = server.inner.registry.read().unwrap();
         match registry.resources.get(&p.uri) {
             Some(e) => Some((e.handler.clone(), Default::default())),
-            None => registry
-                .templates
-                .values()
-                .find_map(|t| t.matcher.match_uri(&p.uri).map(|vars| (t.handler.clone(), vars))),
+            None => registry.templates.values().find_map(|t| t.matcher.match_uri(&p.uri).map(|vars| (t.handler.clone(), vars))),
         }
     };
     let Some((handler, variables)) = found else {
@@ -323,7 +324,11 @@ fn subscribe(server: &Server, ctx: &RequestContext, params: Option<Value>, on: b
     let uri = if on { parse::<SubscribeRequestParams>(params)?.uri } else { parse::<UnsubscribeRequestParams>(params)?.uri };
     let registry = server.inner.registry.read().unwrap();
     if registry.resources.is_empty() && registry.templates.is_empty() {
-        return Err(ErrorObject::method_not_found(if on { methods::RESOURCES_SUBSCRIBE } else { methods::RESOURCES_UNSUBSCRIBE }));
+        return Err(ErrorObject::method_not_found(if on {
+            methods::RESOURCES_SUBSCRIBE
+        } else {
+            methods::RESOURCES_UNSUBSCRIBE
+        }));
     }
     let mut subs = ctx.client.subscriptions.lock().unwrap();
     if on {

@@ -80,11 +80,8 @@ impl StateKey {
         let (payload, tag) = state.split_once('.').ok_or_else(|| bad("malformed"))?;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| bad("malformed"))?;
         self.mac(payload).verify_slice(&tag).map_err(|_| bad("integrity check failed"))?;
-        let body: Value = URL_SAFE_NO_PAD
-            .decode(payload)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .ok_or_else(|| bad("malformed"))?;
+        let body: Value =
+            URL_SAFE_NO_PAD.decode(payload).ok().and_then(|b| serde_json::from_slice(&b).ok()).ok_or_else(|| bad("malformed"))?;
         if body["b"] != binding {
             return Err(bad("issued for a different request"));
         }
@@ -126,7 +123,13 @@ impl InputRound {
     /// The answer to an ask. When there is none yet the round ends: the dispatcher answers
     /// with an `InputRequiredResult` and cancels the request, and this returns
     /// [`ErrorKind::Cancelled`] so the handler (and a host's task) unwinds.
-    pub(crate) async fn ask(&self, key: Option<&str>, method: &str, params: Value, round_over: &CancellationToken) -> Result<Value> {
+    pub(crate) async fn ask(
+        &self,
+        key: Option<&str>,
+        method: &str,
+        params: Value,
+        round_over: &CancellationToken,
+    ) -> Result<Value> {
         let n = self.asks.fetch_add(1, Ordering::Relaxed) + 1;
         let key = key.map(str::to_owned).unwrap_or_else(|| {
             let kind = match method {

@@ -93,9 +93,8 @@ impl Listeners {
         caps: &ServerCapabilities,
         cancel: CancellationToken,
     ) -> Result<Value, ErrorObject> {
-        let params: SubscriptionsListenRequestParams =
-            serde_json::from_value(params.unwrap_or_else(|| json!({})))
-                .map_err(|e| ErrorObject::invalid_params(format!("invalid subscriptions/listen params: {e}")))?;
+        let params: SubscriptionsListenRequestParams = serde_json::from_value(params.unwrap_or_else(|| json!({})))
+            .map_err(|e| ErrorObject::invalid_params(format!("invalid subscriptions/listen params: {e}")))?;
         let filter = honoured(&params.notifications, caps);
         let ended = CancellationToken::new();
         let key = self.next.fetch_add(1, Ordering::Relaxed);

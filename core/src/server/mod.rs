@@ -41,16 +41,14 @@ use std::sync::{Arc, Mutex, RwLock};
 use serde_json::json;
 
 pub use context::{ClientState, RequestContext};
-pub use handler::{
-    Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler,
-};
+pub use handler::{Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
 pub use input_required::{StateKey, STATE_TTL};
 pub use uri_template::UriTemplate;
 
 use crate::error::Result;
 use crate::protocol::{
-    methods, CallToolResult, CompleteRequestParams, Completion, GetPromptResult, Implementation, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
+    methods, CallToolResult, CompleteRequestParams, Completion, GetPromptResult, Implementation, Prompt, ReadResourceResult,
+    Resource, ResourceTemplate, Tool,
 };
 use crate::session::{Peer, Session, SessionConfig};
 use crate::transport::{StdioTransport, Transport};

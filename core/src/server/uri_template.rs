@@ -43,10 +43,8 @@ impl UriTemplate {
             if op.is_some() {
                 body = &body[1..];
             }
-            let vars: Vec<String> = body
-                .split(',')
-                .map(|v| v.trim_end_matches('*').split(':').next().unwrap_or("").to_string())
-                .collect();
+            let vars: Vec<String> =
+                body.split(',').map(|v| v.trim_end_matches('*').split(':').next().unwrap_or("").to_string()).collect();
             if vars.iter().any(String::is_empty) {
                 return Err(format!("empty variable in {template:?}"));
             }
@@ -148,7 +146,14 @@ impl<'a> Search<'a> {
                     None => ("", false),
                     Some('+') => ("", true),
                     Some('#') => ("#", true),
-                    Some(c) => (match c { '/' => "/", '.' => ".", _ => ";" }, false),
+                    Some(c) => (
+                        match c {
+                            '/' => "/",
+                            '.' => ".",
+                            _ => ";",
+                        },
+                        false,
+                    ),
                 };
                 let Some(body) = rest.strip_prefix(prefix) else { return false };
                 let start = at + prefix.len();
@@ -170,7 +175,11 @@ impl<'a> Search<'a> {
                     let kept = self.found.len();
                     let values: Vec<&'a str> = if names.len() > 1 { value.split(',').collect() } else { vec![value] };
                     for (n, v) in names.iter().zip(values) {
-                        let v = if *op == Some(';') { v.strip_prefix(n.as_str()).and_then(|v| v.strip_prefix('=')).unwrap_or(v) } else { v };
+                        let v = if *op == Some(';') {
+                            v.strip_prefix(n.as_str()).and_then(|v| v.strip_prefix('=')).unwrap_or(v)
+                        } else {
+                            v
+                        };
                         self.found.push((n.as_str(), v));
                     }
                     if self.parts_from(index + 1, start + end) {

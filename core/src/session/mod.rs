@@ -103,9 +103,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// Queues one serialized message for the writer task.
     pub(crate) fn send(&self, message: &Message, route: Route) -> Result<()> {
-        self.out
-            .send(Outbound { bytes: Bytes::from(message.to_bytes()), route })
-            .map_err(|_| self.closed_error())
+        self.out.send(Outbound { bytes: Bytes::from(message.to_bytes()), route }).map_err(|_| self.closed_error())
     }
 
     pub(crate) fn send_error(&self, id: Option<RequestId>, error: ErrorObject) {
@@ -214,10 +212,7 @@ impl Peer {
 
     /// The sizes of the pending and in-flight maps.
     pub fn stats(&self) -> SessionStats {
-        SessionStats {
-            pending_requests: self.shared.outgoing.len(),
-            in_flight_requests: self.shared.incoming.len(),
-        }
+        SessionStats { pending_requests: self.shared.outgoing.len(), in_flight_requests: self.shared.incoming.len() }
     }
 
     /// The negotiated protocol version, once known.
@@ -433,10 +428,9 @@ async fn read_loop<R: MessageReader>(
         };
         match frame {
             Ok(bytes) => route_frame(&peer, &service, &notes, &bytes),
-            Err(RecvError::TooLarge { limit }) => shared.send_error(
-                None,
-                ErrorObject::invalid_request(format!("message exceeds the size limit of {limit} bytes")),
-            ),
+            Err(RecvError::TooLarge { limit }) => {
+                shared.send_error(None, ErrorObject::invalid_request(format!("message exceeds the size limit of {limit} bytes")))
+            }
             Err(RecvError::Closed(reason)) => {
                 shared.close(reason);
                 break;

@@ -188,7 +188,9 @@ impl PendingGuard<'_> {
         }
         if !self.shared.closed.is_cancelled() {
             let params = json!({ "requestId": self.id, "reason": reason });
-            let _ = self.shared.send(&Message::Notification { method: methods::CANCELLED.into(), params: Some(params) }, self.route.clone());
+            let _ = self
+                .shared
+                .send(&Message::Notification { method: methods::CANCELLED.into(), params: Some(params) }, self.route.clone());
         }
         true
     }

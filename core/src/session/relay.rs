@@ -95,7 +95,12 @@ impl Service for Forward {
                 tokens.lock().unwrap().remove(t);
             }
             if req.method == methods::INITIALIZE {
-                if let Some(v) = result.as_ref().ok().and_then(|r| r["protocolVersion"].as_str()).and_then(crate::protocol::ProtocolVersion::parse) {
+                if let Some(v) = result
+                    .as_ref()
+                    .ok()
+                    .and_then(|r| r["protocolVersion"].as_str())
+                    .and_then(crate::protocol::ProtocolVersion::parse)
+                {
                     other.set_protocol_version(v);
                     req.peer.set_protocol_version(v);
                 }
@@ -114,9 +119,9 @@ impl Service for Forward {
         }
         let Some(other) = self.other.get() else { return };
         let during = match method {
-            methods::PROGRESS => params
-                .and_then(|p| p.get("progressToken"))
-                .and_then(|t| self.tokens.lock().unwrap().get(&t.to_string()).cloned()),
+            methods::PROGRESS => {
+                params.and_then(|p| p.get("progressToken")).and_then(|t| self.tokens.lock().unwrap().get(&t.to_string()).cloned())
+            }
             _ => None,
         };
         let _ = match during {

@@ -136,10 +136,7 @@ where
     type Reader = StdioReader<R>;
     type Writer = StdioWriter<W>;
     fn split(self) -> (Self::Reader, Self::Writer) {
-        (
-            StdioReader(LineReader::new(self.reader, self.max_message_size)),
-            StdioWriter(LineWriter::new(self.writer)),
-        )
+        (StdioReader(LineReader::new(self.reader, self.max_message_size)), StdioWriter(LineWriter::new(self.writer)))
     }
 }
 

@@ -33,10 +33,7 @@ pub(super) fn serialize_f64<S: Serializer>(value: &f64, serializer: S) -> Result
 }
 
 /// [`serialize_f64`] for optional fields (always paired with `skip_serializing_if`).
-pub(super) fn serialize_opt_f64<S: Serializer>(
-    value: &Option<f64>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
+pub(super) fn serialize_opt_f64<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
     match value {
         Some(v) => serialize_f64(v, serializer),
         None => serializer.serialize_none(),
@@ -114,13 +111,7 @@ pub struct Icon {
 impl Icon {
     /// An icon with only a source.
     pub fn new(src: impl Into<String>) -> Self {
-        Icon {
-            src: src.into(),
-            mime_type: None,
-            sizes: None,
-            theme: None,
-            extra: Map::new(),
-        }
+        Icon { src: src.into(), mime_type: None, sizes: None, theme: None, extra: Map::new() }
     }
 }
 
@@ -184,11 +175,7 @@ pub struct Annotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audience: Option<Vec<Role>>,
     /// Importance from 0 (optional) to 1 (effectively required).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_opt_f64"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "serialize_opt_f64")]
     pub priority: Option<f64>,
     /// ISO 8601 time of the last modification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -228,10 +215,7 @@ pub struct PaginatedRequestParams {
 impl PaginatedRequestParams {
     /// Parameters asking for the page at `cursor`.
     pub fn with_cursor(cursor: impl Into<Cursor>) -> Self {
-        PaginatedRequestParams {
-            cursor: Some(cursor.into()),
-            ..Default::default()
-        }
+        PaginatedRequestParams { cursor: Some(cursor.into()), ..Default::default() }
     }
 }
 

@@ -106,13 +106,7 @@ pub struct CompleteResult {
 impl CompleteResult {
     /// A result suggesting `values` (at most 100 should be sent).
     pub fn new(values: Vec<String>) -> Self {
-        CompleteResult {
-            completion: Completion {
-                values,
-                ..Default::default()
-            },
-            ..Default::default()
-        }
+        CompleteResult { completion: Completion { values, ..Default::default() }, ..Default::default() }
     }
 }
 

@@ -82,12 +82,7 @@ pub struct TextContent {
 impl TextContent {
     /// Text content without annotations.
     pub fn new(text: impl Into<String>) -> Self {
-        TextContent {
-            text: text.into(),
-            annotations: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        TextContent { text: text.into(), annotations: None, meta: None, extra: Map::new() }
     }
 }
 
@@ -113,13 +108,7 @@ pub struct ImageContent {
 impl ImageContent {
     /// Image content from base64 data and a MIME type.
     pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        ImageContent {
-            data: data.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        ImageContent { data: data.into(), mime_type: mime_type.into(), annotations: None, meta: None, extra: Map::new() }
     }
 }
 
@@ -145,13 +134,7 @@ pub struct AudioContent {
 impl AudioContent {
     /// Audio content from base64 data and a MIME type.
     pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        AudioContent {
-            data: data.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        AudioContent { data: data.into(), mime_type: mime_type.into(), annotations: None, meta: None, extra: Map::new() }
     }
 }
 
@@ -227,12 +210,7 @@ pub struct EmbeddedResource {
 impl EmbeddedResource {
     /// Embeds the given contents without annotations.
     pub fn new(resource: ResourceContents) -> Self {
-        EmbeddedResource {
-            resource,
-            annotations: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        EmbeddedResource { resource, annotations: None, meta: None, extra: Map::new() }
     }
 }
 

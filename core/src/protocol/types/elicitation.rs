@@ -32,18 +32,16 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
             _ => return Err(D::Error::custom("elicitation params must be a JSON object")),
         };
         match mode {
-            None | Some(Value::Null) => ElicitRequestFormParams::deserialize(value)
-                .map(ElicitRequestParams::Form)
-                .map_err(D::Error::custom),
-            Some(Value::String(m)) if m == "form" => ElicitRequestFormParams::deserialize(value)
-                .map(ElicitRequestParams::Form)
-                .map_err(D::Error::custom),
-            Some(Value::String(m)) if m == "url" => ElicitRequestUrlParams::deserialize(value)
-                .map(ElicitRequestParams::Url)
-                .map_err(D::Error::custom),
-            Some(other) => Err(D::Error::custom(format!(
-                "unknown elicitation mode {other}"
-            ))),
+            None | Some(Value::Null) => {
+                ElicitRequestFormParams::deserialize(value).map(ElicitRequestParams::Form).map_err(D::Error::custom)
+            }
+            Some(Value::String(m)) if m == "form" => {
+                ElicitRequestFormParams::deserialize(value).map(ElicitRequestParams::Form).map_err(D::Error::custom)
+            }
+            Some(Value::String(m)) if m == "url" => {
+                ElicitRequestUrlParams::deserialize(value).map(ElicitRequestParams::Url).map_err(D::Error::custom)
+            }
+            Some(other) => Err(D::Error::custom(format!("unknown elicitation mode {other}"))),
         }
     }
 }
@@ -141,11 +139,7 @@ pub struct ElicitRequestUrlParams {
 
 impl ElicitRequestUrlParams {
     /// A URL request.
-    pub fn new(
-        message: impl Into<String>,
-        url: impl Into<String>,
-        elicitation_id: impl Into<String>,
-    ) -> Self {
+    pub fn new(message: impl Into<String>, url: impl Into<String>, elicitation_id: impl Into<String>) -> Self {
         ElicitRequestUrlParams {
             mode: ElicitationUrlMode::Url,
             message: message.into(),
@@ -189,20 +183,12 @@ pub struct ElicitResult {
 impl ElicitResult {
     /// An answer with the given action and no content.
     pub fn new(action: ElicitAction) -> Self {
-        ElicitResult {
-            action,
-            content: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        ElicitResult { action, content: None, meta: None, extra: Map::new() }
     }
 
     /// An accepted form with the submitted values.
     pub fn accept(content: Map<String, Value>) -> Self {
-        ElicitResult {
-            content: Some(content),
-            ..ElicitResult::new(ElicitAction::Accept)
-        }
+        ElicitResult { content: Some(content), ..ElicitResult::new(ElicitAction::Accept) }
     }
 
     /// A declined request.
@@ -233,11 +219,7 @@ pub struct ElicitationCompleteNotificationParams {
 impl ElicitationCompleteNotificationParams {
     /// Parameters announcing that `elicitation_id` is complete.
     pub fn new(elicitation_id: impl Into<String>) -> Self {
-        ElicitationCompleteNotificationParams {
-            elicitation_id: elicitation_id.into(),
-            meta: None,
-            extra: Map::new(),
-        }
+        ElicitationCompleteNotificationParams { elicitation_id: elicitation_id.into(), meta: None, extra: Map::new() }
     }
 }
 

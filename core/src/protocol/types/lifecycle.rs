@@ -26,11 +26,7 @@ pub struct InitializeRequestParams {
 
 impl InitializeRequestParams {
     /// Parameters for the given version, capabilities and client info.
-    pub fn new(
-        protocol_version: impl Into<String>,
-        capabilities: ClientCapabilities,
-        client_info: Implementation,
-    ) -> Self {
+    pub fn new(protocol_version: impl Into<String>, capabilities: ClientCapabilities, client_info: Implementation) -> Self {
         InitializeRequestParams {
             protocol_version: protocol_version.into(),
             capabilities,
@@ -64,11 +60,7 @@ pub struct InitializeResult {
 
 impl InitializeResult {
     /// A result for the given version, capabilities and server info.
-    pub fn new(
-        protocol_version: impl Into<String>,
-        capabilities: ServerCapabilities,
-        server_info: Implementation,
-    ) -> Self {
+    pub fn new(protocol_version: impl Into<String>, capabilities: ServerCapabilities, server_info: Implementation) -> Self {
         InitializeResult {
             protocol_version: protocol_version.into(),
             capabilities,

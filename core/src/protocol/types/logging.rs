@@ -60,11 +60,7 @@ pub struct SetLevelRequestParams {
 impl SetLevelRequestParams {
     /// Parameters setting `level`.
     pub fn new(level: LoggingLevel) -> Self {
-        SetLevelRequestParams {
-            level,
-            meta: None,
-            extra: Map::new(),
-        }
+        SetLevelRequestParams { level, meta: None, extra: Map::new() }
     }
 }
 
@@ -90,13 +86,7 @@ pub struct LoggingMessageNotificationParams {
 impl LoggingMessageNotificationParams {
     /// A log message at `level` carrying `data`.
     pub fn new(level: LoggingLevel, data: impl Into<Value>) -> Self {
-        LoggingMessageNotificationParams {
-            level,
-            logger: None,
-            data: data.into(),
-            meta: None,
-            extra: Map::new(),
-        }
+        LoggingMessageNotificationParams { level, logger: None, data: data.into(), meta: None, extra: Map::new() }
     }
 
     /// Sets the logger name.

@@ -29,11 +29,7 @@ pub struct ProgressNotificationParams {
     #[serde(serialize_with = "serialize_f64")]
     pub progress: f64,
     /// Total amount of work, if known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_opt_f64"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "serialize_opt_f64")]
     pub total: Option<f64>,
     /// Human-readable description of the current step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,14 +45,7 @@ pub struct ProgressNotificationParams {
 impl ProgressNotificationParams {
     /// Progress `progress` (out of an optional `total`) for `progress_token`.
     pub fn new(progress_token: ProgressToken, progress: f64, total: Option<f64>) -> Self {
-        ProgressNotificationParams {
-            progress_token,
-            progress,
-            total,
-            message: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        ProgressNotificationParams { progress_token, progress, total, message: None, meta: None, extra: Map::new() }
     }
 
     /// Sets the message.
@@ -87,10 +76,7 @@ pub struct CancelledNotificationParams {
 impl CancelledNotificationParams {
     /// Parameters cancelling the request with id `request_id`.
     pub fn new(request_id: impl Into<Value>) -> Self {
-        CancelledNotificationParams {
-            request_id: Some(request_id.into()),
-            ..Default::default()
-        }
+        CancelledNotificationParams { request_id: Some(request_id.into()), ..Default::default() }
     }
 
     /// Sets the reason.
@@ -117,10 +103,6 @@ pub struct ResourceUpdatedNotificationParams {
 impl ResourceUpdatedNotificationParams {
     /// Parameters announcing that `uri` changed.
     pub fn new(uri: impl Into<String>) -> Self {
-        ResourceUpdatedNotificationParams {
-            uri: uri.into(),
-            meta: None,
-            extra: Map::new(),
-        }
+        ResourceUpdatedNotificationParams { uri: uri.into(), meta: None, extra: Map::new() }
     }
 }

@@ -37,15 +37,7 @@ pub struct Prompt {
 impl Prompt {
     /// A prompt with just a name.
     pub fn new(name: impl Into<String>) -> Self {
-        Prompt {
-            name: name.into(),
-            title: None,
-            description: None,
-            arguments: None,
-            icons: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        Prompt { name: name.into(), title: None, description: None, arguments: None, icons: None, meta: None, extra: Map::new() }
     }
 
     /// Sets the description.
@@ -84,13 +76,7 @@ pub struct PromptArgument {
 impl PromptArgument {
     /// An argument with just a name.
     pub fn new(name: impl Into<String>) -> Self {
-        PromptArgument {
-            name: name.into(),
-            title: None,
-            description: None,
-            required: None,
-            extra: Map::new(),
-        }
+        PromptArgument { name: name.into(), title: None, description: None, required: None, extra: Map::new() }
     }
 
     /// Sets the description.
@@ -122,11 +108,7 @@ pub struct PromptMessage {
 impl PromptMessage {
     /// A message with the given role and content.
     pub fn new(role: Role, content: ContentBlock) -> Self {
-        PromptMessage {
-            role,
-            content,
-            extra: Map::new(),
-        }
+        PromptMessage { role, content, extra: Map::new() }
     }
 
     /// A text message with the given role.
@@ -175,12 +157,7 @@ pub struct GetPromptRequestParams {
 impl GetPromptRequestParams {
     /// Parameters fetching `name` without arguments.
     pub fn new(name: impl Into<String>) -> Self {
-        GetPromptRequestParams {
-            name: name.into(),
-            arguments: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        GetPromptRequestParams { name: name.into(), arguments: None, meta: None, extra: Map::new() }
     }
 }
 
@@ -204,9 +181,6 @@ pub struct GetPromptResult {
 impl GetPromptResult {
     /// A result with the given messages.
     pub fn new(messages: Vec<PromptMessage>) -> Self {
-        GetPromptResult {
-            messages,
-            ..Default::default()
-        }
+        GetPromptResult { messages, ..Default::default() }
     }
 }

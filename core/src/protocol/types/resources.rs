@@ -150,17 +150,11 @@ impl<'de> Deserialize<'de> for ResourceContents {
             return Err(D::Error::custom("resource contents must be a JSON object"));
         };
         if object.contains_key("blob") {
-            BlobResourceContents::deserialize(value)
-                .map(ResourceContents::Blob)
-                .map_err(D::Error::custom)
+            BlobResourceContents::deserialize(value).map(ResourceContents::Blob).map_err(D::Error::custom)
         } else if object.contains_key("text") {
-            TextResourceContents::deserialize(value)
-                .map(ResourceContents::Text)
-                .map_err(D::Error::custom)
+            TextResourceContents::deserialize(value).map(ResourceContents::Text).map_err(D::Error::custom)
         } else {
-            Err(D::Error::custom(
-                "resource contents need a `text` or a `blob` field",
-            ))
+            Err(D::Error::custom("resource contents need a `text` or a `blob` field"))
         }
     }
 }
@@ -296,11 +290,7 @@ pub struct ReadResourceRequestParams {
 impl ReadResourceRequestParams {
     /// Parameters reading `uri`.
     pub fn new(uri: impl Into<String>) -> Self {
-        ReadResourceRequestParams {
-            uri: uri.into(),
-            meta: None,
-            extra: Map::new(),
-        }
+        ReadResourceRequestParams { uri: uri.into(), meta: None, extra: Map::new() }
     }
 }
 
@@ -321,11 +311,7 @@ pub struct ReadResourceResult {
 impl ReadResourceResult {
     /// A result carrying the given contents.
     pub fn new(contents: Vec<ResourceContents>) -> Self {
-        ReadResourceResult {
-            contents,
-            meta: None,
-            extra: Map::new(),
-        }
+        ReadResourceResult { contents, meta: None, extra: Map::new() }
     }
 }
 
@@ -346,11 +332,7 @@ pub struct SubscribeRequestParams {
 impl SubscribeRequestParams {
     /// Parameters subscribing to `uri`.
     pub fn new(uri: impl Into<String>) -> Self {
-        SubscribeRequestParams {
-            uri: uri.into(),
-            meta: None,
-            extra: Map::new(),
-        }
+        SubscribeRequestParams { uri: uri.into(), meta: None, extra: Map::new() }
     }
 }
 
@@ -371,10 +353,6 @@ pub struct UnsubscribeRequestParams {
 impl UnsubscribeRequestParams {
     /// Parameters unsubscribing from `uri`.
     pub fn new(uri: impl Into<String>) -> Self {
-        UnsubscribeRequestParams {
-            uri: uri.into(),
-            meta: None,
-            extra: Map::new(),
-        }
+        UnsubscribeRequestParams { uri: uri.into(), meta: None, extra: Map::new() }
     }
 }

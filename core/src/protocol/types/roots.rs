@@ -25,12 +25,7 @@ pub struct Root {
 impl Root {
     /// A root with just a URI.
     pub fn new(uri: impl Into<String>) -> Self {
-        Root {
-            uri: uri.into(),
-            name: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        Root { uri: uri.into(), name: None, meta: None, extra: Map::new() }
     }
 
     /// Sets the name.
@@ -57,9 +52,6 @@ pub struct ListRootsResult {
 impl ListRootsResult {
     /// A result listing `roots`.
     pub fn new(roots: Vec<Root>) -> Self {
-        ListRootsResult {
-            roots,
-            ..Default::default()
-        }
+        ListRootsResult { roots, ..Default::default() }
     }
 }

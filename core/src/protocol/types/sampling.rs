@@ -23,11 +23,7 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_context: Option<IncludeContext>,
     /// Sampling temperature.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_opt_f64"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "serialize_opt_f64")]
     pub temperature: Option<f64>,
     /// Upper bound on tokens to sample.
     pub max_tokens: u64,
@@ -102,12 +98,7 @@ pub struct SamplingMessage {
 impl SamplingMessage {
     /// A message with the given role and content.
     pub fn new(role: Role, content: impl Into<SamplingContent>) -> Self {
-        SamplingMessage {
-            role,
-            content: content.into(),
-            meta: None,
-            extra: Map::new(),
-        }
+        SamplingMessage { role, content: content.into(), meta: None, extra: Map::new() }
     }
 
     /// A single-text-block message from the user.
@@ -138,13 +129,9 @@ impl<'de> Deserialize<'de> for SamplingContent {
         use serde::de::Error as _;
         let value = Value::deserialize(deserializer)?;
         if value.is_array() {
-            Vec::<SamplingContentBlock>::deserialize(value)
-                .map(SamplingContent::Many)
-                .map_err(D::Error::custom)
+            Vec::<SamplingContentBlock>::deserialize(value).map(SamplingContent::Many).map_err(D::Error::custom)
         } else {
-            SamplingContentBlock::deserialize(value)
-                .map(SamplingContent::One)
-                .map_err(D::Error::custom)
+            SamplingContentBlock::deserialize(value).map(SamplingContent::One).map_err(D::Error::custom)
         }
     }
 }
@@ -215,25 +202,13 @@ pub struct ModelPreferences {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<ModelHint>>,
     /// How much low cost matters, from 0 to 1.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_opt_f64"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "serialize_opt_f64")]
     pub cost_priority: Option<f64>,
     /// How much low latency matters, from 0 to 1.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_opt_f64"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "serialize_opt_f64")]
     pub speed_priority: Option<f64>,
     /// How much capability matters, from 0 to 1.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_opt_f64"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "serialize_opt_f64")]
     pub intelligence_priority: Option<f64>,
     /// Fields this version of oxmcp does not know, kept for round trips.
     #[serde(flatten)]

@@ -14,19 +14,10 @@ where
     T: Serialize + DeserializeOwned + Debug + PartialEq,
 {
     let text = json.to_string();
-    let parsed: T = serde_json::from_str(&text).unwrap_or_else(|e| {
-        panic!(
-            "failed to parse {text} as {}: {e}",
-            std::any::type_name::<T>()
-        )
-    });
+    let parsed: T =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("failed to parse {text} as {}: {e}", std::any::type_name::<T>()));
     let back = serde_json::to_value(&parsed).expect("serialize");
-    assert_eq!(
-        back,
-        json,
-        "round trip changed {}",
-        std::any::type_name::<T>()
-    );
+    assert_eq!(back, json, "round trip changed {}", std::any::type_name::<T>());
     let again: T = serde_json::from_value(back).expect("re-parse");
     assert_eq!(again, parsed);
     parsed
@@ -59,10 +50,7 @@ fn implementation_and_icons() {
     assert_eq!(icons[1].theme, Some(IconTheme::Dark));
 
     let minimal = Implementation::new("c", "0.1");
-    assert_eq!(
-        serde_json::to_value(&minimal).unwrap(),
-        json!({"name": "c", "version": "0.1"})
-    );
+    assert_eq!(serde_json::to_value(&minimal).unwrap(), json!({"name": "c", "version": "0.1"}));
 }
 
 #[test]
@@ -78,48 +66,29 @@ fn annotations_and_roles() {
 
 #[test]
 fn progress_tokens() {
-    assert_eq!(
-        round_trip::<ProgressToken>(json!(7)),
-        ProgressToken::Number(7)
-    );
-    assert_eq!(
-        round_trip::<ProgressToken>(json!("abc")),
-        ProgressToken::from("abc")
-    );
+    assert_eq!(round_trip::<ProgressToken>(json!(7)), ProgressToken::Number(7));
+    assert_eq!(round_trip::<ProgressToken>(json!("abc")), ProgressToken::from("abc"));
     rejects::<ProgressToken>(json!(true));
 
     let meta = json!({"progressToken": "tok-1", "other": 1});
     let meta: Meta = serde_json::from_value(meta).unwrap();
-    assert_eq!(
-        progress_token_from_meta(Some(&meta)),
-        Some(ProgressToken::from("tok-1"))
-    );
+    assert_eq!(progress_token_from_meta(Some(&meta)), Some(ProgressToken::from("tok-1")));
     assert_eq!(progress_token_from_meta(None), None);
     assert_eq!(progress_token_from_meta(Some(&Meta::new())), None);
 }
 
 #[test]
 fn paginated_and_empty() {
-    let p: PaginatedRequestParams =
-        round_trip(json!({"cursor": "page-2", "_meta": {"progressToken": 1}}));
+    let p: PaginatedRequestParams = round_trip(json!({"cursor": "page-2", "_meta": {"progressToken": 1}}));
     assert_eq!(p.cursor.as_deref(), Some("page-2"));
-    assert_eq!(
-        round_trip::<PaginatedRequestParams>(json!({})),
-        PaginatedRequestParams::default()
-    );
-    assert_eq!(
-        PaginatedRequestParams::with_cursor("c").cursor.as_deref(),
-        Some("c")
-    );
+    assert_eq!(round_trip::<PaginatedRequestParams>(json!({})), PaginatedRequestParams::default());
+    assert_eq!(PaginatedRequestParams::with_cursor("c").cursor.as_deref(), Some("c"));
 
     let e: EmptyResult = round_trip(json!({"_meta": {"trace": "x"}}));
     assert!(e.meta.is_some());
     assert_eq!(round_trip::<EmptyResult>(json!({})), EmptyResult::default());
     let r: RequestParams = round_trip(json!({"_meta": {"progressToken": "p"}}));
-    assert_eq!(
-        progress_token_from_meta(r.meta.as_ref()),
-        Some(ProgressToken::from("p"))
-    );
+    assert_eq!(progress_token_from_meta(r.meta.as_ref()), Some(ProgressToken::from("p")));
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -144,10 +113,7 @@ fn initialize_request() {
     assert!(caps.sampling.as_ref().unwrap().tools.is_some());
     let elicitation = caps.elicitation.as_ref().unwrap();
     assert!(elicitation.supports_form() && elicitation.supports_url());
-    assert!(
-        caps.extra.contains_key("tasks"),
-        "unmodelled tasks capability must be kept"
-    );
+    assert!(caps.extra.contains_key("tasks"), "unmodelled tasks capability must be kept");
     assert_eq!(params.client_info.title.as_deref(), Some("Demo"));
 }
 
@@ -160,10 +126,7 @@ fn legacy_capability_shapes() {
     assert!(!elicitation.supports_url());
     let url_only: ElicitationCapability = round_trip(json!({"url": {}}));
     assert!(!url_only.supports_form());
-    assert_eq!(
-        round_trip::<ClientCapabilities>(json!({})),
-        ClientCapabilities::default()
-    );
+    assert_eq!(round_trip::<ClientCapabilities>(json!({})), ClientCapabilities::default());
 }
 
 #[test]
@@ -191,10 +154,7 @@ fn initialize_result() {
 
     let built = InitializeResult::new(
         "2025-11-25",
-        ServerCapabilities {
-            tools: Some(ToolsCapability::default()),
-            ..Default::default()
-        },
+        ServerCapabilities { tools: Some(ToolsCapability::default()), ..Default::default() },
         Implementation::new("s", "1"),
     )
     .with_instructions("hi");
@@ -207,11 +167,7 @@ fn initialize_result() {
             "instructions": "hi"
         })
     );
-    let req = InitializeRequestParams::new(
-        "2025-06-18",
-        ClientCapabilities::default(),
-        Implementation::new("c", "2"),
-    );
+    let req = InitializeRequestParams::new("2025-06-18", ClientCapabilities::default(), Implementation::new("c", "2"));
     assert_eq!(
         serde_json::to_value(&req).unwrap(),
         json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "2"}})
@@ -265,10 +221,7 @@ fn content_block_discriminates_every_kind() {
 
 #[test]
 fn content_block_constructors() {
-    assert_eq!(
-        serde_json::to_value(ContentBlock::text("hi")).unwrap(),
-        json!({"type": "text", "text": "hi"})
-    );
+    assert_eq!(serde_json::to_value(ContentBlock::text("hi")).unwrap(), json!({"type": "text", "text": "hi"}));
     assert_eq!(
         serde_json::to_value(ContentBlock::image("AAA=", "image/png")).unwrap(),
         json!({"type": "image", "data": "AAA=", "mimeType": "image/png"})
@@ -278,32 +231,24 @@ fn content_block_constructors() {
         json!({"type": "audio", "data": "BBB=", "mimeType": "audio/mpeg"})
     );
     assert_eq!(
-        serde_json::to_value(ContentBlock::resource_link(ResourceLink::new(
-            "file:///x",
-            "x"
-        )))
-        .unwrap(),
+        serde_json::to_value(ContentBlock::resource_link(ResourceLink::new("file:///x", "x"))).unwrap(),
         json!({"type": "resource_link", "uri": "file:///x", "name": "x"})
     );
     assert_eq!(
-        serde_json::to_value(ContentBlock::resource(
-            ResourceContents::text("mem://n", "t").with_mime_type("text/plain")
-        ))
-        .unwrap(),
+        serde_json::to_value(ContentBlock::resource(ResourceContents::text("mem://n", "t").with_mime_type("text/plain")))
+            .unwrap(),
         json!({"type": "resource", "resource": {"uri": "mem://n", "mimeType": "text/plain", "text": "t"}})
     );
 }
 
 #[test]
 fn resource_contents_text_vs_blob() {
-    let text: ResourceContents = round_trip(
-        json!({"uri": "file:///t", "mimeType": "text/plain", "text": "abc", "_meta": {"a": 1}}),
-    );
+    let text: ResourceContents =
+        round_trip(json!({"uri": "file:///t", "mimeType": "text/plain", "text": "abc", "_meta": {"a": 1}}));
     assert!(matches!(&text, ResourceContents::Text(t) if t.text == "abc" && t.extra.is_empty()));
     assert_eq!(text.uri(), "file:///t");
 
-    let blob: ResourceContents =
-        round_trip(json!({"uri": "file:///b", "mimeType": "image/png", "blob": "AAEC"}));
+    let blob: ResourceContents = round_trip(json!({"uri": "file:///b", "mimeType": "image/png", "blob": "AAEC"}));
     assert!(matches!(&blob, ResourceContents::Blob(b) if b.blob == "AAEC" && b.extra.is_empty()));
     assert_eq!(blob.uri(), "file:///b");
 
@@ -314,8 +259,7 @@ fn resource_contents_text_vs_blob() {
     // Unknown fields survive on both kinds.
     let t: ResourceContents = round_trip(json!({"uri": "u:1", "text": "x", "encoding": "utf-8"}));
     assert!(matches!(&t, ResourceContents::Text(t) if t.extra.contains_key("encoding")));
-    let b: ResourceContents =
-        round_trip(json!({"uri": "u:2", "blob": "AA==", "compressed": false}));
+    let b: ResourceContents = round_trip(json!({"uri": "u:2", "blob": "AA==", "compressed": false}));
     assert!(matches!(&b, ResourceContents::Blob(b) if b.extra.contains_key("compressed")));
 
     rejects::<ResourceContents>(json!({"uri": "file:///n"}));
@@ -362,14 +306,8 @@ fn list_tools_result() {
         "_meta": {}
     }));
     let tool = &result.tools[0];
-    assert_eq!(
-        tool.annotations.as_ref().unwrap().read_only_hint,
-        Some(true)
-    );
-    assert_eq!(
-        tool.execution.as_ref().unwrap().task_support,
-        Some(TaskSupport::Optional)
-    );
+    assert_eq!(tool.annotations.as_ref().unwrap().read_only_hint, Some(true));
+    assert_eq!(tool.execution.as_ref().unwrap().task_support, Some(TaskSupport::Optional));
     assert_eq!(tool.input_schema["required"], json!(["city"]));
     assert_eq!(result.next_cursor.as_deref(), Some("next"));
 }
@@ -379,17 +317,10 @@ fn tool_defaults_and_builders() {
     let tool: Tool = serde_json::from_value(json!({"name": "bare"})).unwrap();
     assert_eq!(tool.input_schema, json!({"type": "object"}));
 
-    let tool = Tool::new(
-        "add",
-        "Adds numbers",
-        json!({"type": "object", "properties": {"a": {"type": "number"}}}),
-    )
-    .with_title("Add")
-    .with_output_schema(json!({"type": "object"}))
-    .with_annotations(ToolAnnotations {
-        read_only_hint: Some(true),
-        ..Default::default()
-    });
+    let tool = Tool::new("add", "Adds numbers", json!({"type": "object", "properties": {"a": {"type": "number"}}}))
+        .with_title("Add")
+        .with_output_schema(json!({"type": "object"}))
+        .with_annotations(ToolAnnotations { read_only_hint: Some(true), ..Default::default() });
     assert_eq!(
         serde_json::to_value(&tool).unwrap(),
         json!({
@@ -427,24 +358,19 @@ fn call_tool_request_and_result() {
     assert_eq!(result.content.len(), 5);
     assert!(!result.is_error());
 
-    let err: CallToolResult =
-        round_trip(json!({"content": [{"type": "text", "text": "boom"}], "isError": true}));
+    let err: CallToolResult = round_trip(json!({"content": [{"type": "text", "text": "boom"}], "isError": true}));
     assert!(err.is_error());
 }
 
 #[test]
 fn call_tool_result_helpers() {
-    assert_eq!(
-        serde_json::to_value(CallToolResult::text("ok")).unwrap(),
-        json!({"content": [{"type": "text", "text": "ok"}]})
-    );
+    assert_eq!(serde_json::to_value(CallToolResult::text("ok")).unwrap(), json!({"content": [{"type": "text", "text": "ok"}]}));
     assert_eq!(
         serde_json::to_value(CallToolResult::error_text("bad")).unwrap(),
         json!({"content": [{"type": "text", "text": "bad"}], "isError": true})
     );
     assert_eq!(
-        serde_json::to_value(CallToolResult::new(vec![]).with_structured_content(json!({"n": 1})))
-            .unwrap(),
+        serde_json::to_value(CallToolResult::new(vec![]).with_structured_content(json!({"n": 1}))).unwrap(),
         json!({"content": [], "structuredContent": {"n": 1}})
     );
 }
@@ -479,13 +405,9 @@ fn resources_messages() {
             "annotations": {"priority": 0.2}
         }]
     }));
-    assert_eq!(
-        templates.resource_templates[0].uri_template,
-        "file:///{path}"
-    );
+    assert_eq!(templates.resource_templates[0].uri_template, "file:///{path}");
 
-    let read: ReadResourceRequestParams =
-        round_trip(json!({"uri": "file:///project/README.md", "_meta": {"progressToken": 1}}));
+    let read: ReadResourceRequestParams = round_trip(json!({"uri": "file:///project/README.md", "_meta": {"progressToken": 1}}));
     assert_eq!(read.uri, "file:///project/README.md");
 
     let read_result: ReadResourceResult = round_trip(json!({
@@ -502,9 +424,7 @@ fn resources_messages() {
     let unsub: UnsubscribeRequestParams = round_trip(json!({"uri": "file:///watch"}));
     assert_eq!(unsub, UnsubscribeRequestParams::new("file:///watch"));
 
-    let built = Resource::new("mem://a", "a")
-        .with_description("d")
-        .with_mime_type("text/plain");
+    let built = Resource::new("mem://a", "a").with_description("d").with_mime_type("text/plain");
     assert_eq!(
         serde_json::to_value(&built).unwrap(),
         json!({"uri": "mem://a", "name": "a", "description": "d", "mimeType": "text/plain"})
@@ -532,10 +452,7 @@ fn prompts_messages() {
         }],
         "nextCursor": "p2"
     }));
-    assert_eq!(
-        list.prompts[0].arguments.as_ref().unwrap()[0].required,
-        Some(true)
-    );
+    assert_eq!(list.prompts[0].arguments.as_ref().unwrap()[0].required, Some(true));
 
     let get: GetPromptRequestParams = round_trip(json!({
         "name": "code_review",
@@ -556,21 +473,14 @@ fn prompts_messages() {
     }));
     assert_eq!(result.messages[1].role, Role::Assistant);
 
-    let built = Prompt::new("p").with_description("d").with_argument(
-        PromptArgument::new("a")
-            .with_description("arg")
-            .required(true),
-    );
+    let built =
+        Prompt::new("p").with_description("d").with_argument(PromptArgument::new("a").with_description("arg").required(true));
     assert_eq!(
         serde_json::to_value(&built).unwrap(),
         json!({"name": "p", "description": "d", "arguments": [{"name": "a", "description": "arg", "required": true}]})
     );
     assert_eq!(
-        serde_json::to_value(GetPromptResult::new(vec![PromptMessage::text(
-            Role::User,
-            "hi"
-        )]))
-        .unwrap(),
+        serde_json::to_value(GetPromptResult::new(vec![PromptMessage::text(Role::User, "hi")])).unwrap(),
         json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]})
     );
     assert_eq!(GetPromptRequestParams::new("p").name, "p");
@@ -586,39 +496,21 @@ fn completion_messages() {
         "context": {"arguments": {"framework": "django"}},
         "_meta": {"progressToken": 5}
     }));
-    assert!(
-        matches!(&prompt_ref.reference, CompletionReference::Prompt(p) if p.name == "code_review")
-    );
-    assert_eq!(
-        prompt_ref
-            .context
-            .as_ref()
-            .unwrap()
-            .arguments
-            .as_ref()
-            .unwrap()["framework"],
-        "django"
-    );
+    assert!(matches!(&prompt_ref.reference, CompletionReference::Prompt(p) if p.name == "code_review"));
+    assert_eq!(prompt_ref.context.as_ref().unwrap().arguments.as_ref().unwrap()["framework"], "django");
 
     let resource_ref: CompleteRequestParams = round_trip(json!({
         "ref": {"type": "ref/resource", "uri": "file:///{path}"},
         "argument": {"name": "path", "value": "src/"}
     }));
-    assert!(
-        matches!(&resource_ref.reference, CompletionReference::Resource(r) if r.uri == "file:///{path}")
-    );
-    rejects::<CompleteRequestParams>(
-        json!({"ref": {"type": "ref/tool", "name": "x"}, "argument": {"name": "a", "value": ""}}),
-    );
+    assert!(matches!(&resource_ref.reference, CompletionReference::Resource(r) if r.uri == "file:///{path}"));
+    rejects::<CompleteRequestParams>(json!({"ref": {"type": "ref/tool", "name": "x"}, "argument": {"name": "a", "value": ""}}));
 
     let result: CompleteResult = round_trip(json!({
         "completion": {"values": ["python", "pytorch"], "total": 10, "hasMore": true}
     }));
     assert_eq!(result.completion.total, Some(10));
-    assert_eq!(
-        serde_json::to_value(CompleteResult::new(vec!["a".into()])).unwrap(),
-        json!({"completion": {"values": ["a"]}})
-    );
+    assert_eq!(serde_json::to_value(CompleteResult::new(vec!["a".into()])).unwrap(), json!({"completion": {"values": ["a"]}}));
 }
 
 // ---------------------------------------------------------------- logging
@@ -633,14 +525,9 @@ fn logging_messages() {
         "data": {"error": "connection refused", "retries": 3}
     }));
     assert_eq!(msg.logger.as_deref(), Some("db"));
-    let plain: LoggingMessageNotificationParams =
-        round_trip(json!({"level": "info", "data": "started"}));
-    assert_eq!(
-        plain,
-        LoggingMessageNotificationParams::new(LoggingLevel::Info, "started")
-    );
-    let null_data: LoggingMessageNotificationParams =
-        round_trip(json!({"level": "debug", "data": null}));
+    let plain: LoggingMessageNotificationParams = round_trip(json!({"level": "info", "data": "started"}));
+    assert_eq!(plain, LoggingMessageNotificationParams::new(LoggingLevel::Info, "started"));
+    let null_data: LoggingMessageNotificationParams = round_trip(json!({"level": "debug", "data": null}));
     assert_eq!(null_data.data, Value::Null);
     rejects::<LoggingMessageNotificationParams>(json!({"level": "info"}));
     rejects::<SetLevelRequestParams>(json!({"level": "verbose"}));
@@ -679,34 +566,24 @@ fn notification_params() {
     }));
     assert_eq!(progress.progress, 50.0);
     assert_eq!(progress.total, Some(100.0));
-    let fractional: ProgressNotificationParams =
-        round_trip(json!({"progressToken": 42, "progress": 0.25}));
+    let fractional: ProgressNotificationParams = round_trip(json!({"progressToken": 42, "progress": 0.25}));
     assert_eq!(fractional.progress_token, ProgressToken::Number(42));
     assert_eq!(
-        serde_json::to_value(
-            ProgressNotificationParams::new(ProgressToken::from(1), 2.5, Some(10.0))
-                .with_message("m")
-        )
-        .unwrap(),
+        serde_json::to_value(ProgressNotificationParams::new(ProgressToken::from(1), 2.5, Some(10.0)).with_message("m")).unwrap(),
         json!({"progressToken": 1, "progress": 2.5, "total": 10, "message": "m"})
     );
 
-    let cancelled: CancelledNotificationParams =
-        round_trip(json!({"requestId": 123, "reason": "user aborted"}));
+    let cancelled: CancelledNotificationParams = round_trip(json!({"requestId": 123, "reason": "user aborted"}));
     assert_eq!(cancelled.request_id, Some(json!(123)));
     let cancelled: CancelledNotificationParams = round_trip(json!({"requestId": "req-7"}));
     assert_eq!(cancelled, CancelledNotificationParams::new("req-7"));
     let no_id: CancelledNotificationParams = round_trip(json!({"reason": "task"}));
     assert!(no_id.request_id.is_none());
 
-    let updated: ResourceUpdatedNotificationParams =
-        round_trip(json!({"uri": "file:///watch/a", "_meta": {"n": 2}}));
+    let updated: ResourceUpdatedNotificationParams = round_trip(json!({"uri": "file:///watch/a", "_meta": {"n": 2}}));
     assert_eq!(updated.uri, "file:///watch/a");
 
-    assert_eq!(
-        round_trip::<NotificationParams>(json!({})),
-        NotificationParams::default()
-    );
+    assert_eq!(round_trip::<NotificationParams>(json!({})), NotificationParams::default());
     let with_meta: NotificationParams = round_trip(json!({"_meta": {"source": "fs"}}));
     assert!(with_meta.meta.is_some());
 }
@@ -750,14 +627,8 @@ fn create_message_request() {
     }));
     assert_eq!(params.max_tokens, 1000);
     assert_eq!(params.include_context, Some(IncludeContext::ThisServer));
-    assert_eq!(
-        params.tool_choice.as_ref().unwrap().mode,
-        Some(ToolChoiceMode::Required)
-    );
-    assert!(matches!(
-        &params.messages[0].content,
-        SamplingContent::One(SamplingContentBlock::Text(_))
-    ));
+    assert_eq!(params.tool_choice.as_ref().unwrap().mode, Some(ToolChoiceMode::Required));
+    assert!(matches!(&params.messages[0].content, SamplingContent::One(SamplingContentBlock::Text(_))));
     let many = params.messages[1].content.blocks();
     assert_eq!(many.len(), 2);
     assert!(matches!(&many[1], SamplingContentBlock::ToolUse(u) if u.name == "get_weather"));
@@ -765,14 +636,8 @@ fn create_message_request() {
         &params.messages[2].content.blocks()[0],
         SamplingContentBlock::ToolResult(r) if r.tool_use_id == "call_1"
     ));
-    assert!(matches!(
-        &params.messages[3].content.blocks()[0],
-        SamplingContentBlock::Image(_)
-    ));
-    assert!(matches!(
-        &params.messages[4].content.blocks()[0],
-        SamplingContentBlock::Audio(_)
-    ));
+    assert!(matches!(&params.messages[3].content.blocks()[0], SamplingContentBlock::Image(_)));
+    assert!(matches!(&params.messages[4].content.blocks()[0], SamplingContentBlock::Audio(_)));
 
     for mode in ["auto", "none", "required"] {
         round_trip::<ToolChoice>(json!({"mode": mode}));
@@ -813,24 +678,19 @@ fn create_message_result() {
     }));
     assert!(matches!(tool_use.content, SamplingContent::Many(ref v) if v.len() == 2));
 
-    let empty_array: CreateMessageResult =
-        round_trip(json!({"role": "assistant", "content": [], "model": "m"}));
+    let empty_array: CreateMessageResult = round_trip(json!({"role": "assistant", "content": [], "model": "m"}));
     assert!(empty_array.content.blocks().is_empty());
 
     assert_eq!(
         serde_json::to_value(
-            CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text("ok"), "m")
-                .with_stop_reason("maxTokens")
+            CreateMessageResult::new(Role::Assistant, SamplingContentBlock::text("ok"), "m").with_stop_reason("maxTokens")
         )
         .unwrap(),
         json!({"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m", "stopReason": "maxTokens"})
     );
     assert_eq!(
         SamplingMessage::assistant_text("x"),
-        SamplingMessage::new(
-            Role::Assistant,
-            SamplingContent::One(SamplingContentBlock::text("x"))
-        )
+        SamplingMessage::new(Role::Assistant, SamplingContent::One(SamplingContentBlock::text("x")))
     );
 }
 
@@ -906,7 +766,8 @@ fn elicit_url_request_and_completion() {
         other => panic!("expected url, got {other:?}"),
     }
     // 2026-07-28 made elicitationId optional (a multi round-trip input key names it).
-    let keyless: ElicitRequestParams = serde_json::from_value(json!({"mode": "url", "message": "m", "url": "https://x"})).unwrap();
+    let keyless: ElicitRequestParams =
+        serde_json::from_value(json!({"mode": "url", "message": "m", "url": "https://x"})).unwrap();
     assert!(matches!(keyless, ElicitRequestParams::Url(ElicitRequestUrlParams { elicitation_id: None, .. })));
 
     let built = ElicitRequestParams::Url(ElicitRequestUrlParams::new("m", "https://x", "id1"));
@@ -939,16 +800,12 @@ fn elicit_result() {
     assert_eq!(accepted.content.as_ref().unwrap()["age"], json!(36));
     let declined: ElicitResult = round_trip(json!({"action": "decline"}));
     assert_eq!(declined, ElicitResult::decline());
-    let cancelled: ElicitResult =
-        round_trip(json!({"action": "cancel", "_meta": {"why": "closed"}}));
+    let cancelled: ElicitResult = round_trip(json!({"action": "cancel", "_meta": {"why": "closed"}}));
     assert_eq!(cancelled.action, ElicitAction::Cancel);
     assert_eq!(ElicitResult::cancel().action, ElicitAction::Cancel);
     let mut values = serde_json::Map::new();
     values.insert("ok".into(), json!(true));
-    assert_eq!(
-        serde_json::to_value(ElicitResult::accept(values)).unwrap(),
-        json!({"action": "accept", "content": {"ok": true}})
-    );
+    assert_eq!(serde_json::to_value(ElicitResult::accept(values)).unwrap(), json!({"action": "accept", "content": {"ok": true}}));
     rejects::<ElicitResult>(json!({"action": "maybe"}));
 }
 
@@ -964,10 +821,7 @@ fn roots_messages() {
     }));
     assert_eq!(list.roots[0].name.as_deref(), Some("Project"));
     assert_eq!(
-        serde_json::to_value(ListRootsResult::new(vec![
-            Root::new("file:///a").with_name("A")
-        ]))
-        .unwrap(),
+        serde_json::to_value(ListRootsResult::new(vec![Root::new("file:///a").with_name("A")])).unwrap(),
         json!({"roots": [{"uri": "file:///a", "name": "A"}]})
     );
 }
@@ -1023,11 +877,7 @@ fn unknown_fields_survive_everywhere() {
         "resourceTemplates": [{"uriTemplate": "t://{x}", "name": "t", "future": 1}],
         "future": 2
     }));
-    round_trip::<ProgressNotificationParams>(
-        json!({"progressToken": 1, "progress": 1, "future": true}),
-    );
-    round_trip::<ListRootsResult>(
-        json!({"roots": [{"uri": "file:///", "future": 1}], "future": 2}),
-    );
+    round_trip::<ProgressNotificationParams>(json!({"progressToken": 1, "progress": 1, "future": true}));
+    round_trip::<ListRootsResult>(json!({"roots": [{"uri": "file:///", "future": 1}], "future": 2}));
     round_trip::<ToolAnnotations>(json!({"readOnlyHint": true, "future": 1}));
 }

@@ -50,11 +50,7 @@ pub struct Tool {
 
 impl Tool {
     /// A tool with a name, a description and an input schema.
-    pub fn new(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        input_schema: impl Into<Value>,
-    ) -> Self {
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: impl Into<Value>) -> Self {
         Tool {
             name: name.into(),
             title: None,
@@ -173,12 +169,7 @@ pub struct CallToolRequestParams {
 impl CallToolRequestParams {
     /// Parameters calling `name` without arguments.
     pub fn new(name: impl Into<String>) -> Self {
-        CallToolRequestParams {
-            name: name.into(),
-            arguments: None,
-            meta: None,
-            extra: Map::new(),
-        }
+        CallToolRequestParams { name: name.into(), arguments: None, meta: None, extra: Map::new() }
     }
 
     /// Sets the arguments.
@@ -211,10 +202,7 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result with the given content.
     pub fn new(content: Vec<ContentBlock>) -> Self {
-        CallToolResult {
-            content,
-            ..Default::default()
-        }
+        CallToolResult { content, ..Default::default() }
     }
 
     /// A successful result holding one text block.
@@ -224,10 +212,7 @@ impl CallToolResult {
 
     /// A failed result (`isError: true`) holding one text block.
     pub fn error_text(text: impl Into<String>) -> Self {
-        CallToolResult {
-            is_error: Some(true),
-            ..CallToolResult::text(text)
-        }
+        CallToolResult { is_error: Some(true), ..CallToolResult::text(text) }
     }
 
     /// Sets the structured content.

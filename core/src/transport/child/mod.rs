@@ -111,9 +111,7 @@ impl ChildProcess {
             cmd.current_dir(dir);
         }
         let armed = supervisor::attach(&mut cmd)?;
-        let mut child = cmd.spawn().map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot start {:?}: {e}", self.program))
-        })?;
+        let mut child = cmd.spawn().map_err(|e| io::Error::new(e.kind(), format!("cannot start {:?}: {e}", self.program)))?;
         let lifeline = armed.into_lifeline();
         let pid = child.id().expect("a just-spawned child has a pid") as i32;
         let stdin = child.stdin.take().expect("stdin is piped");

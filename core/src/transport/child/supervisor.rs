@@ -171,7 +171,8 @@ unsafe fn close_from(first: libc::c_int) {
     }
     // Kernels before 5.9: one by one, up to the descriptor limit.
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 { limit.rlim_cur.min(65_536) as libc::c_int } else { 1024 };
+    let top =
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 { limit.rlim_cur.min(65_536) as libc::c_int } else { 1024 };
     for fd in first..top {
         libc::close(fd);
     }

@@ -258,7 +258,6 @@ impl Peek {
     }
 }
 
-
 /// The parts of an incoming message the transport needs.
 #[derive(Deserialize)]
 struct Answer {
@@ -416,7 +415,9 @@ impl Inner {
             None => self.post_streamable(&bytes, &peek).await,
         };
         let outcome = match outcome {
-            Err(Failure::SessionExpired) if !initializing && self.reinitialize().await => self.post_streamable(&bytes, &peek).await,
+            Err(Failure::SessionExpired) if !initializing && self.reinitialize().await => {
+                self.post_streamable(&bytes, &peek).await
+            }
             Err(Failure::TryLegacy) if initializing => match self.start_legacy().await {
                 Ok(endpoint) => self.post_legacy(&endpoint, &bytes).await,
                 Err(e) => Err(Failure::Fatal(e)),
@@ -468,7 +469,11 @@ impl Inner {
         match status {
             StatusCode::ACCEPTED | StatusCode::NO_CONTENT => Ok(()),
             s if s.is_success() => {
-                let sse = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/event-stream"));
+                let sse = resp
+                    .headers()
+                    .get(CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v.starts_with("text/event-stream"));
                 if sse {
                     self.read_response_stream(resp, peek).await
                 } else {
@@ -479,8 +484,12 @@ impl Inner {
                     Ok(())
                 }
             }
-            StatusCode::NOT_FOUND if !initializing && self.state.lock().unwrap().session_id.is_some() => Err(Failure::SessionExpired),
-            StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED if initializing => Err(Failure::TryLegacy),
+            StatusCode::NOT_FOUND if !initializing && self.state.lock().unwrap().session_id.is_some() => {
+                Err(Failure::SessionExpired)
+            }
+            StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED if initializing => {
+                Err(Failure::TryLegacy)
+            }
             s => {
                 let body = resp.text().await.unwrap_or_default();
                 let detail = serde_json::from_str::<Value>(&body)
@@ -533,7 +542,8 @@ impl Inner {
             Err(e) => return Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
         };
         let status = resp.status();
-        let sse = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/event-stream"));
+        let sse =
+            resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/event-stream"));
         if status.is_success() && sse {
             return self.read_response_stream(resp, peek).await;
         }
@@ -741,7 +751,12 @@ impl Inner {
     }
 
     async fn post_legacy(&self, endpoint: &str, bytes: &Bytes) -> Result<(), Failure> {
-        let req = self.http.post(endpoint).headers(self.config.headers.clone()).header(CONTENT_TYPE, "application/json").body(bytes.clone());
+        let req = self
+            .http
+            .post(endpoint)
+            .headers(self.config.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(bytes.clone());
         match req.send().await {
             Ok(r) if r.status().is_success() => Ok(()),
             Ok(r) => Err(Failure::Fatal(format!("HTTP {} from the message endpoint", r.status()))),

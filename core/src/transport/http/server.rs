@@ -29,8 +29,8 @@ use rand::RngCore;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::hub::{request_ids, HttpSessionTransport, Hub, StreamHandle};
 use super::listener;
-use super::hub::{request_ids, Hub, HttpSessionTransport, StreamHandle};
 use super::sse::{self, EventStore, MemoryEventStore};
 use super::stateless_era;
 use crate::protocol::jsonrpc::Incoming;
@@ -279,7 +279,10 @@ async fn reap_idle_sessions(app: std::sync::Weak<App>, stop: CancellationToken) 
             let mut map = a.sessions.lock().unwrap();
             map.retain(|_, s| !s.peer().is_closed());
             map.iter()
-                .filter(|(_, s)| s.hub.last_activity.lock().unwrap().elapsed() > a.config.session_idle_timeout && s.peer().stats().in_flight_requests == 0)
+                .filter(|(_, s)| {
+                    s.hub.last_activity.lock().unwrap().elapsed() > a.config.session_idle_timeout
+                        && s.peer().stats().in_flight_requests == 0
+                })
                 .map(|(k, s)| (k.clone(), s.clone()))
                 .collect()
         };
@@ -524,7 +527,11 @@ async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Body) -> Resp
         return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, codes::INVALID_REQUEST, "Content-Type must be application/json");
     }
     if !accepts(&h, "application/json") || !accepts(&h, "text/event-stream") {
-        return error(StatusCode::NOT_ACCEPTABLE, codes::INVALID_REQUEST, "Accept must list application/json and text/event-stream");
+        return error(
+            StatusCode::NOT_ACCEPTABLE,
+            codes::INVALID_REQUEST,
+            "Accept must list application/json and text/event-stream",
+        );
     }
     let version = header_version(&h);
     let bytes = match read_body(&app, body).await {

@@ -250,7 +250,10 @@ mod tests {
         assert!(p.push(b"id: 1-1\nevent: mess").is_empty());
         let evs = p.push(b"age\ndata: {\"a\":1}\n\n: keepalive\n\nid: 1-2\r\nretry: 500\r\ndata: \r\n\r\ndata: x");
         assert_eq!(evs.len(), 2, "{evs:?}");
-        assert_eq!((evs[0].id.as_deref(), evs[0].event.as_deref(), evs[0].data.as_str()), (Some("1-1"), Some("message"), "{\"a\":1}"));
+        assert_eq!(
+            (evs[0].id.as_deref(), evs[0].event.as_deref(), evs[0].data.as_str()),
+            (Some("1-1"), Some("message"), "{\"a\":1}")
+        );
         assert_eq!((evs[1].id.as_deref(), evs[1].retry, evs[1].data.as_str()), (Some("1-2"), Some(500), ""));
         assert_eq!(p.push(b"\n\n")[0].data, "x");
     }

@@ -30,9 +30,7 @@ pub(super) fn applies(header_version: Option<ProtocolVersion>, messages: &[Messa
     match header_version {
         Some(v) => v.is_stateless(),
         None => messages.iter().any(|m| match m {
-            Message::Request { params, .. } | Message::Notification { params, .. } => {
-                meta::is_stateless_request(params.as_ref())
-            }
+            Message::Request { params, .. } | Message::Notification { params, .. } => meta::is_stateless_request(params.as_ref()),
             _ => false,
         }),
     }
@@ -84,7 +82,9 @@ fn named_value<'a>(method: &str, params: Option<&'a Value>) -> Option<Option<&'a
 fn check_headers(app: &App, h: &HeaderMap, method: &str, params: Option<&Value>) -> Result<(), String> {
     let body_version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION)).and_then(Value::as_str);
     match (single(h, headers::PROTOCOL_VERSION, "MCP-Protocol-Version")?, body_version) {
-        (Some(hv), Some(bv)) if hv != bv => return Err(format!("MCP-Protocol-Version header {hv:?} differs from the body's {bv:?}")),
+        (Some(hv), Some(bv)) if hv != bv => {
+            return Err(format!("MCP-Protocol-Version header {hv:?} differs from the body's {bv:?}"))
+        }
         (None, _) => return Err("MCP-Protocol-Version header is missing".into()),
         _ => {}
     }
@@ -125,7 +125,9 @@ fn check_headers(app: &App, h: &HeaderMap, method: &str, params: Option<&Value>)
 /// the body is a request, -32022 (HTTP 400) with its id and the versions oxmcp speaks.
 pub(super) fn unknown_version(requested: &str, bytes: &[u8]) -> Option<Response> {
     match Message::parse_single(bytes) {
-        Ok(Message::Request { id, .. }) => Some(error_with_id(StatusCode::BAD_REQUEST, &id, meta::unsupported_version(requested))),
+        Ok(Message::Request { id, .. }) => {
+            Some(error_with_id(StatusCode::BAD_REQUEST, &id, meta::unsupported_version(requested)))
+        }
         _ => None,
     }
 }
@@ -149,7 +151,8 @@ fn status_for(response: &[u8]) -> StatusCode {
 
 fn is_final_response(frame: &[u8], id: &RequestId) -> bool {
     serde_json::from_slice::<Value>(frame).is_ok_and(|v| {
-        (v.get("result").is_some() || v.get("error").is_some()) && serde_json::from_value::<RequestId>(v["id"].clone()).ok().as_ref() == Some(id)
+        (v.get("result").is_some() || v.get("error").is_some())
+            && serde_json::from_value::<RequestId>(v["id"].clone()).ok().as_ref() == Some(id)
     })
 }
 
@@ -168,7 +171,13 @@ pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, bytes: Bytes, messages: 
             // client closing its response stream, so there is nothing else to route it to.
             return StatusCode::ACCEPTED.into_response();
         }
-        _ => return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "a 2026-07-28 POST carries a request or a notification"),
+        _ => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                codes::INVALID_REQUEST,
+                "a 2026-07-28 POST carries a request or a notification",
+            )
+        }
     };
     if let Err(what) = check_headers(app, h, &method, params.as_ref()) {
         return mismatch(Some(&id), what);
@@ -178,7 +187,11 @@ pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, bytes: Bytes, messages: 
     let mut handle = hub.open_raw_request_stream(std::slice::from_ref(&id));
     hub.deliver_inbound(bytes);
     let Some(first) = handle.rx.recv().await else {
-        return error_with_id(StatusCode::INTERNAL_SERVER_ERROR, &id, ErrorObject::internal("the request ended without an answer"));
+        return error_with_id(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &id,
+            ErrorObject::internal("the request ended without an answer"),
+        );
     };
     if is_final_response(&first, &id) {
         drop(session);
