@@ -272,6 +272,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn statuses_are_the_engines_stable_kind_numbers() {
+        for kind in ErrorKind::ALL {
+            assert_eq!(OxmcpStatus::of(kind) as u32, kind.code(), "{kind:?}");
+        }
+    }
+
+    #[test]
     fn a_panic_becomes_internal_and_never_unwinds() {
         let status = guard(|| panic!("boom inside"));
         assert_eq!(status, OxmcpStatus::Internal);

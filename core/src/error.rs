@@ -31,6 +31,75 @@ pub enum ErrorKind {
     Handler,
 }
 
+impl ErrorKind {
+    /// Every kind, in the order of its [`code`](ErrorKind::code).
+    pub const ALL: [ErrorKind; 9] = [
+        ErrorKind::Rpc,
+        ErrorKind::Timeout,
+        ErrorKind::Cancelled,
+        ErrorKind::Closed,
+        ErrorKind::Transport,
+        ErrorKind::Protocol,
+        ErrorKind::InvalidInput,
+        ErrorKind::CapabilityMissing,
+        ErrorKind::Handler,
+    ];
+
+    /// The kind's stable number, what crosses a host boundary (the C ABI's status values,
+    /// Java's and C#'s error kinds): never an enum position. A number is never reused.
+    ///
+    /// ```
+    /// use oxmcp::ErrorKind;
+    /// assert_eq!(ErrorKind::Closed.code(), 4);
+    /// assert_eq!(ErrorKind::from_code(4), Some(ErrorKind::Closed));
+    /// assert_eq!(ErrorKind::from_name("invalid_input"), Some(ErrorKind::InvalidInput));
+    /// ```
+    pub const fn code(self) -> u32 {
+        match self {
+            ErrorKind::Rpc => 1,
+            ErrorKind::Timeout => 2,
+            ErrorKind::Cancelled => 3,
+            ErrorKind::Closed => 4,
+            ErrorKind::Transport => 5,
+            ErrorKind::Protocol => 6,
+            ErrorKind::InvalidInput => 7,
+            ErrorKind::CapabilityMissing => 8,
+            ErrorKind::Handler => 9,
+        }
+    }
+
+    /// The kind's stable name (`snake_case`), for hosts that map by name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Rpc => "rpc",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Closed => "closed",
+            ErrorKind::Transport => "transport",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::InvalidInput => "invalid_input",
+            ErrorKind::CapabilityMissing => "capability_missing",
+            ErrorKind::Handler => "handler",
+        }
+    }
+
+    /// The kind with this [`code`](ErrorKind::code).
+    pub fn from_code(code: u32) -> Option<ErrorKind> {
+        Self::ALL.into_iter().find(|k| k.code() == code)
+    }
+
+    /// The kind with this [`name`](ErrorKind::name).
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// `code name` lines for every kind: what each binding's tests compare its own
+    /// mapping with.
+    pub fn table() -> String {
+        Self::ALL.iter().map(|k| format!("{} {}\n", k.code(), k.name())).collect()
+    }
+}
+
 /// An oxmcp error: a kind, a message, and the JSON-RPC error object when there is one.
 ///
 /// Boxed inside, so a `Result<T, Error>` stays small on the hot path.
@@ -136,6 +205,29 @@ impl From<std::io::Error> for Error {
 mod tests {
     use super::*;
     use crate::protocol::codes;
+
+    #[test]
+    fn kinds_have_distinct_stable_codes_and_names() {
+        let codes: std::collections::HashSet<u32> = ErrorKind::ALL.iter().map(|k| k.code()).collect();
+        let names: std::collections::HashSet<&str> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!((codes.len(), names.len()), (ErrorKind::ALL.len(), ErrorKind::ALL.len()));
+        for k in ErrorKind::ALL {
+            assert_eq!((ErrorKind::from_code(k.code()), ErrorKind::from_name(k.name())), (Some(k), Some(k)));
+            // Exhaustive: a new kind fails to compile here until it is listed in ALL.
+            match k {
+                ErrorKind::Rpc
+                | ErrorKind::Timeout
+                | ErrorKind::Cancelled
+                | ErrorKind::Closed
+                | ErrorKind::Transport
+                | ErrorKind::Protocol
+                | ErrorKind::InvalidInput
+                | ErrorKind::CapabilityMissing
+                | ErrorKind::Handler => {}
+            }
+        }
+        assert_eq!(ErrorKind::table().lines().next(), Some("1 rpc"));
+    }
 
     #[test]
     fn handler_errors_map_to_wire_codes() {

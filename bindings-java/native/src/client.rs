@@ -287,7 +287,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientNotifyRootsChanged<'l>(
             .and_then(|c| c.notify_roots_changed());
         match outcome {
             Ok(()) => Ok(JObject::null()),
-            Err(e) => jstring(env, Some(&format!("{}\n{}", jvm::kind_ordinal(e.kind()), e.message()))),
+            Err(e) => jstring(env, Some(&format!("{}\n{}", jvm::kind_code(e.kind()), e.message()))),
         }
     })
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()

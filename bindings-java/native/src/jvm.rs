@@ -94,20 +94,10 @@ pub fn rstring(env: &Env<'_>, s: &JString<'_>) -> jni::errors::Result<Option<Str
     }
 }
 
-/// The error kinds as Java's `McpException.Kind` ordinals. Exhaustive: a new kind does
-/// not compile until it is mapped here and in `McpException.Kind`.
-pub fn kind_ordinal(kind: ErrorKind) -> i32 {
-    match kind {
-        ErrorKind::Rpc => 0,
-        ErrorKind::Timeout => 1,
-        ErrorKind::Cancelled => 2,
-        ErrorKind::Closed => 3,
-        ErrorKind::Transport => 4,
-        ErrorKind::Protocol => 5,
-        ErrorKind::InvalidInput => 6,
-        ErrorKind::CapabilityMissing => 7,
-        ErrorKind::Handler => 8,
-    }
+/// An error kind as it crosses to Java: the core's stable number, which
+/// `McpException.Kind.fromCode` reads back (never an enum position).
+pub fn kind_code(kind: ErrorKind) -> i32 {
+    kind.code() as i32
 }
 
 /// `Native.onSuccess(callId, json, handle)`: an asynchronous call succeeded.
@@ -136,7 +126,7 @@ pub fn on_failure(call_id: i64, error: &Error) {
             jni_sig!("(JIZJLjava/lang/String;Ljava/lang/String;)V"),
             &[
                 JValue::Long(call_id),
-                JValue::Int(kind_ordinal(error.kind())),
+                JValue::Int(kind_code(error.kind())),
                 JValue::Bool(error.code().is_some()),
                 JValue::Long(error.code().unwrap_or(0)),
                 JValue::Object(&message),

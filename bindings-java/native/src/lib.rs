@@ -62,6 +62,14 @@ pub extern "system" fn Java_dev_oxmcp_Native_cancelCall<'l>(_env: EnvUnowned<'l>
     handles::cancel_call(call_id);
 }
 
+/// The engine's error kinds, one `code name` line each: the test of `McpException.Kind`
+/// compares its mapping with it.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_errorKinds<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
+    env.with_env(|env| -> jni::errors::Result<JObject<'l>> { jvm::jstring(env, Some(&oxmcp::ErrorKind::table())) })
+        .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
 /// `[running asynchronous calls, incoming requests in Java handlers]`, for leak checks.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_stats<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {

@@ -210,7 +210,7 @@ fn sync_result<'l>(
     env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
         match f(env)? {
             Ok(()) => Ok(JObject::null()),
-            Err(e) => jstring(env, Some(&format!("{}\n{}", jvm::kind_ordinal(e.kind()), e.message()))),
+            Err(e) => jstring(env, Some(&format!("{}\n{}", jvm::kind_code(e.kind()), e.message()))),
         }
     })
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()

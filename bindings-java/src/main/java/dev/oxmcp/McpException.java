@@ -13,26 +13,54 @@ package dev.oxmcp;
 public class McpException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** What went wrong, coarsely (the engine's {@code ErrorKind}, in the same order). */
+    /** What went wrong, coarsely: the engine's {@code ErrorKind}, by its stable number. */
     public enum Kind {
         /** The peer answered with a JSON-RPC error ({@link #code()}, {@link #data()}). */
-        RPC,
+        RPC(1, "rpc"),
         /** The request's local timeout elapsed. Not a peer error. */
-        TIMEOUT,
+        TIMEOUT(2, "timeout"),
         /** The request was cancelled locally. */
-        CANCELLED,
+        CANCELLED(3, "cancelled"),
         /** The connection is closed. */
-        CLOSED,
+        CLOSED(4, "closed"),
         /** Reading or writing the transport failed, or a process could not be started. */
-        TRANSPORT,
+        TRANSPORT(5, "transport"),
         /** The peer broke the protocol. */
-        PROTOCOL,
+        PROTOCOL(6, "protocol"),
         /** The caller passed something unusable (bad arguments, unknown name, bad schema). */
-        INVALID_INPUT,
+        INVALID_INPUT(7, "invalid_input"),
         /** The peer did not declare the capability this call needs. */
-        CAPABILITY_MISSING,
+        CAPABILITY_MISSING(8, "capability_missing"),
         /** A handler failed. */
-        HANDLER
+        HANDLER(9, "handler");
+
+        private final int code;
+        private final String wireName;
+
+        Kind(int code, String wireName) {
+            this.code = code;
+            this.wireName = wireName;
+        }
+
+        /** The engine's stable number for this kind. */
+        public int code() {
+            return code;
+        }
+
+        /** The engine's stable name for this kind. */
+        public String wireName() {
+            return wireName;
+        }
+
+        /** The kind with the engine's number {@code code}; HANDLER for a number it does not know. */
+        public static Kind fromCode(int code) {
+            for (Kind k : values()) {
+                if (k.code == code) {
+                    return k;
+                }
+            }
+            return HANDLER;
+        }
     }
 
     private final Kind kind;
@@ -87,14 +115,14 @@ public class McpException extends RuntimeException {
         return "McpException[" + kind + (code != null ? " " + code : "") + "]: " + getMessage();
     }
 
-    /** Decodes a synchronous native error ("kindOrdinal\nmessage"). */
+    /** Decodes a synchronous native error ("kindCode\nmessage"). */
     static McpException fromNative(String encoded) {
         int nl = encoded.indexOf('\n');
         Kind kind = Kind.HANDLER;
         String message = encoded;
         if (nl > 0) {
             try {
-                kind = Kind.values()[Integer.parseInt(encoded.substring(0, nl))];
+                kind = Kind.fromCode(Integer.parseInt(encoded.substring(0, nl)));
                 message = encoded.substring(nl + 1);
             } catch (RuntimeException ignored) {
                 // keep the whole text as the message

@@ -119,6 +119,8 @@ final class Native {
 
     static native String stats();
 
+    static native String errorKinds();
+
     static native long serverNew(String name, String version, String instructions);
 
     static native String serverRegister(long server, int kind, String definition, long handlerId);
@@ -229,7 +231,7 @@ final class Native {
     static void onFailure(long callId, int kind, boolean hasCode, long code, String message, String data) {
         Pending<?> p = CALLS.remove(callId);
         if (p != null) {
-            McpException.Kind k = kind >= 0 && kind < McpException.Kind.values().length ? McpException.Kind.values()[kind] : McpException.Kind.HANDLER;
+            McpException.Kind k = McpException.Kind.fromCode(kind);
             McpException e = new McpException(k, hasCode ? code : null, message, data);
             if (p.progress != null) {
                 EVENTS.execute(() -> WORKERS.execute(() -> p.future.fail(e)));
