@@ -275,6 +275,9 @@ mod tests {
     fn statuses_are_the_engines_stable_kind_numbers() {
         for kind in ErrorKind::ALL {
             assert_eq!(OxmcpStatus::of(kind) as u32, kind.code(), "{kind:?}");
+            // SAFETY: oxmcp_status_name returns a static NUL-terminated string.
+            let name = unsafe { CStr::from_ptr(oxmcp_status_name(kind.code() as i32)) };
+            assert_eq!(name.to_str().unwrap(), kind.name().to_uppercase(), "{kind:?}");
         }
     }
 

@@ -41,14 +41,22 @@ namespace OxMcp
             long? c = Native.oxmcp_error_code(error, out code) ? code : (long?)null;
             UIntPtr len;
             IntPtr data = Native.oxmcp_error_data(error, out len);
-            return new McpException((McpStatus)status, message, c, Native.Utf8(data, len));
+            return new McpException(StatusOf(status), message, c, Native.Utf8(data, len));
+        }
+
+        /// <summary>A native status as <see cref="McpStatus"/>: the values are the engine's
+        /// stable error-kind numbers; one this assembly does not know is Internal, never an
+        /// undefined enum value.</summary>
+        internal static McpStatus StatusOf(int status)
+        {
+            return Enum.IsDefined(typeof(McpStatus), status) ? (McpStatus)status : McpStatus.Internal;
         }
 
         /// <summary>The calling thread's last error (right after a failed call).</summary>
         internal static McpException Last(int status)
         {
             IntPtr e = Native.oxmcp_last_error();
-            return e == IntPtr.Zero ? new McpException((McpStatus)status, "oxmcp call failed", null, null) : FromError(status, e);
+            return e == IntPtr.Zero ? new McpException(StatusOf(status), "oxmcp call failed", null, null) : FromError(status, e);
         }
 
         /// <summary>Throws the last error unless <paramref name="status"/> is OK.</summary>

@@ -91,8 +91,27 @@ internal static class Program
 
     private static readonly string[] Eras = { "auto", "session", "stateless" };
 
+    [System.Runtime.InteropServices.DllImport("oxmcp")] private static extern IntPtr oxmcp_status_name(int status);
+
+    /// <summary>McpStatus holds the engine's error kinds by their stable numbers: each
+    /// number's name in the native library (the engine's kind names) is the enum's own.</summary>
+    private static void StatusesAreTheEnginesErrorKinds()
+    {
+        int kinds = 0;
+        foreach (McpStatus status in Enum.GetValues(typeof(McpStatus)))
+        {
+            string native = System.Runtime.InteropServices.Marshal.PtrToStringAnsi(oxmcp_status_name((int)status));
+            string mine = System.Text.RegularExpressions.Regex.Replace(status.ToString(), "(?<=[a-z])([A-Z])", "_$1").ToUpperInvariant();
+            Check(native == mine, "McpStatus." + status + " is the native " + native);
+            if (status != McpStatus.Ok && status != McpStatus.Internal) kinds++;
+        }
+        string next = System.Runtime.InteropServices.Marshal.PtrToStringAnsi(oxmcp_status_name(kinds + 1));
+        Check(next == "INTERNAL", "the engine has no kind McpStatus lacks (" + kinds + " kinds, then " + next + ")");
+    }
+
     private static async Task ClientTests(string oxmcp, string everythingUrl, string cServerUrl)
     {
+        StatusesAreTheEnginesErrorKinds();
         foreach (string era in Eras)
         {
             await EverythingTests("stdio", era, () => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, onNotification: OnLog, era: era));
