@@ -244,8 +244,15 @@ impl NativeServer {
 
     /// Removes a tool; returns whether it existed.
     fn remove_tool(&self, name: &str) -> bool {
-        self.registrations.lock().unwrap().retain(|r| !matches!(r, Registration::Tool(t, _) if t.name == name));
-        self.running.lock().unwrap().as_ref().is_some_and(|(s, _)| s.remove_tool(name))
+        let staged = {
+            let mut registrations = self.registrations.lock().unwrap();
+            let before = registrations.len();
+            registrations.retain(|r| !matches!(r, Registration::Tool(t, _) if t.name == name));
+            registrations.len() != before
+        };
+        // Either counts: a tool removed before serving was removed all the same.
+        let running = self.running.lock().unwrap().as_ref().is_some_and(|(s, _)| s.remove_tool(name));
+        staged || running
     }
 
     /// Tells subscribed clients that a resource changed.

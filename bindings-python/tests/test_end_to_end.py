@@ -207,3 +207,19 @@ def test_every_pending_call_fails_with_the_exit_status_and_stderr_when_the_serve
             with pytest.raises(ConnectionClosed):
                 await asyncio.wait_for(c.call_tool("echo", {"text": "x"}), 5)
     run(main(), timeout=30)
+
+
+def test_remove_tool_before_serving_says_it_removed_the_tool():
+    # The same answer in every host: True when a tool went away, whether or not the server
+    # was serving yet; False when there was none.
+    from oxmcp import Server
+
+    server = Server("staged", version="1")
+
+    @server.tool(description="Goes away before serving.")
+    async def doomed() -> str:
+        return "never"
+
+    assert server.remove_tool("doomed") is True
+    assert server.remove_tool("doomed") is False
+    assert server.remove_tool("never-was") is False

@@ -289,9 +289,15 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverRemoveTool<'l>(
     env.with_env(|env| -> jni::errors::Result<jboolean> {
         let name = req_str(env, &name)?;
         let Some(s) = SERVERS.get(server) else { return Ok(false) };
-        s.registrations.lock().unwrap().retain(|r| !matches!(r, Registration::Tool(t, _) if t.name == name));
-        let removed = s.running.lock().unwrap().as_ref().is_some_and(|srv| srv.remove_tool(&name));
-        Ok(removed)
+        let staged = {
+            let mut registrations = s.registrations.lock().unwrap();
+            let before = registrations.len();
+            registrations.retain(|r| !matches!(r, Registration::Tool(t, _) if t.name == name));
+            registrations.len() != before
+        };
+        // Either counts: a tool removed before serving was removed all the same.
+        let running = s.running.lock().unwrap().as_ref().is_some_and(|srv| srv.remove_tool(&name));
+        Ok(staged || running)
     })
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }

@@ -177,6 +177,17 @@ class JavaServerTest {
     }
 
     @Test
+    void removeToolBeforeServingSaysItRemovedTheTool() throws Exception {
+        // The same answer in every host: true when a tool went away, serving or not.
+        try (McpServer server = new McpServer("staged", "1")) {
+            server.tool("doomed", null, "{\"type\":\"object\"}", (args, ctx) -> CompletableFuture.completedFuture(Json.textResult("never")));
+            assertTrue(server.removeTool("doomed"));
+            assertFalse(server.removeTool("doomed"));
+            assertFalse(server.removeTool("never-was"));
+        }
+    }
+
+    @Test
     void badRegistrationsFailAtOnce() {
         try (McpServer server = new McpServer("bad", "0")) {
             McpException badJson = assertThrows(McpException.class, () -> server.tool("{not json", (a, c) -> null));
