@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use oxmcp::client::{Client, ClientBuilder, Era, ServerNotification};
+use oxmcp::client::{Client, ClientBuilder, ClientContext, Era, ServerNotification};
 use oxmcp::protocol::{CompleteRequestParams, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
 use oxmcp::session::RequestOptions;
 use oxmcp::transport::http::HttpClientTransport;
@@ -29,13 +29,15 @@ struct Hooks {
 }
 
 impl Hooks {
-    async fn ask<T: serde::de::DeserializeOwned>(&self, method: &'static str, params: Value) -> oxmcp::Result<T> {
+    /// Asks the Python handler; the server cancelling its request cancels the handler's
+    /// task (CancelledError inside it).
+    async fn ask<T: serde::de::DeserializeOwned>(&self, method: &'static str, params: Value, ctx: ClientContext) -> oxmcp::Result<T> {
         let handler = self.on_request.as_ref().ok_or_else(|| Error::new(ErrorKind::Handler, "no request handler"))?;
         let out = bridge::call_async(
             &self.event_loop,
             handler,
             move |py| PyTuple::new(py, [method.into_pyobject(py)?.into_any(), params.to_string().into_pyobject(py)?.into_any()]),
-            None,
+            Some(&ctx.cancel),
         )
         .await?;
         let text = out.ok_or_else(|| Error::new(ErrorKind::Handler, format!("the {method} handler returned nothing")))?;
@@ -47,23 +49,23 @@ impl Hooks {
         let has = |c: &str| capabilities.iter().any(|x| x == c);
         if has("sampling") {
             let h = self.clone();
-            b = b.on_sampling(move |params, _ctx| {
+            b = b.on_sampling(move |params, ctx| {
                 let h = h.clone();
-                async move { h.ask::<CreateMessageResult>("sampling/createMessage", serde_json::to_value(params)?).await }
+                async move { h.ask::<CreateMessageResult>("sampling/createMessage", serde_json::to_value(params)?, ctx).await }
             });
         }
         if has("elicitation") {
             let h = self.clone();
-            b = b.on_elicitation(move |params, _ctx| {
+            b = b.on_elicitation(move |params, ctx| {
                 let h = h.clone();
-                async move { h.ask::<ElicitResult>("elicitation/create", serde_json::to_value(params)?).await }
+                async move { h.ask::<ElicitResult>("elicitation/create", serde_json::to_value(params)?, ctx).await }
             });
         }
         if has("roots") {
             let h = self.clone();
-            b = b.on_list_roots(move |_, _ctx| {
+            b = b.on_list_roots(move |_, ctx| {
                 let h = h.clone();
-                async move { h.ask::<ListRootsResult>("roots/list", Value::Object(Default::default())).await }
+                async move { h.ask::<ListRootsResult>("roots/list", Value::Object(Default::default()), ctx).await }
             });
         }
         if let Some(cb) = self.on_notification.clone() {

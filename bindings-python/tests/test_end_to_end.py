@@ -223,3 +223,27 @@ def test_remove_tool_before_serving_says_it_removed_the_tool():
     assert server.remove_tool("doomed") is True
     assert server.remove_tool("doomed") is False
     assert server.remove_tool("never-was") is False
+
+
+def test_a_server_cancelling_its_sampling_request_cancels_the_callback():
+    # The client cancels its tool call; the server's handler is dropped with its sampling
+    # request in flight, so the server cancels that request: the Python callback waiting
+    # on it must see CancelledError, as Node's AbortSignal and Java's future do.
+    async def main():
+        started, cancelled = asyncio.Event(), asyncio.Event()
+
+        async def sampling(params):
+            started.set()
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return {"role": "assistant", "content": {"type": "text", "text": "late"}, "model": "m"}
+
+        async with stdio(sampling=sampling, era="session") as c:
+            call = asyncio.ensure_future(c.call_tool("ask_model", {"question": "abc"}))
+            await asyncio.wait_for(started.wait(), 10)
+            call.cancel()
+            await asyncio.wait_for(cancelled.wait(), 10)
+    run(main())
