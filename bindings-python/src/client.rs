@@ -31,7 +31,12 @@ struct Hooks {
 impl Hooks {
     /// Asks the Python handler; the server cancelling its request cancels the handler's
     /// task (CancelledError inside it).
-    async fn ask<T: serde::de::DeserializeOwned>(&self, method: &'static str, params: Value, ctx: ClientContext) -> oxmcp::Result<T> {
+    async fn ask<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &'static str,
+        params: Value,
+        ctx: ClientContext,
+    ) -> oxmcp::Result<T> {
         let handler = self.on_request.as_ref().ok_or_else(|| Error::new(ErrorKind::Handler, "no request handler"))?;
         let out = bridge::call_async(
             &self.event_loop,
