@@ -10,7 +10,7 @@
 //! few), calls/s, and RSS in KiB at 10%, after warm-up (25% of the calls), at 50% and 75%,
 //! at the end and at most.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -170,11 +170,10 @@ pub fn soak(raw: Vec<String>) -> Result<(), String> {
                 }
             })
         };
-        let done = Arc::new(AtomicUsize::new(0));
         let mut workers = Vec::new();
         for _ in 0..a.k {
-            let (client, hang_up, tally, next, base, done) =
-                (client.clone(), hang_up.clone(), tally.clone(), next.clone(), base.clone(), done.clone());
+            let (client, hang_up, tally, next, base) =
+                (client.clone(), hang_up.clone(), tally.clone(), next.clone(), base.clone());
             let (calls, seed) = (a.calls, a.seed);
             workers.push(tokio::spawn(async move {
                 loop {
@@ -218,7 +217,6 @@ pub fn soak(raw: Vec<String>) -> Result<(), String> {
                         },
                     }
                 }
-                done.fetch_add(1, Ordering::Relaxed);
             }));
         }
         for w in workers {

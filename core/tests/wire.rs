@@ -294,3 +294,16 @@ async fn requests_beyond_the_running_and_waiting_limits_are_refused_at_once() {
     raw.send(&json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "wait"}}).to_string()).await;
     raw.nothing_for(100).await;
 }
+
+#[tokio::test]
+async fn a_cancel_that_arrives_before_its_request_stops_it() {
+    // Over HTTP a cancel may come on another connection ahead of its request.
+    let (_s, mut raw) = connect_raw();
+    raw.initialize("2025-11-25").await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ran"}}}"#).await;
+    raw.nothing_for(200).await;
+    // Only that id: the next request runs as usual.
+    raw.send(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ran"}}}"#).await;
+    assert_eq!(raw.recv().await["id"], 8);
+}

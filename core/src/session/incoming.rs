@@ -6,7 +6,7 @@
 //! - `initialize` cannot be cancelled;
 //! - a cancel for an unknown or finished request is ignored.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -25,12 +25,23 @@ use crate::transport::{Outbound, Route};
 
 /// The in-flight map: `id -> cancellation token` for requests being handled.
 pub(crate) struct InFlight {
-    map: Mutex<HashMap<RequestId, CancellationToken>>,
+    map: Mutex<Requests>,
     slots: Arc<Semaphore>,
     /// Requests running and waiting for a slot together; more are refused at once, so a
     /// peer that sends faster than handlers finish cannot grow memory without bound.
     capacity: usize,
 }
+
+#[derive(Default)]
+struct Requests {
+    running: HashMap<RequestId, CancellationToken>,
+    /// Cancels of ids not seen yet, newest last: over HTTP a cancel may arrive on another
+    /// connection before the request it cancels, which then must not run.
+    early_cancels: VecDeque<RequestId>,
+}
+
+/// How many early cancels a session remembers (a peer cannot grow this).
+const EARLY_CANCELS: usize = 64;
 
 /// Why a request could not be registered.
 enum Refused {
@@ -41,28 +52,34 @@ enum Refused {
 impl InFlight {
     pub(crate) fn new(limit: usize, queue: usize) -> Self {
         let limit = limit.max(1);
-        Self { map: Mutex::new(HashMap::new()), slots: Arc::new(Semaphore::new(limit)), capacity: limit + queue }
+        Self { map: Mutex::default(), slots: Arc::new(Semaphore::new(limit)), capacity: limit + queue }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.map.lock().unwrap().len()
+        self.map.lock().unwrap().running.len()
     }
 
-    /// Registers a request, unless its id is in flight already or the map is full.
+    /// Registers a request, unless its id is in flight already or the map is full. A
+    /// request whose cancel came first is registered cancelled: it never runs.
     fn register(&self, id: &RequestId, token: &CancellationToken) -> Result<(), Refused> {
         let mut map = self.map.lock().unwrap();
-        if map.contains_key(id) {
+        if map.running.contains_key(id) {
             return Err(Refused::DuplicateId);
         }
-        if map.len() >= self.capacity {
+        if map.running.len() >= self.capacity {
             return Err(Refused::Full);
         }
-        map.insert(id.clone(), token.clone());
+        if let Some(at) = map.early_cancels.iter().position(|early| early == id) {
+            map.early_cancels.remove(at);
+            tracing::debug!(%id, "request cancelled by the peer before it arrived");
+            token.cancel();
+        }
+        map.running.insert(id.clone(), token.clone());
         Ok(())
     }
 
     fn remove(&self, id: &RequestId) {
-        self.map.lock().unwrap().remove(id);
+        self.map.lock().unwrap().running.remove(id);
     }
 
     /// Handles `notifications/cancelled`.
@@ -72,14 +89,24 @@ impl InFlight {
         };
         // Removing under the lock means a request that is just finishing either sees its
         // token fired (and sends nothing) or has already left the map (cancel ignored).
-        if let Some(token) = self.map.lock().unwrap().remove(&id) {
-            tracing::debug!(%id, "request cancelled by the peer");
-            token.cancel();
+        let mut map = self.map.lock().unwrap();
+        match map.running.remove(&id) {
+            Some(token) => {
+                tracing::debug!(%id, "request cancelled by the peer");
+                token.cancel();
+            }
+            None => {
+                // Unknown: finished already (ignored), or not arrived yet (remembered).
+                if map.early_cancels.len() == EARLY_CANCELS {
+                    map.early_cancels.pop_front();
+                }
+                map.early_cancels.push_back(id);
+            }
         }
     }
 
     pub(crate) fn cancel_all(&self) {
-        let drained: Vec<_> = self.map.lock().unwrap().drain().map(|(_, t)| t).collect();
+        let drained: Vec<_> = self.map.lock().unwrap().running.drain().map(|(_, t)| t).collect();
         for token in drained {
             token.cancel();
         }

@@ -391,7 +391,10 @@ impl Inner {
             }
             let waiting = cancelled.and_then(|id| self.unacknowledged.lock().unwrap().get(&id).cloned());
             if let Some(acknowledged) = waiting {
-                let _ = tokio::time::timeout(Duration::from_secs(10), acknowledged.cancelled()).await;
+                // A server in JSON-response mode acknowledges only with the answer: wait a
+                // little, not for the whole call (oxmcp servers also stop a request whose
+                // cancel came first).
+                let _ = tokio::time::timeout(Duration::from_secs(1), acknowledged.cancelled()).await;
             }
         }
         // Marks this request acknowledged once its POST is answered (or failed), however

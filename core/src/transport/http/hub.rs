@@ -281,26 +281,16 @@ impl Hub {
             None if answered.is_empty() => push_backlog(&mut st, out.bytes),
             None => {} // the stream of this request is gone (cancelled): nothing to deliver
         }
-        if let Some(sid) = target {
+        if target.is_some() {
+            // Answered: the stream stops waiting for these; stored events stay for replay.
             for id in &answered {
-                st.by_request.remove(id);
-            }
-            let standalone = st.standalone;
-            let finished = st.streams.get_mut(&sid).is_some_and(|s| {
-                answered.iter().for_each(|id| {
-                    s.pending.remove(id);
-                });
-                s.pending.is_empty() && Some(sid) != standalone
-            });
-            if finished {
-                // Dropping the sender ends the HTTP response; stored events stay for replay.
-                st.streams.remove(&sid);
+                Self::forget_request(&mut st, id);
             }
         }
     }
 
-    /// A request that will get no answer (cancelled): its stream stops waiting for it, and
-    /// ends if it waited for nothing else.
+    /// A request that is answered, or will get no answer (cancelled): its stream stops
+    /// waiting for it, and ends if it waited for nothing else.
     fn forget_request(st: &mut HubState, id: &RequestId) {
         let Some(sid) = st.by_request.remove(id) else { return };
         let standalone = st.standalone;
