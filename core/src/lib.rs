@@ -7,6 +7,7 @@
 
 pub mod client;
 pub mod error;
+pub mod host;
 pub mod protocol;
 pub mod schema;
 pub mod server;

@@ -157,7 +157,7 @@ async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
                 r = &mut work => r?,
                 _ = round.input_needed() => {
                     cancel.cancel();
-                    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut work).await;
+                    let _ = tokio::time::timeout(server.inner.config.session.cancelled_handler_grace, &mut work).await;
                     return to_value(&round.input_required(key));
                 }
             }

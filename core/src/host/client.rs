@@ -1,0 +1,229 @@
+//! The client side of every host: connecting from options (JSON), the host's answers to
+//! the server's requests (sampling, elicitation, roots) through the host-call table with
+//! the server's cancellation reaching the host, and every client call by name.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::calls::{CallId, HostCalls};
+use crate::client::{Client, ClientBuilder, ClientContext, Era};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{methods, CompleteRequestParams, CreateMessageResult, ElicitResult, ListRootsResult};
+use crate::session::{RequestOptions, SessionConfig};
+use crate::transport::http::HttpClientTransport;
+use crate::transport::ChildProcess;
+
+/// Hands a server request to the host: `(call id, method, params JSON)`; `false` when the
+/// host is gone. The host answers with [`HostCalls::complete`] (result JSON).
+pub type RequestFn = Arc<dyn Fn(CallId, &'static str, String) -> bool + Send + Sync>;
+
+/// Hands a server notification to the host: `(method, params JSON)`.
+pub type NotificationFn = Arc<dyn Fn(String, String) + Send + Sync>;
+
+/// How a host client connects (JSON, camelCase keys, all optional but one of `command`
+/// and `url`):
+///
+/// ```
+/// let o = oxmcp::host::ConnectOptions::from_json(r#"{"url": "http://127.0.0.1:1/mcp", "answers": ["roots"]}"#).unwrap();
+/// assert_eq!(o.url.as_deref(), Some("http://127.0.0.1:1/mcp"));
+/// ```
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct ConnectOptions {
+    /// The client's name and version in `initialize` / `_meta` (defaults: `oxmcp`, this
+    /// crate's version).
+    pub name: Option<String>,
+    /// See `name`.
+    pub version: Option<String>,
+    /// `"auto"` (default), `"session"` or `"stateless"` (as [`Era::parse`] reads them).
+    pub era: Option<String>,
+    /// Default inactivity timeout of every request, in milliseconds.
+    pub request_timeout_ms: Option<u64>,
+    /// Which server requests the host answers: any of `"sampling"`, `"elicitation"`,
+    /// `"roots"` (each declares its capability).
+    pub answers: Vec<String>,
+    /// stdio: the program, its arguments, extra environment, working directory.
+    pub command: Option<String>,
+    /// See `command`.
+    pub args: Vec<String>,
+    /// See `command`.
+    pub env: BTreeMap<String, String>,
+    /// See `command`.
+    pub cwd: Option<String>,
+    /// Streamable HTTP (or legacy HTTP+SSE): the endpoint URL and extra headers.
+    pub url: Option<String>,
+    /// See `url`.
+    pub headers: BTreeMap<String, String>,
+}
+
+impl ConnectOptions {
+    /// Reads options from JSON text.
+    pub fn from_json(text: &str) -> Result<Self> {
+        serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid client options: {e}")))
+    }
+}
+
+/// What the host gives the engine to answer the server: see [`connect`].
+#[derive(Clone, Default)]
+pub struct ClientHooks {
+    /// Server requests (for the kinds named in [`ConnectOptions::answers`]).
+    pub on_request: Option<RequestFn>,
+    /// Server notifications.
+    pub on_notification: Option<NotificationFn>,
+}
+
+/// Asks the host and reads its answer as `T`.
+async fn ask<T: serde::de::DeserializeOwned>(
+    calls: &HostCalls,
+    f: &RequestFn,
+    method: &'static str,
+    params: Value,
+    cx: ClientContext,
+) -> Result<T> {
+    let params = params.to_string();
+    let text = calls.run(cx.cancel, None, |id| f(id, method, params)).await?;
+    serde_json::from_str(&text)
+        .map_err(|e| Error::new(ErrorKind::Handler, format!("the {method} handler returned an invalid result: {e}")))
+}
+
+fn builder(options: &ConnectOptions, hooks: &ClientHooks, calls: &Arc<HostCalls>) -> Result<ClientBuilder> {
+    let name = options.name.clone().unwrap_or_else(|| "oxmcp".into());
+    let version = options.version.clone().unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
+    let mut b = Client::builder(name, version);
+    if let Some(era) = &options.era {
+        b = b.era(Era::parse(era)?);
+    }
+    if let Some(ms) = options.request_timeout_ms {
+        b = b.session_config(SessionConfig { request_timeout: Duration::from_millis(ms), ..Default::default() });
+    }
+    for kind in &options.answers {
+        let f = hooks
+            .on_request
+            .clone()
+            .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("answering {kind:?} needs a request handler")))?;
+        let calls = calls.clone();
+        b = match kind.as_str() {
+            "sampling" => b.on_sampling(move |p, cx| {
+                let (calls, f) = (calls.clone(), f.clone());
+                async move {
+                    let p = serde_json::to_value(p)?;
+                    ask::<CreateMessageResult>(&calls, &f, methods::SAMPLING_CREATE_MESSAGE, p, cx).await
+                }
+            }),
+            "elicitation" => b.on_elicitation(move |p, cx| {
+                let (calls, f) = (calls.clone(), f.clone());
+                async move { ask::<ElicitResult>(&calls, &f, methods::ELICITATION_CREATE, serde_json::to_value(p)?, cx).await }
+            }),
+            "roots" => b.on_list_roots(move |_, cx| {
+                let (calls, f) = (calls.clone(), f.clone());
+                async move { ask::<ListRootsResult>(&calls, &f, methods::ROOTS_LIST, Value::Object(Default::default()), cx).await }
+            }),
+            other => {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("cannot answer {other:?}: say sampling, elicitation or roots"),
+                ))
+            }
+        };
+    }
+    if let Some(f) = hooks.on_notification.clone() {
+        b = b.on_notification(move |n| {
+            let (method, params) = n.into_wire();
+            f(method, params.to_string());
+        });
+    }
+    Ok(b)
+}
+
+/// Connects as `options` say; the host answers the server's requests through `calls`
+/// (give it the client session's grace period, [`SessionConfig::cancelled_handler_grace`]).
+pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<HostCalls>) -> Result<Client> {
+    let b = builder(&options, &hooks, calls)?;
+    if let Some(command) = options.command {
+        let mut child = ChildProcess::new(command.clone()).args(options.args);
+        for (k, v) in options.env {
+            child = child.env(k, v);
+        }
+        if let Some(dir) = options.cwd {
+            child = child.current_dir(dir);
+        }
+        let transport =
+            child.spawn().map_err(|e| Error::new(ErrorKind::Transport, format!("cannot start {command:?}: {e}")))?;
+        b.connect(transport).await
+    } else if let Some(url) = options.url {
+        let mut transport = HttpClientTransport::new(url);
+        for (k, v) in &options.headers {
+            transport = transport.header(k, v);
+        }
+        b.connect(transport).await
+    } else {
+        Err(Error::new(ErrorKind::InvalidInput, "client options name neither a command nor a URL"))
+    }
+}
+
+/// A client call by name, as hosts make them: `a` and `b` are its two text arguments
+/// (see the table); the outcome is the result as JSON text (`None` for calls that return
+/// nothing).
+///
+/// | op | `a` | `b` |
+/// |---|---|---|
+/// | `ping` | | |
+/// | `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list` (every page) | | |
+/// | `tools/call` | tool name | arguments JSON |
+/// | `resources/read`, `resources/subscribe`, `resources/unsubscribe` | URI | |
+/// | `prompts/get` | prompt name | arguments JSON (an object of strings) |
+/// | `completion/complete` | | params JSON |
+/// | `logging/setLevel` | level name | |
+/// | `request` (any method) | method | params JSON |
+pub async fn call(client: &Client, op: &str, a: Option<&str>, b: Option<&str>, options: RequestOptions) -> Result<Option<String>> {
+    let a = a.unwrap_or_default();
+    let json = |b: Option<&str>, what: &str| -> Result<Value> {
+        match b {
+            None => Ok(Value::Null),
+            Some(t) if t.trim().is_empty() => Ok(Value::Null),
+            Some(t) => serde_json::from_str(t)
+                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {what} JSON: {e}"))),
+        }
+    };
+    fn out<T: serde::Serialize>(v: T) -> Result<Option<String>> {
+        Ok(Some(serde_json::to_string(&v)?))
+    }
+    match op {
+        methods::PING => client.ping().await.map(|()| None),
+        methods::TOOLS_LIST => out(client.list_all_tools().await?),
+        methods::RESOURCES_LIST => out(client.list_all_resources().await?),
+        methods::RESOURCES_TEMPLATES_LIST => out(client.list_all_resource_templates().await?),
+        methods::PROMPTS_LIST => out(client.list_all_prompts().await?),
+        methods::TOOLS_CALL => out(client.call_tool_with(a, json(b, "arguments")?, options).await?),
+        methods::RESOURCES_READ => out(client.read_resource(a).await?),
+        methods::RESOURCES_SUBSCRIBE => client.subscribe(a).await.map(|()| None),
+        methods::RESOURCES_UNSUBSCRIBE => client.unsubscribe(a).await.map(|()| None),
+        methods::PROMPTS_GET => {
+            let args: BTreeMap<String, String> = match json(b, "prompt arguments")? {
+                Value::Null => BTreeMap::new(),
+                v => serde_json::from_value(v).map_err(|e| {
+                    Error::new(ErrorKind::InvalidInput, format!("invalid prompt arguments (an object of strings): {e}"))
+                })?,
+            };
+            out(client.get_prompt(a, args).await?)
+        }
+        methods::COMPLETION_COMPLETE => {
+            let params: CompleteRequestParams = serde_json::from_value(json(b, "completion")?)
+                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid completion params: {e}")))?;
+            out(client.complete(params).await?)
+        }
+        methods::LOGGING_SET_LEVEL => client.set_log_level(super::context::level(a)?).await.map(|()| None),
+        "request" => {
+            let params = match json(b, "params")? {
+                Value::Null => None,
+                v => Some(v),
+            };
+            out(client.request(a, params, options).await?)
+        }
+        other => Err(Error::new(ErrorKind::InvalidInput, format!("unknown client call {other:?}"))),
+    }
+}

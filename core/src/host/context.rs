@@ -1,0 +1,74 @@
+//! What a host handler does with its request, in host terms (names, JSON text): the same
+//! parsing and the same protocol defaults for every host.
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{methods, CreateMessageRequestParams, ElicitRequestParams, LoggingLevel};
+use crate::server::RequestContext;
+
+/// `maxTokens` for a sampling request that names none (the protocol requires one).
+pub const DEFAULT_MAX_TOKENS: u64 = 1000;
+
+/// The facts a handler may want (JSON): `requestId`, `progressToken`, `clientInfo`,
+/// `clientCapabilities`, `protocolVersion`, `cancelled`.
+pub fn info(ctx: &RequestContext) -> Value {
+    json!({
+        "requestId": ctx.request_id(),
+        "progressToken": ctx.progress_token(),
+        "clientInfo": ctx.client_info(),
+        "clientCapabilities": ctx.client_capabilities(),
+        "protocolVersion": ctx.protocol_version().map(|v| v.to_string()),
+        "cancelled": ctx.is_cancelled(),
+    })
+}
+
+/// A logging level by name, any case (`"info"`, `"WARNING"`...).
+///
+/// ```
+/// assert!(oxmcp::host::context::level("Warning").is_ok());
+/// assert!(oxmcp::host::context::level("loud").is_err());
+/// ```
+pub fn level(name: &str) -> Result<LoggingLevel> {
+    serde_json::from_value(Value::String(name.to_lowercase()))
+        .map_err(|_| Error::new(ErrorKind::InvalidInput, format!("unknown log level {name:?}")))
+}
+
+/// Sends a log message with `data` (JSON text) if the client's level lets it through.
+pub fn log(ctx: &RequestContext, level_name: &str, logger: Option<&str>, data_json: &str) -> Result<()> {
+    let data: Value = serde_json::from_str(data_json)
+        .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid log data JSON: {e}")))?;
+    ctx.log_with_logger(level(level_name)?, logger, data)
+}
+
+fn params<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T> {
+    serde_json::from_value(v).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {what} params: {e}")))
+}
+
+/// Asks the client during a request: `method` is `sampling/createMessage`,
+/// `elicitation/create` or `roots/list`; params and result are JSON text (empty params
+/// mean `{}`). A sampling request without `maxTokens` gets [`DEFAULT_MAX_TOKENS`].
+pub async fn ask_client(ctx: &RequestContext, method: &str, params_json: &str) -> Result<String> {
+    let mut p: Value = if params_json.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(params_json)
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid params JSON: {e}")))?
+    };
+    let out = match method {
+        methods::SAMPLING_CREATE_MESSAGE => {
+            if let Value::Object(fields) = &mut p {
+                fields.entry("maxTokens").or_insert(json!(DEFAULT_MAX_TOKENS));
+            }
+            let p: CreateMessageRequestParams = params("sampling", p)?;
+            serde_json::to_string(&ctx.create_message(p).await?)
+        }
+        methods::ELICITATION_CREATE => {
+            let p: ElicitRequestParams = params("elicitation", p)?;
+            serde_json::to_string(&ctx.elicit(p).await?)
+        }
+        methods::ROOTS_LIST => serde_json::to_string(&ctx.list_roots().await?),
+        other => return Err(Error::new(ErrorKind::InvalidInput, format!("cannot ask the client {other:?}"))),
+    };
+    Ok(out?)
+}

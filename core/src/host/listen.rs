@@ -1,0 +1,176 @@
+//! Where a staged server listens: its stdio session and its HTTP listener, with the
+//! options every host passes the same way.
+
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::server::Server;
+use crate::transport::http::{HttpServer, HttpServerConfig};
+use crate::transport::StdioTransport;
+
+/// How to serve HTTP, as hosts pass it (JSON, camelCase keys, all optional):
+/// `{"host": "127.0.0.1", "port": 0, "path": "/mcp", "stateless": false,
+/// "jsonResponse": false, "allowedHosts": [...], "allowedOrigins": [...], "maxSessions": n}`.
+///
+/// ```
+/// let o = oxmcp::host::HttpOptions::from_json(r#"{"port": 8080, "stateless": true}"#).unwrap();
+/// assert_eq!((o.host.as_str(), o.port, o.path.as_str(), o.stateless), ("127.0.0.1", 8080, "/mcp", true));
+/// ```
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct HttpOptions {
+    /// A name (`localhost`) or an address; the first address it resolves to is bound.
+    pub host: String,
+    /// 0 picks a free port.
+    pub port: u16,
+    /// The MCP endpoint's path.
+    pub path: String,
+    /// Every POST stands alone (no sessions, no server-to-client requests).
+    pub stateless: bool,
+    /// Answer each POST with one JSON body instead of an SSE stream.
+    pub json_response: bool,
+    /// `Host` header values accepted (the defaults guard against DNS rebinding).
+    pub allowed_hosts: Option<Vec<String>>,
+    /// `Origin` header values accepted.
+    pub allowed_origins: Option<Vec<String>>,
+    /// The most sessions kept at once.
+    pub max_sessions: Option<usize>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            host: "127.0.0.1".into(),
+            port: 0,
+            path: "/mcp".into(),
+            stateless: false,
+            json_response: false,
+            allowed_hosts: None,
+            allowed_origins: None,
+            max_sessions: None,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Reads options from JSON text (an empty text means the defaults).
+    pub fn from_json(text: &str) -> Result<Self> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid HTTP options: {e}")))
+    }
+
+    /// Options binding `address` (`"host:port"`, `"[::1]:0"`).
+    pub fn at(address: &str) -> Result<Self> {
+        let (host, port) = address
+            .rsplit_once(':')
+            .and_then(|(h, p)| Some((h.trim_start_matches('[').trim_end_matches(']'), p.parse().ok()?)))
+            .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("{address:?} is not host:port")))?;
+        Ok(Self { host: host.to_string(), port, ..Self::default() })
+    }
+
+    async fn config(self) -> Result<HttpServerConfig> {
+        let host = self.host;
+        let bind = tokio::net::lookup_host((host.as_str(), self.port))
+            .await
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("cannot resolve {host:?}: {e}")))?
+            .next()
+            .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("host {host:?} resolves to no address")))?;
+        let mut config = HttpServerConfig {
+            bind,
+            endpoint: self.path,
+            stateless: self.stateless,
+            json_response: self.json_response,
+            ..Default::default()
+        };
+        if let Some(h) = self.allowed_hosts {
+            config.allowed_hosts = h;
+        }
+        if let Some(o) = self.allowed_origins {
+            config.allowed_origins = o;
+        }
+        if let Some(n) = self.max_sessions {
+            config.max_sessions = n;
+        }
+        Ok(config)
+    }
+}
+
+/// A running stdio serve: `stop` ends it, `done` fires once it has ended.
+struct Stdio {
+    stop: CancellationToken,
+    done: CancellationToken,
+}
+
+/// Fires `done` however the serve ends (finished, stopped, or its future dropped).
+struct Done(CancellationToken);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Listeners {
+    stdio: Mutex<Option<Stdio>>,
+    http: tokio::sync::Mutex<Option<HttpServer>>,
+}
+
+impl Listeners {
+    pub(crate) fn serve_stdio(&self, server: Server) -> Result<BoxFuture<'static, Result<()>>> {
+        let (stop, done) = (CancellationToken::new(), CancellationToken::new());
+        {
+            let mut slot = self.stdio.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.as_ref().is_some_and(|s| !s.done.is_cancelled()) {
+                return Err(Error::new(ErrorKind::InvalidInput, "already serving stdio"));
+            }
+            *slot = Some(Stdio { stop: stop.clone(), done: done.clone() });
+        }
+        Ok(Box::pin(async move {
+            let _done = Done(done);
+            let session = server.serve(StdioTransport::stdio());
+            tokio::select! {
+                _ = session.wait() => {}
+                _ = stop.cancelled() => {}
+            }
+            session.close().await;
+            Ok(())
+        }))
+    }
+
+    pub(crate) async fn start_http(&self, server: Server, options: HttpOptions) -> Result<String> {
+        let config = options.config().await?;
+        let bind = config.bind;
+        let http = HttpServer::bind(server, config)
+            .await
+            .map_err(|e| Error::new(ErrorKind::Transport, format!("cannot listen on {bind}: {e}")))?;
+        let url = http.url();
+        let old = self.http.lock().await.replace(http);
+        if let Some(old) = old {
+            old.shutdown().await;
+        }
+        Ok(url)
+    }
+
+    pub(crate) async fn stop_http(&self) {
+        let http = self.http.lock().await.take();
+        if let Some(http) = http {
+            http.shutdown().await;
+        }
+    }
+
+    pub(crate) async fn close(&self) {
+        let stdio = self.stdio.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(s) = stdio {
+            s.stop.cancel();
+            s.done.cancelled().await;
+        }
+        self.stop_http().await;
+    }
+}

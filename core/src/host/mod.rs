@@ -1,0 +1,25 @@
+//! The host layer: what every language binding shares, so a binding only translates host
+//! values to these calls and back.
+//!
+//! - [`StagedServer`]: a server whose tools, resources, prompts and completion are host
+//!   functions (JSON in, JSON out), served over stdio or HTTP ([`HttpOptions`]).
+//! - [`HostCalls`]: the table of host calls in flight. Each gets an id, its cancellation,
+//!   and exactly one answer; cancelled calls get the session's grace period.
+//! - [`client`]: connecting from [`ConnectOptions`], the host's answers to the server's
+//!   sampling, elicitation and roots requests, and every client call by name.
+//! - [`context`]: a handler's request context in host terms (log levels by name, asking
+//!   the client with JSON).
+//!
+//! Protocol rules (the completion cap, the default `maxTokens`, result shapes) live here or
+//! below, never in a binding.
+
+pub mod calls;
+pub mod client;
+pub mod context;
+mod listen;
+mod staged;
+
+pub use calls::{CallId, HostCalls, Outcome};
+pub use client::{ClientHooks, ConnectOptions};
+pub use listen::HttpOptions;
+pub use staged::{HandlerKind, HostFn, StagedServer};

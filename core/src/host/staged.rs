@@ -1,0 +1,329 @@
+//! The staged server: what every host's `Server` object is underneath. A binding files
+//! definitions (JSON) with a host function for each, then serves over stdio or HTTP; the
+//! engine's server is built on first serve, and later tools, resources and prompts go live.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::calls::{CallId, HostCalls};
+use super::listen::{HttpOptions, Listeners};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{
+    CallToolResult, CompleteRequestParams, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    Tool,
+};
+use crate::schema::Schema;
+use crate::server::{
+    Arguments, CompletionHandler, PromptArguments, PromptHandler, RequestContext, ResourceHandler, ResourceRequest, Server,
+    ServerConfig, ToolHandler, UriTemplate,
+};
+
+/// Hands one call to the host: `(call id, input JSON)`. Returns `false` when the host can
+/// no longer run anything (its interpreter or environment is gone). The host answers later
+/// with [`HostCalls::complete`], from any thread.
+pub type HostFn = Arc<dyn Fn(CallId, String) -> bool + Send + Sync>;
+
+/// What a host function serves, which input it gets and which result it owes.
+///
+/// | kind | input | result |
+/// |---|---|---|
+/// | `Tool` | the arguments object (validated against the input schema) | `CallToolResult` |
+/// | `Resource`, `ResourceTemplate` | `{"uri", "variables"}` (`variables` empty for a plain resource) | `ReadResourceResult` |
+/// | `Prompt` | the arguments object (strings) | `GetPromptResult` |
+/// | `Completion` | the `completion/complete` params | `Completion` |
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandlerKind {
+    /// A tool.
+    Tool,
+    /// A resource with a fixed URI.
+    Resource,
+    /// A resource template (RFC 6570).
+    ResourceTemplate,
+    /// A prompt.
+    Prompt,
+    /// The completion handler (one per server; its definition is ignored).
+    Completion,
+}
+
+impl HandlerKind {
+    /// The kind's name, as bindings spell it: `tool`, `resource`, `resource template`,
+    /// `prompt`, `completion`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HandlerKind::Tool => "tool",
+            HandlerKind::Resource => "resource",
+            HandlerKind::ResourceTemplate => "resource template",
+            HandlerKind::Prompt => "prompt",
+            HandlerKind::Completion => "completion",
+        }
+    }
+
+    /// The kind named `name` (see [`name`](Self::name)).
+    pub fn from_name(name: &str) -> Result<Self> {
+        [Self::Tool, Self::Resource, Self::ResourceTemplate, Self::Prompt, Self::Completion]
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("unknown handler kind {name:?}")))
+    }
+
+    /// Checks that `result` (JSON text) has the shape this kind owes, so a host can be told
+    /// at once (the call stays open); [`ErrorKind::InvalidInput`] if not.
+    pub fn check_result(self, result: &str) -> Result<()> {
+        let wrong = |e: Error| Error::new(ErrorKind::InvalidInput, e.message().to_string());
+        match self {
+            HandlerKind::Tool => parse::<CallToolResult>(self, result).map(drop),
+            HandlerKind::Resource | HandlerKind::ResourceTemplate => parse::<ReadResourceResult>(self, result).map(drop),
+            HandlerKind::Prompt => parse::<GetPromptResult>(self, result).map(drop),
+            HandlerKind::Completion => parse::<Completion>(self, result).map(drop),
+        }
+        .map_err(wrong)
+    }
+}
+
+/// A host's answer, read as the result `kind` owes; a wrong shape is the handler's fault.
+fn parse<T: DeserializeOwned>(kind: HandlerKind, text: &str) -> Result<T> {
+    serde_json::from_str(text)
+        .map_err(|e| Error::new(ErrorKind::Handler, format!("the {} handler returned an invalid result: {e}", kind.name())))
+}
+
+/// A host function as the engine's handler traits see it.
+#[derive(Clone)]
+struct Adapter {
+    kind: HandlerKind,
+    f: HostFn,
+    calls: Arc<HostCalls>,
+}
+
+impl Adapter {
+    async fn run<T: DeserializeOwned>(self, input: Value, ctx: RequestContext) -> Result<T> {
+        let input = input.to_string();
+        let token: CancellationToken = ctx.cancellation_token().clone();
+        let f = self.f.clone();
+        let text = self.calls.run(token, Some(ctx), move |id| f(id, input)).await?;
+        parse(self.kind, &text)
+    }
+}
+
+impl ToolHandler for Adapter {
+    fn call(&self, arguments: Arguments, ctx: RequestContext) -> BoxFuture<'static, Result<CallToolResult>> {
+        Box::pin(self.clone().run(Value::Object(arguments), ctx))
+    }
+}
+
+impl ResourceHandler for Adapter {
+    fn read(&self, request: ResourceRequest, ctx: RequestContext) -> BoxFuture<'static, Result<ReadResourceResult>> {
+        Box::pin(self.clone().run(json!({ "uri": request.uri, "variables": request.variables }), ctx))
+    }
+}
+
+impl PromptHandler for Adapter {
+    fn get(&self, arguments: PromptArguments, ctx: RequestContext) -> BoxFuture<'static, Result<GetPromptResult>> {
+        Box::pin(self.clone().run(json!(arguments), ctx))
+    }
+}
+
+impl CompletionHandler for Adapter {
+    fn complete(&self, params: CompleteRequestParams, ctx: RequestContext) -> BoxFuture<'static, Result<Completion>> {
+        let input = serde_json::to_value(params);
+        let h = self.clone();
+        Box::pin(async move { h.run(input?, ctx).await })
+    }
+}
+
+/// A parsed, checked definition and its handler.
+enum Registration {
+    Tool(Tool, Adapter),
+    Resource(Resource, Adapter),
+    Template(ResourceTemplate, Adapter),
+    Prompt(Prompt, Adapter),
+    Completion(Adapter),
+}
+
+fn definition<T: DeserializeOwned>(kind: HandlerKind, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {}: {e}", kind.name())))
+}
+
+struct State {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    config: ServerConfig,
+    registrations: Vec<Registration>,
+    /// The engine's server, once serving started.
+    running: Option<Server>,
+}
+
+/// A server whose handlers are host functions. Every binding's `Server` wraps one.
+///
+/// ```
+/// use std::sync::Arc;
+/// use oxmcp::host::{HandlerKind, StagedServer};
+///
+/// # #[tokio::main] async fn main() -> oxmcp::Result<()> {
+/// let server = StagedServer::new("demo", "1.0");
+/// let calls = server.calls().clone();
+/// // A "host" that answers every call at once with a text result.
+/// server.register(HandlerKind::Tool, r#"{"name":"hi","inputSchema":{"type":"object"}}"#, Arc::new(move |id, _input| {
+///     calls.complete(id, Ok(r#"{"content":[{"type":"text","text":"hello"}]}"#.into()));
+///     true
+/// }))?;
+/// assert!(server.remove_tool("hi"));
+/// # Ok(()) }
+/// ```
+pub struct StagedServer {
+    state: Mutex<State>,
+    calls: Arc<HostCalls>,
+    listeners: Listeners,
+}
+
+impl StagedServer {
+    /// A server named `name` at `version`, with default settings.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Arc<Self> {
+        Self::with_config(name, version, ServerConfig::default())
+    }
+
+    /// A server with `config`; cancelled host calls get its session's grace period.
+    pub fn with_config(name: impl Into<String>, version: impl Into<String>, config: ServerConfig) -> Arc<Self> {
+        let calls = HostCalls::new(config.session.cancelled_handler_grace);
+        let state =
+            State { name: name.into(), version: version.into(), instructions: None, config, registrations: Vec::new(), running: None };
+        Arc::new(Self { state: Mutex::new(state), calls, listeners: Listeners::default() })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The table of host calls in flight: hosts answer through it.
+    pub fn calls(&self) -> &Arc<HostCalls> {
+        &self.calls
+    }
+
+    /// Sets the instructions sent in the `initialize` result (before serving).
+    pub fn set_instructions(&self, text: impl Into<String>) -> Result<()> {
+        let mut state = self.lock();
+        if state.running.is_some() {
+            return Err(Error::new(ErrorKind::InvalidInput, "instructions must be set before serving"));
+        }
+        state.instructions = Some(text.into());
+        Ok(())
+    }
+
+    /// Registers `definition` (JSON; ignored for [`HandlerKind::Completion`]) served by `f`.
+    /// The definition is checked now (schemas compiled, templates parsed). While serving,
+    /// tools, resources and prompts go live at once; templates and completion must come
+    /// before.
+    pub fn register(&self, kind: HandlerKind, definition_json: &str, f: HostFn) -> Result<()> {
+        let h = Adapter { kind, f, calls: self.calls.clone() };
+        let r = match kind {
+            HandlerKind::Tool => {
+                let tool: Tool = definition(kind, definition_json)?;
+                Schema::compile(&tool.input_schema)?;
+                if let Some(out) = &tool.output_schema {
+                    Schema::compile(out)?;
+                }
+                Registration::Tool(tool, h)
+            }
+            HandlerKind::Resource => Registration::Resource(definition(kind, definition_json)?, h),
+            HandlerKind::ResourceTemplate => {
+                let t: ResourceTemplate = definition(kind, definition_json)?;
+                UriTemplate::parse(&t.uri_template)
+                    .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid resource template: {e}")))?;
+                Registration::Template(t, h)
+            }
+            HandlerKind::Prompt => Registration::Prompt(definition(kind, definition_json)?, h),
+            HandlerKind::Completion => Registration::Completion(h),
+        };
+        let mut state = self.lock();
+        if let Some(server) = &state.running {
+            match &r {
+                Registration::Tool(t, h) => server.add_tool_handler(t.clone(), h.clone())?,
+                Registration::Resource(res, h) => server.add_resource_handler(res.clone(), h.clone()),
+                Registration::Prompt(p, h) => server.add_prompt_handler(p.clone(), h.clone()),
+                Registration::Template(..) | Registration::Completion(..) => {
+                    return Err(Error::new(
+                        ErrorKind::InvalidInput,
+                        "resource templates and completion must be registered before serving",
+                    ))
+                }
+            }
+        }
+        state.registrations.push(r);
+        Ok(())
+    }
+
+    /// Removes a tool, staged or live; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let mut state = self.lock();
+        let before = state.registrations.len();
+        state.registrations.retain(|r| !matches!(r, Registration::Tool(t, _) if t.name == name));
+        let staged = state.registrations.len() != before;
+        let live = state.running.as_ref().is_some_and(|s| s.remove_tool(name));
+        staged || live
+    }
+
+    /// Tells subscribed clients that a resource changed (nothing before serving).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        if let Some(s) = &self.lock().running {
+            s.notify_resource_updated(uri);
+        }
+    }
+
+    /// Live sessions (0 before serving).
+    pub fn session_count(&self) -> usize {
+        self.lock().running.as_ref().map_or(0, |s| s.session_count())
+    }
+
+    /// The engine's server, built on first use from what is registered.
+    pub fn server(&self) -> Result<Server> {
+        let mut state = self.lock();
+        if let Some(s) = &state.running {
+            return Ok(s.clone());
+        }
+        let mut b = Server::builder(&state.name, &state.version).config(state.config.clone());
+        if let Some(i) = &state.instructions {
+            b = b.instructions(i.clone());
+        }
+        for r in &state.registrations {
+            b = match r {
+                Registration::Tool(t, h) => b.tool_handler(t.clone(), h.clone()),
+                Registration::Resource(res, h) => b.resource_handler(res.clone(), h.clone()),
+                Registration::Template(t, h) => b.resource_template_handler(t.clone(), h.clone()),
+                Registration::Prompt(p, h) => b.prompt_handler(p.clone(), h.clone()),
+                Registration::Completion(h) => b.completion_handler(h.clone()),
+            };
+        }
+        let server = b.build()?;
+        state.running = Some(server.clone());
+        Ok(server)
+    }
+
+    /// Starts serving one client on this process's stdin/stdout; the returned future runs
+    /// until stdin closes or [`close`](Self::close) is called (dropping it stops too).
+    /// One stdio serve at a time.
+    pub fn serve_stdio(&self) -> Result<BoxFuture<'static, Result<()>>> {
+        let server = self.server()?;
+        self.listeners.serve_stdio(server)
+    }
+
+    /// Starts Streamable HTTP (and legacy HTTP+SSE) in the background; returns the
+    /// endpoint's URL. A second start replaces the first listener.
+    pub async fn start_http(&self, options: HttpOptions) -> Result<String> {
+        let server = self.server()?;
+        self.listeners.start_http(server, options).await
+    }
+
+    /// Stops the HTTP listener gracefully (nothing if none runs).
+    pub async fn stop_http(&self) {
+        self.listeners.stop_http().await;
+    }
+
+    /// Stops serving: the stdio session ends and the HTTP listener shuts down.
+    pub async fn close(&self) {
+        self.listeners.close().await;
+    }
+}
