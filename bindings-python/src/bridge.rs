@@ -4,28 +4,24 @@
 //! - Rust -> Python: [`awaitable`] runs a Rust future on the runtime and returns an asyncio
 //!   future that the loop completes; cancelling the asyncio future (task cancel, `wait_for`
 //!   timeout) drops the Rust future, which cancels the MCP request.
-//! - Python -> Rust: [`call_async`] starts an asyncio task for a handler on its loop and
-//!   awaits its outcome; when the engine cancels the request, the task is cancelled, so the
-//!   handler sees `CancelledError`.
+//! - Python -> Rust: [`PyFn::start`] starts an asyncio task for a host call on its loop;
+//!   the task answers the call in the engine's host-call table, and when the engine cancels
+//!   the call, the task is cancelled, so the handler sees `CancelledError`.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
+use oxmcp::host::{CallId, HostCalls};
 use oxmcp::{Error, ErrorKind};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
 use pyo3::IntoPyObjectExt;
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::errors;
 use crate::event_loop::LoopHandle;
 use crate::runtime;
-
-/// A value handed back to Python: JSON text (parsed by the Python layer), or nothing.
-pub type Output = Option<String>;
 
 /// The done-callback of an [`awaitable`]'s asyncio future: a cancelled future cancels the
 /// Rust work.
@@ -74,79 +70,90 @@ where
     Ok(py_future)
 }
 
-/// Receives a handler task's outcome (called by `oxmcp._runner.run_handler`, exactly once).
+/// Receives a handler task's outcome (called by `oxmcp._runner.run_handler`) and answers
+/// the host call with it; the table takes the first answer only.
 #[pyclass(module = "oxmcp._oxmcp")]
 struct Outcome {
-    tx: Mutex<Option<oneshot::Sender<Result<Output, Error>>>>,
-}
-
-impl Outcome {
-    fn send(&self, outcome: Result<Output, Error>) {
-        if let Some(tx) = self.tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = tx.send(outcome);
-        }
-    }
+    calls: Arc<HostCalls>,
+    id: CallId,
 }
 
 #[pymethods]
 impl Outcome {
     fn succeeded(&self, py: Python<'_>, value: &Bound<'_, PyAny>) {
-        let out =
-            if value.is_none() { Ok(None) } else { value.extract::<String>().map(Some).map_err(|e| errors::from_py(py, &e)) };
-        self.send(out);
+        self.calls.complete(self.id, text(py, value));
     }
 
     fn failed(&self, py: Python<'_>, exc: &Bound<'_, PyAny>) {
-        self.send(Err(errors::from_py(py, &PyErr::from_value(exc.clone()))));
+        self.calls.complete(self.id, Err(errors::from_py(py, &PyErr::from_value(exc.clone()))));
     }
 
     fn cancelled(&self) {
-        self.send(Err(Error::new(ErrorKind::Cancelled, "the handler was cancelled")));
+        self.calls.complete(self.id, Err(Error::new(ErrorKind::Cancelled, "the handler was cancelled")));
     }
+}
+
+/// A handler's return value: JSON text (`None` is the handler's mistake).
+fn text(py: Python<'_>, value: &Bound<'_, PyAny>) -> oxmcp::host::Outcome {
+    if value.is_none() {
+        return Err(Error::new(ErrorKind::Handler, "the handler returned nothing"));
+    }
+    value.extract::<String>().map_err(|e| errors::from_py(py, &e))
 }
 
 static RUN_HANDLER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// Runs `func(*args)` (an async Python function returning `str` or `None`) as a task on
-/// the loop behind `handle` and waits for it. `cancel` firing cancels the task; the
-/// handler then has `grace` to finish before this returns [`ErrorKind::Cancelled`].
-pub async fn call_async(
-    handle: &LoopHandle,
-    func: &Arc<Py<PyAny>>,
-    args: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyTuple>> + Send + 'static,
-    cancel: Option<&CancellationToken>,
-) -> Result<Output, Error> {
-    let (tx, mut rx) = oneshot::channel::<Result<Output, Error>>();
-    let task: Arc<Mutex<Option<Py<PyAny>>>> = Arc::default();
-    let (func, task_slot) = (func.clone(), task.clone());
-    handle.run(move |py| {
-        let outcome = Outcome { tx: Mutex::new(Some(tx)) };
-        let start = |outcome: Bound<'_, Outcome>| -> PyResult<Py<PyAny>> {
-            let runner =
-                RUN_HANDLER.get_or_try_init(py, || py.import("oxmcp._runner")?.getattr("run_handler").map(Bound::unbind))?;
-            let coro = runner.bind(py).call1((func.bind(py), args(py)?, &outcome))?;
-            Ok(crate::event_loop::running_loop(py)?.call_method1("create_task", (coro,))?.unbind())
-        };
-        match Bound::new(py, outcome) {
-            Ok(outcome) => match start(outcome.clone()) {
-                Ok(t) => *task_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(t),
-                Err(e) => outcome.borrow().send(Err(errors::from_py(py, &e))),
-            },
-            Err(e) => drop(e), // out of memory: the sender is dropped, the caller sees "vanished"
-        }
-    });
+/// A Python function answering host calls: an async one runs as a task on its event
+/// loop (cancelled when the peer cancels the call, so it sees `CancelledError`); a plain
+/// one runs on the runtime's blocking pool, never on the event loop.
+#[derive(Clone)]
+pub struct PyFn {
+    pub func: Arc<Py<PyAny>>,
+    pub is_async: bool,
+}
 
-    let never = CancellationToken::new();
-    let cancel = cancel.unwrap_or(&never);
-    tokio::select! {
-        r = &mut rx => return r.unwrap_or_else(|_| Err(Error::new(ErrorKind::Handler, "the handler vanished"))),
-        _ = cancel.cancelled() => {}
-    }
-    handle.run(move |py| {
-        if let Some(t) = task.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = t.bind(py).call_method0("cancel");
+impl PyFn {
+    /// Starts call `id` with `args`; its outcome answers the call in `calls`. `false` when
+    /// nothing could be started (the interpreter is exiting).
+    pub fn start(
+        &self,
+        event_loop: &LoopHandle,
+        calls: &Arc<HostCalls>,
+        id: CallId,
+        args: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyTuple>> + Send + 'static,
+    ) -> bool {
+        let (func, calls) = (self.func.clone(), calls.clone());
+        if !self.is_async {
+            let Some(rt) = runtime::handle() else { return false };
+            rt.spawn_blocking(move || {
+                let out = Python::attach(|py| match args(py).and_then(|a| func.bind(py).call1(a)) {
+                    Ok(v) => text(py, &v),
+                    Err(e) => Err(errors::from_py(py, &e)),
+                });
+                calls.complete(id, out);
+            });
+            return true;
         }
-    });
-    let _ = tokio::time::timeout(Duration::from_secs(2), &mut rx).await;
-    Err(Error::new(ErrorKind::Cancelled, "cancelled by the client"))
+        let handle = event_loop.clone();
+        event_loop.run(move |py| {
+            let outcome = Outcome { calls: calls.clone(), id };
+            let started = (|| -> PyResult<Py<PyAny>> {
+                let runner =
+                    RUN_HANDLER.get_or_try_init(py, || py.import("oxmcp._runner")?.getattr("run_handler").map(Bound::unbind))?;
+                let coro = runner.bind(py).call1((func.bind(py), args(py)?, Bound::new(py, outcome)?))?;
+                Ok(crate::event_loop::running_loop(py)?.call_method1("create_task", (coro,))?.unbind())
+            })();
+            match started {
+                Ok(task) => calls.on_cancel(id, move || {
+                    handle.run(move |py| {
+                        let _ = task.bind(py).call_method0("cancel");
+                    })
+                }),
+                Err(e) => {
+                    calls.complete(id, Err(errors::from_py(py, &e)));
+                }
+            }
+        });
+        true
+    }
 }

@@ -98,9 +98,9 @@ class Client:
         """Starts ``command`` and connects to it over stdio, in ``era`` (see :class:`Client`)."""
         era = cls._era(era)
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
-        native = await _oxmcp.NativeClient.connect_stdio(command, list(args), list((env or {}).items()), name, version,
-                                                         caps, on_request, listen, era)
-        return cls(native)
+        options = {"command": command, "args": list(args), "env": dict(env or {}), "name": name, "version": version,
+                   "answers": caps, "era": era}
+        return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen))
 
     @classmethod
     async def connect_http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, name: str = "oxmcp-python",
@@ -110,9 +110,9 @@ class Client:
         """Connects to a Streamable HTTP server (or a legacy HTTP+SSE one), in ``era``."""
         era = cls._era(era)
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
-        native = await _oxmcp.NativeClient.connect_http(url, list((headers or {}).items()), name, version, caps,
-                                                        on_request, listen, era)
-        return cls(native)
+        options = {"url": url, "headers": dict(headers or {}), "name": name, "version": version, "answers": caps,
+                   "era": era}
+        return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen))
 
     @classmethod
     def stdio(cls, command: str, args: Sequence[str] = (), **options: Any) -> "_Connecting":
@@ -173,15 +173,15 @@ class Client:
         """Sends any request; ``timeout`` is seconds without a response or progress. In the
         stateless era the request carries the client's ``_meta`` and the server's questions
         are answered with the client's handlers before the result comes back."""
-        text = await self._native.request(method, json.dumps(params or {}), timeout, on_progress)
+        text = await self._native.call("request", method, json.dumps(params or {}), timeout, on_progress)
         return wrap(json.loads(text))
 
     async def ping(self) -> None:
         """``ping`` (session era); a ``server/discover`` round trip in the stateless era."""
-        await self._native.ping()
+        await self._native.call("ping")
 
     async def list_tools(self) -> list:
-        return wrap(json.loads(await self._native.list_all_tools()))
+        return wrap(json.loads(await self._native.call("tools/list")))
 
     async def call_tool(self, name: str, arguments: Optional[dict] = None, *, timeout: Optional[float] = None,
                         on_progress: Optional[Callable[[float, Optional[float], Optional[str]], Any]] = None) -> McpObject:
@@ -190,10 +190,10 @@ class Client:
                                   on_progress=on_progress)
 
     async def list_resources(self) -> list:
-        return wrap(json.loads(await self._native.list_all_resources()))
+        return wrap(json.loads(await self._native.call("resources/list")))
 
     async def list_resource_templates(self) -> list:
-        return wrap(json.loads(await self._native.list_all_resource_templates()))
+        return wrap(json.loads(await self._native.call("resources/templates/list")))
 
     async def read_resource(self, uri: str) -> McpObject:
         return await self.request("resources/read", {"uri": uri})
@@ -203,14 +203,14 @@ class Client:
         ``notifications/resources/updated``. In the stateless era this reopens the client's
         ``subscriptions/listen`` stream and returns once the server acknowledged it
         (:class:`CapabilityMissing` when the server does not take the subscription)."""
-        await self._native.subscribe(uri)
+        await self._native.call("resources/subscribe", uri)
 
     async def unsubscribe(self, uri: str) -> None:
         """Ends a subscription (session era; :class:`InvalidInput` in the stateless era)."""
-        await self._native.unsubscribe(uri)
+        await self._native.call("resources/unsubscribe", uri)
 
     async def list_prompts(self) -> list:
-        return wrap(json.loads(await self._native.list_all_prompts()))
+        return wrap(json.loads(await self._native.call("prompts/list")))
 
     async def get_prompt(self, name: str, arguments: Optional[Mapping[str, str]] = None) -> McpObject:
         params: dict = {"name": name}
@@ -223,12 +223,12 @@ class Client:
         params: dict = {"ref": ref, "argument": {"name": argument_name, "value": value}}
         if context is not None:
             params["context"] = {"arguments": context}
-        return wrap(json.loads(await self._native.complete(json.dumps(params)))).completion
+        return wrap(json.loads(await self._native.call("completion/complete", None, json.dumps(params)))).completion
 
     async def set_log_level(self, level: str) -> None:
         """The minimum level of the server's log messages: ``logging/setLevel`` in the session
         era; in the stateless era every later request asks for it (no logs before)."""
-        await self._native.set_log_level(level)
+        await self._native.call("logging/setLevel", level)
 
     def notify_roots_changed(self) -> None:
         self._native.notify_roots_changed()

@@ -96,25 +96,28 @@ class Context:
         requested = model.model_json_schema() if model else schema
         if model:
             requested.pop("title", None)
-        text = await self._native.elicit(json.dumps({"message": message, "requestedSchema": requested}))
+        text = await self._native.ask_client("elicitation/create", json.dumps({"message": message, "requestedSchema": requested}))
         result = wrap(json.loads(text))
         if model is not None and result.get("action") == "accept":
             result["content"] = model.model_validate(result.get("content") or {})
         return result
 
-    async def sample(self, messages: Union[str, list], *, max_tokens: int = 1000, system_prompt: Optional[str] = None,
-                     **params: Any) -> McpObject:
-        """Asks the client's model (``sampling/createMessage``). A string is one user message."""
+    async def sample(self, messages: Union[str, list], *, max_tokens: Optional[int] = None,
+                     system_prompt: Optional[str] = None, **params: Any) -> McpObject:
+        """Asks the client's model (``sampling/createMessage``). A string is one user message;
+        without ``max_tokens`` the engine asks for its default (1000)."""
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
-        body: dict = {"messages": messages, "maxTokens": max_tokens, **params}
+        body: dict = {"messages": messages, **params}
+        if max_tokens is not None:
+            body["maxTokens"] = max_tokens
         if system_prompt is not None:
             body["systemPrompt"] = system_prompt
-        return wrap(json.loads(await self._native.sample(json.dumps(body))))
+        return wrap(json.loads(await self._native.ask_client("sampling/createMessage", json.dumps(body))))
 
     async def list_roots(self) -> list:
         """The client's roots."""
-        return wrap(json.loads(await self._native.list_roots())["roots"])
+        return wrap(json.loads(await self._native.ask_client("roots/list", "{}"))["roots"])
 
     def end_response_stream(self) -> None:
         """Over Streamable HTTP, closes this request's SSE connection; the client resumes it."""

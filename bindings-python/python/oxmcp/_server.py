@@ -55,8 +55,8 @@ def _prompt_messages(value: Any) -> list:
     return out
 
 
-def _resource_kwargs(sig: Signature, template: bool, requested: str, variables_json: str, native: Any) -> dict:
-    kwargs = sig.arguments(variables_json) if template else {}
+def _resource_kwargs(sig: Signature, template: bool, variables: dict, native: Any) -> dict:
+    kwargs = sig.arguments(json.dumps(variables)) if template else {}
     if sig.context_param:
         kwargs[sig.context_param] = Context(native)
     return kwargs
@@ -129,7 +129,7 @@ class Server:
                 return kwargs
 
             handler, is_async = _bind(fn, prepare, lambda v: json.dumps(tool_result(v), ensure_ascii=False))
-            self._native.add_tool(json.dumps(tool), handler, is_async)
+            self._native.register("tool", json.dumps(tool), handler, is_async)
             return fn
 
         return decorate
@@ -146,19 +146,22 @@ class Server:
             for key, value in (("description", description or doc_summary(fn)), ("mimeType", mime_type), ("title", title)):
                 if value:
                     meta[key] = value
+            # The engine hands every resource read over as {"uri", "variables"}.
             if inspect.iscoroutinefunction(fn):
-                async def handler(requested: str, variables_json: str, native: Any) -> str:
-                    value = await fn(**_resource_kwargs(sig, template, requested, variables_json, native))
-                    return json.dumps({"contents": _resource_contents(requested, value, mime_type)})
+                async def handler(input_json: str, native: Any) -> str:
+                    read = json.loads(input_json)
+                    value = await fn(**_resource_kwargs(sig, template, read["variables"], native))
+                    return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
             else:
-                def handler(requested: str, variables_json: str, native: Any) -> str:  # type: ignore[misc]
-                    value = fn(**_resource_kwargs(sig, template, requested, variables_json, native))
-                    return json.dumps({"contents": _resource_contents(requested, value, mime_type)})
+                def handler(input_json: str, native: Any) -> str:  # type: ignore[misc]
+                    read = json.loads(input_json)
+                    value = fn(**_resource_kwargs(sig, template, read["variables"], native))
+                    return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
             is_async = inspect.iscoroutinefunction(fn)
             if template:
-                self._native.add_resource_template(json.dumps({"uriTemplate": uri, **meta}), handler, is_async)
+                self._native.register("resource template", json.dumps({"uriTemplate": uri, **meta}), handler, is_async)
             else:
-                self._native.add_resource(json.dumps({"uri": uri, **meta}), handler, is_async)
+                self._native.register("resource", json.dumps({"uri": uri, **meta}), handler, is_async)
             return fn
 
         return decorate
@@ -189,7 +192,7 @@ class Server:
                 return kwargs
 
             handler, is_async = _bind(fn, prepare, lambda v: json.dumps({"messages": _prompt_messages(v)}, ensure_ascii=False))
-            self._native.add_prompt(json.dumps(prompt), handler, is_async)
+            self._native.register("prompt", json.dumps(prompt), handler, is_async)
             return fn
 
         return decorate
@@ -204,11 +207,13 @@ class Server:
                 return {"ref": p["ref"], "argument": p["argument"], "context": p.get("context")}
 
             def finish(value: Any) -> str:
+                # A list is the whole answer; the engine caps what is sent at the
+                # specification's 100 values (and then says there is more).
                 values = list(value)
-                return json.dumps({"values": values[:100], "total": len(values), "hasMore": len(values) > 100})
+                return json.dumps({"values": values, "total": len(values), "hasMore": False})
 
             handler, is_async = _bind(fn, prepare, finish)
-            self._native.set_completion(handler, is_async)
+            self._native.register("completion", "{}", handler, is_async)
             return fn
 
         return decorate
@@ -231,7 +236,8 @@ class Server:
                          stateless: bool = False, json_response: bool = False) -> str:
         """Starts Streamable HTTP (and legacy SSE on /sse) in the background; returns the URL.
         Port 0 picks a free port."""
-        return await self._native.start_http(host, port, path, stateless, json_response)
+        options = {"host": host, "port": port, "path": path, "stateless": stateless, "jsonResponse": json_response}
+        return await self._native.start_http(json.dumps(options))
 
     async def stop_http(self) -> None:
         """Stops the HTTP server, letting in-flight requests finish."""

@@ -87,7 +87,12 @@ impl HostCalls {
     /// host is gone), then waits for [`complete`](Self::complete). When `cancel` fires first
     /// the host's canceller runs and the call gets the grace period to settle; the outcome
     /// is then [`ErrorKind::Cancelled`] whatever it says.
-    pub async fn run(&self, cancel: CancellationToken, ctx: Option<RequestContext>, start: impl FnOnce(CallId) -> bool) -> Outcome {
+    pub async fn run(
+        &self,
+        cancel: CancellationToken,
+        ctx: Option<RequestContext>,
+        start: impl FnOnce(CallId) -> bool,
+    ) -> Outcome {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
         let entry = Entry { reply: Some(tx), cancel: cancel.clone(), ctx, on_cancel: None, cancel_seen: false };

@@ -151,8 +151,7 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
         if let Some(dir) = options.cwd {
             child = child.current_dir(dir);
         }
-        let transport =
-            child.spawn().map_err(|e| Error::new(ErrorKind::Transport, format!("cannot start {command:?}: {e}")))?;
+        let transport = child.spawn().map_err(|e| Error::new(ErrorKind::Transport, format!("cannot start {command:?}: {e}")))?;
         b.connect(transport).await
     } else if let Some(url) = options.url {
         let mut transport = HttpClientTransport::new(url);
@@ -179,14 +178,21 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
 /// | `completion/complete` | | params JSON |
 /// | `logging/setLevel` | level name | |
 /// | `request` (any method) | method | params JSON |
-pub async fn call(client: &Client, op: &str, a: Option<&str>, b: Option<&str>, options: RequestOptions) -> Result<Option<String>> {
+pub async fn call(
+    client: &Client,
+    op: &str,
+    a: Option<&str>,
+    b: Option<&str>,
+    options: RequestOptions,
+) -> Result<Option<String>> {
     let a = a.unwrap_or_default();
     let json = |b: Option<&str>, what: &str| -> Result<Value> {
         match b {
             None => Ok(Value::Null),
             Some(t) if t.trim().is_empty() => Ok(Value::Null),
-            Some(t) => serde_json::from_str(t)
-                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {what} JSON: {e}"))),
+            Some(t) => {
+                serde_json::from_str(t).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {what} JSON: {e}")))
+            }
         }
     };
     fn out<T: serde::Serialize>(v: T) -> Result<Option<String>> {

@@ -52,8 +52,7 @@ pub async fn ask_client(ctx: &RequestContext, method: &str, params_json: &str) -
     let mut p: Value = if params_json.trim().is_empty() {
         json!({})
     } else {
-        serde_json::from_str(params_json)
-            .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid params JSON: {e}")))?
+        serde_json::from_str(params_json).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid params JSON: {e}")))?
     };
     let out = match method {
         methods::SAMPLING_CREATE_MESSAGE => {

@@ -189,8 +189,14 @@ impl StagedServer {
     /// A server with `config`; cancelled host calls get its session's grace period.
     pub fn with_config(name: impl Into<String>, version: impl Into<String>, config: ServerConfig) -> Arc<Self> {
         let calls = HostCalls::new(config.session.cancelled_handler_grace);
-        let state =
-            State { name: name.into(), version: version.into(), instructions: None, config, registrations: Vec::new(), running: None };
+        let state = State {
+            name: name.into(),
+            version: version.into(),
+            instructions: None,
+            config,
+            registrations: Vec::new(),
+            running: None,
+        };
         Arc::new(Self { state: Mutex::new(state), calls, listeners: Listeners::default() })
     }
 
