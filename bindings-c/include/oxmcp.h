@@ -122,6 +122,18 @@ typedef void (*OxmcpNotificationFn)(void *user_data,
                                     const uint8_t *params_json,
                                     size_t params_len);
 
+// Called when the server asks a client something: `method` is `"sampling/createMessage"`,
+// `"elicitation/create"` or `"roots/list"` (NUL-terminated), `params_json` its params (valid
+// during the call only). `request` is owned by the host as for a server handler: complete it
+// with the `CreateMessageResult`, `ElicitResult` or `ListRootsResult` (any thread, now or
+// later), or fail it; oxmcp_incoming_on_cancel() tells when the server cancels. Runs on a
+// runtime thread.
+typedef void (*OxmcpClientRequestFn)(void *user_data,
+                                     struct OxmcpIncoming *request,
+                                     const char *method,
+                                     const uint8_t *params_json,
+                                     size_t params_len);
+
 // Called once when an asynchronous operation ends, whatever the outcome.
 //
 // - `user_data`: what the caller passed with the callback.
@@ -147,6 +159,10 @@ typedef void (*OxmcpProgressFn)(void *user_data,
                                 double total,
                                 const char *message);
 
+// Called once when the client cancels an incoming request (or its connection closes)
+// before the host completed it. Runs on a runtime thread.
+typedef void (*OxmcpCancelFn)(void *user_data);
+
 // Called when a client invokes a tool, reads a resource, gets a prompt or asks for
 // completions.
 //
@@ -164,10 +180,6 @@ typedef void (*OxmcpHandlerFn)(void *user_data,
                                struct OxmcpIncoming *request,
                                const uint8_t *params_json,
                                size_t params_len);
-
-// Called once when the client cancels an incoming request (or its connection closes)
-// before the host completed it. Runs on a runtime thread.
-typedef void (*OxmcpCancelFn)(void *user_data);
 
 #ifdef __cplusplus
 extern "C" {
@@ -196,6 +208,20 @@ OxmcpStatus oxmcp_client_new(const struct OxmcpRuntime *runtime,
 OxmcpStatus oxmcp_client_on_notification(const struct OxmcpClient *client,
                                          OxmcpNotificationFn callback,
                                          void *user_data);
+
+// Sets the callback answering the server's requests: `answers` is a comma-separated list
+// of `"sampling"`, `"elicitation"` and `"roots"` (each declares its client capability).
+// The callback gets an `OxmcpIncoming` per request, which the host completes with the
+// result JSON (any thread, now or later) and frees; oxmcp_incoming_on_cancel() tells when
+// the server cancels. Call it before connecting. It is not called after
+// oxmcp_client_free() returned; `user_data` must stay valid until then.
+//
+// # Safety
+// `client` is a live client; `answers` is NUL-terminated.
+OxmcpStatus oxmcp_client_on_request(const struct OxmcpClient *client,
+                                    const char *answers,
+                                    OxmcpClientRequestFn callback,
+                                    void *user_data);
 
 // Chooses the protocol era the client speaks (NUL-terminated, case-insensitive):
 // - `"auto"` (the default): probe the server with `server/discover` and speak the
@@ -405,6 +431,87 @@ const uint8_t *oxmcp_error_data(const struct OxmcpError *error, size_t *len);
 // "UNKNOWN" for a value that is no status).
 const char *oxmcp_status_name(int32_t status);
 
+// Completes the request with its result (`result_json`: a `CallToolResult`,
+// `ReadResourceResult`, `GetPromptResult` or `Completion` for the handler's kind). The
+// shape is checked: a wrong one returns `OXMCP_STATUS_INVALID_INPUT` and leaves the request
+// open. A second completion fails; a completion after the client cancelled (or
+// disconnected) succeeds and is dropped. Any thread.
+//
+// # Safety
+// `request` is a live incoming request; `result_json` points to `result_len` bytes.
+OxmcpStatus oxmcp_incoming_complete(const struct OxmcpIncoming *request,
+                                    const uint8_t *result_json,
+                                    size_t result_len);
+
+// Fails the request as a handler failure with `message` (UTF-8, NUL-terminated): a tool
+// answers an `isError: true` result with that text, other kinds a JSON-RPC -32603 error.
+// Same rules as oxmcp_incoming_complete().
+//
+// # Safety
+// `request` is a live incoming request; `message` is NUL-terminated.
+OxmcpStatus oxmcp_incoming_fail(const struct OxmcpIncoming *request, const char *message);
+
+// Fails the request with a JSON-RPC error: `code` (e.g. -32602), `message`, and optional
+// `data` JSON (NULL / 0 for none). Same rules as oxmcp_incoming_complete().
+//
+// # Safety
+// `request` is a live incoming request; `message` is NUL-terminated; `data_json` points to `data_len` bytes.
+OxmcpStatus oxmcp_incoming_fail_rpc(const struct OxmcpIncoming *request,
+                                    int64_t code,
+                                    const char *message,
+                                    const uint8_t *data_json,
+                                    size_t data_len);
+
+// Stores in `*out_cancelled` whether the client cancelled the request (or disconnected).
+//
+// # Safety
+// `request` is a live incoming request; `out_cancelled` is writable.
+OxmcpStatus oxmcp_incoming_is_cancelled(const struct OxmcpIncoming *request, bool *out_cancelled);
+
+// Registers `callback`, called once on a runtime thread when the client cancels the
+// request or disconnects — at once (on a runtime thread) if that already happened. It is
+// not called once the request was completed, and never after oxmcp_incoming_free()
+// returned (free waits for a running callback, unless called from inside it). One
+// callback per request (a second registration fails).
+//
+// # Safety
+// `request` is a live incoming request.
+OxmcpStatus oxmcp_incoming_on_cancel(const struct OxmcpIncoming *request,
+                                     OxmcpCancelFn callback,
+                                     void *user_data);
+
+// Sends a progress notification for this request (nothing if the client asked for none):
+// `progress` (increasing), `total` when `has_total`, and `message` (NULL for none).
+//
+// # Safety
+// `request` is a live incoming request; `message` is NULL or NUL-terminated.
+OxmcpStatus oxmcp_incoming_progress(const struct OxmcpIncoming *request,
+                                    double progress,
+                                    bool has_total,
+                                    double total,
+                                    const char *message);
+
+// Sends a log message (`notifications/message`) tied to this request, if the client's
+// level lets it through: `level` is `"debug"`, `"info"`, `"notice"`, `"warning"`,
+// `"error"`, `"critical"`, `"alert"` or `"emergency"`; `logger` may be NULL; `data_json`
+// is any JSON value.
+//
+// # Safety
+// `request` is a live incoming request; strings are NUL-terminated (logger may be NULL); `data_json` points to `data_len` bytes.
+OxmcpStatus oxmcp_incoming_log(const struct OxmcpIncoming *request,
+                               const char *level,
+                               const char *logger,
+                               const uint8_t *data_json,
+                               size_t data_len);
+
+// Releases the request (NULL is ignored). An uncompleted request fails (a handler failure:
+// "freed without a result"); a registered cancel callback will not run any more.
+// Call it once, after the last use of the handle, from any thread.
+//
+// # Safety
+// `request` is NULL or a live incoming request, not used afterwards.
+void oxmcp_incoming_free(struct OxmcpIncoming *request);
+
 // Cancels the operation: a client request sends `notifications/cancelled` to the peer and
 // its completion callback reports `OXMCP_STATUS_CANCELLED` (unless it already ended: a
 // cancel after the end is ignored). Returns at once; the callback may run on another
@@ -578,87 +685,6 @@ OxmcpStatus oxmcp_server_stop_http(const struct OxmcpServer *server);
 // # Safety
 // `server` is NULL or a live server, not used afterwards.
 void oxmcp_server_free(struct OxmcpServer *server);
-
-// Completes the request with its result (`result_json`: a `CallToolResult`,
-// `ReadResourceResult`, `GetPromptResult` or `Completion` for the handler's kind). The
-// shape is checked: a wrong one returns `OXMCP_STATUS_INVALID_INPUT` and leaves the request
-// open. A second completion fails; a completion after the client cancelled (or
-// disconnected) succeeds and is dropped. Any thread.
-//
-// # Safety
-// `request` is a live incoming request; `result_json` points to `result_len` bytes.
-OxmcpStatus oxmcp_incoming_complete(const struct OxmcpIncoming *request,
-                                    const uint8_t *result_json,
-                                    size_t result_len);
-
-// Fails the request as a handler failure with `message` (UTF-8, NUL-terminated): a tool
-// answers an `isError: true` result with that text, other kinds a JSON-RPC -32603 error.
-// Same rules as oxmcp_incoming_complete().
-//
-// # Safety
-// `request` is a live incoming request; `message` is NUL-terminated.
-OxmcpStatus oxmcp_incoming_fail(const struct OxmcpIncoming *request, const char *message);
-
-// Fails the request with a JSON-RPC error: `code` (e.g. -32602), `message`, and optional
-// `data` JSON (NULL / 0 for none). Same rules as oxmcp_incoming_complete().
-//
-// # Safety
-// `request` is a live incoming request; `message` is NUL-terminated; `data_json` points to `data_len` bytes.
-OxmcpStatus oxmcp_incoming_fail_rpc(const struct OxmcpIncoming *request,
-                                    int64_t code,
-                                    const char *message,
-                                    const uint8_t *data_json,
-                                    size_t data_len);
-
-// Stores in `*out_cancelled` whether the client cancelled the request (or disconnected).
-//
-// # Safety
-// `request` is a live incoming request; `out_cancelled` is writable.
-OxmcpStatus oxmcp_incoming_is_cancelled(const struct OxmcpIncoming *request, bool *out_cancelled);
-
-// Registers `callback`, called once on a runtime thread when the client cancels the
-// request or disconnects — at once (on a runtime thread) if that already happened. It is
-// not called once the request was completed, and never after oxmcp_incoming_free()
-// returned (free waits for a running callback, unless called from inside it). One
-// callback per request (a second registration fails).
-//
-// # Safety
-// `request` is a live incoming request.
-OxmcpStatus oxmcp_incoming_on_cancel(const struct OxmcpIncoming *request,
-                                     OxmcpCancelFn callback,
-                                     void *user_data);
-
-// Sends a progress notification for this request (nothing if the client asked for none):
-// `progress` (increasing), `total` when `has_total`, and `message` (NULL for none).
-//
-// # Safety
-// `request` is a live incoming request; `message` is NULL or NUL-terminated.
-OxmcpStatus oxmcp_incoming_progress(const struct OxmcpIncoming *request,
-                                    double progress,
-                                    bool has_total,
-                                    double total,
-                                    const char *message);
-
-// Sends a log message (`notifications/message`) tied to this request, if the client's
-// level lets it through: `level` is `"debug"`, `"info"`, `"notice"`, `"warning"`,
-// `"error"`, `"critical"`, `"alert"` or `"emergency"`; `logger` may be NULL; `data_json`
-// is any JSON value.
-//
-// # Safety
-// `request` is a live incoming request; strings are NUL-terminated (logger may be NULL); `data_json` points to `data_len` bytes.
-OxmcpStatus oxmcp_incoming_log(const struct OxmcpIncoming *request,
-                               const char *level,
-                               const char *logger,
-                               const uint8_t *data_json,
-                               size_t data_len);
-
-// Releases the request (NULL is ignored). An uncompleted request fails (a handler failure:
-// "freed without a result"); a registered cancel callback will not run any more.
-// Call it once, after the last use of the handle, from any thread.
-//
-// # Safety
-// `request` is NULL or a live incoming request, not used afterwards.
-void oxmcp_incoming_free(struct OxmcpIncoming *request);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -6,21 +6,28 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oxmcp::client::{Client, Era, ServerNotification};
+use oxmcp::client::{Client, Era};
+use oxmcp::host::{client as host, ClientHooks, ConnectOptions, HostCalls};
 use oxmcp::protocol::LoggingLevel;
-use oxmcp::session::RequestOptions;
-use oxmcp::transport::http::HttpClientTransport;
-use oxmcp::transport::{ChildProcess, Transport};
+use oxmcp::session::{RequestOptions, SessionConfig};
 use oxmcp::Error;
 use serde_json::{json, Value};
 
 use crate::callback::{c_string, Gate, OxmcpCompletionFn, OxmcpNotificationFn, OxmcpProgressFn, UserData};
 use crate::error::{guard, invalid, json_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::incoming::{client_request_fn, OxmcpClientRequestFn};
 use crate::request::{start, OxmcpRequest};
 use crate::runtime::{rt_arg, OxmcpRuntime, Rt};
 
 /// The non-NULL notification callback.
 type NotifyFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const u8, usize);
+
+/// The non-NULL request callback and the server requests it answers.
+type Answers = (
+    unsafe extern "C" fn(*mut c_void, *mut crate::incoming::OxmcpIncoming, *const c_char, *const u8, usize),
+    UserData,
+    Vec<String>,
+);
 
 /// A client: created unconnected, then connected once over stdio or HTTP.
 pub struct OxmcpClient {
@@ -29,6 +36,8 @@ pub struct OxmcpClient {
     name: String,
     version: String,
     notifications: Mutex<Option<(NotifyFn, UserData)>>,
+    /// What answers the server's sampling, elicitation and roots requests.
+    answers: Mutex<Option<Answers>>,
     /// The era oxmcp_client_set_era() asked for (Auto by default); read when connecting.
     era: Mutex<Era>,
     /// `None` until connected.
@@ -38,11 +47,6 @@ pub struct OxmcpClient {
 fn client_arg<'a>(client: *const OxmcpClient) -> Result<&'a OxmcpClient, Error> {
     // SAFETY: exported functions require a NULL or live client handle.
     unsafe { client.as_ref() }.ok_or_else(|| invalid("client is NULL"))
-}
-
-/// A notification's method and params.
-fn notification_parts(n: ServerNotification) -> (String, Value) {
-    n.into_wire()
 }
 
 impl OxmcpClient {
@@ -58,35 +62,37 @@ impl OxmcpClient {
     /// Connects over `transport` (made inside the runtime); the result is the server's
     /// `initialize` result (in the stateless era, the engine's `InitializeResult`-shaped
     /// view of the `server/discover` answer).
-    fn connect<T, M>(
+    fn connect(
         &self,
         callback: OxmcpCompletionFn,
         user_data: *mut c_void,
         out_request: *mut *mut OxmcpRequest,
-        make: M,
-    ) -> Result<(), Error>
-    where
-        T: Transport,
-        M: FnOnce() -> Result<T, Error> + Send + 'static,
-    {
+        mut options: ConnectOptions,
+    ) -> Result<(), Error> {
         if self.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
             return Err(invalid("the client is already connected"));
         }
         let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
-        let mut builder = Client::builder(self.name.clone(), self.version.clone()).era(era);
+        options.name = Some(self.name.clone());
+        options.version = Some(self.version.clone());
+        options.era = Some(era.as_str().to_owned());
+        let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
+        let mut hooks = ClientHooks::default();
         if let Some((cb, ud)) = *self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
             let gate = self.gate.clone();
-            builder = builder.on_notification(move |n| {
-                let (method, params) = notification_parts(n);
+            hooks.on_notification = Some(Arc::new(move |method: String, params: String| {
                 let method = c_string(&method);
-                let params = params.to_string();
                 // SAFETY: the host registered the callback with this user data.
                 gate.run(|| unsafe { cb(ud.ptr(), method.as_ptr(), params.as_ptr(), params.len()) });
-            });
+            }));
+        }
+        if let Some((cb, ud, kinds)) = self.answers.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            options.answers = kinds;
+            hooks.on_request = Some(client_request_fn(cb, ud, calls.clone(), self.rt.clone(), self.gate.clone()));
         }
         let slot = self.client.clone();
         start(&self.rt, callback, user_data, out_request, move |_| async move {
-            let client = builder.connect(make()?).await?;
+            let client = host::connect(options, hooks, &calls).await?;
             let init = serde_json::to_value(client.initialize_result())?;
             let client = Arc::new(client);
             let raced = {
@@ -142,6 +148,7 @@ pub unsafe extern "C" fn oxmcp_client_new(
             name: str_arg(name, "name")?.to_owned(),
             version: str_arg(version, "version")?.to_owned(),
             notifications: Mutex::new(None),
+            answers: Mutex::new(None),
             era: Mutex::new(Era::Auto),
             client: Arc::new(Mutex::new(None)),
         };
@@ -167,6 +174,38 @@ pub unsafe extern "C" fn oxmcp_client_on_notification(
             return Err(invalid("set the notification callback before connecting"));
         }
         *c.notifications.lock().unwrap_or_else(|e| e.into_inner()) = callback.map(|cb| (cb, UserData(user_data)));
+        Ok(())
+    })
+}
+
+/// Sets the callback answering the server's requests: `answers` is a comma-separated list
+/// of `"sampling"`, `"elicitation"` and `"roots"` (each declares its client capability).
+/// The callback gets an `OxmcpIncoming` per request, which the host completes with the
+/// result JSON (any thread, now or later) and frees; oxmcp_incoming_on_cancel() tells when
+/// the server cancels. Call it before connecting. It is not called after
+/// oxmcp_client_free() returned; `user_data` must stay valid until then.
+///
+/// # Safety
+/// `client` is a live client; `answers` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_on_request(
+    client: *const OxmcpClient,
+    answers: *const c_char,
+    callback: OxmcpClientRequestFn,
+    user_data: *mut c_void,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let cb = callback.ok_or_else(|| invalid("callback is NULL"))?;
+        let kinds: Vec<String> =
+            str_arg(answers, "answers")?.split(',').map(|k| k.trim().to_owned()).filter(|k| !k.is_empty()).collect();
+        if let Some(bad) = kinds.iter().find(|k| !["sampling", "elicitation", "roots"].contains(&k.as_str())) {
+            return Err(invalid(format!("cannot answer {bad:?}: say sampling, elicitation or roots")));
+        }
+        if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return Err(invalid("set the request callback before connecting"));
+        }
+        *c.answers.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, UserData(user_data), kinds));
         Ok(())
     })
 }
@@ -260,7 +299,8 @@ pub unsafe extern "C" fn oxmcp_client_connect_stdio(
             // SAFETY: the caller passes `argc` string pointers.
             list.push(str_arg(unsafe { *args.add(i) }, "args[i]")?.to_owned());
         }
-        c.connect(callback, user_data, out_request, move || Ok(ChildProcess::new(command).args(list).spawn()?))
+        let options = ConnectOptions { command: Some(command), args: list, ..Default::default() };
+        c.connect(callback, user_data, out_request, options)
     })
 }
 
@@ -279,8 +319,8 @@ pub unsafe extern "C" fn oxmcp_client_connect_http(
 ) -> OxmcpStatus {
     guard(|| {
         let c = client_arg(client)?;
-        let url = str_arg(url, "url")?.to_owned();
-        c.connect(callback, user_data, out_request, move || Ok(HttpClientTransport::new(url)))
+        let options = ConnectOptions { url: Some(str_arg(url, "url")?.to_owned()), ..Default::default() };
+        c.connect(callback, user_data, out_request, options)
     })
 }
 

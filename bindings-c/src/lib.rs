@@ -9,8 +9,10 @@
 //! - [`runtime`]: `OxmcpRuntime`, the threads everything runs on, with an explicit shutdown;
 //! - [`request`]: `OxmcpRequest`, the handle that cancels an asynchronous operation;
 //! - [`callback`]: the callback types and their exactly-once / not-after-free rules;
-//! - [`server`]: `OxmcpServer` (host callbacks as tools, resources, prompts) and
-//!   `OxmcpIncoming` (a request the host completes later, from any thread);
+//! - [`server`]: `OxmcpServer` (host callbacks as tools, resources, prompts);
+//! - [`incoming`]: `OxmcpIncoming`, a request the host completes later from any thread (a
+//!   server handler's call, or the server's sampling, elicitation or roots request to a
+//!   client);
 //! - [`client`]: `OxmcpClient` over stdio or Streamable HTTP.
 //!
 //! JSON crosses the boundary as UTF-8 pointer + length; the engine does all parsing,
@@ -21,6 +23,7 @@
 pub mod callback;
 pub mod client;
 pub mod error;
+pub mod incoming;
 pub mod request;
 pub mod runtime;
 pub mod server;

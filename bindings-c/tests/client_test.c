@@ -330,6 +330,105 @@ static void test_c_server(OxmcpClient *client, const char *era) {
   CHECK(seen, "[%s] the C handler saw the cancel of tag %ld (callback and polling)", era, tag);
 }
 
+/* The client's answers to the server's requests (sampling, elicitation), through
+ * oxmcp_client_on_request(). In "hold" mode the callback keeps the request and registers a
+ * cancel callback instead of answering. Results are recorded here and checked on the main
+ * thread. */
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int asked, hold, cancelled;
+  int wrong_shape_refused, second_refused;
+  char method[64];
+  OxmcpIncoming *held;
+} g_ans = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, "", NULL};
+
+static void on_server_cancel(void *ud) {
+  (void)ud;
+  pthread_mutex_lock(&g_ans.mu);
+  g_ans.cancelled++;
+  pthread_cond_broadcast(&g_ans.cv);
+  pthread_mutex_unlock(&g_ans.mu);
+}
+
+static void on_server_request(void *ud, OxmcpIncoming *req, const char *method, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  pthread_mutex_lock(&g_ans.mu);
+  g_ans.asked++;
+  snprintf(g_ans.method, sizeof g_ans.method, "%s", method);
+  if (g_ans.hold) {
+    g_ans.held = req;
+    oxmcp_incoming_on_cancel(req, on_server_cancel, NULL);
+    pthread_cond_broadcast(&g_ans.cv);
+    pthread_mutex_unlock(&g_ans.mu);
+    return;
+  }
+  pthread_mutex_unlock(&g_ans.mu);
+  const char *result;
+  if (strcmp(method, "sampling/createMessage") == 0) {
+    result = "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"c-model says hi\"},\"model\":\"c-test\"}";
+  } else if (strcmp(method, "elicitation/create") == 0) {
+    result = "{\"action\":\"accept\",\"content\":{\"username\":\"ada\",\"email\":\"ada@example.com\"}}";
+  } else {
+    result = "{\"roots\":[{\"uri\":\"file:///tmp/c-root\",\"name\":\"c-root\"}]}";
+  }
+  const char *wrong = "{\"nope\":1}";
+  int refused = oxmcp_incoming_complete(req, (const uint8_t *)wrong, strlen(wrong)) == OXMCP_STATUS_INVALID_INPUT;
+  OxmcpStatus ok = oxmcp_incoming_complete(req, (const uint8_t *)result, strlen(result));
+  int again = oxmcp_incoming_complete(req, (const uint8_t *)result, strlen(result)) == OXMCP_STATUS_INVALID_INPUT;
+  oxmcp_incoming_free(req);
+  pthread_mutex_lock(&g_ans.mu);
+  g_ans.wrong_shape_refused += refused && ok == OXMCP_STATUS_OK;
+  g_ans.second_refused += again;
+  pthread_mutex_unlock(&g_ans.mu);
+}
+
+static void test_client_answers(OxmcpClient *client, const char *era) {
+  Call c;
+  call_tool(client, &c, "test_sampling", "{\"prompt\": \"hello\"}");
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "LLM response: c-model says hi"), "sampling answered by C: %s",
+        c.json ? c.json : c.message);
+  call_done(&c);
+  call_tool(client, &c, "test_elicitation", "{\"message\": \"who?\"}");
+  CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "ada@example.com"), "elicitation answered by C: %s",
+        c.json ? c.json : c.message);
+  call_done(&c);
+  pthread_mutex_lock(&g_ans.mu);
+  CHECK(g_ans.asked == 2, "the request callback ran twice (%d)", g_ans.asked);
+  CHECK(g_ans.wrong_shape_refused == 2, "a result of the wrong shape is refused and the request stays open");
+  CHECK(g_ans.second_refused == 2, "a second completion is refused");
+  pthread_mutex_unlock(&g_ans.mu);
+
+  /* The server cancelling its sampling request reaches the C callback (session era: the
+   * tool call's cancel makes the server cancel the request it is waiting on). */
+  if (strcmp(era, "session") != 0) return;
+  pthread_mutex_lock(&g_ans.mu);
+  g_ans.hold = 1;
+  pthread_mutex_unlock(&g_ans.mu);
+  call_init(&c);
+  const char *args = "{\"prompt\": \"wait\"}";
+  OxmcpStatus st = oxmcp_client_call_tool(client, "test_sampling", (const uint8_t *)args, strlen(args), 0, NULL, on_complete, &c, &c.req);
+  REQUIRE(st == OXMCP_STATUS_OK, "held sampling started");
+  struct timespec ts;
+  deadline_in(&ts, 30000);
+  pthread_mutex_lock(&g_ans.mu);
+  while (!g_ans.held && pthread_cond_timedwait(&g_ans.cv, &g_ans.mu, &ts) != ETIMEDOUT) {}
+  pthread_mutex_unlock(&g_ans.mu);
+  REQUIRE(g_ans.held, "the held sampling request arrived");
+  CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "tool call cancelled");
+  CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_CANCELLED, "the tool call ends CANCELLED");
+  pthread_mutex_lock(&g_ans.mu);
+  while (g_ans.cancelled == 0 && pthread_cond_timedwait(&g_ans.cv, &g_ans.mu, &ts) != ETIMEDOUT) {}
+  int cancelled = g_ans.cancelled;
+  OxmcpIncoming *held = g_ans.held;
+  g_ans.held = NULL;
+  g_ans.hold = 0;
+  pthread_mutex_unlock(&g_ans.mu);
+  CHECK(cancelled == 1, "the server's cancel reached the C request callback (%d)", cancelled);
+  oxmcp_incoming_free(held);
+  call_done(&c);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s stdio OXMCP_BIN [ERA] | http URL [ERA] | c-stdio SERVER_TEST [ERA] | c-http URL [ERA]\n", argv[0]);
@@ -344,6 +443,10 @@ int main(int argc, char **argv) {
   OxmcpClient *client = NULL;
   REQUIRE(oxmcp_client_new(rt, "c-client-test", "1.0.0", &client) == OXMCP_STATUS_OK, "client");
   REQUIRE(oxmcp_client_on_notification(client, on_notification, NULL) == OXMCP_STATUS_OK, "notification callback");
+  CHECK(oxmcp_client_on_request(client, "sampling,tasks", on_server_request, NULL) == OXMCP_STATUS_INVALID_INPUT,
+        "an unknown request kind is refused");
+  REQUIRE(oxmcp_client_on_request(client, "sampling,elicitation,roots", on_server_request, NULL) == OXMCP_STATUS_OK,
+          "request callback");
   if (era) REQUIRE(oxmcp_client_set_era(client, era) == OXMCP_STATUS_OK, "set era %s: %s", era, last_message());
 
   Call c;
@@ -371,6 +474,9 @@ int main(int argc, char **argv) {
     CHECK(st == OXMCP_STATUS_INVALID_INPUT, "a connected client cannot connect again");
     test_calls(client);
     test_cancellation(client, stdio || strcmp(settled, "session") == 0);
+    test_client_answers(client, settled);
+    CHECK(oxmcp_client_on_request(client, "roots", on_server_request, NULL) == OXMCP_STATUS_INVALID_INPUT,
+          "the request callback cannot change once connected");
     test_argument_errors(rt, client);
   }
 

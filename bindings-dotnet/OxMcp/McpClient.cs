@@ -15,6 +15,51 @@ namespace OxMcp
     }
 
     /// <summary>
+    /// How a client answers the server's requests. Each handler receives the request's params
+    /// as JSON and a CancellationToken that fires when the server cancels the request (or
+    /// disconnects), and returns the result as JSON: a <c>CreateMessageResult</c>
+    /// (<c>sampling/createMessage</c>), an <c>ElicitResult</c> (<c>elicitation/create</c>) or a
+    /// <c>ListRootsResult</c> (<c>roots/list</c>). A handler left null is not offered (its
+    /// capability is not declared). Throw <see cref="McpException"/> for a JSON-RPC error.
+    /// <code>
+    /// var handlers = new McpClientHandlers
+    /// {
+    ///     Roots = (p, ct) => Task.FromResult("{\"roots\":[{\"uri\":\"file:///work\"}]}"),
+    /// };
+    /// var client = await McpClient.ConnectHttpAsync(url, handlers: handlers);
+    /// </code>
+    /// </summary>
+    public sealed class McpClientHandlers
+    {
+        /// <summary>Answers <c>sampling/createMessage</c>.</summary>
+        public Func<string, CancellationToken, Task<string>> Sampling { get; set; }
+        /// <summary>Answers <c>elicitation/create</c>.</summary>
+        public Func<string, CancellationToken, Task<string>> Elicitation { get; set; }
+        /// <summary>Answers <c>roots/list</c>.</summary>
+        public Func<string, CancellationToken, Task<string>> Roots { get; set; }
+
+        internal string Answers()
+        {
+            var names = new System.Collections.Generic.List<string>();
+            if (Sampling != null) names.Add("sampling");
+            if (Elicitation != null) names.Add("elicitation");
+            if (Roots != null) names.Add("roots");
+            return string.Join(",", names);
+        }
+
+        internal Func<string, CancellationToken, Task<string>> For(string method)
+        {
+            switch (method)
+            {
+                case "sampling/createMessage": return Sampling;
+                case "elicitation/create": return Elicitation;
+                case "roots/list": return Roots;
+                default: return null;
+            }
+        }
+    }
+
+    /// <summary>
     /// An MCP client over stdio (a child process) or Streamable HTTP. Every call returns a
     /// Task of the result JSON and takes a CancellationToken that cancels the request on
     /// the wire. Failures throw <see cref="McpException"/> (JSON-RPC errors keep their code).
@@ -30,11 +75,13 @@ namespace OxMcp
     public sealed class McpClient : IDisposable
     {
         private static readonly Native.NotificationFn OnNotificationFn = OnNotification;
+        private static readonly Native.ClientRequestFn OnServerRequestFn = OnServerRequest;
 
         private static readonly Registry<McpClient> Live = new Registry<McpClient>();
 
         private readonly ClientHandle _handle;
         private readonly long _id;
+        private readonly McpClientHandlers _handlers;
 
         /// <summary>
         /// The server's <c>initialize</c> result (JSON). In the stateless era, which has no
@@ -49,8 +96,9 @@ namespace OxMcp
         /// <summary>Raised for each server notification, on a native thread, in order.</summary>
         public event EventHandler<McpNotification> Notification;
 
-        private McpClient(McpRuntime runtime, string name, string version, string era)
+        private McpClient(McpRuntime runtime, string name, string version, string era, McpClientHandlers handlers)
         {
+            _handlers = handlers;
             runtime = runtime ?? McpRuntime.Default;
             ClientHandle h;
             McpException.Check(Native.oxmcp_client_new(runtime.Handle, Native.Z(name), Native.Z(version), out h));
@@ -61,6 +109,9 @@ namespace OxMcp
                 McpException.Check(Native.oxmcp_client_on_notification(_handle, OnNotificationFn, new IntPtr(_id)));
                 // null keeps the native default (auto); an unknown name throws InvalidInput here.
                 if (era != null) McpException.Check(Native.oxmcp_client_set_era(_handle, Native.Z(era)));
+                string answers = handlers == null ? "" : handlers.Answers();
+                if (answers.Length > 0)
+                    McpException.Check(Native.oxmcp_client_on_request(_handle, Native.Z(answers), OnServerRequestFn, new IntPtr(_id)));
             }
             catch
             {
@@ -73,13 +124,14 @@ namespace OxMcp
         /// Starts <paramref name="command"/> with <paramref name="args"/> and connects over stdio, in the
         /// protocol era <paramref name="era"/>: <c>"auto"</c> (default; null too), <c>"session"</c> or
         /// <c>"stateless"</c>. Any other era throws an <see cref="McpException"/> with
-        /// <see cref="McpStatus.InvalidInput"/> before anything starts.
+        /// <see cref="McpStatus.InvalidInput"/> before anything starts. <paramref name="handlers"/>
+        /// answer the server's sampling, elicitation and roots requests.
         /// </summary>
         public static Task<McpClient> ConnectStdioAsync(string command, string[] args, CancellationToken cancellationToken = default(CancellationToken),
             EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0",
-            string era = "auto")
+            string era = "auto", McpClientHandlers handlers = null)
         {
-            var client = new McpClient(runtime, name, version, era);
+            var client = new McpClient(runtime, name, version, era, handlers);
             if (onNotification != null) client.Notification += onNotification;
             args = args ?? new string[0];
             return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
@@ -106,9 +158,9 @@ namespace OxMcp
         /// <paramref name="era"/> (as in <see cref="ConnectStdioAsync"/>).</summary>
         public static Task<McpClient> ConnectHttpAsync(string url, CancellationToken cancellationToken = default(CancellationToken),
             EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0",
-            string era = "auto")
+            string era = "auto", McpClientHandlers handlers = null)
         {
-            var client = new McpClient(runtime, name, version, era);
+            var client = new McpClient(runtime, name, version, era, handlers);
             if (onNotification != null) client.Notification += onNotification;
             return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
                 Native.oxmcp_client_connect_http(client._handle, Native.Z(url), Pending.OnComplete, ud, out req));
@@ -223,6 +275,20 @@ namespace OxMcp
         {
             if (t == null) return 0;
             return (uint)Math.Max(1, Math.Min(uint.MaxValue, t.Value.TotalMilliseconds));
+        }
+
+        // Runs on a native thread: the handler runs on the thread pool.
+        private static void OnServerRequest(IntPtr userData, IntPtr request, IntPtr method, IntPtr json, UIntPtr len)
+        {
+            var client = Live.Get(userData.ToInt64());
+            string name = Native.Utf8Z(method);
+            var handler = client == null || client._handlers == null ? null : client._handlers.For(name);
+            string paramsJson = Native.Utf8(json, len);
+            Incoming.Answer(request, (req, token) =>
+            {
+                if (handler == null) throw new McpException(-32603, "no handler for " + name + " (client disposed)");
+                return handler(paramsJson, token);
+            });
         }
 
         private static void OnNotification(IntPtr userData, IntPtr method, IntPtr json, UIntPtr len)

@@ -67,9 +67,7 @@ namespace OxMcp
     public sealed class McpServer : IDisposable
     {
         private static readonly Native.HandlerFn OnRequestFn = OnRequest;
-        private static readonly Native.CancelFn OnCancelFn = OnCancel;
         private static readonly Registry<McpHandler> Handlers = new Registry<McpHandler>();
-        private static readonly Registry<CancellationTokenSource> Cancels = new Registry<CancellationTokenSource>();
 
         private readonly ServerHandle _handle;
         private readonly List<long> _handlerIds = new List<long>();
@@ -175,76 +173,13 @@ namespace OxMcp
         // Runs on a native thread: hands the work to the thread pool and returns at once.
         private static void OnRequest(IntPtr userData, IntPtr request, IntPtr json, UIntPtr len)
         {
-            IncomingHandle incoming = null;
-            try
+            McpHandler handler = Handlers.Get(userData.ToInt64());
+            string args = Native.Utf8(json, len);
+            Incoming.Answer(request, (req, token) =>
             {
-                incoming = new IncomingHandle(request);
-                McpHandler handler = Handlers.Get(userData.ToInt64());
-                string args = Native.Utf8(json, len);
-                var cts = new CancellationTokenSource();
-                long cancelId = Cancels.Add(cts);
-                Native.oxmcp_incoming_on_cancel(incoming, OnCancelFn, new IntPtr(cancelId));
-                var context = new McpRequestContext(incoming);
-                IncomingHandle req = incoming;
-                Task.Run(async () =>
-                {
-                    try
-                    {
-                        if (handler == null) throw new McpException(-32603, "the handler is gone (server disposed)");
-                        string result = await handler(args, context, cts.Token).ConfigureAwait(false);
-                        byte[] bytes = Native.Bytes(result ?? "null");
-                        int st = Native.oxmcp_incoming_complete(req, bytes, Native.Len(bytes));
-                        if (st != 0) Fail(req, McpException.Last(st));
-                    }
-                    catch (Exception e)
-                    {
-                        Fail(req, e);
-                    }
-                    finally
-                    {
-                        req.Dispose(); // after this the cancel callback cannot run
-                        Cancels.Remove(cancelId);
-                        cts.Dispose();
-                    }
-                });
-            }
-            catch (Exception e)
-            {
-                Console.Error.WriteLine("OxMcp: handler dispatch failed: " + e);
-                if (incoming != null) incoming.Dispose();
-            }
-        }
-
-        private static void Fail(IncomingHandle req, Exception e)
-        {
-            var mcp = e as McpException;
-            if (mcp != null && mcp.Code.HasValue && mcp.Status == McpStatus.Rpc)
-            {
-                byte[] data = Native.Bytes(mcp.DataJson);
-                Native.oxmcp_incoming_fail_rpc(req, mcp.Code.Value, Native.Z(mcp.Message), data, Native.Len(data));
-            }
-            else
-            {
-                string message = e is OperationCanceledException ? "cancelled" : (mcp != null ? mcp.Message : e.GetType().Name + ": " + e.Message);
-                Native.oxmcp_incoming_fail(req, Native.Z(message));
-            }
-        }
-
-        private static void OnCancel(IntPtr userData)
-        {
-            try
-            {
-                CancellationTokenSource cts = Cancels.Get(userData.ToInt64());
-                // Off the native thread: token callbacks run host code.
-                if (cts != null) ThreadPool.QueueUserWorkItem(_ =>
-                {
-                    try { cts.Cancel(); } catch (ObjectDisposedException) { }
-                });
-            }
-            catch (Exception e)
-            {
-                Console.Error.WriteLine("OxMcp: cancel callback failed: " + e);
-            }
+                if (handler == null) throw new McpException(-32603, "the handler is gone (server disposed)");
+                return handler(args, new McpRequestContext(req), token);
+            });
         }
     }
 }

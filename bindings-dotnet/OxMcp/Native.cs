@@ -52,6 +52,9 @@ namespace OxMcp
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         internal delegate void CancelFn(IntPtr userData);
 
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void ClientRequestFn(IntPtr userData, IntPtr request, IntPtr method, IntPtr paramsJson, UIntPtr paramsLen);
+
         // errors
         [DllImport(Lib)] internal static extern IntPtr oxmcp_last_error();
         [DllImport(Lib)] internal static extern int oxmcp_error_status(IntPtr error);
@@ -71,6 +74,7 @@ namespace OxMcp
         // client
         [DllImport(Lib)] internal static extern int oxmcp_client_new(RuntimeHandle runtime, byte[] name, byte[] version, out ClientHandle client);
         [DllImport(Lib)] internal static extern int oxmcp_client_on_notification(ClientHandle client, NotificationFn callback, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_client_on_request(ClientHandle client, byte[] answers, ClientRequestFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_client_set_era(ClientHandle client, byte[] era);
         [DllImport(Lib)] internal static extern int oxmcp_client_era(ClientHandle client, out IntPtr era);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_stdio(ClientHandle client, byte[] command, IntPtr[] args, UIntPtr argc, CompletionFn callback, IntPtr userData, out RequestHandle request);

@@ -117,6 +117,8 @@ internal static class Program
             await EverythingTests("stdio", era, () => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, onNotification: OnLog, era: era));
             await EverythingTests("http", era, () => McpClient.ConnectHttpAsync(everythingUrl, onNotification: OnLog, era: era));
         }
+        foreach (string era in Eras)
+            await ClientHandlerTests(era, handlers => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: era, handlers: handlers));
         await InProcessTests();
         await CSharpServerEraTests();
         if (cServerUrl != null)
@@ -126,6 +128,48 @@ internal static class Program
         }
         await ErrorTests(oxmcp);
         await EveryPendingCallFailsWithTheExitStatusAndStderrWhenTheServerCrashes(oxmcp);
+    }
+
+    /// <summary>
+    /// The client's handlers answer the server's sampling and elicitation requests (the
+    /// everything-server's test_sampling and test_elicitation tools ask them), and in the
+    /// session era the server's cancel of its sampling request reaches the handler's token.
+    /// </summary>
+    private static async Task ClientHandlerTests(string era, Func<McpClientHandlers, Task<McpClient>> connect)
+    {
+        string t = "[client handlers/" + era + "] ";
+        var held = new TaskCompletionSource<bool>();
+        var sawCancel = new TaskCompletionSource<bool>();
+        bool hold = false;
+        var handlers = new McpClientHandlers
+        {
+            Sampling = async (p, ct) =>
+            {
+                if (!hold) return "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"csharp-model says hi\"},\"model\":\"cs\"}";
+                held.TrySetResult(true);
+                try { await Task.Delay(Timeout.Infinite, ct); }
+                catch (OperationCanceledException) { sawCancel.TrySetResult(true); throw; }
+                return null;
+            },
+            Elicitation = (p, ct) => Task.FromResult(p.Contains("who?")
+                ? "{\"action\":\"accept\",\"content\":{\"username\":\"ada\",\"email\":\"ada@example.com\"}}"
+                : "{\"action\":\"decline\"}"),
+        };
+        using (McpClient client = await connect(handlers))
+        {
+            string sampled = await client.CallToolAsync("test_sampling", "{\"prompt\":\"hello\"}");
+            Check(sampled.Contains("LLM response: csharp-model says hi"), t + "sampling answered by C#: " + sampled);
+            string elicited = await client.CallToolAsync("test_elicitation", "{\"message\":\"who?\"}");
+            Check(elicited.Contains("ada@example.com"), t + "elicitation answered by C#: " + elicited);
+            if (client.Era != "session") return;
+            hold = true;
+            var cts = new CancellationTokenSource();
+            Task<string> call = client.CallToolAsync("test_sampling", "{\"prompt\":\"wait\"}", cts.Token);
+            Check(await Task.WhenAny(held.Task, Task.Delay(20000)) == held.Task, t + "the held sampling request reached the handler");
+            cts.Cancel();
+            await Expect<OperationCanceledException>(() => call, e => true, t + "the tool call ends cancelled");
+            Check(await Task.WhenAny(sawCancel.Task, Task.Delay(20000)) == sawCancel.Task, t + "the server's cancel reached the handler's token");
+        }
     }
 
     private static readonly List<string> Logs = new List<string>();

@@ -1,6 +1,7 @@
 //! Where a staged server listens: its stdio session and its HTTP listener, with the
 //! options every host passes the same way.
 
+use std::net::SocketAddr;
 use std::sync::Mutex;
 
 use futures::future::BoxFuture;
@@ -120,6 +121,8 @@ impl Drop for Done {
 pub(crate) struct Listeners {
     stdio: Mutex<Option<Stdio>>,
     http: tokio::sync::Mutex<Option<HttpServer>>,
+    /// The HTTP listener's address, readable without waiting.
+    http_addr: Mutex<Option<SocketAddr>>,
 }
 
 impl Listeners {
@@ -132,8 +135,10 @@ impl Listeners {
             }
             *slot = Some(Stdio { stop: stop.clone(), done: done.clone() });
         }
+        // Made before the future, so a future dropped before its first poll still fires it.
+        let done = Done(done);
         Ok(Box::pin(async move {
-            let _done = Done(done);
+            let _done = done;
             let session = server.serve(StdioTransport::stdio());
             tokio::select! {
                 _ = session.wait() => {}
@@ -151,6 +156,7 @@ impl Listeners {
             .await
             .map_err(|e| Error::new(ErrorKind::Transport, format!("cannot listen on {bind}: {e}")))?;
         let url = http.url();
+        *self.http_addr.lock().unwrap_or_else(|e| e.into_inner()) = Some(http.local_addr());
         let old = self.http.lock().await.replace(http);
         if let Some(old) = old {
             old.shutdown().await;
@@ -158,8 +164,13 @@ impl Listeners {
         Ok(url)
     }
 
+    pub(crate) fn http_addr(&self) -> Option<SocketAddr> {
+        *self.http_addr.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub(crate) async fn stop_http(&self) {
         let http = self.http.lock().await.take();
+        *self.http_addr.lock().unwrap_or_else(|e| e.into_inner()) = None;
         if let Some(http) = http {
             http.shutdown().await;
         }

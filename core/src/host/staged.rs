@@ -323,6 +323,11 @@ impl StagedServer {
         self.listeners.start_http(server, options).await
     }
 
+    /// The HTTP listener's address, while one runs.
+    pub fn http_addr(&self) -> Option<std::net::SocketAddr> {
+        self.listeners.http_addr()
+    }
+
     /// Stops the HTTP listener gracefully (nothing if none runs).
     pub async fn stop_http(&self) {
         self.listeners.stop_http().await;

@@ -1,0 +1,410 @@
+//! `OxmcpIncoming`: a request the host answers later, from any thread. Server handlers
+//! get one per tool call, resource read, prompt or completion; a client's request handler
+//! gets one per sampling, elicitation or roots request from the server. Both are calls in
+//! the core's host-call table; this handle adds what C needs on top: a completion checked
+//! against the result the request owes, a second completion refused, and a cancel callback
+//! that never runs after oxmcp_incoming_free() returned.
+
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::ThreadId;
+
+use oxmcp::host::{CallId, HandlerKind, HostCalls};
+use oxmcp::protocol::{methods, CreateMessageResult, ElicitResult, ErrorObject, ListRootsResult};
+use oxmcp::server::RequestContext;
+use oxmcp::{Error, ErrorKind};
+use serde_json::Value;
+
+use crate::callback::{c_string, Gate, OxmcpCancelFn, UserData};
+use crate::error::{bytes_arg, guard, invalid, json_arg, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::runtime::Rt;
+
+/// Called when a client invokes a tool, reads a resource, gets a prompt or asks for
+/// completions.
+///
+/// - `request`: the incoming request, now owned by the host. Complete it (any thread, now or
+///   later) with oxmcp_incoming_complete(), oxmcp_incoming_fail() or
+///   oxmcp_incoming_fail_rpc(), and release it with oxmcp_incoming_free() (freeing an
+///   uncompleted request fails it).
+/// - `params_json`: tools and prompts: the arguments object (tool arguments are already
+///   validated against the input schema); resources: `{"uri": ..., "variables": {...}}`
+///   (template variables, empty for a plain resource); completion: the
+///   `completion/complete` params. Valid during the call only.
+///
+/// Runs on a runtime thread: return quickly and finish long work elsewhere.
+pub type OxmcpHandlerFn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, request: *mut OxmcpIncoming, params_json: *const u8, params_len: usize)>;
+
+/// Called when the server asks a client something: `method` is `"sampling/createMessage"`,
+/// `"elicitation/create"` or `"roots/list"` (NUL-terminated), `params_json` its params (valid
+/// during the call only). `request` is owned by the host as for a server handler: complete it
+/// with the `CreateMessageResult`, `ElicitResult` or `ListRootsResult` (any thread, now or
+/// later), or fail it; oxmcp_incoming_on_cancel() tells when the server cancels. Runs on a
+/// runtime thread.
+pub type OxmcpClientRequestFn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        request: *mut OxmcpIncoming,
+        method: *const c_char,
+        params_json: *const u8,
+        params_len: usize,
+    ),
+>;
+
+/// What result an incoming request owes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Owes {
+    Handler(HandlerKind),
+    Client(&'static str),
+}
+
+impl Owes {
+    /// Checks `result` before it is sent, so the host hears of a wrong shape at once.
+    fn check(self, result: &str) -> Result<(), Error> {
+        fn shape<T: serde::de::DeserializeOwned>(method: &str, text: &str) -> Result<(), Error> {
+            serde_json::from_str::<T>(text).map(drop).map_err(|e| invalid(format!("not a valid {method} result: {e}")))
+        }
+        match self {
+            Owes::Handler(kind) => kind.check_result(result),
+            Owes::Client(m @ methods::SAMPLING_CREATE_MESSAGE) => shape::<CreateMessageResult>(m, result),
+            Owes::Client(m @ methods::ELICITATION_CREATE) => shape::<ElicitResult>(m, result),
+            Owes::Client(m) => shape::<ListRootsResult>(m, result),
+        }
+    }
+}
+
+#[derive(Default)]
+struct CancelSlot {
+    callback: Option<(unsafe extern "C" fn(*mut c_void), UserData)>,
+    /// The thread running the callback right now, if any.
+    running: Option<ThreadId>,
+    registered: bool,
+}
+
+struct Incoming {
+    owes: Owes,
+    id: CallId,
+    calls: Arc<HostCalls>,
+    /// The request's context (server handlers only).
+    ctx: Option<RequestContext>,
+    completed: AtomicBool,
+    cancel: Mutex<CancelSlot>,
+    cancel_done: Condvar,
+    rt: Arc<Rt>,
+}
+
+impl Incoming {
+    fn slot(&self) -> std::sync::MutexGuard<'_, CancelSlot> {
+        self.cancel.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn ctx(&self) -> Result<&RequestContext, Error> {
+        self.ctx.as_ref().ok_or_else(|| invalid("a client's incoming request has no progress or log"))
+    }
+
+    /// Sends the outcome; an error if the request was already completed.
+    fn reply(&self, outcome: Result<String, Error>) -> Result<(), Error> {
+        if self.completed.swap(true, Ordering::AcqRel) {
+            return Err(invalid("the request was already completed"));
+        }
+        // The cancel callback must not start after a completion returned.
+        self.slot().callback = None;
+        // Dropped by the table if the engine no longer waits (cancelled, connection
+        // closed): the result then has nowhere to go, which is not the host's error.
+        self.calls.complete(self.id, outcome);
+        Ok(())
+    }
+
+    /// Runs the host's cancel callback, if still registered.
+    fn fire_cancel(&self) {
+        let taken = {
+            let mut slot = self.slot();
+            let cb = slot.callback.take();
+            if cb.is_some() {
+                slot.running = Some(std::thread::current().id());
+            }
+            cb
+        };
+        if let Some((cb, ud)) = taken {
+            // SAFETY: the host registered the callback with this user data.
+            unsafe { cb(ud.ptr()) };
+            self.slot().running = None;
+            self.cancel_done.notify_all();
+        }
+    }
+}
+
+/// Hands call `id` to a host callback: `call(handle)` runs it under `gate`. `false` (and
+/// the handle freed) when the gate is closed.
+pub(crate) fn hand_over(
+    owes: Owes,
+    id: CallId,
+    calls: &Arc<HostCalls>,
+    rt: &Arc<Rt>,
+    gate: &Gate,
+    call: impl FnOnce(*mut OxmcpIncoming),
+) -> bool {
+    let ctx = match owes {
+        Owes::Handler(_) => match calls.context(id) {
+            Ok(ctx) => Some(ctx),
+            Err(_) => return false,
+        },
+        Owes::Client(_) => None,
+    };
+    let inner = Arc::new(Incoming {
+        owes,
+        id,
+        calls: calls.clone(),
+        ctx,
+        completed: AtomicBool::new(false),
+        cancel: Mutex::new(CancelSlot::default()),
+        cancel_done: Condvar::new(),
+        rt: rt.clone(),
+    });
+    let handle = Box::into_raw(Box::new(OxmcpIncoming { inner }));
+    let ran = gate.run(|| call(handle));
+    if !ran {
+        // SAFETY: never handed to the host.
+        drop(unsafe { Box::from_raw(handle) });
+    }
+    ran
+}
+
+/// A server handler as a host function of the core's staged server.
+pub(crate) fn handler_fn(
+    kind: HandlerKind,
+    callback: unsafe extern "C" fn(*mut c_void, *mut OxmcpIncoming, *const u8, usize),
+    user_data: UserData,
+    calls: Arc<HostCalls>,
+    rt: Arc<Rt>,
+    gate: Gate,
+) -> oxmcp::host::HostFn {
+    Arc::new(move |id, input: String| {
+        hand_over(Owes::Handler(kind), id, &calls, &rt, &gate, |handle| {
+            // SAFETY: the host registered the callback with this user data; `input` outlives the call.
+            unsafe { callback(user_data.ptr(), handle, input.as_ptr(), input.len()) }
+        })
+    })
+}
+
+/// A client's request handler as the core's client hook.
+pub(crate) fn client_request_fn(
+    callback: unsafe extern "C" fn(*mut c_void, *mut OxmcpIncoming, *const c_char, *const u8, usize),
+    user_data: UserData,
+    calls: Arc<HostCalls>,
+    rt: Arc<Rt>,
+    gate: Gate,
+) -> oxmcp::host::client::RequestFn {
+    Arc::new(move |id, method: &'static str, params: String| {
+        let name = c_string(method);
+        hand_over(Owes::Client(method), id, &calls, &rt, &gate, |handle| {
+            // SAFETY: as above.
+            unsafe { callback(user_data.ptr(), handle, name.as_ptr(), params.as_ptr(), params.len()) }
+        })
+    })
+}
+
+/// A request a client sent to a host handler. Owned by the host from the handler callback
+/// on; usable from any thread; released with oxmcp_incoming_free().
+pub struct OxmcpIncoming {
+    inner: Arc<Incoming>,
+}
+
+fn incoming_arg<'a>(request: *const OxmcpIncoming) -> Result<&'a Incoming, Error> {
+    // SAFETY: exported functions require a NULL or live incoming-request handle.
+    unsafe { request.as_ref() }.map(|r| &*r.inner).ok_or_else(|| invalid("request is NULL"))
+}
+
+/// Completes the request with its result (`result_json`: a `CallToolResult`,
+/// `ReadResourceResult`, `GetPromptResult` or `Completion` for the handler's kind). The
+/// shape is checked: a wrong one returns `OXMCP_STATUS_INVALID_INPUT` and leaves the request
+/// open. A second completion fails; a completion after the client cancelled (or
+/// disconnected) succeeds and is dropped. Any thread.
+///
+/// # Safety
+/// `request` is a live incoming request; `result_json` points to `result_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_complete(
+    request: *const OxmcpIncoming,
+    result_json: *const u8,
+    result_len: usize,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let text = std::str::from_utf8(bytes_arg(result_json, result_len, "result_json")?)
+            .map_err(|e| invalid(format!("result_json is not UTF-8: {e}")))?;
+        r.owes.check(text)?;
+        r.reply(Ok(text.to_owned()))
+    })
+}
+
+/// Fails the request as a handler failure with `message` (UTF-8, NUL-terminated): a tool
+/// answers an `isError: true` result with that text, other kinds a JSON-RPC -32603 error.
+/// Same rules as oxmcp_incoming_complete().
+///
+/// # Safety
+/// `request` is a live incoming request; `message` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_fail(request: *const OxmcpIncoming, message: *const c_char) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let message = str_arg(message, "message")?;
+        r.reply(Err(Error::new(ErrorKind::Handler, message)))
+    })
+}
+
+/// Fails the request with a JSON-RPC error: `code` (e.g. -32602), `message`, and optional
+/// `data` JSON (NULL / 0 for none). Same rules as oxmcp_incoming_complete().
+///
+/// # Safety
+/// `request` is a live incoming request; `message` is NUL-terminated; `data_json` points to `data_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_fail_rpc(
+    request: *const OxmcpIncoming,
+    code: i64,
+    message: *const c_char,
+    data_json: *const u8,
+    data_len: usize,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let message = str_arg(message, "message")?;
+        let mut obj = ErrorObject::new(code, message);
+        if !bytes_arg(data_json, data_len, "data_json")?.is_empty() {
+            obj.data = Some(json_arg(data_json, data_len, "data_json", Value::Null)?);
+        }
+        r.reply(Err(Error::from_rpc(obj)))
+    })
+}
+
+/// Stores in `*out_cancelled` whether the client cancelled the request (or disconnected).
+///
+/// # Safety
+/// `request` is a live incoming request; `out_cancelled` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_is_cancelled(request: *const OxmcpIncoming, out_cancelled: *mut bool) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let cancelled = r.calls.is_cancelled(r.id) || r.ctx.as_ref().is_some_and(|c| c.is_cancelled());
+        out(out_cancelled, cancelled, "out_cancelled")
+    })
+}
+
+/// Registers `callback`, called once on a runtime thread when the client cancels the
+/// request or disconnects — at once (on a runtime thread) if that already happened. It is
+/// not called once the request was completed, and never after oxmcp_incoming_free()
+/// returned (free waits for a running callback, unless called from inside it). One
+/// callback per request (a second registration fails).
+///
+/// # Safety
+/// `request` is a live incoming request.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_on_cancel(
+    request: *const OxmcpIncoming,
+    callback: OxmcpCancelFn,
+    user_data: *mut c_void,
+) -> OxmcpStatus {
+    guard(|| {
+        // SAFETY: see the function's contract.
+        let handle = unsafe { request.as_ref() }.ok_or_else(|| invalid("request is NULL"))?;
+        let callback = callback.ok_or_else(|| invalid("callback is NULL"))?;
+        let inner = handle.inner.clone();
+        {
+            let mut slot = inner.slot();
+            if slot.registered {
+                return Err(invalid("a cancel callback is already registered"));
+            }
+            if inner.completed.load(Ordering::Acquire) {
+                return Ok(()); // completed: the callback would never fire
+            }
+            slot.registered = true;
+            slot.callback = Some((callback, UserData(user_data)));
+        }
+        // The table runs this when the peer cancels (at once if it already did); the host
+        // callback then runs on a runtime thread. A request already gone from the table
+        // was cancelled if its context says so.
+        let (fire, rt) = (inner.clone(), inner.rt.clone());
+        let spawn = move || {
+            let _ = rt.spawn(async move { fire.fire_cancel() });
+        };
+        let gone_cancelled = !inner.calls.is_open(inner.id) && inner.ctx.as_ref().is_some_and(|c| c.is_cancelled());
+        if gone_cancelled {
+            spawn();
+        } else {
+            inner.calls.on_cancel(inner.id, spawn);
+        }
+        Ok(())
+    })
+}
+
+/// Sends a progress notification for this request (nothing if the client asked for none):
+/// `progress` (increasing), `total` when `has_total`, and `message` (NULL for none).
+///
+/// # Safety
+/// `request` is a live incoming request; `message` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_progress(
+    request: *const OxmcpIncoming,
+    progress: f64,
+    has_total: bool,
+    total: f64,
+    message: *const c_char,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let message = opt_str_arg(message, "message")?;
+        r.ctx()?.report_progress(progress, has_total.then_some(total), message)
+    })
+}
+
+/// Sends a log message (`notifications/message`) tied to this request, if the client's
+/// level lets it through: `level` is `"debug"`, `"info"`, `"notice"`, `"warning"`,
+/// `"error"`, `"critical"`, `"alert"` or `"emergency"`; `logger` may be NULL; `data_json`
+/// is any JSON value.
+///
+/// # Safety
+/// `request` is a live incoming request; strings are NUL-terminated (logger may be NULL); `data_json` points to `data_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_log(
+    request: *const OxmcpIncoming,
+    level: *const c_char,
+    logger: *const c_char,
+    data_json: *const u8,
+    data_len: usize,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let level = oxmcp::host::context::level(str_arg(level, "level")?)?;
+        let logger = opt_str_arg(logger, "logger")?;
+        let data = json_arg(data_json, data_len, "data_json", Value::Null)?;
+        r.ctx()?.log_with_logger(level, logger, data)
+    })
+}
+
+/// Releases the request (NULL is ignored). An uncompleted request fails (a handler failure:
+/// "freed without a result"); a registered cancel callback will not run any more.
+/// Call it once, after the last use of the handle, from any thread.
+///
+/// # Safety
+/// `request` is NULL or a live incoming request, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_free(request: *mut OxmcpIncoming) {
+    if request.is_null() {
+        return;
+    }
+    quietly(|| {
+        // SAFETY: see the function's contract.
+        let handle = unsafe { Box::from_raw(request) };
+        let inner = &handle.inner;
+        if !inner.completed.load(Ordering::Acquire) {
+            let _ = inner.reply(Err(Error::new(ErrorKind::Handler, "the host freed the request without a result")));
+        }
+        let me = std::thread::current().id();
+        let mut slot = inner.slot();
+        slot.callback = None;
+        while slot.running.is_some_and(|t| t != me) {
+            slot = inner.cancel_done.wait(slot).unwrap_or_else(|e| e.into_inner());
+        }
+    });
+}
