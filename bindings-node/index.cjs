@@ -44,26 +44,31 @@ class AbortError extends RequestCancelledError {
   }
 }
 
-const ERROR_CLASSES = {
-  McpError, RequestTimeoutError, RequestCancelledError, ConnectionClosedError, TransportError, ProtocolError,
-  InvalidInputError, CapabilityMissingError, HandlerError,
-}
-const PREFIX = '\u0001oxmcp:'
+// The engine's error kinds by their stable numbers and names (oxmcp::ErrorKind::code and
+// ::name), each with its class. test/errors.test.mjs checks this against the addon's list.
+const ERROR_KINDS = [
+  [1, 'rpc', McpError],
+  [2, 'timeout', RequestTimeoutError],
+  [3, 'cancelled', RequestCancelledError],
+  [4, 'closed', ConnectionClosedError],
+  [5, 'transport', TransportError],
+  [6, 'protocol', ProtocolError],
+  [7, 'invalid_input', InvalidInputError],
+  [8, 'capability_missing', CapabilityMissingError],
+  [9, 'handler', HandlerError],
+]
+const CLASS_OF_KIND = new Map(ERROR_KINDS.map(([, name, C]) => [name, C]))
 
-/** An engine error from its JSON encoding `{kind, code, message, data}`. */
-function decodeError(text) {
-  const e = JSON.parse(text)
-  const C = ERROR_CLASSES[e.kind] || McpError
-  return new C(e.code, e.message, e.data)
+/** An engine error as its class. The addon throws (or sends in an event as JSON) `{code:
+ *  kind name, kindCode, rpcCode, message, data}`; the class's `code` is the JSON-RPC one. */
+function engineError(e) {
+  const C = CLASS_OF_KIND.get(e.code) || McpError
+  return new C(e.rpcCode ?? null, e.message, e.data ?? null)
 }
 
-/** A rejected native Promise's error as an McpError when the engine encoded one. */
+/** A native error as an McpError when it is an engine error (it has a `kindCode`). */
 function nativeError(err) {
-  if (err && typeof err.message === 'string') {
-    const at = err.message.indexOf(PREFIX)
-    if (at >= 0) return decodeError(err.message.slice(at + PREFIX.length))
-  }
-  return err
+  return err && typeof err.kindCode === 'number' ? engineError(err) : err
 }
 
 // A Promise made by the addon does not keep Node alive by itself: while any is pending,
@@ -234,10 +239,12 @@ function promptResult(value, description) {
   return out
 }
 
+/** A completion's return value: candidate strings (all of them: the engine sends at most
+ *  100 and says there are more), or a Completion as-is. */
 function completionResult(value) {
   if (Array.isArray(value)) {
     const values = value.map(String)
-    return { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 }
+    return { values, total: values.length, hasMore: false }
   }
   if (value && typeof value === 'object' && Array.isArray(value.values)) return value
   return { values: [] }
@@ -246,7 +253,9 @@ function completionResult(value) {
 // ---------------------------------------------------------------------------------------
 // Server
 
-const TOOL = 1, RESOURCE = 2, PROMPT = 3, COMPLETE = 4, CANCEL = 5, STDIO_CLOSED = 6
+// Server events (TOOL = 1, RESOURCE = 2, PROMPT = 3, COMPLETE = 4 are calls, told by slot).
+const CANCEL = 5, STDIO_CLOSED = 6
+const HTTP_OPTIONS = ['host', 'port', 'path', 'stateless', 'jsonResponse', 'allowedHosts', 'allowedOrigins', 'maxSessions']
 
 /** One request's context, handed to every handler as its last argument. */
 class Context {
@@ -314,7 +323,7 @@ class Context {
     const requested = { ...json }
     delete requested.$schema
     const params = { ...options, message: String(message), requestedSchema: requested }
-    const result = JSON.parse(await nativeCall(this._native.ctxElicit(this._id, JSON.stringify(params))))
+    const result = JSON.parse(await this._ask('elicitation/create', params))
     if (z && result.action === 'accept') result.content = zodParse(z, result.content ?? {})
     return result
   }
@@ -324,13 +333,17 @@ class Context {
     const list = typeof messages === 'string'
       ? [{ role: 'user', content: { type: 'text', text: messages } }]
       : messages.map(m => (typeof m === 'string' ? { role: 'user', content: { type: 'text', text: m } } : m))
-    const params = { maxTokens: 1000, ...options, messages: list }
-    return JSON.parse(await nativeCall(this._native.ctxSample(this._id, JSON.stringify(params))))
+    // The engine fills in maxTokens when options name none.
+    return JSON.parse(await this._ask('sampling/createMessage', { ...options, messages: list }))
   }
 
   /** The client's roots. */
   async listRoots() {
-    return JSON.parse(await nativeCall(this._native.ctxListRoots(this._id))).roots
+    return JSON.parse(await this._ask('roots/list', {})).roots
+  }
+
+  _ask(method, params) {
+    return nativeCall(wrapSync(() => this._native.ctxAsk(this._id, method, JSON.stringify(params))))
   }
 
   /** Over Streamable HTTP, closes this request's SSE stream; the client resumes it. */
@@ -364,8 +377,10 @@ class Server {
       instructions, (kind, id, slot, a, b) => this._dispatch(kind, id, slot, a, b))
   }
 
-  _slot(run) {
-    this._slots.push(run)
+  /** Files a handler: `run(input, ctx)` calls the user's function with the engine's input
+   *  (parsed JSON), `finish(value, input)` makes its return value the result the kind owes. */
+  _slot(run, finish) {
+    this._slots.push({ run, finish })
     return this._slots.length - 1
   }
 
@@ -381,12 +396,8 @@ class Server {
     tool.inputSchema = input.json
     if (config.outputSchema !== undefined) tool.outputSchema = schemaOf(config.outputSchema, 'outputSchema').json
     const z = input.zod
-    const slot = this._slot((a, _b, ctx) => {
-      const args = JSON.parse(a)
-      return handler(z ? zodParse(z, args) : args, ctx)
-    })
-    this._slots[slot].finish = toolResult
-    wrapSync(() => this._native.addTool(JSON.stringify(tool), slot))
+    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult)
+    wrapSync(() => this._native.register('tool', JSON.stringify(tool), slot))
     return this
   }
 
@@ -400,14 +411,17 @@ class Server {
     uri = String(uri)
     const template = uri.includes('{')
     const def = definitionFields({ name: config.name || uri }, config, ['title', 'description', 'mimeType', 'annotations', '_meta', 'icons', 'size'])
-    const slot = this._slot((requested, vars, ctx) => handler(requested, vars ? JSON.parse(vars) : {}, ctx))
     const mimeType = config.mimeType
-    this._slots[slot].finishWith = (value, requested) => resourceResult(requested, value, mimeType)
+    // The engine hands every resource handler `{uri, variables}` (no variables: `{}`).
+    const slot = this._slot(
+      (input, ctx) => handler(input.uri, input.variables || {}, ctx),
+      (value, input) => resourceResult(input.uri, value, mimeType),
+    )
     if (template) {
       delete def.size
-      wrapSync(() => this._native.addResourceTemplate(JSON.stringify({ uriTemplate: uri, ...def }), slot))
+      wrapSync(() => this._native.register('resource template', JSON.stringify({ uriTemplate: uri, ...def }), slot))
     } else {
-      wrapSync(() => this._native.addResource(JSON.stringify({ uri, ...def }), slot))
+      wrapSync(() => this._native.register('resource', JSON.stringify({ uri, ...def }), slot))
     }
     return this
   }
@@ -433,24 +447,16 @@ class Server {
         return entry
       })
     }
-    const slot = this._slot((a, _b, ctx) => {
-      const args = JSON.parse(a)
-      return handler(z ? zodParse(z, args) : args, ctx)
-    })
-    this._slots[slot].finish = value => promptResult(value)
-    wrapSync(() => this._native.addPrompt(JSON.stringify(def), slot))
+    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), value => promptResult(value))
+    wrapSync(() => this._native.register('prompt', JSON.stringify(def), slot))
     return this
   }
 
   /** Sets the completion function `(ref, argument, context, ctx)`: `ref` is the prompt or
    *  template reference, `argument` has `name` and `value`. Returns candidate strings. */
   completion(handler) {
-    const slot = this._slot((a, _b, ctx) => {
-      const p = JSON.parse(a)
-      return handler(p.ref, p.argument, p.context, ctx)
-    })
-    this._slots[slot].finish = completionResult
-    wrapSync(() => this._native.setCompletion(slot))
+    const slot = this._slot((p, ctx) => handler(p.ref, p.argument, p.context, ctx), completionResult)
+    wrapSync(() => this._native.register('completion', '{}', slot))
     return this
   }
 
@@ -476,7 +482,7 @@ class Server {
     this._listening.stdio = true
     this._updateRef()
     try {
-      await nativeCall(this._native.listenStdio())
+      wrapSync(() => this._native.listenStdio())
     } catch (err) {
       this._listening.stdio = false
       this._updateRef()
@@ -488,7 +494,10 @@ class Server {
    *  the URL. Options: `host` (default 127.0.0.1), `port` (0 picks one), `path`,
    *  `stateless`, `jsonResponse`, `allowedHosts`, `allowedOrigins`, `maxSessions`. */
   async listenHttp(options = {}) {
-    const url = await nativeCall(this._native.listenHttp(JSON.stringify(options)))
+    // The engine rejects keys it does not know; this API has always ignored them.
+    const o = {}
+    for (const k of HTTP_OPTIONS) if (options[k] != null) o[k] = options[k]
+    const url = await nativeCall(wrapSync(() => this._native.listenHttp(JSON.stringify(o))))
     this._listening.http = true
     this._updateRef()
     return url
@@ -521,7 +530,7 @@ class Server {
         this._updateRef()
         return
       }
-      this._run(id, this._slots[slot], a, b)
+      this._run(id, this._slots[slot], a)
     } catch (err) {
       try {
         this._native.fail(id, thrownToJson(err))
@@ -531,24 +540,25 @@ class Server {
     }
   }
 
-  _run(id, entry, a, b) {
+  _run(id, entry, inputJson) {
     const ctx = new Context(this._native, id)
-    let value
+    let input, value
     try {
-      value = entry(a, b, ctx)
+      input = JSON.parse(inputJson)
+      value = entry.run(input, ctx)
     } catch (err) {
       this._native.fail(id, thrownToJson(err))
       return
     }
     if (value === null || typeof value !== 'object' || typeof value.then !== 'function') {
-      this._finish(id, entry, value, a)
+      this._finish(id, entry, value, input)
       return
     }
     this._live.set(id, ctx)
     value.then(
       v => {
         this._live.delete(id)
-        this._finish(id, entry, v, a)
+        this._finish(id, entry, v, input)
       },
       err => {
         this._live.delete(id)
@@ -557,10 +567,10 @@ class Server {
     )
   }
 
-  _finish(id, entry, value, a) {
+  _finish(id, entry, value, input) {
     let text
     try {
-      text = JSON.stringify(entry.finishWith ? entry.finishWith(value, a) : entry.finish(value))
+      text = JSON.stringify(entry.finish(value, input))
     } catch (err) {
       this._native.fail(id, thrownToJson(err))
       return
@@ -573,7 +583,6 @@ class Server {
 // Client
 
 const RESULT = 1, ERROR = 2, PROGRESS = 3, NOTIFICATION = 4, REQUEST = 5, REQUEST_CANCEL = 6
-const SAMPLING = 1, ELICITATION = 2, ROOTS = 3
 
 function abortError(signal) {
   return new AbortError('The operation was aborted', signal.reason)
@@ -605,25 +614,21 @@ class Client extends EventEmitter {
     this._closed = false
   }
 
-  static _capabilities(options) {
-    const caps = ['notifications']
-    if (options.sampling) caps.push('sampling')
-    if (options.elicitation) caps.push('elicitation')
-    if (options.roots) caps.push('roots')
-    return caps
-  }
-
-  static _prepare(options) {
+  /** Connects with the engine's connect options (`oxmcp::host::ConnectOptions`) made of
+   *  `transport` (command or URL) and the user's `options`. */
+  static async _connect(transport, options) {
     const client = new Client(CONNECTING)
     client._options = options
     if (typeof options.onNotification === 'function') client.on('notification', n => options.onNotification(n))
+    const o = { ...transport, answers: ['sampling', 'elicitation', 'roots'].filter(kind => options[kind]) }
+    // Non-strings as before: a name or version is text; an era other than a string is
+    // refused by the engine with the names it knows.
+    for (const k of ['name', 'version', 'era']) if (options[k] != null) o[k] = String(options[k])
+    const n = await nativeCall(wrapSync(() => native.connect(JSON.stringify(o),
+      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b))))
+    client._native = n
+    client._init = JSON.parse(n.initializeResult())
     return client
-  }
-
-  _connected(nativeClient) {
-    this._native = nativeClient
-    this._init = JSON.parse(nativeClient.initializeResult())
-    return this
   }
 
   /** Starts `command` with `args` and connects over stdio. Options: `env`, `cwd`, `name`,
@@ -631,24 +636,15 @@ class Client extends EventEmitter {
    *  the default, `'session'` or `'stateless'`). */
   static async stdio(command, args = [], options = {}) {
     if (!Array.isArray(args)) [args, options] = [[], args || {}]
-    const client = Client._prepare(options)
-    const o = { args: args.map(String), name: options.name, version: options.version, cwd: options.cwd,
-      capabilities: Client._capabilities(options), era: options.era }
-    if (options.env) o.env = options.env
-    const n = await nativeCall(wrapSync(() => native.connectStdio(String(command), JSON.stringify(o),
-      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b))))
-    return client._connected(n)
+    const o = { command: String(command), args: args.map(String), env: textValues(options.env) }
+    if (options.cwd != null) o.cwd = String(options.cwd)
+    return Client._connect(o, options)
   }
 
   /** Connects to a Streamable HTTP server (or a legacy HTTP+SSE one). Options: `headers`,
    *  `name`, `version`, `sampling`, `elicitation`, `roots`, `onNotification`, `era`. */
   static async http(url, options = {}) {
-    const client = Client._prepare(options)
-    const o = { headers: options.headers || {}, name: options.name, version: options.version,
-      capabilities: Client._capabilities(options), era: options.era }
-    const n = await nativeCall(wrapSync(() => native.connectHttp(String(url), JSON.stringify(o),
-      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b))))
-    return client._connected(n)
+    return Client._connect({ url: String(url), headers: textValues(options.headers) }, options)
   }
 
   /** The server's name and version. */
@@ -714,7 +710,7 @@ class Client extends EventEmitter {
         }
         case ERROR: {
           const entry = this._take(id)
-          if (entry) entry.reject(decodeError(a))
+          if (entry) entry.reject(engineError(JSON.parse(a)))
           break
         }
         case PROGRESS: {
@@ -729,7 +725,7 @@ class Client extends EventEmitter {
           break
         }
         case REQUEST:
-          this._answer(id, slot, JSON.parse(a))
+          this._answer(id, b, JSON.parse(a))
           break
         case REQUEST_CANCEL: {
           const c = this._serverRequests.get(id)
@@ -743,14 +739,14 @@ class Client extends EventEmitter {
     }
   }
 
-  _answer(id, slot, params) {
+  _answer(id, method, params) {
     const controller = new AbortController()
     this._serverRequests.set(id, controller)
     const extra = { signal: controller.signal }
     const o = this._options
     const run = async () => {
-      if (slot === SAMPLING) return o.sampling(params, extra)
-      if (slot === ELICITATION) return o.elicitation(params, extra)
+      if (method === 'sampling/createMessage') return o.sampling(params, extra)
+      if (method === 'elicitation/create') return o.elicitation(params, extra)
       const roots = typeof o.roots === 'function' ? await o.roots(extra) : o.roots
       return { roots: roots.map(r => (typeof r === 'string' ? { uri: r } : r)) }
     }
@@ -769,10 +765,16 @@ class Client extends EventEmitter {
   /** Sends any request; resolves to its result. In the stateless era it carries the
    *  client's `_meta`, and the server's questions are answered by the client's handlers. */
   request(method, params, options = {}) {
-    const timeout = options.timeout == null ? null : Number(options.timeout)
-    const progress = typeof options.onProgress === 'function'
-    const text = JSON.stringify(params ?? {})
-    return this._start(options, (id, cancellable) => this._native.request(id, String(method), text, timeout, progress, cancellable))
+    return this._call('request', String(method), JSON.stringify(params ?? {}), options)
+  }
+
+  /** A client call by name (as `oxmcp::host::client::call` takes it) with the caller's
+   *  options; `progress: false` asks for no progress notifications. */
+  _call(op, a, b, options = {}, progress = true) {
+    const timeoutMs = options.timeout == null ? undefined : Number(options.timeout)
+    const onProgress = progress && typeof options.onProgress === 'function'
+    return this._start(options, (id, cancellable) =>
+      this._native.call(id, op, a, b, { timeoutMs, progress: onProgress, cancellable }))
   }
 
   /** Sends a notification. */
@@ -780,22 +782,24 @@ class Client extends EventEmitter {
     wrapSync(() => this._native.notify(String(method), params === undefined ? null : JSON.stringify(params)))
   }
 
-  _listAll(what, options = {}) {
-    return this._start(options, id => this._native.listAll(id, what))
+  /** Every item of a list (`tools/list`...), following cursors. */
+  _listAll(method, options = {}) {
+    return this._call(method, null, null, options, false)
   }
 
-  _eraRequest(method, arg, options = {}) {
-    const timeout = options.timeout == null ? null : Number(options.timeout)
-    return this._start(options, (id, cancellable) => this._native.eraRequest(id, method, arg, timeout, cancellable))
+  /** `ping`, `resources/subscribe` and `unsubscribe`: requests the engine gives their
+   *  meaning in either era. */
+  _eraRequest(method, params, options) {
+    return this._call('request', method, JSON.stringify(params), options, false)
   }
 
   /** `ping` (a `server/discover` round trip in the stateless era, which has no ping). */
   async ping(options) {
-    await this._eraRequest('ping', null, options)
+    await this._eraRequest('ping', {}, options)
   }
 
   /** Every tool (following cursors). */
-  listTools(options) { return this._listAll('tools', options) }
+  listTools(options) { return this._listAll('tools/list', options) }
   /** One page of `tools/list`: `{ tools, nextCursor }`. */
   listToolsPage(cursor, options) { return this.request('tools/list', cursor ? { cursor } : {}, options) }
   /** Calls a tool. */
@@ -804,11 +808,11 @@ class Client extends EventEmitter {
   }
 
   /** Every resource (following cursors). */
-  listResources(options) { return this._listAll('resources', options) }
+  listResources(options) { return this._listAll('resources/list', options) }
   /** One page of `resources/list`. */
   listResourcesPage(cursor, options) { return this.request('resources/list', cursor ? { cursor } : {}, options) }
   /** Every resource template (following cursors). */
-  listResourceTemplates(options) { return this._listAll('resourceTemplates', options) }
+  listResourceTemplates(options) { return this._listAll('resources/templates/list', options) }
   /** One page of `resources/templates/list`. */
   listResourceTemplatesPage(cursor, options) {
     return this.request('resources/templates/list', cursor ? { cursor } : {}, options)
@@ -817,12 +821,12 @@ class Client extends EventEmitter {
   readResource(uri, options) { return this.request('resources/read', { uri: String(uri) }, options) }
   /** Subscribes to updates of a resource (`'notifications/resources/updated'` events).
    *  Session era only: an InvalidInputError in the stateless era. */
-  async subscribe(uri, options) { await this._eraRequest('resources/subscribe', String(uri), options) }
+  async subscribe(uri, options) { await this._eraRequest('resources/subscribe', { uri: String(uri) }, options) }
   /** Ends a subscription (session era only). */
-  async unsubscribe(uri, options) { await this._eraRequest('resources/unsubscribe', String(uri), options) }
+  async unsubscribe(uri, options) { await this._eraRequest('resources/unsubscribe', { uri: String(uri) }, options) }
 
   /** Every prompt (following cursors). */
-  listPrompts(options) { return this._listAll('prompts', options) }
+  listPrompts(options) { return this._listAll('prompts/list', options) }
   /** One page of `prompts/list`. */
   listPromptsPage(cursor, options) { return this.request('prompts/list', cursor ? { cursor } : {}, options) }
   /** Gets a prompt with string arguments. */
@@ -843,7 +847,10 @@ class Client extends EventEmitter {
   /** Sets the minimum level of log messages the server sends: `logging/setLevel` in the
    *  session era; in the stateless era every later request asks for that level (without
    *  one the server sends no logs). An unknown level is an InvalidInputError. */
-  async setLogLevel(level, options) { await this._eraRequest('logging/setLevel', String(level), options) }
+  async setLogLevel(level, options) {
+    // By name: the engine checks the level, then sends it as a request with these options.
+    await this._call('logging/setLevel', String(level), null, options, false)
+  }
 
   /** Tells the server the client's roots changed (nothing to tell in the stateless era). */
   notifyRootsChanged() { wrapSync(() => this._native.notifyRootsChanged()) }
@@ -871,6 +878,13 @@ class Client extends EventEmitter {
 }
 const CONNECTING = Symbol('connecting')
 
+/** An object's values as strings (environment variables, headers), without null ones. */
+function textValues(object) {
+  const out = {}
+  for (const [k, v] of Object.entries(object || {})) if (v != null) out[k] = String(v)
+  return out
+}
+
 /** Validates `value` against a JSON Schema with the engine's validator: `null` when valid,
  *  else a description of the problems. */
 function validate(schema, value) {
@@ -895,3 +909,5 @@ module.exports = {
   toolResult,
   version: native.nativeVersion(),
 }
+// For test/errors.test.mjs: not enumerable, so not part of the API.
+Object.defineProperty(module.exports, '_errorKinds', { value: ERROR_KINDS })

@@ -1,50 +1,61 @@
-//! The one error taxonomy crossing into JavaScript: an engine error travels as JSON
-//! `{"kind", "code", "message", "data"}` (in an event, or as a rejected Promise's message
-//! with the [`PREFIX`]), and the JS layer builds the matching `McpError` subclass. Errors
-//! a JS handler throws come back as `{"code", "message", "data"}`.
+//! Engine errors crossing into JavaScript, by their kind's stable name and number
+//! ([`ErrorKind::name`], [`ErrorKind::code`]), never by a message encoding. A thrown or
+//! rejected engine error is a JS `Error` with its message, `code` (the kind's name, e.g.
+//! `"invalid_input"`), `kindCode` (the kind's number), `rpcCode` (the JSON-RPC code or
+//! `null`) and `data`; in an event the same fields travel as a JSON object. The JS layer
+//! picks the `McpError` subclass by the name. Errors a JS handler throws come back as
+//! `{"code", "message", "data"}`.
 
+use std::future::Future;
+
+use napi::bindgen_prelude::{JsObjectValue, PromiseRaw, ToNapiValue};
+use napi::{Env, JsValue};
+use napi_derive::napi;
 use oxmcp::protocol::ErrorObject;
 use oxmcp::{Error, ErrorKind};
 use serde_json::{json, Value};
 
-/// Marks a rejected Promise's message as an encoded engine error.
-pub const PREFIX: &str = "\u{1}oxmcp:";
-
-/// The JS class name for each kind. A new kind does not compile until it is mapped here.
-fn class_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Rpc => "McpError",
-        ErrorKind::Timeout => "RequestTimeoutError",
-        ErrorKind::Cancelled => "RequestCancelledError",
-        ErrorKind::Closed => "ConnectionClosedError",
-        ErrorKind::Transport => "TransportError",
-        ErrorKind::Protocol => "ProtocolError",
-        ErrorKind::InvalidInput => "InvalidInputError",
-        ErrorKind::CapabilityMissing => "CapabilityMissingError",
-        ErrorKind::Handler => "HandlerError",
-    }
-}
-
-/// An engine error as JSON text for the JS layer.
-pub fn encode(e: &Error) -> String {
-    let rpc = e.rpc();
+/// An engine error as JSON text for an event.
+pub fn to_json(e: &Error) -> String {
     json!({
-        "kind": class_name(e.kind()),
-        "code": e.code(),
+        "code": e.kind().name(),
+        "kindCode": e.kind().code(),
+        "rpcCode": e.code(),
         "message": e.message(),
-        "data": rpc.and_then(|r| r.data.clone()),
+        "data": e.rpc().and_then(|r| r.data.clone()),
     })
     .to_string()
 }
 
-/// An engine error as a rejected Promise's error.
-pub fn to_napi(e: Error) -> napi::Error {
-    napi::Error::new(napi::Status::GenericFailure, format!("{PREFIX}{}", encode(&e)))
+/// An engine error as the JS error to throw or reject with (JS thread only).
+pub fn to_js(env: &Env, e: &Error) -> napi::Error {
+    let build = || -> napi::Result<napi::Error> {
+        let mut js = env.create_error(napi::Error::from_reason(e.message()))?;
+        js.set_named_property("code", e.kind().name())?;
+        js.set_named_property("kindCode", e.kind().code())?;
+        js.set_named_property("rpcCode", e.code())?;
+        js.set_named_property("data", e.rpc().and_then(|r| r.data.clone()))?;
+        Ok(napi::Error::from(js.to_unknown()))
+    };
+    // Building fails only while the environment shuts down; the napi error says why.
+    build().unwrap_or_else(|failure| failure)
 }
 
-/// Bad input from JavaScript.
-pub fn invalid(message: impl Into<String>) -> napi::Error {
-    to_napi(Error::new(ErrorKind::InvalidInput, message))
+/// Bad input from JavaScript, as [`to_js`] throws it.
+pub fn invalid(env: &Env, message: impl Into<String>) -> napi::Error {
+    to_js(env, &Error::new(ErrorKind::InvalidInput, message))
+}
+
+/// Runs `work` on the engine's runtime as a Promise; an engine error rejects it as
+/// [`to_js`] builds it (which needs the JS thread, where the promise settles).
+pub fn promise<'env, T>(
+    env: &'env Env,
+    work: impl Future<Output = oxmcp::Result<T>> + Send + 'static,
+) -> napi::Result<PromiseRaw<'env, T>>
+where
+    T: ToNapiValue + Send + 'static,
+{
+    env.spawn_future_with_callback(async move { Ok(work.await) }, |env, outcome| outcome.map_err(|e| to_js(env, &e)))
 }
 
 /// What a JS handler threw (`{"code"?, "message", "data"?}`) as an engine error: with a
@@ -60,4 +71,20 @@ pub fn from_js(text: &str) -> Error {
         }
         None => Error::new(ErrorKind::Handler, message),
     }
+}
+
+/// One engine error kind, as [`error_kinds`] lists it.
+#[napi(object)]
+pub struct ErrorKindEntry {
+    /// The kind's stable number.
+    pub code: u32,
+    /// The kind's stable name.
+    pub name: String,
+}
+
+/// Every engine error kind the addon can report, so the JS layer's mapping can be
+/// checked against the engine's (test/errors.test.mjs).
+#[napi]
+pub fn error_kinds() -> Vec<ErrorKindEntry> {
+    ErrorKind::ALL.iter().map(|k| ErrorKindEntry { code: k.code(), name: k.name().to_string() }).collect()
 }

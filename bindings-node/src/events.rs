@@ -8,21 +8,34 @@ use std::sync::Arc;
 use napi::bindgen_prelude::{FnArgs, Function};
 use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
+use oxmcp::host::CallId;
 
 /// One event for JavaScript.
 pub struct Event {
     pub kind: u32,
-    pub id: u32,
+    pub id: CallId,
     pub slot: u32,
     pub a: Option<String>,
     pub b: Option<String>,
 }
 
-type Args = (u32, u32, u32, Option<String>, Option<String>);
+/// Ids cross as JS numbers through napi's `i64`: exact up to 2^53, far more calls than a
+/// process makes (the engine counts them up from 1).
+type Args = (u32, i64, u32, Option<String>, Option<String>);
 type Tsfn = ThreadsafeFunction<Event, (), FnArgs<Args>, Status, false, true, 0>;
 
 /// The JS signature of an event dispatcher.
 pub type Dispatcher<'a> = Function<'a, FnArgs<Args>, ()>;
+
+/// A call id JavaScript passed back. 0 is never a call id, so a negative number finds
+/// nothing instead of wrapping onto another call.
+pub fn call_id(id: i64) -> CallId {
+    CallId::try_from(id).unwrap_or(0)
+}
+
+fn js_id(id: CallId) -> i64 {
+    i64::try_from(id).unwrap_or(i64::MAX)
+}
 
 /// A cheap-to-clone handle on the dispatcher.
 #[derive(Clone)]
@@ -34,13 +47,13 @@ impl Events {
         let tsfn =
             f.build_threadsafe_function::<Event>().weak::<true>().build_callback(|ctx: ThreadsafeCallContext<Event>| {
                 let e = ctx.value;
-                Ok(FnArgs::from((e.kind, e.id, e.slot, e.a, e.b)))
+                Ok(FnArgs::from((e.kind, js_id(e.id), e.slot, e.a, e.b)))
             })?;
         Ok(Self(Arc::new(tsfn)))
     }
 
     /// Queues an event; false if JavaScript is gone (the environment is shutting down).
-    pub fn send(&self, kind: u32, id: u32, slot: u32, a: Option<String>, b: Option<String>) -> bool {
+    pub fn send(&self, kind: u32, id: CallId, slot: u32, a: Option<String>, b: Option<String>) -> bool {
         self.0.call(Event { kind, id, slot, a, b }, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
     }
 

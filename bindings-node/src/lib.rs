@@ -4,8 +4,9 @@
 //! back to JavaScript through one thread-safe event function per server or client, so the
 //! event loop is never blocked and no Promise is created in Rust on the hot path.
 //!
-//! No protocol logic lives here: validation, correlation, cancellation, timeouts and
-//! transports are the engine's.
+//! No protocol logic lives here: validation, correlation, cancellation, timeouts,
+//! transports and the host-call tables are the engine's (`oxmcp::host`); this crate only
+//! marshals between napi values and that layer.
 
 // In `cargo test` nothing calls the exported functions (JavaScript does).
 #![cfg_attr(test, allow(dead_code))]
@@ -18,14 +19,16 @@ mod server;
 pub use client::NativeClient;
 pub use server::NativeServer;
 
+use napi::Env;
 use napi_derive::napi;
 
 /// Validates `instance_json` against `schema_json` with the engine's validator; returns the
 /// problems, or `null` when valid (the same engine checks tool arguments).
 #[napi]
-pub fn validate_json(schema_json: String, instance_json: String) -> napi::Result<Option<String>> {
-    let parse = |t: &str| serde_json::from_str::<serde_json::Value>(t).map_err(|e| errors::invalid(format!("invalid JSON: {e}")));
-    let schema = oxmcp::schema::Schema::compile(&parse(&schema_json)?).map_err(errors::to_napi)?;
+pub fn validate_json(env: &Env, schema_json: String, instance_json: String) -> napi::Result<Option<String>> {
+    let parse =
+        |t: &str| serde_json::from_str::<serde_json::Value>(t).map_err(|e| errors::invalid(env, format!("invalid JSON: {e}")));
+    let schema = oxmcp::schema::Schema::compile(&parse(&schema_json)?).map_err(|e| errors::to_js(env, &e))?;
     Ok(schema.validate(&parse(&instance_json)?).err())
 }
 

@@ -25,10 +25,10 @@ impl<T> Registry<T> {
         Self { map: Mutex::new(None) }
     }
 
-    /// Stores `value`; returns its handle (never 0).
-    pub fn insert(&self, value: T) -> i64 {
+    /// Stores `value` (or an object already shared); returns its handle (never 0).
+    pub fn insert(&self, value: impl Into<Arc<T>>) -> i64 {
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
-        self.map.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(id, Arc::new(value));
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(id, value.into());
         id
     }
 

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use jni::objects::{JClass, JObject, JString, JValue};
 use jni::refs::Global;
-use jni::{jni_sig, jni_str, sys, Env, JavaVM};
+use jni::{jni_sig, jni_str, sys, Env, EnvUnowned, JavaVM};
 
 use oxmcp::{Error, ErrorKind};
 
@@ -94,6 +94,26 @@ pub fn rstring(env: &Env<'_>, s: &JString<'_>) -> jni::errors::Result<Option<Str
     }
 }
 
+/// A Rust string from a Java one (`""` for null).
+pub fn req_str(env: &Env<'_>, s: &JString<'_>) -> jni::errors::Result<String> {
+    Ok(rstring(env, s)?.unwrap_or_default())
+}
+
+/// Runs a native method body that may fail with an engine error; the error is returned to
+/// Java as `"kindCode\nmessage"` (null on success), where `McpException.check` throws it.
+pub fn sync_result<'l>(
+    mut env: EnvUnowned<'l>,
+    f: impl FnOnce(&mut Env<'l>) -> jni::errors::Result<oxmcp::Result<()>>,
+) -> JObject<'l> {
+    env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
+        match f(env)? {
+            Ok(()) => Ok(JObject::null()),
+            Err(e) => jstring(env, Some(&format!("{}\n{}", kind_code(e.kind()), e.message()))),
+        }
+    })
+    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
 /// An error kind as it crosses to Java: the core's stable number, which
 /// `McpException.Kind.fromCode` reads back (never an enum position).
 pub fn kind_code(kind: ErrorKind) -> i32 {
@@ -171,18 +191,19 @@ pub fn on_notification(listener_id: i64, method: &str, params: &str) {
     });
 }
 
-/// `Native.onRequest(handlerId, requestHandle, first, second)`: run a host handler; it
-/// answers later through `Native.requestComplete` / `requestFail`.
-pub fn on_request(handler_id: i64, request: i64, first: &str, second: Option<&str>) -> bool {
+/// `Native.onRequest(handlerId, requestHandle, input, method)`: run a host handler on
+/// `input` (JSON; `method` names a client handler's request, null for a server's handler);
+/// it answers later through `Native.requestComplete` / `requestFail`.
+pub fn on_request(handler_id: i64, request: i64, input: &str, method: Option<&str>) -> bool {
     let mut delivered = false;
     with_java("onRequest", |env, class| {
-        let first = jstring(env, Some(first))?;
-        let second = jstring(env, second)?;
+        let input = jstring(env, Some(input))?;
+        let method = jstring(env, method)?;
         env.call_static_method(
             class,
             jni_str!("onRequest"),
             jni_sig!("(JJLjava/lang/String;Ljava/lang/String;)V"),
-            &[JValue::Long(handler_id), JValue::Long(request), JValue::Object(&first), JValue::Object(&second)],
+            &[JValue::Long(handler_id), JValue::Long(request), JValue::Object(&input), JValue::Object(&method)],
         )?;
         delivered = true;
         Ok(())
@@ -190,7 +211,7 @@ pub fn on_request(handler_id: i64, request: i64, first: &str, second: Option<&st
     delivered
 }
 
-/// `Native.onCancel(requestHandle)`: the client cancelled an incoming request.
+/// `Native.onCancel(requestHandle)`: the peer cancelled a request a handler works on.
 pub fn on_cancel(request: i64) {
     with_java("onCancel", |env, class| {
         env.call_static_method(class, jni_str!("onCancel"), jni_sig!("(J)V"), &[JValue::Long(request)])?;

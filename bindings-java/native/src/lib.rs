@@ -1,16 +1,19 @@
 //! JNI library of the oxmcp engine for Java (`liboxmcp_java.so`), loaded by the
-//! `dev.oxmcp` classes. A translation layer only: JSON text, longs and doubles cross the
-//! boundary; the engine parses, validates, correlates, cancels and times out.
+//! `dev.oxmcp` classes. A translation layer only, over the core's host layer
+//! ([`oxmcp::host`]): JSON text, longs and doubles cross the boundary; the engine parses,
+//! validates, correlates, cancels and times out.
 //!
 //! - [`runtime`]: the tokio runtime and its shutdown (daemon-attached threads).
 //! - [`jvm`]: every call from Rust into Java (static methods of `dev.oxmcp.Native`).
 //! - [`handles`]: `long` handles for Rust objects and the asynchronous-call registry.
-//! - [`server`]: `McpServer`, Java handlers and the incoming-request context.
+//! - [`server`]: `McpServer` over the core's staged server.
 //! - [`client`]: `McpClient` and its calls.
+//! - [`requests`]: requests Java handlers work on, and their context.
 
 mod client;
 mod handles;
 mod jvm;
+mod requests;
 mod runtime;
 mod server;
 
@@ -74,7 +77,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_errorKinds<'l>(mut env: EnvUnowned<
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_stats<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
     env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
-        let text = format!("[{},{}]", handles::running_calls(), server::in_flight());
+        let text = format!("[{},{}]", handles::running_calls(), requests::in_flight());
         jvm::jstring(env, Some(&text))
     })
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()

@@ -1,5 +1,6 @@
 package dev.oxmcp;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -99,5 +100,114 @@ public final class Json {
      */
     public static String userPrompt(String text) {
         return "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":" + quote(text) + "}}]}";
+    }
+
+    // ---- reading the engine's small inputs (package-private) ---------------------------
+
+    /**
+     * The members of a JSON object, each as its raw JSON text, by name. Meant for the small
+     * objects the engine writes (such as a resource read's {@code {"uri", "variables"}}):
+     * it finds the members of valid JSON and checks no more.
+     */
+    static Map<String, String> members(String object) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int i = skipSpace(object, 0);
+        if (i >= object.length() || object.charAt(i) != '{') {
+            throw new IllegalArgumentException("not a JSON object: " + object);
+        }
+        i = skipSpace(object, i + 1);
+        while (i < object.length() && object.charAt(i) != '}') {
+            if (object.charAt(i) != '"') {
+                throw new IllegalArgumentException("not a JSON object: " + object);
+            }
+            int keyEnd = skipValue(object, i);
+            String key = unquote(object.substring(i, keyEnd));
+            int colon = skipSpace(object, keyEnd);
+            if (colon >= object.length() || object.charAt(colon) != ':') {
+                throw new IllegalArgumentException("not a JSON object: " + object);
+            }
+            int start = skipSpace(object, colon + 1);
+            int end = skipValue(object, start);
+            out.put(key, object.substring(start, end));
+            i = skipSpace(object, end);
+            if (i < object.length() && object.charAt(i) == ',') {
+                i = skipSpace(object, i + 1);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The text of a JSON string literal ({@code null} for JSON null or a missing member).
+     */
+    static String unquote(String literal) {
+        if (literal == null || literal.equals("null")) {
+            return null;
+        }
+        if (literal.length() < 2 || literal.charAt(0) != '"' || literal.charAt(literal.length() - 1) != '"') {
+            throw new IllegalArgumentException("not a JSON string: " + literal);
+        }
+        StringBuilder b = new StringBuilder(literal.length());
+        for (int i = 1; i < literal.length() - 1; i++) {
+            char c = literal.charAt(i);
+            if (c != '\\') {
+                b.append(c);
+                continue;
+            }
+            char e = literal.charAt(++i);
+            switch (e) {
+                case 'n' -> b.append('\n');
+                case 'r' -> b.append('\r');
+                case 't' -> b.append('\t');
+                case 'b' -> b.append('\b');
+                case 'f' -> b.append('\f');
+                case 'u' -> {
+                    b.append((char) Integer.parseInt(literal.substring(i + 1, i + 5), 16));
+                    i += 4;
+                }
+                default -> b.append(e); // \" \\ \/
+            }
+        }
+        return b.toString();
+    }
+
+    private static int skipSpace(String s, int i) {
+        while (i < s.length() && " \t\r\n".indexOf(s.charAt(i)) >= 0) {
+            i++;
+        }
+        return i;
+    }
+
+    /** The index just past the JSON value that starts at {@code i}. */
+    private static int skipValue(String s, int i) {
+        int depth = 0;
+        boolean inString = false;
+        for (; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (inString) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    inString = false;
+                    if (depth == 0) {
+                        return i + 1;
+                    }
+                }
+            } else if (c == '"') {
+                inString = true;
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (depth == 0) {
+                    return i; // the end of the enclosing object: a number or literal ended
+                }
+                if (--depth == 0) {
+                    return i + 1;
+                }
+            } else if (depth == 0 && (c == ',' || " \t\r\n".indexOf(c) >= 0)) {
+                return i;
+            }
+        }
+        return i;
     }
 }

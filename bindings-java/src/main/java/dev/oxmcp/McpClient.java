@@ -195,12 +195,21 @@ public final class McpClient implements AutoCloseable {
             return this;
         }
 
-        String toJson(long listenerId, long[] handlerIds) {
+        /** The engine's connect options (JSON): the server requests answered are {@code answers}. */
+        String toJson() {
             StringBuilder b = new StringBuilder("{");
             b.append("\"name\":").append(Json.quote(name)).append(",\"version\":").append(Json.quote(version));
-            b.append(",\"listener\":").append(listenerId);
-            b.append(",\"sampling\":").append(handlerIds[0]).append(",\"elicitation\":").append(handlerIds[1])
-                    .append(",\"roots\":").append(handlerIds[2]);
+            List<String> answers = new ArrayList<>();
+            if (sampling != null) {
+                answers.add(Json.quote("sampling"));
+            }
+            if (elicitation != null) {
+                answers.add(Json.quote("elicitation"));
+            }
+            if (roots != null) {
+                answers.add(Json.quote("roots"));
+            }
+            b.append(",\"answers\":[").append(String.join(",", answers)).append(']');
             if (era != null) {
                 b.append(",\"era\":").append(Json.quote(era));
             }
@@ -224,34 +233,41 @@ public final class McpClient implements AutoCloseable {
         }
     }
 
-    private static final int PING = 0, LIST_TOOLS = 1, LIST_RESOURCES = 2, LIST_RESOURCE_TEMPLATES = 3, LIST_PROMPTS = 4,
-            CALL_TOOL = 5, READ_RESOURCE = 6, GET_PROMPT = 7, COMPLETE = 8, SET_LOG_LEVEL = 9, REQUEST = 10,
-            SUBSCRIBE = 11, UNSUBSCRIBE = 12;
-
     private long handle;
     private final long listenerId;
-    private final long[] handlerIds;
+    private final long handlerId;
     private final String initializeResult;
 
-    private McpClient(long handle, long listenerId, long[] handlerIds, String initializeResult) {
+    private McpClient(long handle, long listenerId, long handlerId, String initializeResult) {
         this.handle = handle;
         this.listenerId = listenerId;
-        this.handlerIds = handlerIds;
+        this.handlerId = handlerId;
         this.initializeResult = initializeResult;
     }
 
-    private static long register(ClientRequestHandler h) {
-        return h == null ? 0 : Native.addHandler((params, method, ctx) -> h.handle(params, ctx));
+    /** One handler for the server's requests, by method (0 when the client answers none). */
+    private static long register(Options options) {
+        // The handlers set now: later changes to the options do not reach this client.
+        ClientRequestHandler sampling = options.sampling;
+        ClientRequestHandler elicitation = options.elicitation;
+        ClientRequestHandler roots = options.roots;
+        if (sampling == null && elicitation == null && roots == null) {
+            return 0;
+        }
+        return Native.addHandler((params, method, ctx) -> switch (method) {
+            case "sampling/createMessage" -> sampling.handle(params, ctx);
+            case "elicitation/create" -> elicitation.handle(params, ctx);
+            case "roots/list" -> roots.handle(params, ctx);
+            default -> throw new IllegalStateException("no handler for the server's " + method + " request");
+        });
     }
 
-    private static void forget(long listener, long[] handlerIds) {
+    private static void forget(long listener, long handler) {
         if (listener != 0) {
             Native.removeListener(listener);
         }
-        for (long id : handlerIds) {
-            if (id != 0) {
-                Native.removeHandler(id);
-            }
+        if (handler != 0) {
+            Native.removeHandler(handler);
         }
     }
 
@@ -263,13 +279,13 @@ public final class McpClient implements AutoCloseable {
      */
     public static CompletableFuture<McpClient> connect(Options options) {
         long listener = options.listener != null ? Native.addListener(options.listener) : 0;
-        long[] handlers = {register(options.sampling), register(options.elicitation), register(options.roots)};
-        String settings = options.toJson(listener, handlers);
-        CompletableFuture<McpClient> f = Native.call(d -> new McpClient(d.handle(), listener, handlers, d.json()), null,
-                id -> Native.clientConnect(settings, id));
+        long handler = register(options);
+        String json = options.toJson();
+        CompletableFuture<McpClient> f = Native.call(d -> new McpClient(d.handle(), listener, handler, d.json()), null,
+                id -> Native.clientConnect(json, handler, listener, id));
         f.whenComplete((c, e) -> {
             if (e != null) {
-                forget(listener, handlers);
+                forget(listener, handler);
             }
         });
         return f;
@@ -303,7 +319,8 @@ public final class McpClient implements AutoCloseable {
         return handle;
     }
 
-    private CompletableFuture<String> call(int op, String a, String b, RequestOptions options) {
+    /** {@code op}: the MCP method (or {@code request}); the engine reads {@code a} and {@code b} per method. */
+    private CompletableFuture<String> call(String op, String a, String b, RequestOptions options) {
         long client;
         try {
             client = live();
@@ -315,7 +332,7 @@ public final class McpClient implements AutoCloseable {
                 id -> Native.clientCall(client, op, a, b, o.timeoutMillis(), o.progress != null, id));
     }
 
-    private CompletableFuture<Void> callVoid(int op, String a) {
+    private CompletableFuture<Void> callVoid(String op, String a) {
         return call(op, a, null, null).thenApply(x -> null);
     }
 
@@ -326,27 +343,27 @@ public final class McpClient implements AutoCloseable {
 
     /** @return completes when the server answered {@code ping} */
     public CompletableFuture<String> ping() {
-        return call(PING, null, null, null);
+        return call("ping", null, null, null);
     }
 
     /** @return every tool (following cursors), as a JSON array */
     public CompletableFuture<String> listTools() {
-        return call(LIST_TOOLS, null, null, null);
+        return call("tools/list", null, null, null);
     }
 
     /** @return every resource, as a JSON array */
     public CompletableFuture<String> listResources() {
-        return call(LIST_RESOURCES, null, null, null);
+        return call("resources/list", null, null, null);
     }
 
     /** @return every resource template, as a JSON array */
     public CompletableFuture<String> listResourceTemplates() {
-        return call(LIST_RESOURCE_TEMPLATES, null, null, null);
+        return call("resources/templates/list", null, null, null);
     }
 
     /** @return every prompt, as a JSON array */
     public CompletableFuture<String> listPrompts() {
-        return call(LIST_PROMPTS, null, null, null);
+        return call("prompts/list", null, null, null);
     }
 
     /**
@@ -369,7 +386,7 @@ public final class McpClient implements AutoCloseable {
      * @return the {@code CallToolResult} JSON
      */
     public CompletableFuture<String> callTool(String name, String argumentsJson, RequestOptions options) {
-        return call(CALL_TOOL, name, argumentsJson, options);
+        return call("tools/call", name, argumentsJson, options);
     }
 
     /**
@@ -377,7 +394,7 @@ public final class McpClient implements AutoCloseable {
      * @return the {@code ReadResourceResult} JSON
      */
     public CompletableFuture<String> readResource(String uri) {
-        return call(READ_RESOURCE, uri, null, null);
+        return call("resources/read", uri, null, null);
     }
 
     /**
@@ -386,7 +403,7 @@ public final class McpClient implements AutoCloseable {
      * @return the {@code GetPromptResult} JSON
      */
     public CompletableFuture<String> getPrompt(String name, String argumentsJson) {
-        return call(GET_PROMPT, name, argumentsJson, null);
+        return call("prompts/get", name, argumentsJson, null);
     }
 
     /**
@@ -396,7 +413,7 @@ public final class McpClient implements AutoCloseable {
      * @return the {@code CompleteResult} JSON
      */
     public CompletableFuture<String> complete(String paramsJson) {
-        return call(COMPLETE, null, paramsJson, null);
+        return call("completion/complete", null, paramsJson, null);
     }
 
     /**
@@ -404,7 +421,7 @@ public final class McpClient implements AutoCloseable {
      * @return completes when the server accepted it
      */
     public CompletableFuture<Void> setLogLevel(String level) {
-        return callVoid(SET_LOG_LEVEL, level);
+        return callVoid("logging/setLevel", level);
     }
 
     /**
@@ -412,7 +429,7 @@ public final class McpClient implements AutoCloseable {
      * @return completes when subscribed
      */
     public CompletableFuture<Void> subscribe(String uri) {
-        return callVoid(SUBSCRIBE, uri);
+        return callVoid("resources/subscribe", uri);
     }
 
     /**
@@ -420,7 +437,7 @@ public final class McpClient implements AutoCloseable {
      * @return completes when unsubscribed
      */
     public CompletableFuture<Void> unsubscribe(String uri) {
-        return callVoid(UNSUBSCRIBE, uri);
+        return callVoid("resources/unsubscribe", uri);
     }
 
     /**
@@ -432,7 +449,7 @@ public final class McpClient implements AutoCloseable {
      * @return the result JSON
      */
     public CompletableFuture<String> request(String method, String paramsJson, RequestOptions options) {
-        return call(REQUEST, method, paramsJson, options);
+        return call("request", method, paramsJson, options);
     }
 
     /** Tells the server the client's roots changed. */
@@ -477,7 +494,7 @@ public final class McpClient implements AutoCloseable {
         } catch (Exception ignored) {
             // closing is best effort: the handle is gone either way
         } finally {
-            forget(listenerId, handlerIds);
+            forget(listenerId, handlerId);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.oxmcp;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -51,7 +52,8 @@ public final class McpServer implements AutoCloseable {
         return handle;
     }
 
-    private McpServer register(int kind, String definition, Native.Invoker invoker) {
+    /** {@code kind} is the engine's name: tool, resource, resource template, prompt or completion. */
+    private McpServer register(String kind, String definition, Native.Invoker invoker) {
         long server = live();
         long id = Native.addHandler(invoker);
         String error = Native.serverRegister(server, kind, definition, id);
@@ -75,7 +77,7 @@ public final class McpServer implements AutoCloseable {
      * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) for a bad definition or schema
      */
     public McpServer tool(String toolJson, ToolHandler handler) {
-        return register(0, toolJson, (args, unused, ctx) -> handler.call(args, ctx));
+        return register("tool", toolJson, (args, unused, ctx) -> handler.call(args, ctx));
     }
 
     /**
@@ -101,7 +103,7 @@ public final class McpServer implements AutoCloseable {
      * @return this server
      */
     public McpServer resource(String resourceJson, ResourceHandler handler) {
-        return register(1, resourceJson, handler::read);
+        return register("resource", resourceJson, reader(handler));
     }
 
     /**
@@ -125,7 +127,7 @@ public final class McpServer implements AutoCloseable {
      * @return this server
      */
     public McpServer resourceTemplate(String templateJson, ResourceHandler handler) {
-        return register(2, templateJson, handler::read);
+        return register("resource template", templateJson, reader(handler));
     }
 
     /**
@@ -139,6 +141,14 @@ public final class McpServer implements AutoCloseable {
      */
     public McpServer resourceTemplate(String uriTemplate, String name, String mimeType, ResourceHandler handler) {
         return resourceTemplate(definition("uriTemplate", uriTemplate, name, mimeType), handler);
+    }
+
+    /** Every host gets a read as {@code {"uri": ..., "variables": {...}}}; Java handlers take the two apart. */
+    private static Native.Invoker reader(ResourceHandler handler) {
+        return (input, unused, ctx) -> {
+            Map<String, String> read = Json.members(input);
+            return handler.read(Json.unquote(read.get("uri")), read.getOrDefault("variables", "{}"), ctx);
+        };
     }
 
     private static String definition(String key, String uri, String name, String mimeType) {
@@ -155,7 +165,7 @@ public final class McpServer implements AutoCloseable {
      * @return this server
      */
     public McpServer prompt(String promptJson, PromptHandler handler) {
-        return register(3, promptJson, (args, unused, ctx) -> handler.get(args, ctx));
+        return register("prompt", promptJson, (args, unused, ctx) -> handler.get(args, ctx));
     }
 
     /**
@@ -165,14 +175,14 @@ public final class McpServer implements AutoCloseable {
      * @return this server
      */
     public McpServer completion(CompletionHandler handler) {
-        return register(4, null, (params, unused, ctx) -> handler.complete(params, ctx));
+        return register("completion", null, (params, unused, ctx) -> handler.complete(params, ctx));
     }
 
     /**
      * Removes a tool (clients are told the list changed).
      *
      * @param name the tool's name
-     * @return whether a live server had it
+     * @return whether the server had it (registered before serving, or live)
      */
     public boolean removeTool(String name) {
         return Native.serverRemoveTool(live(), name);

@@ -123,7 +123,7 @@ final class Native {
 
     static native long serverNew(String name, String version, String instructions);
 
-    static native String serverRegister(long server, int kind, String definition, long handlerId);
+    static native String serverRegister(long server, String kind, String definition, long handlerId);
 
     static native boolean serverRemoveTool(long server, String name);
 
@@ -149,11 +149,11 @@ final class Native {
 
     static native String requestInfo(long request);
 
-    static native void requestAskClient(long request, int op, String params, long callId);
+    static native void requestAskClient(long request, String method, String params, long callId);
 
-    static native void clientConnect(String settingsJson, long callId);
+    static native void clientConnect(String optionsJson, long handlerId, long listenerId, long callId);
 
-    static native void clientCall(long client, int op, String a, String b, long timeoutMs, boolean progress, long callId);
+    static native void clientCall(long client, String op, String a, String b, long timeoutMs, boolean progress, long callId);
 
     static native String clientNotifyRootsChanged(long client);
 
@@ -278,9 +278,13 @@ final class Native {
 
     // ---- server handlers ------------------------------------------------------------
 
-    /** A registered handler: its inputs are the JSON texts the engine passes. */
+    /**
+     * A registered handler. {@code input} is the JSON the engine passes (a resource read's
+     * is {@code {"uri": ..., "variables": {...}}}); {@code method} names the server request a
+     * client's handler answers, null for a server's handler.
+     */
     interface Invoker {
-        CompletableFuture<String> invoke(String first, String second, RequestContext ctx) throws Exception;
+        CompletableFuture<String> invoke(String input, String method, RequestContext ctx) throws Exception;
     }
 
     static long addHandler(Invoker invoker) {
@@ -294,7 +298,7 @@ final class Native {
     }
 
     /** Called from Rust: run a handler for the incoming request {@code request}. */
-    static void onRequest(long handlerId, long request, String first, String second) {
+    static void onRequest(long handlerId, long request, String input, String method) {
         Invoker invoker = HANDLERS.get(handlerId);
         if (invoker == null) {
             requestFail(request, false, 0, "the handler was removed", null);
@@ -302,13 +306,13 @@ final class Native {
         }
         RequestContext ctx = new RequestContext(request);
         REQUESTS.put(request, ctx);
-        WORKERS.execute(() -> run(invoker, first, second, ctx));
+        WORKERS.execute(() -> run(invoker, input, method, ctx));
     }
 
-    private static void run(Invoker invoker, String first, String second, RequestContext ctx) {
+    private static void run(Invoker invoker, String input, String method, RequestContext ctx) {
         CompletableFuture<String> result;
         try {
-            result = invoker.invoke(first, second, ctx);
+            result = invoker.invoke(input, method, ctx);
             if (result == null) {
                 throw new IllegalStateException("the handler returned a null future");
             }
@@ -331,7 +335,7 @@ final class Native {
         });
     }
 
-    /** Called from Rust: the client cancelled the incoming request. */
+    /** Called from Rust: the peer cancelled the incoming request. */
     static void onCancel(long request) {
         RequestContext ctx = REQUESTS.get(request);
         if (ctx != null) {

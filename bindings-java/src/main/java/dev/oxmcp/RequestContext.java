@@ -87,7 +87,8 @@ public final class RequestContext {
 
     /**
      * The request's facts as JSON: {@code requestId}, {@code progressToken},
-     * {@code clientInfo}, {@code clientCapabilities}, {@code protocolVersion}.
+     * {@code clientInfo}, {@code clientCapabilities}, {@code protocolVersion},
+     * {@code cancelled}.
      *
      * @return the JSON object, or null once the request is over
      */
@@ -99,11 +100,12 @@ public final class RequestContext {
      * Asks the client's model for a completion ({@code sampling/createMessage}); the client
      * must have declared sampling.
      *
-     * @param paramsJson {@code CreateMessageRequestParams}: {@code messages}, {@code maxTokens}, ...
+     * @param paramsJson {@code CreateMessageRequestParams}: {@code messages}, {@code maxTokens}
+     *     (optional: the engine fills in the protocol default), ...
      * @return the {@code CreateMessageResult} JSON; cancel it to cancel the request
      */
     public CompletableFuture<String> sample(String paramsJson) {
-        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, 0, paramsJson, id));
+        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, "sampling/createMessage", paramsJson, id));
     }
 
     /**
@@ -113,7 +115,7 @@ public final class RequestContext {
      * @return the {@code ElicitResult} JSON ({@code action}, {@code content})
      */
     public CompletableFuture<String> elicit(String paramsJson) {
-        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, 1, paramsJson, id));
+        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, "elicitation/create", paramsJson, id));
     }
 
     /**
@@ -122,7 +124,7 @@ public final class RequestContext {
      * @return the {@code ListRootsResult} JSON
      */
     public CompletableFuture<String> listRoots() {
-        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, 2, null, id));
+        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, "roots/list", null, id));
     }
 
     void attach(CompletableFuture<?> future) {
