@@ -40,6 +40,8 @@ pub fn deliver(calls: &Arc<HostCalls>, id: CallId, handler: i64, input: &str, me
     }
     // Registered once Java has filed the request's context, which the cancel looks up.
     calls.on_cancel(id, move || jvm::on_cancel(request));
+    // A handler that never answers (cancelled, its connection gone) leaves nothing behind.
+    calls.on_end(id, move || drop(HANDLES.remove(request)));
     true
 }
 

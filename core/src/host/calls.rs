@@ -31,6 +31,8 @@ struct Entry {
     on_cancel: Option<OnCancel>,
     /// The engine saw the cancel: a canceller registered from now on runs at once.
     cancel_seen: bool,
+    /// Run when the entry leaves the table, however the call ended.
+    on_end: Vec<OnCancel>,
 }
 
 /// The calls a host is working on. Shared by a staged server's handlers or a client's
@@ -67,7 +69,10 @@ struct Forget<'a>(&'a HostCalls, CallId);
 
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
-        self.0.lock().remove(&self.1);
+        let entry = self.0.lock().remove(&self.1);
+        for f in entry.map(|e| e.on_end).unwrap_or_default() {
+            f();
+        }
     }
 }
 
@@ -95,7 +100,7 @@ impl HostCalls {
     ) -> Outcome {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
-        let entry = Entry { reply: Some(tx), cancel: cancel.clone(), ctx, on_cancel: None, cancel_seen: false };
+        let entry = Entry { reply: Some(tx), cancel: cancel.clone(), ctx, on_cancel: None, cancel_seen: false, on_end: Vec::new() };
         self.lock().insert(id, entry);
         let _forget = Forget(self, id);
         if !start(id) {
@@ -155,6 +160,20 @@ impl HostCalls {
         }
     }
 
+    /// Runs `f` once call `id` leaves the table, however it ended (answered, cancelled,
+    /// abandoned): the place to forget what a host filed under the call. Runs now if the
+    /// call is already gone.
+    pub fn on_end(&self, id: CallId, f: impl FnOnce() + Send + 'static) {
+        {
+            let mut entries = self.lock();
+            if let Some(e) = entries.get_mut(&id) {
+                e.on_end.push(Box::new(f));
+                return;
+            }
+        }
+        f();
+    }
+
     /// Whether the peer cancelled call `id` (false once it is gone).
     pub fn is_cancelled(&self, id: CallId) -> bool {
         self.lock().get(&id).is_some_and(|e| e.cancel.is_cancelled())
@@ -205,13 +224,16 @@ mod tests {
         for seed in 1..=40u64 {
             let calls = HostCalls::new(Duration::from_millis(20));
             let cancellers_run = Arc::new(AtomicUsize::new(0));
+            let ends = Arc::new(AtomicUsize::new(0));
+            let mut started = 0usize;
             let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let mut tasks = Vec::new();
             let mut expect_cancelled = 0usize;
             for _ in 0..200 {
                 let plan = rng.below(7);
                 let delay = Duration::from_micros(rng.below(3000));
-                let (calls2, ran) = (calls.clone(), cancellers_run.clone());
+                let (calls2, ran, ends) = (calls.clone(), cancellers_run.clone(), ends.clone());
+                started += usize::from(plan != 6);
                 let cancel = CancellationToken::new();
                 if plan == 2 || plan == 3 {
                     expect_cancelled += 1;
@@ -225,6 +247,10 @@ mod tests {
                                 if plan == 6 {
                                     return false; // the host is gone
                                 }
+                                let ended = ends.clone();
+                                host.on_end(id, move || {
+                                    ended.fetch_add(1, Ordering::SeqCst);
+                                });
                                 tokio::spawn(async move {
                                     match plan {
                                         // answered (twice: the second must not count)
@@ -298,6 +324,7 @@ mod tests {
             }
             assert_eq!(calls.len(), 0, "seed {seed}: entries left behind");
             assert_eq!(cancellers_run.load(Ordering::SeqCst), expect_cancelled, "seed {seed}");
+            assert_eq!(ends.load(Ordering::SeqCst), started, "seed {seed}: every started call ended exactly once");
         }
     }
 
