@@ -2,13 +2,12 @@
 //! explicit shutdown that stops (and joins) its threads, so hosts that attach foreign
 //! threads (mono, the JVM) can exit.
 
-use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use oxmcp::{Error, ErrorKind};
-use tokio::runtime::{Builder, Handle, Runtime};
+use oxmcp::host::runtime::{HostRuntime, ThreadHooks};
+use oxmcp::Error;
+use tokio::runtime::Handle;
 
 use crate::error::{guard, invalid, out, quietly, OxmcpStatus};
 
@@ -17,74 +16,9 @@ pub struct OxmcpRuntime {
     pub(crate) inner: Arc<Rt>,
 }
 
-/// The shared state behind a runtime handle (servers and clients keep it alive).
-pub(crate) struct Rt {
-    handle: Handle,
-    runtime: Mutex<Option<Runtime>>,
-    stopped: AtomicBool,
-}
-
-impl Rt {
-    fn closed() -> Error {
-        Error::new(ErrorKind::Closed, "the oxmcp runtime is shut down")
-    }
-
-    /// Spawns a task; fails once the runtime is shut down (the task is then not run).
-    pub(crate) fn spawn<F>(&self, fut: F) -> Result<(), Error>
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
-        self.try_spawn(fut).map_err(|_| Self::closed())
-    }
-
-    /// Spawns a task, or hands it back unrun once the runtime is shut down (so a completion
-    /// inside it can be disarmed: the caller reports the failure instead). A shutdown racing
-    /// this call drops the task, which completes it as closed: still exactly once.
-    pub(crate) fn try_spawn<F>(&self, fut: F) -> Result<(), F>
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
-        if self.stopped.load(Ordering::Acquire) {
-            return Err(fut);
-        }
-        self.handle.spawn(fut);
-        Ok(())
-    }
-
-    /// Runs `fut` to completion from a host thread. Refused on a runtime thread (inside a
-    /// callback), where blocking would stall the runtime.
-    pub(crate) fn block_on<F: Future>(&self, fut: F) -> Result<F::Output, Error> {
-        if Handle::try_current().is_ok() {
-            return Err(invalid("this blocking call cannot run on an oxmcp runtime thread (inside a callback)"));
-        }
-        if self.stopped.load(Ordering::Acquire) {
-            return Err(Self::closed());
-        }
-        Ok(self.handle.block_on(fut))
-    }
-
-    /// Stops the runtime and waits (bounded) for its threads.
-    fn shutdown(&self) -> Result<(), Error> {
-        if Handle::try_current().is_ok() {
-            return Err(invalid("oxmcp_runtime_shutdown cannot be called on an oxmcp runtime thread (inside a callback)"));
-        }
-        self.stopped.store(true, Ordering::Release);
-        let taken = self.runtime.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(rt) = taken {
-            rt.shutdown_timeout(Duration::from_secs(5));
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Rt {
-    fn drop(&mut self) {
-        if let Some(rt) = self.runtime.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
-            // Never blocks: the last reference may go away on a runtime thread.
-            rt.shutdown_background();
-        }
-    }
-}
+/// The runtime behind a handle (servers and clients keep it alive): the core's host
+/// runtime.
+pub(crate) type Rt = HostRuntime;
 
 /// Starts a runtime with `worker_threads` threads (0 = 2) and stores it in `*out`.
 ///
@@ -97,18 +31,10 @@ impl Drop for Rt {
 #[no_mangle]
 pub unsafe extern "C" fn oxmcp_runtime_new(worker_threads: u32, out_runtime: *mut *mut OxmcpRuntime) -> OxmcpStatus {
     guard(|| {
-        let threads = if worker_threads == 0 { 2 } else { worker_threads as usize };
-        let rt = Builder::new_multi_thread()
-            .worker_threads(threads)
-            .max_blocking_threads(16)
-            .thread_name("oxmcp")
-            // A C host keeps SIGPIPE's default action: a write to a child that exited
-            // must fail with EPIPE, not end the host.
-            .on_thread_start(oxmcp::transport::block_sigpipe_on_this_thread)
-            .enable_all()
-            .build()
-            .map_err(|e| Error::new(ErrorKind::Transport, format!("the runtime did not start: {e}")))?;
-        let inner = Arc::new(Rt { handle: rt.handle().clone(), runtime: Mutex::new(Some(rt)), stopped: AtomicBool::new(false) });
+        // A C host keeps SIGPIPE's default action: a write to a child that exited must fail
+        // with EPIPE, not end the host.
+        let hooks = ThreadHooks { on_start: Some(oxmcp::transport::block_sigpipe_on_this_thread), on_stop: None };
+        let inner = HostRuntime::new(worker_threads as usize, hooks)?;
         out(out_runtime, Box::into_raw(Box::new(OxmcpRuntime { inner })), "out_runtime")
     })
 }
@@ -129,7 +55,11 @@ pub unsafe extern "C" fn oxmcp_runtime_shutdown(runtime: *const OxmcpRuntime) ->
     guard(|| {
         // SAFETY: see the function's contract.
         let rt = unsafe { runtime.as_ref() }.ok_or_else(|| invalid("runtime is NULL"))?;
-        rt.inner.shutdown()
+        if Handle::try_current().is_ok() {
+            return Err(invalid("oxmcp_runtime_shutdown cannot be called on an oxmcp runtime thread (inside a callback)"));
+        }
+        rt.inner.shutdown(Duration::from_secs(5));
+        Ok(())
     })
 }
 

@@ -37,18 +37,17 @@ pub extern "system" fn Java_dev_oxmcp_Native_init<'l>(mut env: EnvUnowned<'l>, _
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_shutdown<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, grace_ms: jlong) {
     let grace = Duration::from_millis(grace_ms.max(0) as u64);
-    if let Some(h) = runtime::existing() {
-        if tokio::runtime::Handle::try_current().is_err() {
-            // Close clients (stopping their child processes) and HTTP listeners first, so
-            // nothing is left behind when the runtime's tasks are dropped.
-            h.block_on(async {
-                let _ = tokio::time::timeout(grace, async {
-                    client::close_all().await;
-                    server::close_all().await;
-                })
-                .await;
-            });
-        }
+    if let Some(rt) = runtime::existing() {
+        // Close clients (stopping their child processes) and HTTP listeners first, so
+        // nothing is left behind when the runtime's tasks are dropped. (Refused, and
+        // skipped, on a runtime thread.)
+        let _ = rt.block_on(async {
+            let _ = tokio::time::timeout(grace, async {
+                client::close_all().await;
+                server::close_all().await;
+            })
+            .await;
+        });
     }
     runtime::shutdown(grace);
 }

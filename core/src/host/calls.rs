@@ -100,7 +100,8 @@ impl HostCalls {
     ) -> Outcome {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
-        let entry = Entry { reply: Some(tx), cancel: cancel.clone(), ctx, on_cancel: None, cancel_seen: false, on_end: Vec::new() };
+        let entry =
+            Entry { reply: Some(tx), cancel: cancel.clone(), ctx, on_cancel: None, cancel_seen: false, on_end: Vec::new() };
         self.lock().insert(id, entry);
         let _forget = Forget(self, id);
         if !start(id) {

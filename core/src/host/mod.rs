@@ -9,6 +9,8 @@
 //!   sampling, elicitation and roots requests, and every client call by name.
 //! - [`context`]: a handler's request context in host terms (log levels by name, asking
 //!   the client with JSON).
+//! - [`runtime`]: the tokio runtime a host runs all this on (stopped and joined on demand,
+//!   rebuilt after `fork()`).
 //!
 //! Protocol rules (the completion cap, the default `maxTokens`, result shapes) live here or
 //! below, never in a binding.
@@ -17,6 +19,7 @@ pub mod calls;
 pub mod client;
 pub mod context;
 mod listen;
+pub mod runtime;
 mod staged;
 
 pub use calls::{CallId, HostCalls, Outcome};

@@ -73,14 +73,19 @@ impl HandlerKind {
     /// Checks that `result` (JSON text) has the shape this kind owes, so a host can be told
     /// at once (the call stays open); [`ErrorKind::InvalidInput`] if not.
     pub fn check_result(self, result: &str) -> Result<()> {
-        let wrong = |e: Error| Error::new(ErrorKind::InvalidInput, e.message().to_string());
-        match self {
-            HandlerKind::Tool => parse::<CallToolResult>(self, result).map(drop),
-            HandlerKind::Resource | HandlerKind::ResourceTemplate => parse::<ReadResourceResult>(self, result).map(drop),
-            HandlerKind::Prompt => parse::<GetPromptResult>(self, result).map(drop),
-            HandlerKind::Completion => parse::<Completion>(self, result).map(drop),
+        fn shape<T: DeserializeOwned>(kind: HandlerKind, owed: &str, text: &str) -> Result<()> {
+            serde_json::from_str::<T>(text)
+                .map(drop)
+                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("not a valid {} result ({owed}): {e}", kind.name())))
         }
-        .map_err(wrong)
+        match self {
+            HandlerKind::Tool => shape::<CallToolResult>(self, "CallToolResult", result),
+            HandlerKind::Resource | HandlerKind::ResourceTemplate => {
+                shape::<ReadResourceResult>(self, "ReadResourceResult", result)
+            }
+            HandlerKind::Prompt => shape::<GetPromptResult>(self, "GetPromptResult", result),
+            HandlerKind::Completion => shape::<Completion>(self, "Completion", result),
+        }
     }
 }
 
