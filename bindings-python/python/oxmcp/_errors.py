@@ -14,7 +14,12 @@ from typing import Any, Optional
 
 
 class McpError(Exception):
-    """A JSON-RPC error (code, message, data), or the base of every oxmcp error."""
+    """A JSON-RPC error (code, message, data), or the base of every oxmcp error.
+
+    Each class's ``kind`` is the name of the engine error kind it stands for (``"rpc"``
+    here, ``"timeout"`` for :class:`RequestTimeout`, ...: ``oxmcp::ErrorKind::name``)."""
+
+    kind: str = "rpc"
 
     def __init__(self, code: Optional[int], message: str, data: Any = None) -> None:
         super().__init__(message)
@@ -29,33 +34,49 @@ class McpError(Exception):
 class RequestTimeout(McpError, TimeoutError):
     """The request got no response (or progress) in time. A local timeout, not a peer error."""
 
+    kind = "timeout"
+
 
 class RequestCancelled(McpError):
     """The request was cancelled."""
+
+    kind = "cancelled"
 
 
 class ConnectionClosed(McpError, ConnectionError):
     """The connection is gone; for a child process the message holds its exit status and stderr tail."""
 
+    kind = "closed"
+
 
 class TransportError(McpError, ConnectionError):
     """Reading or writing the transport failed, or the server could not be started."""
+
+    kind = "transport"
 
 
 class ProtocolError(McpError):
     """The peer broke the protocol."""
 
+    kind = "protocol"
+
 
 class InvalidInput(McpError, ValueError):
     """An argument was unusable (bad JSON, unknown name, invalid schema)."""
+
+    kind = "invalid_input"
 
 
 class CapabilityMissing(McpError):
     """The peer did not declare the capability the call needs."""
 
+    kind = "capability_missing"
+
 
 class HandlerError(McpError):
     """A handler raised an exception."""
+
+    kind = "handler"
 
 
 _BY_NAME = {cls.__name__: cls for cls in (McpError, RequestTimeout, RequestCancelled, ConnectionClosed,

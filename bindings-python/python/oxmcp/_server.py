@@ -55,8 +55,14 @@ def _prompt_messages(value: Any) -> list:
     return out
 
 
-def _resource_kwargs(sig: Signature, template: bool, variables: dict, native: Any) -> dict:
-    kwargs = sig.arguments(json.dumps(variables)) if template else {}
+def _resource_kwargs(sig: Signature, template: bool, read: dict, native: Any) -> dict:
+    """The keyword arguments of a resource function: the template's variables, and the URI
+    read for a ``uri`` parameter that is not a variable."""
+    values = dict(read.get("variables") or {}) if template else {}
+    takes_uri = "uri" in sig.model.model_fields and "uri" not in values
+    if takes_uri:
+        values["uri"] = read["uri"]
+    kwargs = sig.arguments(json.dumps(values)) if template or takes_uri else {}
     if sig.context_param:
         kwargs[sig.context_param] = Context(native)
     return kwargs
@@ -137,7 +143,8 @@ class Server:
     def resource(self, uri: str, *, name: Optional[str] = None, description: Optional[str] = None,
                  mime_type: Optional[str] = None, title: Optional[str] = None) -> Callable:
         """Registers a resource; a URI with ``{variables}`` is a template whose variables
-        become the function's arguments. Return str (text), bytes (blob) or JSON data."""
+        become the function's arguments. A ``uri`` parameter that is not a variable gets the
+        URI read. Return str (text), bytes (blob) or JSON data."""
 
         def decorate(fn: Callable) -> Callable:
             template = "{" in uri
@@ -150,12 +157,12 @@ class Server:
             if inspect.iscoroutinefunction(fn):
                 async def handler(input_json: str, native: Any) -> str:
                     read = json.loads(input_json)
-                    value = await fn(**_resource_kwargs(sig, template, read["variables"], native))
+                    value = await fn(**_resource_kwargs(sig, template, read, native))
                     return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
             else:
                 def handler(input_json: str, native: Any) -> str:  # type: ignore[misc]
                     read = json.loads(input_json)
-                    value = fn(**_resource_kwargs(sig, template, read["variables"], native))
+                    value = fn(**_resource_kwargs(sig, template, read, native))
                     return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
             is_async = inspect.iscoroutinefunction(fn)
             if template:

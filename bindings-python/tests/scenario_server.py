@@ -1,0 +1,85 @@
+"""The scenario server of tests/scenarios/README.md, written with oxmcp's public Python API
+(``Server``, its decorators, ``Context``), never by reading scenarios.json. Serves stdio
+when run as a script; test_scenarios.py is its runner."""
+
+from oxmcp import Context, McpError, Server
+
+server = Server("scenario-server", version="1.0.0")
+
+
+@server.tool(description="Answers its text.")
+def echo(text: str) -> str:
+    return text
+
+
+@server.tool(description="Registered, then removed before serving.")
+def gone() -> str:
+    return "gone"
+
+
+# Removed while the server is still staged (before serving): what it answered is
+# staged_removal's result.
+REMOVED = server.remove_tool("gone")
+
+
+@server.tool(description='What remove_tool("gone") answered before serving: true or false.')
+def staged_removal() -> str:
+    return "true" if REMOVED else "false"
+
+
+@server.tool(description='Asks the client\'s model (no maxTokens given); answers "sampled: " + the model\'s text.')
+async def ask_sampling(prompt: str, ctx: Context) -> str:
+    reply = await ctx.sample(prompt)  # no max_tokens: the engine fills the protocol default
+    return "sampled: " + reply.content.text
+
+
+@server.tool(description='Asks the user for a name; answers "elicited: " + action + " " + content.name.')
+async def ask_elicitation(ctx: Context) -> str:
+    answer = await ctx.elicit("What is your name?", {"type": "object", "properties": {"name": {"type": "string"}},
+                                                      "required": ["name"]})
+    return f"elicited: {answer.action} {answer.content.name}"
+
+
+@server.tool(description='Lists the client\'s roots; answers "roots: " + the URIs joined by ",".')
+async def ask_roots(ctx: Context) -> str:
+    roots = await ctx.list_roots()
+    return "roots: " + ",".join(r.uri for r in roots)
+
+
+@server.tool(description='Fails with JSON-RPC error -32042 "custom failure".')
+def fail_rpc() -> str:
+    raise McpError(-32042, "custom failure")
+
+
+@server.tool(description='Fails with a plain host error "plain failure" (an isError result).')
+def fail_plain() -> str:
+    raise RuntimeError("plain failure")
+
+
+@server.resource("fixed://note", name="note", mime_type="text/plain")
+def note() -> str:
+    return "a note"
+
+
+@server.resource("greet://{name}", name="greeting", mime_type="text/plain")
+def greeting(name: str, uri: str) -> str:
+    """The template's variable and the URI read (a ``uri`` parameter that is not a variable)."""
+    return f"hello {name} from {uri}"
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    return f"Hello, {name}!"
+
+
+VALUES = [f"n{i:03d}" for i in range(150)]
+
+
+@server.completion()
+def complete(ref, argument, context):
+    # The whole list: the engine caps what it sends.
+    return [v for v in VALUES if v.startswith(argument["value"])]
+
+
+if __name__ == "__main__":
+    server.run()
