@@ -1,0 +1,141 @@
+package dev.oxmcp;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The shared scenario server ({@code tests/scenarios/}: its {@code server} section), written
+ * with the public Java API, never by reading the JSON. {@link ScenariosTest} spawns it as a
+ * child JVM ({@code java -cp ... dev.oxmcp.ScenarioServer}) and speaks to it over stdio.
+ *
+ * <p>It uses no JSON library (a child JVM has only this project's classes on its class
+ * path): the engine validated the inputs, so small extractions read them.
+ */
+public final class ScenarioServer {
+    private ScenarioServer() {}
+
+    private static final String OBJECT = "{\"type\":\"object\"}";
+
+    /** Every value of the string member {@code name} in {@code json}, in order. */
+    static List<String> strings(String json, String name) {
+        Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*(\"(?:[^\"\\\\]|\\\\.)*\")").matcher(json);
+        List<String> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(unquote(m.group(1)));
+        }
+        return out;
+    }
+
+    /** The first value of the string member {@code name} in {@code json}, or null. */
+    static String string(String json, String name) {
+        List<String> all = strings(json, name);
+        return all.isEmpty() ? null : all.get(0);
+    }
+
+    private static String unquote(String literal) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 1; i < literal.length() - 1; i++) {
+            char c = literal.charAt(i);
+            if (c != '\\') {
+                b.append(c);
+                continue;
+            }
+            char e = literal.charAt(++i);
+            switch (e) {
+                case 'n' -> b.append('\n');
+                case 'r' -> b.append('\r');
+                case 't' -> b.append('\t');
+                case 'b' -> b.append('\b');
+                case 'f' -> b.append('\f');
+                case 'u' -> {
+                    b.append((char) Integer.parseInt(literal.substring(i + 1, i + 5), 16));
+                    i += 4;
+                }
+                default -> b.append(e);
+            }
+        }
+        return b.toString();
+    }
+
+    static CompletableFuture<String> done(String json) {
+        return CompletableFuture.completedFuture(json);
+    }
+
+    /** The scenario server, registered and staged (not serving yet). */
+    static McpServer build() {
+        McpServer server = new McpServer("scenario-server", "1.0.0");
+
+        server.tool("echo", "Answers its text.",
+                "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
+                (args, ctx) -> done(Json.textResult(string(args, "text"))));
+
+        server.tool("gone", "Registered, then removed before serving.", OBJECT,
+                (args, ctx) -> done(Json.textResult("gone should not be callable")));
+        // Removed before serving; staged_removal answers what removeTool said.
+        boolean removed = server.removeTool("gone");
+        server.tool("staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", OBJECT,
+                (args, ctx) -> done(Json.textResult(String.valueOf(removed))));
+
+        // No maxTokens: the engine fills in the protocol default.
+        server.tool("ask_sampling", "Asks the client's model (no maxTokens given); answers \"sampled: \" + the model's text.",
+                "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"}},\"required\":[\"prompt\"]}",
+                (args, ctx) -> ctx.sample("{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":"
+                                + Json.quote(string(args, "prompt")) + "}}]}")
+                        .thenApply(result -> Json.textResult("sampled: " + string(result, "text"))));
+
+        server.tool("ask_elicitation", "Asks the user for a name; answers \"elicited: \" + action + \" \" + content.name.", OBJECT,
+                (args, ctx) -> ctx.elicit("{\"message\":\"Your name?\",\"requestedSchema\":{\"type\":\"object\","
+                                + "\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}")
+                        .thenApply(result -> Json.textResult("elicited: " + string(result, "action") + " " + string(result, "name"))));
+
+        server.tool("ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", OBJECT,
+                (args, ctx) -> ctx.listRoots().thenApply(result -> Json.textResult("roots: " + String.join(",", strings(result, "uri")))));
+
+        server.tool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", OBJECT, (args, ctx) -> {
+            throw McpException.rpc(-32042, "custom failure", null);
+        });
+
+        server.tool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT, (args, ctx) -> {
+            throw new IllegalStateException("plain failure");
+        });
+
+        server.resource("fixed://note", "note", "text/plain", (uri, vars, ctx) -> done(Json.textResource(uri, "text/plain", "a note")));
+
+        // The handler uses both the URI and the variable.
+        server.resourceTemplate("greet://{name}", "greeting", "text/plain",
+                (uri, vars, ctx) -> done(Json.textResource(uri, "text/plain", "hello " + string(vars, "name") + " from " + uri)));
+
+        server.prompt("{\"name\":\"greet\",\"arguments\":[{\"name\":\"name\",\"required\":true}]}",
+                (args, ctx) -> done(Json.userPrompt("Hello, " + string(args, "name") + "!")));
+
+        // All 150 values that match: the engine caps what it sends.
+        server.completion((params, ctx) -> {
+            String prefix = string(params.substring(params.indexOf("\"argument\"")), "value");
+            List<String> values = new ArrayList<>();
+            for (int i = 0; i < 150; i++) {
+                String v = String.format("n%03d", i);
+                if (v.startsWith(prefix == null ? "" : prefix)) {
+                    values.add(Json.quote(v));
+                }
+            }
+            return done("{\"values\":[" + String.join(",", values) + "]}");
+        });
+        return server;
+    }
+
+    /**
+     * Serves one client on stdin/stdout until stdin closes.
+     *
+     * @param args unused
+     * @throws Exception on failure
+     */
+    public static void main(String[] args) throws Exception {
+        try (McpServer server = build()) {
+            server.serveStdio().get();
+        }
+        Oxmcp.shutdown();
+    }
+}
