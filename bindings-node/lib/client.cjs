@@ -1,0 +1,320 @@
+'use strict'
+// The Client.
+
+const { EventEmitter } = require('node:events')
+const native = require('../native.cjs')
+const { AbortError, ConnectionClosedError, InvalidInputError, RequestCancelledError, engineError, nativeCall, nativeError, thrownToJson, wrapSync } = require('./errors.cjs')
+const { schemaOf } = require('./schema.cjs')
+
+// Client
+
+const RESULT = 1, ERROR = 2, PROGRESS = 3, NOTIFICATION = 4, REQUEST = 5, REQUEST_CANCEL = 6
+
+function abortError(signal) {
+  return new AbortError('The operation was aborted', signal.reason)
+}
+
+/**
+ * A connected MCP client. Every call returns a Promise and takes `{ signal, timeout,
+ * onProgress }`; aborting the signal cancels the request at the server.
+ *
+ * ```js
+ * const client = await Client.stdio('node', ['server.js'])
+ * const result = await client.callTool('add', { a: 1, b: 2 })
+ * await client.close()
+ * ```
+ *
+ * Events: `'notification'` `({ method, params })` for every server notification, and
+ * each notification by its method (`'notifications/message'`, ...) with its params.
+ */
+class Client extends EventEmitter {
+  constructor(token) {
+    super()
+    if (token !== CONNECTING) throw new TypeError('use Client.stdio(...) or Client.http(...)')
+    this._native = null
+    this._pending = new Map()
+    this._serverRequests = new Map()
+    this._next = 1
+    this._options = {}
+    this._init = null
+    this._closed = false
+  }
+
+  /** Connects with the engine's connect options (`oxmcp::host::ConnectOptions`) made of
+   *  `transport` (command or URL) and the user's `options`. */
+  static async _connect(transport, options) {
+    const client = new Client(CONNECTING)
+    client._options = options
+    if (typeof options.onNotification === 'function') client.on('notification', n => options.onNotification(n))
+    const o = { ...transport, answers: ['sampling', 'elicitation', 'roots'].filter(kind => options[kind]) }
+    // Non-strings as before: a name or version is text; an era other than a string is
+    // refused by the engine with the names it knows.
+    for (const k of ['name', 'version', 'era']) if (options[k] != null) o[k] = String(options[k])
+    const n = await nativeCall(wrapSync(() => native.connect(JSON.stringify(o),
+      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b))))
+    client._native = n
+    client._init = JSON.parse(n.initializeResult())
+    return client
+  }
+
+  /** Starts `command` with `args` and connects over stdio. Options: `env`, `cwd`, `name`,
+   *  `version`, `sampling`, `elicitation`, `roots`, `onNotification`, `era` (`'auto'`,
+   *  the default, `'session'` or `'stateless'`). */
+  static async stdio(command, args = [], options = {}) {
+    if (!Array.isArray(args)) [args, options] = [[], args || {}]
+    const o = { command: String(command), args: args.map(String), env: textValues(options.env) }
+    if (options.cwd != null) o.cwd = String(options.cwd)
+    return Client._connect(o, options)
+  }
+
+  /** Connects to a Streamable HTTP server (or a legacy HTTP+SSE one). Options: `headers`,
+   *  `name`, `version`, `sampling`, `elicitation`, `roots`, `onNotification`, `era`. */
+  static async http(url, options = {}) {
+    return Client._connect({ url: String(url), headers: textValues(options.headers) }, options)
+  }
+
+  /** The server's name and version. */
+  get serverInfo() { return this._init.serverInfo }
+  /** The server's capabilities. */
+  get serverCapabilities() { return this._init.capabilities }
+  /** The negotiated protocol version (`'2026-07-28'` in the stateless era). */
+  get protocolVersion() { return this._init.protocolVersion }
+  /** The era the connection settled on: `'session'` or `'stateless'`. */
+  get era() { return this._native.era() }
+  /** The server's instructions, if any. */
+  get instructions() { return this._init.instructions }
+
+  _id() {
+    const id = this._next
+    this._next = this._next >= 0xfffffff0 ? 1 : this._next + 1
+    return id
+  }
+
+  _start(options, begin) {
+    const signal = options && options.signal
+    if (signal && signal.aborted) return Promise.reject(abortError(signal))
+    if (this._closed) return Promise.reject(new ConnectionClosedError(null, 'the client is closed'))
+    const id = this._id()
+    return new Promise((resolve, reject) => {
+      const entry = { resolve, reject, onProgress: options && options.onProgress, signal, onAbort: null }
+      if (signal) {
+        entry.onAbort = () => {
+          if (this._take(id)) {
+            this._native.cancel(id)
+            reject(abortError(signal))
+          }
+        }
+        signal.addEventListener('abort', entry.onAbort, { once: true })
+      }
+      this._pending.set(id, entry)
+      if (this._pending.size === 1) this._native.setRef(true)
+      try {
+        begin(id, !!signal)
+      } catch (err) {
+        this._take(id)
+        reject(nativeError(err))
+      }
+    })
+  }
+
+  _take(id) {
+    const entry = this._pending.get(id)
+    if (!entry) return null
+    this._pending.delete(id)
+    if (entry.onAbort) entry.signal.removeEventListener('abort', entry.onAbort)
+    if (this._pending.size === 0) this._native.setRef(false)
+    return entry
+  }
+
+  _dispatch(kind, id, slot, a, b) {
+    try {
+      switch (kind) {
+        case RESULT: {
+          const entry = this._take(id)
+          if (entry) entry.resolve(JSON.parse(a))
+          break
+        }
+        case ERROR: {
+          const entry = this._take(id)
+          if (entry) entry.reject(engineError(JSON.parse(a)))
+          break
+        }
+        case PROGRESS: {
+          const entry = this._pending.get(id)
+          if (entry && entry.onProgress) entry.onProgress(JSON.parse(a))
+          break
+        }
+        case NOTIFICATION: {
+          const params = JSON.parse(b)
+          this.emit('notification', { method: a, params })
+          this.emit(a, params)
+          break
+        }
+        case REQUEST:
+          this._answer(id, b, JSON.parse(a))
+          break
+        case REQUEST_CANCEL: {
+          const c = this._serverRequests.get(id)
+          if (c) c.abort(new RequestCancelledError(null, 'cancelled by the server'))
+          break
+        }
+      }
+    } catch (err) {
+      // A listener threw: report it without breaking the engine's event stream.
+      process.nextTick(() => { throw err })
+    }
+  }
+
+  _answer(id, method, params) {
+    const controller = new AbortController()
+    this._serverRequests.set(id, controller)
+    const extra = { signal: controller.signal }
+    const o = this._options
+    const run = async () => {
+      if (method === 'sampling/createMessage') return o.sampling(params, extra)
+      if (method === 'elicitation/create') return o.elicitation(params, extra)
+      const roots = typeof o.roots === 'function' ? await o.roots(extra) : o.roots
+      return { roots: roots.map(r => (typeof r === 'string' ? { uri: r } : r)) }
+    }
+    run().then(
+      result => {
+        this._serverRequests.delete(id)
+        this._native.answer(id, JSON.stringify(result))
+      },
+      err => {
+        this._serverRequests.delete(id)
+        this._native.answerError(id, thrownToJson(err))
+      },
+    )
+  }
+
+  /** Sends any request; resolves to its result. In the stateless era it carries the
+   *  client's `_meta`, and the server's questions are answered by the client's handlers. */
+  request(method, params, options = {}) {
+    return this._call('request', String(method), JSON.stringify(params ?? {}), options)
+  }
+
+  /** A client call by name (as `oxmcp::host::client::call` takes it) with the caller's
+   *  options; `progress: false` asks for no progress notifications. */
+  _call(op, a, b, options = {}, progress = true) {
+    const timeoutMs = options.timeout == null ? undefined : Number(options.timeout)
+    const onProgress = progress && typeof options.onProgress === 'function'
+    return this._start(options, (id, cancellable) =>
+      this._native.call(id, op, a, b, { timeoutMs, progress: onProgress, cancellable }))
+  }
+
+  /** Sends a notification. */
+  notify(method, params) {
+    wrapSync(() => this._native.notify(String(method), params === undefined ? null : JSON.stringify(params)))
+  }
+
+  /** Every item of a list (`tools/list`...), following cursors. */
+  _listAll(method, options = {}) {
+    return this._call(method, null, null, options, false)
+  }
+
+  /** `ping`, `resources/subscribe` and `unsubscribe`: requests the engine gives their
+   *  meaning in either era. */
+  _eraRequest(method, params, options) {
+    return this._call('request', method, JSON.stringify(params), options, false)
+  }
+
+  /** `ping` (a `server/discover` round trip in the stateless era, which has no ping). */
+  async ping(options) {
+    await this._eraRequest('ping', {}, options)
+  }
+
+  /** Every tool (following cursors). */
+  listTools(options) { return this._listAll('tools/list', options) }
+  /** One page of `tools/list`: `{ tools, nextCursor }`. */
+  listToolsPage(cursor, options) { return this.request('tools/list', cursor ? { cursor } : {}, options) }
+  /** Calls a tool. */
+  callTool(name, args, options) {
+    return this.request('tools/call', { name: String(name), arguments: args ?? {} }, options)
+  }
+
+  /** Every resource (following cursors). */
+  listResources(options) { return this._listAll('resources/list', options) }
+  /** One page of `resources/list`. */
+  listResourcesPage(cursor, options) { return this.request('resources/list', cursor ? { cursor } : {}, options) }
+  /** Every resource template (following cursors). */
+  listResourceTemplates(options) { return this._listAll('resources/templates/list', options) }
+  /** One page of `resources/templates/list`. */
+  listResourceTemplatesPage(cursor, options) {
+    return this.request('resources/templates/list', cursor ? { cursor } : {}, options)
+  }
+  /** Reads a resource: `{ contents }`. */
+  readResource(uri, options) { return this.request('resources/read', { uri: String(uri) }, options) }
+  /** Subscribes to updates of a resource (`'notifications/resources/updated'` events).
+   *  Session era only: an InvalidInputError in the stateless era. */
+  async subscribe(uri, options) { await this._eraRequest('resources/subscribe', { uri: String(uri) }, options) }
+  /** Ends a subscription (session era only). */
+  async unsubscribe(uri, options) { await this._eraRequest('resources/unsubscribe', { uri: String(uri) }, options) }
+
+  /** Every prompt (following cursors). */
+  listPrompts(options) { return this._listAll('prompts/list', options) }
+  /** One page of `prompts/list`. */
+  listPromptsPage(cursor, options) { return this.request('prompts/list', cursor ? { cursor } : {}, options) }
+  /** Gets a prompt with string arguments. */
+  getPrompt(name, args, options) {
+    const params = { name: String(name) }
+    if (args && Object.keys(args).length) params.arguments = args
+    return this.request('prompts/get', params, options)
+  }
+
+  /** Completion of a prompt argument (`{ type: 'ref/prompt', name }`) or template
+   *  variable (`{ type: 'ref/resource', uri }`); resolves to `{ values, total, hasMore }`. */
+  async complete(ref, argument, context, options) {
+    const params = { ref, argument }
+    if (context) params.context = { arguments: context }
+    return (await this.request('completion/complete', params, options)).completion
+  }
+
+  /** Sets the minimum level of log messages the server sends: `logging/setLevel` in the
+   *  session era; in the stateless era every later request asks for that level (without
+   *  one the server sends no logs). An unknown level is an InvalidInputError. */
+  async setLogLevel(level, options) {
+    // By name: the engine checks the level, then sends it as a request with these options.
+    await this._call('logging/setLevel', String(level), null, options, false)
+  }
+
+  /** Tells the server the client's roots changed (nothing to tell in the stateless era). */
+  notifyRootsChanged() { wrapSync(() => this._native.notifyRootsChanged()) }
+
+  /** `[pending, inFlight]` request counts of the engine (for leak checks). */
+  stats() {
+    const [pending, inFlight] = this._native.stats()
+    return { pending, inFlight }
+  }
+
+  /** Closes the connection (a child process is stopped). */
+  async close() {
+    if (this._closed) return
+    this._closed = true
+    try {
+      await nativeCall(this._native.close())
+    } finally {
+      for (const id of [...this._pending.keys()]) {
+        const entry = this._take(id)
+        if (entry) entry.reject(new ConnectionClosedError(null, 'the client was closed'))
+      }
+      this._native.setRef(false)
+    }
+  }
+}
+const CONNECTING = Symbol('connecting')
+
+/** An object's values as strings (environment variables, headers), without null ones. */
+function textValues(object) {
+  const out = {}
+  for (const [k, v] of Object.entries(object || {})) if (v != null) out[k] = String(v)
+  return out
+}
+
+/** Validates `value` against a JSON Schema with the engine's validator: `null` when valid,
+ *  else a description of the problems. */
+function validate(schema, value) {
+  return wrapSync(() => native.validateJson(JSON.stringify(schemaOf(schema, 'schema').json), JSON.stringify(value)))
+}
+
+module.exports = { Client, validate }

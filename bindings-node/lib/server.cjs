@@ -1,0 +1,337 @@
+'use strict'
+// The Server and the Context its handlers get.
+
+const native = require('../native.cjs')
+const { InvalidInputError, RequestCancelledError, nativeCall, thrownToJson, wrapSync } = require('./errors.cjs')
+const { schemaOf, zod, zodParse } = require('./schema.cjs')
+const { completionResult, promptResult, resourceResult, toolResult } = require('./results.cjs')
+
+// Server
+
+// Server events (TOOL = 1, RESOURCE = 2, PROMPT = 3, COMPLETE = 4 are calls, told by slot).
+const CANCEL = 5, STDIO_CLOSED = 6
+const HTTP_OPTIONS = ['host', 'port', 'path', 'stateless', 'jsonResponse', 'allowedHosts', 'allowedOrigins', 'maxSessions']
+
+/** One request's context, handed to every handler as its last argument. */
+class Context {
+  constructor(native, id) {
+    this._native = native
+    this._id = id
+    this._info = null
+    this._controller = null
+  }
+
+  _details() {
+    if (this._info === null) this._info = JSON.parse(wrapSync(() => this._native.ctxInfo(this._id)))
+    return this._info
+  }
+
+  /** Fires when the client cancels the request. */
+  get signal() {
+    if (this._controller === null) {
+      this._controller = new AbortController()
+      let cancelled = false
+      try {
+        cancelled = this._details().cancelled
+      } catch {
+        cancelled = false
+      }
+      if (cancelled) this._abort()
+    }
+    return this._controller.signal
+  }
+
+  _abort() {
+    if (this._controller === null) this._controller = new AbortController()
+    if (!this._controller.signal.aborted) this._controller.abort(new RequestCancelledError(null, 'cancelled by the client'))
+  }
+
+  /** The client's id of this request. */
+  get requestId() { return this._details().requestId }
+  /** The progress token the client attached, if any. */
+  get progressToken() { return this._details().progressToken ?? undefined }
+  /** The client's name and version. */
+  get clientInfo() { return this._details().clientInfo ?? undefined }
+  /** What the client declared it can do. */
+  get clientCapabilities() { return this._details().clientCapabilities ?? undefined }
+  /** The negotiated protocol version. */
+  get protocolVersion() { return this._details().protocolVersion ?? undefined }
+
+  /** Sends a progress notification (nothing if the client asked for none). */
+  progress(progress, total, message) {
+    wrapSync(() => this._native.ctxProgress(this._id, Number(progress), total == null ? null : Number(total),
+      message == null ? null : String(message)))
+    return Promise.resolve()
+  }
+
+  /** Sends a log message (if the client's level lets it through). */
+  log(level, data, logger) {
+    wrapSync(() => this._native.ctxLog(this._id, String(level), JSON.stringify(data === undefined ? null : data),
+      logger == null ? null : String(logger)))
+    return Promise.resolve()
+  }
+
+  /** Asks the user for input (`elicitation/create`). `schema` is a JSON Schema object or a
+   *  zod object schema; with zod, an accepted answer's `content` is zod-parsed. */
+  async elicit(message, schema, options = {}) {
+    const { json, zod: z } = schemaOf(schema, 'the elicitation schema')
+    const requested = { ...json }
+    delete requested.$schema
+    const params = { ...options, message: String(message), requestedSchema: requested }
+    const result = JSON.parse(await this._ask('elicitation/create', params))
+    if (z && result.action === 'accept') result.content = zodParse(z, result.content ?? {})
+    return result
+  }
+
+  /** Asks the client's model (`sampling/createMessage`). A string is one user message. */
+  async sample(messages, options = {}) {
+    const list = typeof messages === 'string'
+      ? [{ role: 'user', content: { type: 'text', text: messages } }]
+      : messages.map(m => (typeof m === 'string' ? { role: 'user', content: { type: 'text', text: m } } : m))
+    // The engine fills in maxTokens when options name none.
+    return JSON.parse(await this._ask('sampling/createMessage', { ...options, messages: list }))
+  }
+
+  /** The client's roots. */
+  async listRoots() {
+    return JSON.parse(await this._ask('roots/list', {})).roots
+  }
+
+  _ask(method, params) {
+    return nativeCall(wrapSync(() => this._native.ctxAsk(this._id, method, JSON.stringify(params))))
+  }
+
+  /** Over Streamable HTTP, closes this request's SSE stream; the client resumes it. */
+  endResponseStream() {
+    wrapSync(() => this._native.ctxEndResponseStream(this._id))
+  }
+}
+
+function definitionFields(out, config, keys) {
+  for (const k of keys) if (config[k] !== undefined) out[k] = config[k]
+  return out
+}
+
+/**
+ * An MCP server whose tools, resources and prompts are JavaScript functions.
+ *
+ * ```js
+ * const server = new Server({ name: 'demo', version: '1.0.0' })
+ * server.tool('add', { inputSchema: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => String(a + b))
+ * await server.listenStdio()
+ * ```
+ */
+class Server {
+  constructor(info = {}, options = {}) {
+    if (typeof info === 'string') info = { name: info }
+    const instructions = options.instructions ?? info.instructions ?? null
+    this._slots = []
+    this._live = new Map()
+    this._listening = { stdio: false, http: false }
+    this._native = new native.NativeServer(String(info.name || 'oxmcp-node-server'), String(info.version || '0.1.0'),
+      instructions, (kind, id, slot, a, b) => this._dispatch(kind, id, slot, a, b))
+  }
+
+  /** Files a handler: `run(input, ctx)` calls the user's function with the engine's input
+   *  (parsed JSON), `finish(value, input)` makes its return value the result the kind owes. */
+  _slot(run, finish) {
+    this._slots.push({ run, finish })
+    return this._slots.length - 1
+  }
+
+  /** Registers a tool: `tool(name, handler)` or `tool(name, config, handler)`; config has
+   *  `description`, `title`, `inputSchema` (JSON Schema or zod), `outputSchema`,
+   *  `annotations`, `_meta`. The handler gets `(args, ctx)`. */
+  tool(name, config, handler) {
+    if (typeof config === 'function') [config, handler] = [{}, config]
+    if (typeof handler !== 'function') throw new InvalidInputError(null, `tool ${name}: the handler must be a function`)
+    config = config || {}
+    const input = schemaOf(config.inputSchema, 'inputSchema')
+    const tool = definitionFields({ name: String(name) }, config, ['title', 'description', 'annotations', '_meta', 'icons'])
+    tool.inputSchema = input.json
+    if (config.outputSchema !== undefined) tool.outputSchema = schemaOf(config.outputSchema, 'outputSchema').json
+    const z = input.zod
+    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult)
+    wrapSync(() => this._native.register('tool', JSON.stringify(tool), slot))
+    return this
+  }
+
+  /** Registers a resource: `resource(uri, handler)` or `resource(uri, config, handler)`. A
+   *  URI with `{variables}` is a template. The handler gets `(uri, variables, ctx)` and
+   *  returns a string (text), bytes (a blob), `{contents}`, or JSON data. */
+  resource(uri, config, handler) {
+    if (typeof config === 'function') [config, handler] = [{}, config]
+    if (typeof handler !== 'function') throw new InvalidInputError(null, `resource ${uri}: the handler must be a function`)
+    config = config || {}
+    uri = String(uri)
+    const template = uri.includes('{')
+    const def = definitionFields({ name: config.name || uri }, config, ['title', 'description', 'mimeType', 'annotations', '_meta', 'icons', 'size'])
+    const mimeType = config.mimeType
+    // The engine hands every resource handler `{uri, variables}` (no variables: `{}`).
+    const slot = this._slot(
+      (input, ctx) => handler(input.uri, input.variables || {}, ctx),
+      (value, input) => resourceResult(input.uri, value, mimeType),
+    )
+    if (template) {
+      delete def.size
+      wrapSync(() => this._native.register('resource template', JSON.stringify({ uriTemplate: uri, ...def }), slot))
+    } else {
+      wrapSync(() => this._native.register('resource', JSON.stringify({ uri, ...def }), slot))
+    }
+    return this
+  }
+
+  /** Registers a prompt: `prompt(name, handler)` or `prompt(name, config, handler)`;
+   *  config has `description`, `title`, and `arguments` (`[{name, description, required}]`)
+   *  or `argsSchema` (a zod shape or object). The handler gets `(args, ctx)` and returns
+   *  a string, a message `{role, content}`, an array of them, or `{messages}`. */
+  prompt(name, config, handler) {
+    if (typeof config === 'function') [config, handler] = [{}, config]
+    if (typeof handler !== 'function') throw new InvalidInputError(null, `prompt ${name}: the handler must be a function`)
+    config = config || {}
+    const def = definitionFields({ name: String(name) }, config, ['title', 'description', '_meta', 'icons'])
+    let z = null
+    if (config.arguments) def.arguments = config.arguments
+    else if (config.argsSchema) {
+      const s = schemaOf(config.argsSchema, 'argsSchema')
+      z = s.zod
+      const required = new Set(s.json.required || [])
+      def.arguments = Object.entries(s.json.properties || {}).map(([arg, prop]) => {
+        const entry = { name: arg, required: required.has(arg) }
+        if (prop && prop.description) entry.description = prop.description
+        return entry
+      })
+    }
+    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), value => promptResult(value))
+    wrapSync(() => this._native.register('prompt', JSON.stringify(def), slot))
+    return this
+  }
+
+  /** Sets the completion function `(ref, argument, context, ctx)`: `ref` is the prompt or
+   *  template reference, `argument` has `name` and `value`. Returns candidate strings. */
+  completion(handler) {
+    const slot = this._slot((p, ctx) => handler(p.ref, p.argument, p.context, ctx), completionResult)
+    wrapSync(() => this._native.register('completion', '{}', slot))
+    return this
+  }
+
+  /** Removes a tool (clients are told the list changed). */
+  removeTool(name) {
+    return this._native.removeTool(String(name))
+  }
+
+  /** Tells clients subscribed to `uri` that it changed. */
+  notifyResourceUpdated(uri) {
+    this._native.notifyResourceUpdated(String(uri))
+  }
+
+  /** Live sessions. */
+  get sessionCount() {
+    return this._native.sessionCount()
+  }
+
+  /** Serves one client on stdin/stdout (write nothing else to stdout); resolves once
+   *  serving. The process stays alive until stdin closes or `close()`. */
+  async listenStdio() {
+    // Listening before the engine starts: stdin may close (an event) before this resumes.
+    this._listening.stdio = true
+    this._updateRef()
+    try {
+      wrapSync(() => this._native.listenStdio())
+    } catch (err) {
+      this._listening.stdio = false
+      this._updateRef()
+      throw err
+    }
+  }
+
+  /** Serves Streamable HTTP on `path` (default `/mcp`; legacy SSE on `/sse`); resolves to
+   *  the URL. Options: `host` (default 127.0.0.1), `port` (0 picks one), `path`,
+   *  `stateless`, `jsonResponse`, `allowedHosts`, `allowedOrigins`, `maxSessions`. */
+  async listenHttp(options = {}) {
+    // The engine rejects keys it does not know; this API has always ignored them.
+    const o = {}
+    for (const k of HTTP_OPTIONS) if (options[k] != null) o[k] = options[k]
+    const url = await nativeCall(wrapSync(() => this._native.listenHttp(JSON.stringify(o))))
+    this._listening.http = true
+    this._updateRef()
+    return url
+  }
+
+  /** Stops serving; the process may exit once nothing else keeps it alive. */
+  async close() {
+    try {
+      await nativeCall(this._native.close())
+    } finally {
+      this._listening.stdio = false
+      this._listening.http = false
+      this._updateRef()
+    }
+  }
+
+  _updateRef() {
+    this._native.setRef(this._listening.stdio || this._listening.http)
+  }
+
+  _dispatch(kind, id, slot, a, b) {
+    try {
+      if (kind === CANCEL) {
+        const ctx = this._live.get(id)
+        if (ctx) ctx._abort()
+        return
+      }
+      if (kind === STDIO_CLOSED) {
+        this._listening.stdio = false
+        this._updateRef()
+        return
+      }
+      this._run(id, this._slots[slot], a)
+    } catch (err) {
+      try {
+        this._native.fail(id, thrownToJson(err))
+      } catch {
+        // The call is gone already.
+      }
+    }
+  }
+
+  _run(id, entry, inputJson) {
+    const ctx = new Context(this._native, id)
+    let input, value
+    try {
+      input = JSON.parse(inputJson)
+      value = entry.run(input, ctx)
+    } catch (err) {
+      this._native.fail(id, thrownToJson(err))
+      return
+    }
+    if (value === null || typeof value !== 'object' || typeof value.then !== 'function') {
+      this._finish(id, entry, value, input)
+      return
+    }
+    this._live.set(id, ctx)
+    value.then(
+      v => {
+        this._live.delete(id)
+        this._finish(id, entry, v, input)
+      },
+      err => {
+        this._live.delete(id)
+        this._native.fail(id, thrownToJson(err))
+      },
+    )
+  }
+
+  _finish(id, entry, value, input) {
+    let text
+    try {
+      text = JSON.stringify(entry.finish(value, input))
+    } catch (err) {
+      this._native.fail(id, thrownToJson(err))
+      return
+    }
+    this._native.complete(id, text)
+  }
+}
+
+module.exports = { Server, Context }
