@@ -10,10 +10,13 @@
 # 3. runs the C client against `oxmcp everything-server` (stdio and Streamable HTTP), once in
 #    each protocol era (auto, session, stateless) against the same server; then
 #    tests/crash_test.c: a child server that crashes with calls pending;
-# 4. runs the C client in each era against the C test server (stdio and HTTP);
+# 4. runs the C client in each era against the C test server (stdio and HTTP); then the
+#    shared behaviour suite (tests/scenarios/scenarios.json): tests/scenario_client.c against
+#    tests/scenario_server.c over stdio, in the session and stateless eras;
 # 5. runs the official TypeScript SDK client against the C server (stdio and HTTP);
-# 6. runs the C client (default and session era) and the C server once more under valgrind,
-#    failing on definite or indirect leaks and on invalid accesses.
+# 6. runs the C client (default and session era), the C server and the scenario server (with
+#    the scenario client) once more under valgrind, failing on definite or indirect leaks and
+#    on invalid accesses.
 # Ends with "N passed, M failed" (checks summed over every program).
 set -uo pipefail
 
@@ -75,7 +78,7 @@ fi
 
 # --- 2. compile the C tests against both libraries ---------------------------------------
 CFLAGS=(-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -I"$HERE/include")
-for prog in client_test server_test crash_test; do
+for prog in client_test server_test crash_test scenario_server scenario_client; do
   if gcc "${CFLAGS[@]}" "$HERE/tests/$prog.c" -o "$BUILD/${prog}_so" \
       -L"$TARGET/debug" -loxmcp -lpthread -Wl,-rpath,"$TARGET/debug"; then
     pass
@@ -195,6 +198,15 @@ for lib in so a; do
   fi
 done
 
+# The shared behaviour suite: one line per scenario and era, "N passed, M failed" per run.
+SCENARIOS="$REPO/tests/scenarios/scenarios.json"
+for lib in so a; do
+  [[ -x "$BUILD/scenario_client_$lib" && -x "$BUILD/scenario_server_$lib" ]] || continue
+  for era in session stateless; do
+    run_counted "scenarios/$lib/$era" "$BUILD/scenario_client_$lib" "$SCENARIOS" "$era" "$BUILD/scenario_server_$lib"
+  done
+done
+
 # The README's quickstart, as written there.
 if gcc -Wall -Werror -I"$HERE/include" "$HERE/examples/quickstart.c" -L"$TARGET/debug" -loxmcp -lpthread \
     -Wl,-rpath,"$TARGET/debug" -o "$BUILD/quickstart" &&
@@ -258,6 +270,19 @@ if command -v valgrind >/dev/null 2>&1; then
   # The TS suite asserts that the server exits with code 0: valgrind's 99 fails it.
   vg_json="$(printf '"%s",' "${VG[@]}")"
   run_ts "valgrind/ts-client->c-server" "[${vg_json}\"$BUILD/server_test_so\"]"
+  # The scenario server (asking its client, a cancelled ask) under valgrind too: its report
+  # goes to a log file, which must stay empty. The runner is checked like the C client (not
+  # the fork its stdio transport makes to supervise the child: see crash_test.c).
+  rm -f "$BUILD"/valgrind-scenario-server.*.log
+  run_counted "valgrind/scenarios/session" "${VG[@]}" --child-silent-after-fork=yes "$BUILD/scenario_client_so" "$SCENARIOS" session \
+    "${VG[@]}" --log-file="$BUILD/valgrind-scenario-server.%p.log" "$BUILD/scenario_server_so"
+  vg_logs=("$BUILD"/valgrind-scenario-server.*.log)
+  if [[ -f "${vg_logs[0]}" && ! -s "${vg_logs[0]}" && ${#vg_logs[@]} -eq 1 ]]; then
+    pass
+  else
+    cat "${vg_logs[@]}" >&2 2>/dev/null
+    fail 1 "valgrind/scenario-server: a report in ${vg_logs[*]}"
+  fi
 else
   fail 1 "valgrind is not available"
 fi

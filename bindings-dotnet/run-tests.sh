@@ -8,6 +8,9 @@
 #  - the C# client against `oxmcp everything-server` (stdio and Streamable HTTP), an
 #    in-process C# server (cancellation both ways) and the C test server (cross-language),
 #    each server against a client of each protocol era (auto, session, stateless);
+#  - the shared behaviour suite (tests/scenarios/scenarios.json): Tests/Scenarios.cs against the
+#    C# scenario server (Tests/ScenarioServer.cs, over stdio) in the session and stateless eras,
+#    one check per scenario and era, counted with the client tests;
 #  - the official TypeScript SDK client against the C# server (stdio and HTTP), including
 #    cancellation reaching the C# handler and a clean exit code 0;
 # every mono process must exit by itself (a hang fails the run).
@@ -99,7 +102,7 @@ if [[ -x "$BUILD/c_server" ]]; then
 fi
 
 # --- C# client tests ----------------------------------------------------------------------------
-out="$(timeout 300 mono "$BUILD/OxMcp.Tests.exe" client "$OXMCP_BIN" "$EV_URL" $C_URL 2> >(sed 's|^|[csharp-client] |' >&2))"
+out="$(OXMCP_SCENARIOS="$REPO/tests/scenarios/scenarios.json" timeout 300 mono "$BUILD/OxMcp.Tests.exe" client "$OXMCP_BIN" "$EV_URL" $C_URL 2> >(sed 's|^|[csharp-client] |' >&2))"
 rc=$?
 line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
 if [[ -n "$line" ]]; then

@@ -504,6 +504,30 @@ OxmcpStatus oxmcp_incoming_log(const struct OxmcpIncoming *request,
                                const uint8_t *data_json,
                                size_t data_len);
 
+// Asks the client during a server handler's request: `method` is
+// `"sampling/createMessage"`, `"elicitation/create"` or `"roots/list"` (NUL-terminated),
+// `params_json` its params (NULL / 0 for `{}`; a sampling request without `maxTokens` gets
+// the protocol default, 1000). `callback` gets the client's `CreateMessageResult`,
+// `ElicitResult` or `ListRootsResult`, or the error: `OXMCP_STATUS_CAPABILITY_MISSING` when
+// the client did not declare the capability, `OXMCP_STATUS_CANCELLED` when this request is
+// cancelled (the client is then told to drop the question) or, in the stateless era, when
+// the client's answer must come first (the round ends with an input request and the
+// handler runs again with the answer: ask before side effects). `*out_request` (may be
+// NULL) cancels the question alone; free it with oxmcp_request_free(). Only for a server
+// handler's request (a client's incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
+// The callback may run after the request was completed or freed; it must not use a freed
+// request. Same start rules as oxmcp_client_call_tool(). Any thread.
+//
+// # Safety
+// `request` is a live incoming request; `method` is NUL-terminated; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_incoming_ask_client(const struct OxmcpIncoming *request,
+                                      const char *method,
+                                      const uint8_t *params_json,
+                                      size_t params_len,
+                                      OxmcpCompletionFn callback,
+                                      void *user_data,
+                                      struct OxmcpRequest **out_request);
+
 // Releases the request (NULL is ignored). An uncompleted request fails (a handler failure:
 // "freed without a result"); a registered cancel callback will not run any more.
 // Call it once, after the last use of the handle, from any thread.
@@ -597,6 +621,13 @@ OxmcpStatus oxmcp_server_add_tool(const struct OxmcpServer *server,
 OxmcpStatus oxmcp_server_remove_tool(const struct OxmcpServer *server,
                                      const char *name,
                                      bool *out_removed);
+
+// Stores in `*out_count` how many clients are connected (sessions over stdio or HTTP; 0
+// before serving).
+//
+// # Safety
+// `server` is a live server; `out_count` is writable.
+OxmcpStatus oxmcp_server_session_count(const struct OxmcpServer *server, size_t *out_count);
 
 // Registers a resource (`{"uri", "name", "mimeType", ...}`); `handler` completes reads with
 // a `ReadResourceResult`. `user_data` must stay valid until oxmcp_server_free() returns.

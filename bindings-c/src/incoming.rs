@@ -16,8 +16,9 @@ use oxmcp::server::RequestContext;
 use oxmcp::{Error, ErrorKind};
 use serde_json::Value;
 
-use crate::callback::{c_string, Gate, OxmcpCancelFn, UserData};
+use crate::callback::{c_string, Gate, OxmcpCancelFn, OxmcpCompletionFn, UserData};
 use crate::error::{bytes_arg, guard, invalid, json_arg, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::request::{start, OxmcpRequest};
 use crate::runtime::Rt;
 
 /// Called when a client invokes a tool, reads a resource, gets a prompt or asks for
@@ -379,6 +380,52 @@ pub unsafe extern "C" fn oxmcp_incoming_log(
         let logger = opt_str_arg(logger, "logger")?;
         let data = json_arg(data_json, data_len, "data_json", Value::Null)?;
         r.ctx()?.log_with_logger(level, logger, data)
+    })
+}
+
+/// Asks the client during a server handler's request: `method` is
+/// `"sampling/createMessage"`, `"elicitation/create"` or `"roots/list"` (NUL-terminated),
+/// `params_json` its params (NULL / 0 for `{}`; a sampling request without `maxTokens` gets
+/// the protocol default, 1000). `callback` gets the client's `CreateMessageResult`,
+/// `ElicitResult` or `ListRootsResult`, or the error: `OXMCP_STATUS_CAPABILITY_MISSING` when
+/// the client did not declare the capability, `OXMCP_STATUS_CANCELLED` when this request is
+/// cancelled (the client is then told to drop the question) or, in the stateless era, when
+/// the client's answer must come first (the round ends with an input request and the
+/// handler runs again with the answer: ask before side effects). `*out_request` (may be
+/// NULL) cancels the question alone; free it with oxmcp_request_free(). Only for a server
+/// handler's request (a client's incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
+/// The callback may run after the request was completed or freed; it must not use a freed
+/// request. Same start rules as oxmcp_client_call_tool(). Any thread.
+///
+/// # Safety
+/// `request` is a live incoming request; `method` is NUL-terminated; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_ask_client(
+    request: *const OxmcpIncoming,
+    method: *const c_char,
+    params_json: *const u8,
+    params_len: usize,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let ctx = r.ctx.clone().ok_or_else(|| invalid("only a server handler's request can ask the client"))?;
+        let method = str_arg(method, "method")?.to_owned();
+        if ![methods::SAMPLING_CREATE_MESSAGE, methods::ELICITATION_CREATE, methods::ROOTS_LIST].contains(&method.as_str()) {
+            return Err(invalid(format!("cannot ask the client {method:?}")));
+        }
+        let params = std::str::from_utf8(bytes_arg(params_json, params_len, "params_json")?)
+            .map_err(|e| invalid(format!("params_json is not UTF-8: {e}")))?
+            .to_owned();
+        if !params.trim().is_empty() {
+            serde_json::from_str::<Value>(&params).map_err(|e| invalid(format!("params_json is not valid JSON: {e}")))?;
+        }
+        start(&r.rt, callback, user_data, out_request, move |_| async move {
+            let answer = oxmcp::host::context::ask_client(&ctx, &method, &params).await?;
+            serde_json::from_str::<Value>(&answer).map_err(Error::from)
+        })
     })
 }
 

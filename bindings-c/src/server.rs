@@ -122,6 +122,16 @@ pub unsafe extern "C" fn oxmcp_server_remove_tool(
     })
 }
 
+/// Stores in `*out_count` how many clients are connected (sessions over stdio or HTTP; 0
+/// before serving).
+///
+/// # Safety
+/// `server` is a live server; `out_count` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_session_count(server: *const OxmcpServer, out_count: *mut usize) -> OxmcpStatus {
+    guard(|| out(out_count, server_arg(server)?.staged.session_count(), "out_count"))
+}
+
 /// Registers a resource (`{"uri", "name", "mimeType", ...}`); `handler` completes reads with
 /// a `ReadResourceResult`. `user_data` must stay valid until oxmcp_server_free() returns.
 ///

@@ -338,10 +338,10 @@ static struct {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int asked, hold, cancelled;
-  int wrong_shape_refused, second_refused;
+  int wrong_shape_refused, second_refused, ask_refused;
   char method[64];
   OxmcpIncoming *held;
-} g_ans = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, "", NULL};
+} g_ans = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, "", NULL};
 
 static void on_server_cancel(void *ud) {
   (void)ud;
@@ -372,6 +372,8 @@ static void on_server_request(void *ud, OxmcpIncoming *req, const char *method, 
   } else {
     result = "{\"roots\":[{\"uri\":\"file:///tmp/c-root\",\"name\":\"c-root\"}]}";
   }
+  /* Only a server handler's request can ask the client: nothing starts, no callback. */
+  int ask_refused = oxmcp_incoming_ask_client(req, "roots/list", NULL, 0, on_complete, NULL, NULL) == OXMCP_STATUS_INVALID_INPUT;
   const char *wrong = "{\"nope\":1}";
   int refused = oxmcp_incoming_complete(req, (const uint8_t *)wrong, strlen(wrong)) == OXMCP_STATUS_INVALID_INPUT;
   OxmcpStatus ok = oxmcp_incoming_complete(req, (const uint8_t *)result, strlen(result));
@@ -380,6 +382,7 @@ static void on_server_request(void *ud, OxmcpIncoming *req, const char *method, 
   pthread_mutex_lock(&g_ans.mu);
   g_ans.wrong_shape_refused += refused && ok == OXMCP_STATUS_OK;
   g_ans.second_refused += again;
+  g_ans.ask_refused += ask_refused;
   pthread_mutex_unlock(&g_ans.mu);
 }
 
@@ -397,6 +400,7 @@ static void test_client_answers(OxmcpClient *client, const char *era) {
   CHECK(g_ans.asked == 2, "the request callback ran twice (%d)", g_ans.asked);
   CHECK(g_ans.wrong_shape_refused == 2, "a result of the wrong shape is refused and the request stays open");
   CHECK(g_ans.second_refused == 2, "a second completion is refused");
+  CHECK(g_ans.ask_refused == 2, "a client's incoming request cannot ask the client (oxmcp_incoming_ask_client)");
   pthread_mutex_unlock(&g_ans.mu);
 
   /* The server cancelling its sampling request reaches the C callback (session era: the

@@ -64,7 +64,8 @@ namespace OxMcp
             }
             else
             {
-                string message = e is OperationCanceledException ? "cancelled" : (mcp != null ? mcp.Message : e.GetType().Name + ": " + e.Message);
+                // The message alone, as every host sends it (the type's name when there is none).
+                string message = e is OperationCanceledException ? "cancelled" : (string.IsNullOrEmpty(e.Message) ? e.GetType().Name : e.Message);
                 Native.oxmcp_incoming_fail(req, Native.Z(message));
             }
         }

@@ -6,7 +6,8 @@ using System.Threading.Tasks;
 namespace OxMcp
 {
     /// <summary>
-    /// One request a server handler is answering: progress, logs and cancellation.
+    /// One request a server handler is answering: progress, logs, cancellation, and questions
+    /// to the client (sampling, elicitation, roots).
     /// Valid until the handler's Task completes.
     /// </summary>
     public sealed class McpRequestContext
@@ -40,6 +41,44 @@ namespace OxMcp
         {
             byte[] data = Native.Bytes(dataJson);
             McpException.Check(Native.oxmcp_incoming_log(_request, Native.Z(level), Native.Z(logger), data, Native.Len(data)));
+        }
+
+        /// <summary>
+        /// Asks the client during this request: <paramref name="method"/> is
+        /// <c>sampling/createMessage</c>, <c>elicitation/create</c> or <c>roots/list</c>,
+        /// <paramref name="paramsJson"/> its params (null for <c>{}</c>; a sampling request
+        /// without <c>maxTokens</c> gets the protocol default). Resolves to the client's
+        /// result JSON. Throws <see cref="McpException"/>: <see cref="McpStatus.CapabilityMissing"/>
+        /// when the client did not declare the capability, <see cref="McpStatus.Cancelled"/>
+        /// when this request is cancelled (the client is told to drop the question) or, in the
+        /// stateless era, when the client's answer must come first (the handler then runs again
+        /// with it: ask before side effects). <paramref name="cancellationToken"/> cancels the
+        /// question alone.
+        /// </summary>
+        public Task<string> AskClientAsync(string method, string paramsJson = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            byte[] m = Native.Z(method);
+            byte[] p = Native.Bytes(paramsJson);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_incoming_ask_client(_request, m, p, Native.Len(p), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>Asks the client's model (<c>sampling/createMessage</c>); resolves to the <c>CreateMessageResult</c> JSON.</summary>
+        public Task<string> SampleAsync(string paramsJson, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return AskClientAsync("sampling/createMessage", paramsJson, cancellationToken);
+        }
+
+        /// <summary>Asks the user through the client (<c>elicitation/create</c>); resolves to the <c>ElicitResult</c> JSON.</summary>
+        public Task<string> ElicitAsync(string paramsJson, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return AskClientAsync("elicitation/create", paramsJson, cancellationToken);
+        }
+
+        /// <summary>Lists the client's roots (<c>roots/list</c>); resolves to the <c>ListRootsResult</c> JSON.</summary>
+        public Task<string> ListRootsAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return AskClientAsync("roots/list", null, cancellationToken);
         }
     }
 
@@ -101,6 +140,25 @@ namespace OxMcp
             AddTool(name, description, inputSchemaJson, (args, ctx, ct) => handler(args, ct));
         }
 
+        /// <summary>How many clients are connected (sessions over stdio or HTTP; 0 before serving).</summary>
+        public long SessionCount
+        {
+            get
+            {
+                UIntPtr n;
+                McpException.Check(Native.oxmcp_server_session_count(_handle, out n));
+                return (long)n.ToUInt64();
+            }
+        }
+
+        /// <summary>Removes the tool <paramref name="name"/>, staged or live; whether the server had it.</summary>
+        public bool RemoveTool(string name)
+        {
+            bool removed;
+            McpException.Check(Native.oxmcp_server_remove_tool(_handle, Native.Z(name), out removed));
+            return removed;
+        }
+
         /// <summary>Registers a resource (<c>{"uri", "name", "mimeType", ...}</c>).</summary>
         public void AddResource(string resourceJson, McpHandler handler)
         {
@@ -117,6 +175,16 @@ namespace OxMcp
         public void AddPrompt(string promptJson, McpHandler handler)
         {
             Register(promptJson, handler, Native.oxmcp_server_add_prompt);
+        }
+
+        /// <summary>
+        /// Sets the completion handler (before serving): it receives the <c>completion/complete</c>
+        /// params JSON and returns a <c>Completion</c> (<c>{"values": [...]}</c>); the engine caps
+        /// the values at 100 (setting <c>total</c> and <c>hasMore</c>).
+        /// </summary>
+        public void SetCompletion(McpHandler handler)
+        {
+            Register(null, handler, (server, json, len, fn, ud) => Native.oxmcp_server_set_completion(server, fn, ud));
         }
 
         private delegate int AddFn(ServerHandle server, byte[] json, UIntPtr len, Native.HandlerFn handler, IntPtr userData);

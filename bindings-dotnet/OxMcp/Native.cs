@@ -96,6 +96,9 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_server_add_resource(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_add_resource_template(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_add_prompt(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_server_session_count(ServerHandle server, out UIntPtr count);
+        [DllImport(Lib)] internal static extern int oxmcp_server_remove_tool(ServerHandle server, byte[] name, [MarshalAs(UnmanagedType.I1)] out bool removed);
+        [DllImport(Lib)] internal static extern int oxmcp_server_set_completion(ServerHandle server, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_serve_stdio(ServerHandle server, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_server_start_http(ServerHandle server, byte[] bind, byte[] path, uint flags, out ushort port);
         [DllImport(Lib)] internal static extern int oxmcp_server_stop_http(ServerHandle server);
@@ -109,6 +112,7 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_incoming_on_cancel(IncomingHandle request, CancelFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_progress(IncomingHandle request, double progress, [MarshalAs(UnmanagedType.I1)] bool hasTotal, double total, byte[] message);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_log(IncomingHandle request, byte[] level, byte[] logger, byte[] dataJson, UIntPtr dataLen);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_ask_client(IncomingHandle request, byte[] method, byte[] paramsJson, UIntPtr paramsLen, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
         [DllImport(Lib)] internal static extern void oxmcp_incoming_free(IntPtr request);
 
         /// <summary>A NUL-terminated UTF-8 copy of <paramref name="s"/> (null stays null).</summary>

@@ -1,11 +1,14 @@
 // The OxMcp test runner (a plain program: xunit does not run on Debian's mono).
 //
 //   OxMcp.Tests.exe server --stdio|--http          the C# test server the official TS SDK client drives
+//   OxMcp.Tests.exe scenario-server                the scenario server (ScenarioServer.cs) on stdio
+//   OxMcp.Tests.exe scenarios                      the shared scenarios alone (they also run in `client`)
 //   OxMcp.Tests.exe client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL]
 //                                                  C# client tests against `oxmcp everything-server`
 //                                                  (stdio and HTTP), an in-process C# server, and
 //                                                  optionally the C test server (cross-language);
-//                                                  and a child server that crashes with calls pending
+//                                                  a child server that crashes with calls pending, and
+//                                                  the shared scenarios (Scenarios.cs, tests/scenarios/)
 //
 // Every server runs against a client of each protocol era (auto, session, stateless).
 //
@@ -67,13 +70,20 @@ internal static class Program
         try
         {
             if (args.Length >= 2 && args[0] == "server") return TestServer.Run(args[1] == "--http");
+            if (args.Length >= 1 && args[0] == "scenario-server") return ScenarioServer.Run();
+            if (args.Length >= 1 && args[0] == "scenarios")
+            {
+                Scenarios.Run(Check).GetAwaiter().GetResult();
+                Console.WriteLine(_passed + " passed, " + _failed + " failed");
+                return _failed == 0 ? 0 : 1;
+            }
             if (args.Length >= 3 && args[0] == "client")
             {
                 ClientTests(args[1], args[2], args.Length > 3 ? args[3] : null).GetAwaiter().GetResult();
                 Console.WriteLine(_passed + " passed, " + _failed + " failed");
                 return _failed == 0 ? 0 : 1;
             }
-            Console.Error.WriteLine("usage: server --stdio|--http | client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL]");
+            Console.Error.WriteLine("usage: server --stdio|--http | scenario-server | scenarios | client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL]");
             return 2;
         }
         catch (Exception e)
@@ -121,6 +131,7 @@ internal static class Program
             await ClientHandlerTests(era, handlers => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: era, handlers: handlers));
         await InProcessTests();
         await CSharpServerEraTests();
+        await Scenarios.Run(Check);
         if (cServerUrl != null)
         {
             foreach (string era in Eras)

@@ -56,7 +56,8 @@ pub fn from_py(py: Python<'_>, err: &PyErr) -> Error {
         _ => {
             let type_name = value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
             let text = value.str().map(|s| s.to_string()).unwrap_or_default();
-            let message = if text.is_empty() { type_name } else { format!("{type_name}: {text}") };
+            // The message alone, as every host sends it (the type's name when there is none).
+            let message = if text.is_empty() { type_name } else { text };
             Error::new(ErrorKind::Handler, message)
         }
     }

@@ -27,6 +27,11 @@ def staged_removal() -> str:
     return "true" if REMOVED else "false"
 
 
+@server.tool(description="How many clients the server has connected, as the host's session count says.")
+def session_count() -> str:
+    return str(server.session_count)
+
+
 @server.tool(description='Asks the client\'s model (no maxTokens given); answers "sampled: " + the model\'s text.')
 async def ask_sampling(prompt: str, ctx: Context) -> str:
     reply = await ctx.sample(prompt)  # no max_tokens: the engine fills the protocol default

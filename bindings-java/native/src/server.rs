@@ -75,6 +75,16 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverRemoveTool<'l>(
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
+/// Live sessions (0 before serving).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_serverSessionCount<'l>(
+    _env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    server: jlong,
+) -> jlong {
+    SERVERS.get(server).map_or(0, |s| s.session_count() as jlong)
+}
+
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverNotifyResourceUpdated<'l>(
     mut env: EnvUnowned<'l>,

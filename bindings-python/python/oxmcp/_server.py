@@ -226,8 +226,14 @@ class Server:
         return decorate
 
     def remove_tool(self, name: str) -> bool:
-        """Removes a tool (clients are told the list changed)."""
+        """Removes a tool (clients are told the list changed); whether it existed, staged
+        or live."""
         return self._native.remove_tool(name)
+
+    @property
+    def session_count(self) -> int:
+        """How many clients are connected (0 before serving)."""
+        return self._native.session_count()
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tells clients subscribed to ``uri`` that it changed."""

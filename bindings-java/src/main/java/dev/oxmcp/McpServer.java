@@ -189,6 +189,15 @@ public final class McpServer implements AutoCloseable {
     }
 
     /**
+     * How many clients are connected (sessions over stdio or HTTP; 0 before serving).
+     *
+     * @return the number of live sessions
+     */
+    public long sessionCount() {
+        return Native.serverSessionCount(live());
+    }
+
+    /**
      * Tells subscribed clients that a resource changed.
      *
      * @param uri the resource's URI

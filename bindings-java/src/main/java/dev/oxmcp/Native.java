@@ -127,6 +127,8 @@ final class Native {
 
     static native boolean serverRemoveTool(long server, String name);
 
+    static native long serverSessionCount(long server);
+
     static native void serverNotifyResourceUpdated(long server, String uri);
 
     static native void serverServeStdio(long server, long callId);
@@ -351,12 +353,10 @@ final class Native {
         return t;
     }
 
+    /** The message alone, as every host sends it (the class's name when there is none). */
     private static String describe(Throwable t) {
-        if (t instanceof McpException || t instanceof java.util.concurrent.CancellationException) {
-            return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
-        }
         String m = t.getMessage();
-        return m == null || m.isEmpty() ? t.getClass().getName() : t.getClass().getSimpleName() + ": " + m;
+        return m == null || m.isEmpty() ? t.getClass().getSimpleName() : m;
     }
 
     /** {@code [running native calls, incoming requests in Java handlers]}, for leak checks. */

@@ -78,6 +78,8 @@ public final class ScenarioServer {
         boolean removed = server.removeTool("gone");
         server.tool("staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", OBJECT,
                 (args, ctx) -> done(Json.textResult(String.valueOf(removed))));
+        server.tool("session_count", "How many clients the server has connected, as the host's session count says.", OBJECT,
+                (args, ctx) -> done(Json.textResult(String.valueOf(server.sessionCount()))));
 
         // No maxTokens: the engine fills in the protocol default.
         server.tool("ask_sampling", "Asks the client's model (no maxTokens given); answers \"sampled: \" + the model's text.",

@@ -1,0 +1,315 @@
+/*
+ * The scenario server (tests/scenarios/README.md) on the oxmcp C ABI: the tools, resources,
+ * prompt and completion that `server` in scenarios.json describes, written with the C API
+ * (never read from the JSON). Serves one client on stdin/stdout and exits 0 when stdin
+ * closes; scenario_client.c spawns it.
+ *
+ * Handlers that ask the client (ask_sampling, ask_elicitation, ask_roots) do it with
+ * oxmcp_incoming_ask_client() and complete their request from its completion callback. In
+ * the stateless era the first run of such a handler ends its round (the ask completes
+ * CANCELLED and the request is dropped); the engine runs it again with the client's answer.
+ */
+#include "harness.h"
+#include "json.h"
+
+static const char *AS_TEXT = "text/plain";
+
+/* Completes `req` with a CallToolResult of one text block, then frees it. */
+static void answer_text(OxmcpIncoming *req, const char *text) {
+  Sb b = {0};
+  sb_puts(&b, "{\"content\":[{\"type\":\"text\",\"text\":");
+  json_quote(&b, text);
+  sb_puts(&b, "}]}");
+  if (oxmcp_incoming_complete(req, (const uint8_t *)b.p, b.len) != OXMCP_STATUS_OK)
+    fprintf(stderr, "scenario_server: complete failed: %s\n", last_message());
+  free(b.p);
+  oxmcp_incoming_free(req);
+}
+
+static void fail_with(OxmcpIncoming *req, const char *message) {
+  oxmcp_incoming_fail(req, message);
+  oxmcp_incoming_free(req);
+}
+
+/* --- tools -------------------------------------------------------------------------------- */
+static void echo_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud;
+  J *args = json_parse((const char *)params, len);
+  const char *text = json_str(args, "text");
+  if (text) answer_text(req, text);
+  else fail_with(req, "echo: no text");
+  json_free(args);
+}
+
+static bool g_removed; /* what oxmcp_server_remove_tool("gone") answered before serving */
+
+static void staged_removal_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  answer_text(req, g_removed ? "true" : "false");
+}
+
+static OxmcpServer *g_server;
+
+static void session_count_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  size_t n = 0;
+  char text[32];
+  if (oxmcp_server_session_count(g_server, &n) != OXMCP_STATUS_OK) { fail_with(req, "session count failed"); return; }
+  snprintf(text, sizeof text, "%zu", n);
+  answer_text(req, text);
+}
+
+static void gone_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  answer_text(req, "gone was called");
+}
+
+typedef enum { ASK_SAMPLING, ASK_ELICITATION, ASK_ROOTS } AskKind;
+
+typedef struct {
+  OxmcpIncoming *req;
+  AskKind kind;
+} Ask;
+
+/* The client's answer (or the failure) completes the tool call. */
+static void on_answer(void *ud, OxmcpStatus status, const uint8_t *json, size_t len, const OxmcpError *err) {
+  Ask *ask = ud;
+  if (status != OXMCP_STATUS_OK) {
+    /* CANCELLED: the call was cancelled, or (stateless era) its round ended. */
+    fail_with(ask->req, oxmcp_error_message(err));
+    free(ask);
+    return;
+  }
+  J *r = json_parse((const char *)json, len);
+  Sb b = {0};
+  if (ask->kind == ASK_SAMPLING) {
+    J *content = json_get(r, "content");
+    if (content && content->t == J_ARR) content = json_at(content, 0); /* a list of blocks */
+    const char *text = json_str(content, "text");
+    sb_printf(&b, "sampled: %s", text ? text : "(no text)");
+  } else if (ask->kind == ASK_ELICITATION) {
+    const char *action = json_str(r, "action");
+    const char *name = json_str(json_get(r, "content"), "name");
+    sb_printf(&b, "elicited: %s %s", action ? action : "?", name ? name : "");
+  } else {
+    J *roots = json_get(r, "roots");
+    sb_puts(&b, "roots: ");
+    for (size_t i = 0; roots && i < roots->count; i++) {
+      const char *uri = json_str(json_at(roots, i), "uri");
+      sb_printf(&b, "%s%s", i ? "," : "", uri ? uri : "?");
+    }
+  }
+  char *text = sb_take(&b);
+  answer_text(ask->req, text);
+  free(text);
+  json_free(r);
+  free(ask);
+}
+
+static void ask(OxmcpIncoming *req, AskKind kind, const char *method, const char *params) {
+  Ask *a = calloc(1, sizeof *a);
+  a->req = req;
+  a->kind = kind;
+  OxmcpStatus st = oxmcp_incoming_ask_client(req, method, (const uint8_t *)params, params ? strlen(params) : 0, on_answer, a, NULL);
+  if (st != OXMCP_STATUS_OK) {
+    /* Nothing started: the callback will not run. */
+    char *why = strdup(last_message());
+    fail_with(req, why);
+    free(why);
+    free(a);
+  }
+}
+
+static void ask_sampling_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud;
+  J *args = json_parse((const char *)params, len);
+  const char *prompt = json_str(args, "prompt");
+  Sb b = {0};
+  /* No maxTokens: the engine fills the protocol default. */
+  sb_puts(&b, "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":");
+  json_quote(&b, prompt ? prompt : "");
+  sb_puts(&b, "}}]}");
+  ask(req, ASK_SAMPLING, "sampling/createMessage", b.p);
+  free(b.p);
+  json_free(args);
+}
+
+static void ask_elicitation_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  ask(req, ASK_ELICITATION, "elicitation/create",
+      "{\"message\":\"What is your name?\",\"requestedSchema\":{\"type\":\"object\","
+      "\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}");
+}
+
+static void ask_roots_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  ask(req, ASK_ROOTS, "roots/list", NULL);
+}
+
+static void fail_rpc_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  oxmcp_incoming_fail_rpc(req, -32042, "custom failure", NULL, 0);
+  oxmcp_incoming_free(req);
+}
+
+static void fail_plain_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  fail_with(req, "plain failure");
+}
+
+/* --- resources, prompt, completion ----------------------------------------------------------- */
+static void complete_resource(OxmcpIncoming *req, const char *uri, const char *text) {
+  Sb b = {0};
+  sb_puts(&b, "{\"contents\":[{\"uri\":");
+  json_quote(&b, uri);
+  sb_puts(&b, ",\"mimeType\":");
+  json_quote(&b, AS_TEXT);
+  sb_puts(&b, ",\"text\":");
+  json_quote(&b, text);
+  sb_puts(&b, "}]}");
+  if (oxmcp_incoming_complete(req, (const uint8_t *)b.p, b.len) != OXMCP_STATUS_OK)
+    fprintf(stderr, "scenario_server: complete failed: %s\n", last_message());
+  free(b.p);
+  oxmcp_incoming_free(req);
+}
+
+/* Resource handlers get {"uri": ..., "variables": {...}}. */
+static void note_resource(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud;
+  J *in = json_parse((const char *)params, len);
+  const char *uri = json_str(in, "uri");
+  complete_resource(req, uri ? uri : "fixed://note", "a note");
+  json_free(in);
+}
+
+static void greeting_template(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud;
+  J *in = json_parse((const char *)params, len);
+  const char *uri = json_str(in, "uri");
+  const char *name = json_str(json_get(in, "variables"), "name");
+  if (!uri || !name) {
+    fail_with(req, "the template handler got no uri or no name variable");
+  } else {
+    Sb b = {0};
+    sb_printf(&b, "hello %s from %s", name, uri);
+    complete_resource(req, uri, b.p);
+    free(b.p);
+  }
+  json_free(in);
+}
+
+static void greet_prompt(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud;
+  J *args = json_parse((const char *)params, len);
+  const char *name = json_str(args, "name");
+  Sb text = {0}, b = {0};
+  sb_printf(&text, "Hello, %s!", name ? name : "");
+  sb_puts(&b, "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":");
+  json_quote(&b, text.p);
+  sb_puts(&b, "}}]}");
+  if (oxmcp_incoming_complete(req, (const uint8_t *)b.p, b.len) != OXMCP_STATUS_OK)
+    fprintf(stderr, "scenario_server: complete failed: %s\n", last_message());
+  oxmcp_incoming_free(req);
+  free(text.p);
+  free(b.p);
+  json_free(args);
+}
+
+/* Every value of n000..n149 that starts with the argument's value: the engine caps it. */
+static void completion(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud;
+  J *p = json_parse((const char *)params, len);
+  const char *prefix = json_str(json_get(p, "argument"), "value");
+  if (!prefix) prefix = "";
+  Sb b = {0};
+  sb_puts(&b, "{\"values\":[");
+  int n = 0;
+  for (int i = 0; i < 150; i++) {
+    char v[8];
+    snprintf(v, sizeof v, "n%03d", i);
+    if (strncmp(v, prefix, strlen(prefix)) != 0) continue;
+    sb_printf(&b, "%s\"%s\"", n++ ? "," : "", v);
+  }
+  sb_puts(&b, "]}");
+  if (oxmcp_incoming_complete(req, (const uint8_t *)b.p, b.len) != OXMCP_STATUS_OK)
+    fprintf(stderr, "scenario_server: complete failed: %s\n", last_message());
+  oxmcp_incoming_free(req);
+  free(b.p);
+  json_free(p);
+}
+
+/* --- serving ---------------------------------------------------------------------------------- */
+static void tool(OxmcpServer *s, const char *name, const char *description, const char *schema, OxmcpHandlerFn h) {
+  Sb b = {0};
+  sb_puts(&b, "{\"name\":");
+  json_quote(&b, name);
+  sb_puts(&b, ",\"description\":");
+  json_quote(&b, description);
+  sb_printf(&b, ",\"inputSchema\":%s}", schema);
+  REQUIRE(oxmcp_server_add_tool(s, (const uint8_t *)b.p, b.len, h, NULL) == OXMCP_STATUS_OK, "add tool %s: %s", name,
+          last_message());
+  free(b.p);
+}
+
+static pthread_mutex_t g_done_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_done_cv = PTHREAD_COND_INITIALIZER;
+static int g_done;
+
+static void on_served(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+  (void)ud; (void)json; (void)len;
+  if (st != OXMCP_STATUS_OK) fprintf(stderr, "scenario_server: serve ended: %s\n", oxmcp_error_message(err));
+  pthread_mutex_lock(&g_done_mu);
+  g_done = 1;
+  pthread_cond_broadcast(&g_done_cv);
+  pthread_mutex_unlock(&g_done_mu);
+}
+
+int main(void) {
+  const char *OBJECT = "{\"type\":\"object\"}";
+  OxmcpRuntime *rt = NULL;
+  REQUIRE(oxmcp_runtime_new(2, &rt) == OXMCP_STATUS_OK, "runtime");
+  OxmcpServer *s = NULL;
+  REQUIRE(oxmcp_server_new(rt, "scenario-server", "1.0.0", &s) == OXMCP_STATUS_OK, "server");
+
+  tool(s, "echo", "Answers its text.",
+       "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}", echo_tool);
+  tool(s, "gone", "Registered, then removed before serving.", OBJECT, gone_tool);
+  tool(s, "staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", OBJECT,
+       staged_removal_tool);
+  g_server = s;
+  tool(s, "session_count", "How many clients the server has connected, as the host's session count says.", OBJECT,
+       session_count_tool);
+  tool(s, "ask_sampling", "Asks the client's model (no maxTokens given); answers \"sampled: \" + the model's text.",
+       "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"}},\"required\":[\"prompt\"]}",
+       ask_sampling_tool);
+  tool(s, "ask_elicitation", "Asks the user for a name; answers \"elicited: \" + action + \" \" + content.name.", OBJECT,
+       ask_elicitation_tool);
+  tool(s, "ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", OBJECT,
+       ask_roots_tool);
+  tool(s, "fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", OBJECT, fail_rpc_tool);
+  tool(s, "fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT, fail_plain_tool);
+  REQUIRE(oxmcp_server_remove_tool(s, "gone", &g_removed) == OXMCP_STATUS_OK, "remove gone: %s", last_message());
+
+  const char *note = "{\"uri\":\"fixed://note\",\"name\":\"note\",\"mimeType\":\"text/plain\"}";
+  REQUIRE(oxmcp_server_add_resource(s, (const uint8_t *)note, strlen(note), note_resource, NULL) == OXMCP_STATUS_OK,
+          "resource: %s", last_message());
+  const char *greeting = "{\"uriTemplate\":\"greet://{name}\",\"name\":\"greeting\",\"mimeType\":\"text/plain\"}";
+  REQUIRE(oxmcp_server_add_resource_template(s, (const uint8_t *)greeting, strlen(greeting), greeting_template, NULL) ==
+              OXMCP_STATUS_OK,
+          "template: %s", last_message());
+  const char *prompt = "{\"name\":\"greet\",\"arguments\":[{\"name\":\"name\",\"required\":true}]}";
+  REQUIRE(oxmcp_server_add_prompt(s, (const uint8_t *)prompt, strlen(prompt), greet_prompt, NULL) == OXMCP_STATUS_OK,
+          "prompt: %s", last_message());
+  REQUIRE(oxmcp_server_set_completion(s, completion, NULL) == OXMCP_STATUS_OK, "completion: %s", last_message());
+
+  OxmcpRequest *serving = NULL;
+  REQUIRE(oxmcp_server_serve_stdio(s, on_served, NULL, &serving) == OXMCP_STATUS_OK, "serve: %s", last_message());
+  pthread_mutex_lock(&g_done_mu);
+  while (!g_done) pthread_cond_wait(&g_done_cv, &g_done_mu);
+  pthread_mutex_unlock(&g_done_mu);
+  oxmcp_request_free(serving);
+  oxmcp_server_free(s);
+  REQUIRE(oxmcp_runtime_shutdown(rt) == OXMCP_STATUS_OK, "shutdown");
+  oxmcp_runtime_free(rt);
+  return 0;
+}

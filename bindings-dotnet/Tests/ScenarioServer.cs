@@ -1,0 +1,87 @@
+// The scenario server (tests/scenarios/README.md) with the C# API: the tools, resources,
+// prompt and completion that `server` in scenarios.json describes, written with McpServer
+// (never read from the JSON). `OxMcp.Tests.exe scenario-server` serves it on stdio until
+// stdin closes; Scenarios.cs spawns it.
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading.Tasks;
+using OxMcp;
+
+internal static class ScenarioServer
+{
+    private const string Object = "{\"type\":\"object\"}";
+
+    internal static McpServer Build()
+    {
+        var s = new McpServer("scenario-server", "1.0.0");
+        s.AddTool("echo", "Answers its text.",
+            "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
+            (args, ct) => Task.FromResult(McpJson.TextResult(MiniJson.Str(MiniJson.Parse(args), "text"))));
+        s.AddTool("gone", "Registered, then removed before serving.", Object, (args, ct) => Task.FromResult(McpJson.TextResult("gone was called")));
+        bool removed = false;
+        s.AddTool("staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", Object,
+            (args, ct) => Task.FromResult(McpJson.TextResult(removed ? "true" : "false")));
+        s.AddTool("session_count", "How many clients the server has connected, as the host's session count says.", Object,
+            (args, ct) => Task.FromResult(McpJson.TextResult(s.SessionCount.ToString())));
+        s.AddTool("ask_sampling", "Asks the client's model (no maxTokens given); answers \"sampled: \" + the model's text.",
+            "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"}},\"required\":[\"prompt\"]}",
+            async (args, ctx, ct) =>
+            {
+                string prompt = MiniJson.Str(MiniJson.Parse(args), "prompt");
+                // No maxTokens: the engine fills the protocol default.
+                string answer = await ctx.SampleAsync("{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":" + McpJson.Quote(prompt) + "}}]}", ct);
+                object content = MiniJson.Get(MiniJson.Parse(answer), "content");
+                var blocks = content as List<object>;
+                if (blocks != null) content = blocks.FirstOrDefault();
+                return McpJson.TextResult("sampled: " + MiniJson.Str(content, "text"));
+            });
+        s.AddTool("ask_elicitation", "Asks the user for a name; answers \"elicited: \" + action + \" \" + content.name.", Object,
+            async (args, ctx, ct) =>
+            {
+                object answer = MiniJson.Parse(await ctx.ElicitAsync(
+                    "{\"message\":\"What is your name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}", ct));
+                return McpJson.TextResult("elicited: " + MiniJson.Str(answer, "action") + " " + MiniJson.Str(MiniJson.Get(answer, "content"), "name"));
+            });
+        s.AddTool("ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", Object,
+            async (args, ctx, ct) =>
+            {
+                var roots = MiniJson.Get(MiniJson.Parse(await ctx.ListRootsAsync(ct)), "roots") as List<object> ?? new List<object>();
+                return McpJson.TextResult("roots: " + string.Join(",", roots.Select(r => MiniJson.Str(r, "uri"))));
+            });
+        s.AddTool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", Object,
+            (args, ct) => { throw new McpException(-32042, "custom failure"); });
+        s.AddTool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", Object,
+            (args, ct) => { throw new InvalidOperationException("plain failure"); });
+        removed = s.RemoveTool("gone");
+
+        // Resource handlers get {"uri": ..., "variables": {...}}.
+        s.AddResource("{\"uri\":\"fixed://note\",\"name\":\"note\",\"mimeType\":\"text/plain\"}",
+            (args, ctx, ct) => Task.FromResult(McpJson.TextResource(MiniJson.Str(MiniJson.Parse(args), "uri"), "a note")));
+        s.AddResourceTemplate("{\"uriTemplate\":\"greet://{name}\",\"name\":\"greeting\",\"mimeType\":\"text/plain\"}", (args, ctx, ct) =>
+        {
+            object input = MiniJson.Parse(args);
+            string uri = MiniJson.Str(input, "uri");
+            string name = MiniJson.Str(MiniJson.Get(input, "variables"), "name");
+            return Task.FromResult(McpJson.TextResource(uri, "hello " + name + " from " + uri));
+        });
+        s.AddPrompt("{\"name\":\"greet\",\"arguments\":[{\"name\":\"name\",\"required\":true}]}",
+            (args, ctx, ct) => Task.FromResult(McpJson.UserPrompt("Hello, " + MiniJson.Str(MiniJson.Parse(args), "name") + "!")));
+        // Every value of n000..n149 that starts with the argument's value: the engine caps it.
+        s.SetCompletion((args, ctx, ct) =>
+        {
+            string prefix = MiniJson.Str(MiniJson.Get(MiniJson.Parse(args), "argument"), "value") ?? "";
+            var values = Enumerable.Range(0, 150).Select(i => "n" + i.ToString("000")).Where(v => v.StartsWith(prefix, StringComparison.Ordinal));
+            return Task.FromResult("{\"values\":[" + string.Join(",", values.Select(McpJson.Quote)) + "]}");
+        });
+        return s;
+    }
+
+    /// <summary>Serves on stdio until stdin closes; exit code 0.</summary>
+    internal static int Run()
+    {
+        using (McpServer server = Build())
+            server.ServeStdioAsync().GetAwaiter().GetResult();
+        return 0;
+    }
+}
