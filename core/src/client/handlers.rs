@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::listen::Inbox;
-use super::ServerNotification;
+use super::inbox::Inbox;
+use super::notification::ServerNotification;
 use crate::error::Result;
 use crate::protocol::{
     methods, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, ErrorObject,

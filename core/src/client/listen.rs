@@ -13,13 +13,13 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
-use tokio::sync::oneshot;
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::inbox::Inbox;
 use super::stateless::Stateless;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, ServerCapabilities, SubscriptionFilter};
@@ -30,32 +30,6 @@ const ACK_TIMEOUT: Duration = Duration::from_secs(30);
 /// A listen request lasts as long as the client wants it: no inactivity timeout (a year
 /// stands in for "never", as an `Instant` cannot hold infinity).
 const FOREVER: Duration = Duration::from_secs(365 * 24 * 3600);
-
-/// What the session's notification handler needs from the listen stream: where the next
-/// acknowledgement goes, and which resources the client is subscribed to right now.
-#[derive(Default)]
-pub(crate) struct Inbox {
-    ack: Mutex<Option<oneshot::Sender<Value>>>,
-    subscribed: Mutex<BTreeSet<String>>,
-}
-
-impl Inbox {
-    /// Hands an acknowledgement's params to the stream waiting for it (none waits for a
-    /// late duplicate, which is dropped).
-    pub(crate) fn deliver_ack(&self, params: Option<Value>) {
-        if let Some(waiter) = self.ack.lock().unwrap().take() {
-            let _ = waiter.send(params.unwrap_or_default());
-        }
-    }
-
-    /// Whether an update of `uri` that came on a listen stream is still wanted. A stream
-    /// the client replaced can deliver a few more messages before the server learns it
-    /// is closed; after `unsubscribe` returns, its updates must stop.
-    /// (The updated resource may be a sub-resource of the subscribed one.)
-    pub(crate) fn wants_update(&self, uri: &str) -> bool {
-        self.subscribed.lock().unwrap().iter().any(|s| uri.starts_with(s.as_str()))
-    }
-}
 
 /// What the stream asks for.
 #[derive(Clone, Default, PartialEq)]
@@ -188,7 +162,7 @@ impl Listen {
         }
         // Updates of an added resource may come as soon as the server acknowledges; those
         // of a removed one must stop now. Restored if the new stream fails.
-        self.inbox.subscribed.lock().unwrap().clone_from(&wanted.uris);
+        self.inbox.set_subscribed(&wanted.uris);
         let Some(filter) = wanted.filter() else {
             if let Some(old) = open.1.take() {
                 old.end().await;
@@ -199,7 +173,7 @@ impl Listen {
         let stream = match self.start(peer, s, &filter).await {
             Ok(stream) => stream,
             Err(e) => {
-                self.inbox.subscribed.lock().unwrap().clone_from(&open.0.uris);
+                self.inbox.set_subscribed(&open.0.uris);
                 return Err(e);
             }
         };
@@ -213,8 +187,7 @@ impl Listen {
 
     /// Sends a listen request and waits for its acknowledgement.
     async fn start(&self, peer: &Peer, s: &Arc<Stateless>, filter: &SubscriptionFilter) -> Result<Stream> {
-        let (tx, acked) = oneshot::channel();
-        *self.inbox.ack.lock().unwrap() = Some(tx);
+        let acked = self.inbox.next_ack();
         let token = CancellationToken::new();
         let options = RequestOptions::default().timeout(FOREVER).max_timeout(FOREVER).cancel_token(token.clone());
         let params = json!({ "notifications": filter });

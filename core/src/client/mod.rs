@@ -20,6 +20,7 @@
 //! ```
 
 mod handlers;
+mod inbox;
 mod listen;
 mod notification;
 mod stateless;
@@ -162,7 +163,7 @@ impl ClientBuilder {
         // An Auto client that recently found this server to be session-only skips the probe.
         let endpoint = transport.endpoint();
         let known_older = self.era == Era::Auto && stateless::known_session_only(endpoint.as_deref());
-        let inbox = Arc::new(listen::Inbox::default());
+        let inbox = Arc::new(inbox::Inbox::default());
         let service = ClientService { handlers: self.handlers.clone(), inbox: inbox.clone() };
         let session = Session::start(transport, Arc::new(service), self.config.clone());
         let peer = session.peer().clone();

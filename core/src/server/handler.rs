@@ -8,7 +8,7 @@ use std::future::Future;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
-use super::RequestContext;
+use super::context::RequestContext;
 use crate::error::Result;
 use crate::protocol::{CallToolResult, CompleteRequestParams, Completion, GetPromptResult, ReadResourceResult};
 

@@ -28,6 +28,8 @@
 mod context;
 mod dispatch;
 mod handler;
+#[cfg(feature = "http")]
+mod http;
 mod input_required;
 mod listen;
 mod registry;

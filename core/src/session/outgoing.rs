@@ -1,15 +1,16 @@
-//! Requests this side sent: id allocation, the pending map, timeouts, progress, cancel.
+//! Requests this side sent: id allocation, an entry in the pending map (`pending`),
+//! timeouts, progress, cancel.
 //!
 //! Every request's entry is removed exactly once, by whichever comes first:
 //! the response or error (reader task), the timeout or a local cancel (the caller's future,
 //! which then sends `notifications/cancelled`), the caller dropping its future (the RAII
 //! [`PendingGuard`], which also sends the cancel), or the session closing
-//! ([`Outgoing::fail_all`], which fails every caller at once with the close reason).
+//! (`Outgoing::fail_all` in `pending`, which fails every caller at once with the close
+//! reason).
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -17,21 +18,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{sleep_until, Instant};
 use tokio_util::sync::CancellationToken;
 
-use super::Shared;
+use super::pending::Pending;
+pub use super::pending::Progress;
+use super::shared::Shared;
 use crate::error::{Error, ErrorKind, Result};
-use crate::protocol::{methods, ErrorObject, Message, RequestId};
+use crate::protocol::{methods, Message, RequestId};
 use crate::transport::Route;
-
-/// One progress notification for a request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
-    /// Progress so far (increases with each notification).
-    pub progress: f64,
-    /// The total, when known.
-    pub total: Option<f64>,
-    /// A human-readable status.
-    pub message: Option<String>,
-}
 
 /// A callback invoked for each progress notification of a request.
 pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
@@ -107,65 +99,6 @@ impl RequestOptions {
     pub fn during(mut self, request: RequestId) -> Self {
         self.during = Some(request);
         self
-    }
-}
-
-struct Pending {
-    done: oneshot::Sender<Result<Value, ErrorObject>>,
-    progress: Option<mpsc::UnboundedSender<Progress>>,
-}
-
-/// The id allocator and the pending map.
-#[derive(Default)]
-pub(crate) struct Outgoing {
-    next_id: AtomicI64,
-    pending: Mutex<HashMap<i64, Pending>>,
-}
-
-impl Outgoing {
-    pub(crate) fn len(&self) -> usize {
-        self.pending.lock().unwrap().len()
-    }
-
-    /// A response or error arrived. Unknown ids (late responses after a timeout or
-    /// cancel, or ids we never sent) are ignored.
-    pub(crate) fn complete(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) {
-        let RequestId::Number(n) = id else {
-            tracing::debug!(%id, "ignoring a response to an id this side never sent");
-            return;
-        };
-        let entry = self.pending.lock().unwrap().remove(n);
-        match entry {
-            Some(p) => {
-                let _ = p.done.send(outcome);
-            }
-            None => tracing::debug!(%id, "ignoring a late response"),
-        }
-    }
-
-    /// A progress notification arrived; the token is the request id oxmcp attached.
-    pub(crate) fn progress(&self, params: Option<&Value>) {
-        let Some(p) = params else { return };
-        let Some(token) = p.get("progressToken").and_then(Value::as_i64) else { return };
-        let Some(progress) = p.get("progress").and_then(Value::as_f64) else { return };
-        let update = Progress {
-            progress,
-            total: p.get("total").and_then(Value::as_f64),
-            message: p.get("message").and_then(Value::as_str).map(str::to_owned),
-        };
-        if let Some(tx) = self.pending.lock().unwrap().get(&token).and_then(|e| e.progress.as_ref()) {
-            let _ = tx.send(update);
-        }
-    }
-
-    /// The session closed: every caller fails now (dropping the senders wakes them).
-    pub(crate) fn fail_all(&self) {
-        let drained: Vec<_> = self.pending.lock().unwrap().drain().collect();
-        drop(drained);
-    }
-
-    fn remove(&self, id: i64) -> Option<Pending> {
-        self.pending.lock().unwrap().remove(&id)
     }
 }
 

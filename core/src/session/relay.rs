@@ -10,7 +10,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::{IncomingNotification, IncomingRequest, Peer, RequestOptions, Service, Session, SessionConfig};
+use super::config::SessionConfig;
+use super::lifecycle::Session;
+use super::outgoing::RequestOptions;
+use super::peer::Peer;
+use super::service::{IncomingNotification, IncomingRequest, Service};
 use crate::protocol::{methods, ErrorObject, RequestId};
 use crate::transport::Transport;
 

@@ -4,7 +4,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::Peer;
+use super::peer::Peer;
 use crate::protocol::{ErrorObject, RequestId};
 
 /// A request the peer sent, handed to the [`Service`].

@@ -5,6 +5,13 @@
 //! [`MessageReader`] (driven by the session's reader task) and a [`MessageWriter`]
 //! (driven by its writer task).
 //!
+//! Where a transport has to read messages anyway, it says what it learnt instead of
+//! letting the session read them again, and where it acts on some messages, the session
+//! tells it what they are instead of letting it parse them back: a reader may yield a
+//! parsed frame or a typed "the peer can no longer receive this answer" signal
+//! ([`Inbound`]); a writer may be told that a message is a cancel or an error
+//! ([`MessageKind`]). Both default to plain bytes, so a simple transport is only bytes.
+//!
 //! - [`memory`]: an in-process pair, for tests and embedding.
 //! - [`stdio`]: a server on this process's stdin/stdout.
 //! - [`child`]: a client that spawns a server as a child process.
@@ -22,7 +29,8 @@ use std::io;
 
 use bytes::Bytes;
 
-use crate::protocol::RequestId;
+use crate::protocol::jsonrpc::Incoming;
+use crate::protocol::{methods, Message, RequestId};
 
 pub use child::{ChildProcess, ChildTransport};
 pub use memory::MemoryTransport;
@@ -61,10 +69,59 @@ pub trait Transport: Send + 'static {
     }
 }
 
+/// What a reader yields: a message, or a signal about one.
+#[derive(Debug)]
+pub enum Inbound {
+    /// One frame (a message or a batch) as it arrived, for the session to parse.
+    Bytes(Bytes),
+    /// A frame the transport parsed already, because it had to read it to route it (the
+    /// HTTP server, the HTTP client's response streams): the session takes it as it is
+    /// instead of parsing `bytes` again.
+    Parsed {
+        /// The parsed frame.
+        frame: Incoming,
+        /// The bytes it was parsed from.
+        bytes: Bytes,
+    },
+    /// The peer can no longer receive the answer to this request (the HTTP response that
+    /// was to carry it went away): the session cancels its handler, as it would for
+    /// `notifications/cancelled`. The peer sent nothing.
+    Cancelled {
+        /// The peer's request.
+        request: RequestId,
+        /// Why, for logs.
+        reason: String,
+    },
+}
+
+impl Inbound {
+    /// The bytes of a message, for readers that yield bytes only
+    /// ([`MessageReader::recv`]): a cancel becomes the `notifications/cancelled` it
+    /// stands for.
+    pub fn into_bytes(self) -> Bytes {
+        match self {
+            Inbound::Bytes(bytes) | Inbound::Parsed { bytes, .. } => bytes,
+            Inbound::Cancelled { request, reason } => {
+                let params = serde_json::json!({"requestId": request, "reason": reason});
+                let note = Message::Notification { method: methods::CANCELLED.into(), params: Some(params) };
+                Bytes::from(note.to_bytes())
+            }
+        }
+    }
+}
+
 /// Reads whole messages.
 pub trait MessageReader: Send + 'static {
     /// The next message, or why there is none.
     fn recv(&mut self) -> impl Future<Output = Result<Bytes, RecvError>> + Send;
+
+    /// The next message or signal, or why there is none: what the session reads. By
+    /// default the next message's bytes; a transport that parses messages to route them,
+    /// or learns that the peer gave up on a request, says so (see [`Inbound`]).
+    fn recv_inbound(&mut self) -> impl Future<Output = Result<Inbound, RecvError>> + Send {
+        let next = self.recv();
+        async move { next.await.map(Inbound::Bytes) }
+    }
 }
 
 /// Which incoming request an outgoing message belongs to. Stream transports ignore it;
@@ -102,11 +159,30 @@ pub struct Outbound {
     pub route: Route,
 }
 
+/// What the session knows of an outgoing message beyond its bytes and [`Route`]. A
+/// transport that acts on some messages learns it from
+/// [`MessageWriter::send_kind`] instead of parsing the bytes back (HTTP: a cancel closes
+/// a stateless-era request's response stream; an error answer picks the HTTP status).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MessageKind {
+    /// `notifications/cancelled` for this request of the session's.
+    Cancels(RequestId),
+    /// An error response with this JSON-RPC error code.
+    Error(i64),
+}
+
 /// Writes whole messages. `send` may buffer; the session calls `flush` once it has no
 /// more queued messages, so bursts go out in one write.
 pub trait MessageWriter: Send + 'static {
     /// Queues one message.
     fn send(&mut self, message: Outbound) -> impl Future<Output = io::Result<()>> + Send;
+    /// Queues one message whose [`MessageKind`] the session knows. By default the same
+    /// as [`MessageWriter::send`].
+    fn send_kind(&mut self, message: Outbound, kind: MessageKind) -> impl Future<Output = io::Result<()>> + Send {
+        let _ = kind;
+        self.send(message)
+    }
     /// Writes out everything queued.
     fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
     /// Ends the outgoing direction (and, for a child process, stops the child).

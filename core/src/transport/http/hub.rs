@@ -12,19 +12,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use bytes::Bytes;
-use serde_json::json;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::sse::{self, EventStore, StreamId, StreamKey};
-use crate::protocol::{methods, Message, RequestId};
-use crate::transport::{MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
+use crate::protocol::{Message, RequestId};
+use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
 
 /// Messages kept for a standalone GET stream that is not open yet.
 const BACKLOG_LIMIT: usize = 1024;
 
 pub(crate) struct Hub {
-    inbound: mpsc::UnboundedSender<Bytes>,
+    inbound: mpsc::UnboundedSender<Inbound>,
     state: Mutex<HubState>,
     store: Option<Arc<dyn EventStore>>,
     /// This session's random tag in the event store: a `Last-Event-ID` is looked up under
@@ -69,6 +68,24 @@ struct Stream {
     /// Raw messages, notifications included: the reader frames them itself (the
     /// stateless era decides between JSON and SSE on the first message).
     raw: bool,
+    /// A raw stream's reader learns here what its first message is, before the message.
+    first: Option<oneshot::Sender<First>>,
+}
+
+/// What the first message on a raw request stream is (see [`Hub::open_raw_request_stream`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum First {
+    /// Something sent while the request runs (progress, a log message).
+    During,
+    /// The request's answer; `Some(code)` when it is an error.
+    Answer(Option<i64>),
+}
+
+/// A raw request stream: its messages, and what the first of them is.
+pub(crate) struct RawStreamHandle {
+    pub(crate) handle: StreamHandle,
+    /// Told before the first message is sent, so it is known once that message arrives.
+    pub(crate) first: oneshot::Receiver<First>,
 }
 
 /// What a POST or GET handler reads its response body from.
@@ -106,10 +123,10 @@ impl Hub {
         *self.last_activity.lock().unwrap() = Instant::now();
     }
 
-    /// Hands a message from the client to the engine.
-    pub(crate) fn deliver_inbound(&self, bytes: Bytes) {
+    /// Hands a message from the client (parsed once, by the HTTP handler) to the engine.
+    pub(crate) fn deliver(&self, inbound: Inbound) {
         self.touch();
-        let _ = self.inbound.send(bytes);
+        let _ = self.inbound.send(inbound);
     }
 
     /// Opens the stream that will carry the responses to `requests` (registered before the
@@ -121,18 +138,22 @@ impl Hub {
         for r in requests {
             st.by_request.insert(r.clone(), id);
         }
-        st.streams.insert(id, Stream { sender: Some(tx), pending: requests.iter().cloned().collect(), seq: 0, json, raw: false });
+        let pending = requests.iter().cloned().collect();
+        st.streams.insert(id, Stream { sender: Some(tx), pending, seq: 0, json, raw: false, first: None });
         StreamHandle { id, rx }
     }
 
-    /// Like [`Hub::open_request_stream`], but every message related to the requests comes
-    /// unframed (raw JSON), notifications included.
-    pub(crate) fn open_raw_request_stream(&self, requests: &[RequestId]) -> StreamHandle {
-        let handle = self.open_request_stream(requests, false);
+    /// Like [`Hub::open_request_stream`], but every message related to the request comes
+    /// unframed (raw JSON), notifications included, and the reader learns what the first
+    /// message is without reading it.
+    pub(crate) fn open_raw_request_stream(&self, request: &RequestId) -> RawStreamHandle {
+        let handle = self.open_request_stream(std::slice::from_ref(request), false);
+        let (tx, first) = oneshot::channel();
         if let Some(s) = self.state.lock().unwrap().streams.get_mut(&handle.id) {
             s.raw = true;
+            s.first = Some(tx);
         }
-        handle
+        RawStreamHandle { handle, first }
     }
 
     /// Opens the standalone stream (GET without Last-Event-ID); `None` if one is open.
@@ -146,11 +167,11 @@ impl Hub {
             st.streams.remove(&existing);
         }
         let id = st.new_stream_id();
-        st.streams.insert(id, Stream { sender: Some(tx), pending: HashSet::new(), seq: 0, json: false, raw: false });
+        st.streams.insert(id, Stream { sender: Some(tx), pending: HashSet::new(), seq: 0, json: false, raw: false, first: None });
         st.standalone = Some(id);
         let backlog: Vec<Bytes> = st.backlog.drain(..).collect();
         for bytes in backlog {
-            self.emit(&mut st, id, &bytes);
+            self.emit(&mut st, id, &bytes, First::During);
         }
         Some(StreamHandle { id, rx })
     }
@@ -211,9 +232,8 @@ impl Hub {
         for id in orphans {
             st.by_request.remove(&id);
             // Nobody can receive the answer any more: cancel the handler.
-            let cancel = json!({"jsonrpc": "2.0", "method": methods::CANCELLED,
-                "params": {"requestId": id, "reason": "the client closed the response stream"}});
-            let _ = self.inbound.send(Bytes::from(cancel.to_string()));
+            let reason = "the client closed the response stream".to_string();
+            let _ = self.inbound.send(Inbound::Cancelled { request: id, reason });
         }
     }
 
@@ -229,8 +249,11 @@ impl Hub {
         }
     }
 
-    fn emit(&self, st: &mut HubState, stream: StreamId, bytes: &[u8]) {
+    fn emit(&self, st: &mut HubState, stream: StreamId, bytes: &[u8], what: First) {
         let Some(s) = st.streams.get_mut(&stream) else { return };
+        if let Some(first) = s.first.take() {
+            let _ = first.send(what);
+        }
         s.seq += 1;
         let frame = if s.json || s.raw {
             Bytes::copy_from_slice(bytes)
@@ -249,12 +272,12 @@ impl Hub {
         }
     }
 
-    fn route(&self, out: Outbound) {
+    fn route(&self, out: Outbound, kind: Option<MessageKind>) {
         let mut st = self.state.lock().unwrap();
         if self.legacy {
             let target = st.standalone;
             match target {
-                Some(sid) => self.emit(&mut st, sid, &out.bytes),
+                Some(sid) => self.emit(&mut st, sid, &out.bytes, First::During),
                 None => push_backlog(&mut st, out.bytes),
             }
             return;
@@ -276,8 +299,13 @@ impl Hub {
         };
         // In JSON-response mode only responses can go in the body; the rest is unrelated.
         let target = target.filter(|sid| !answered.is_empty() || st.streams.get(sid).is_some_and(|s| !s.json));
+        let what = match (answered.is_empty(), kind) {
+            (true, _) => First::During,
+            (false, Some(MessageKind::Error(code))) => First::Answer(Some(code)),
+            (false, _) => First::Answer(None),
+        };
         match target.or(st.standalone) {
-            Some(sid) => self.emit(&mut st, sid, &out.bytes),
+            Some(sid) => self.emit(&mut st, sid, &out.bytes, what),
             None if answered.is_empty() => push_backlog(&mut st, out.bytes),
             None => {} // the stream of this request is gone (cancelled): nothing to deliver
         }
@@ -321,16 +349,16 @@ fn push_backlog(st: &mut HubState, bytes: Bytes) {
     st.backlog.push_back(bytes);
 }
 
-/// One HTTP-served session as a [`Transport`]: what a [`super::server::Backend`] runs a
-/// session over. Messages arrive from POSTs; what the session writes goes to the right
+/// One HTTP-served session as a [`Transport`]: what a [`super::Backend`] runs a session
+/// over. Messages arrive from POSTs, parsed; what the session writes goes to the right
 /// response stream.
 pub struct HttpSessionTransport {
-    rx: mpsc::UnboundedReceiver<Bytes>,
+    rx: mpsc::UnboundedReceiver<Inbound>,
     hub: Arc<Hub>,
 }
 
 /// Reading half of an [`HttpSessionTransport`].
-pub struct HubReader(mpsc::UnboundedReceiver<Bytes>);
+pub struct HubReader(mpsc::UnboundedReceiver<Inbound>);
 /// Writing half of an [`HttpSessionTransport`].
 pub struct HubWriter(Arc<Hub>);
 
@@ -344,13 +372,23 @@ impl Transport for HttpSessionTransport {
 
 impl MessageReader for HubReader {
     async fn recv(&mut self) -> Result<Bytes, RecvError> {
+        self.recv_inbound().await.map(Inbound::into_bytes)
+    }
+
+    /// The POST bodies' messages as the HTTP handlers parsed them, and a cancel for each
+    /// request whose response stream went away.
+    async fn recv_inbound(&mut self) -> Result<Inbound, RecvError> {
         self.0.recv().await.ok_or_else(|| RecvError::Closed("the HTTP session ended".into()))
     }
 }
 
 impl MessageWriter for HubWriter {
     async fn send(&mut self, message: Outbound) -> io::Result<()> {
-        self.0.route(message);
+        self.0.route(message, None);
+        Ok(())
+    }
+    async fn send_kind(&mut self, message: Outbound, kind: MessageKind) -> io::Result<()> {
+        self.0.route(message, Some(kind));
         Ok(())
     }
     async fn flush(&mut self) -> io::Result<()> {
@@ -363,9 +401,9 @@ impl MessageWriter for HubWriter {
 }
 
 /// The ids of the requests in a parsed POST body.
-pub(crate) fn request_ids(messages: &[Message]) -> Vec<RequestId> {
+pub(crate) fn request_ids<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<RequestId> {
     messages
-        .iter()
+        .into_iter()
         .filter_map(|m| match m {
             Message::Request { id, .. } => Some(id.clone()),
             _ => None,

@@ -2,19 +2,24 @@
 //! client.
 //!
 //! - [`server`]: [`HttpServer`], one endpoint (default `/mcp`) plus `/sse` and `/message`.
+//! - [`backend`]: what the server runs for each session ([`Backend`]) and how it steers
+//!   it ([`SessionControl`]); roles and the engine implement them.
 //! - [`client`]: [`HttpClientTransport`], Streamable HTTP with a legacy fallback.
 //! - `hub`: routes one session's messages to the right HTTP response stream
 //!   ([`HttpSessionTransport`]).
 //! - [`sse`]: SSE framing, event ids and the [`EventStore`] that makes streams resumable.
+//! - [`headers`]: the header names both sides use.
 
+pub mod backend;
 pub mod client;
+pub mod headers;
 mod hub;
 mod listener;
 pub mod server;
 pub mod sse;
-mod stateless_era;
 
+pub use backend::{Backend, BackendSession, SessionControl};
 pub use client::HttpClientTransport;
 pub use hub::{HttpSessionTransport, HubReader, HubWriter};
-pub use server::{Backend, BackendSession, HttpServer, HttpServerConfig};
+pub use server::{HttpServer, HttpServerConfig};
 pub use sse::{EventStore, MemoryEventStore};

@@ -16,20 +16,21 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 use serde_json::{json, Value};
 
-use super::hub::Hub;
-use super::server::{error, headers, App, StreamBody};
-use super::sse;
+use super::app::App;
+use super::request::Posted;
+use super::response::{error, StreamBody};
 use crate::protocol::{codes, meta, methods, mirrored_headers, ErrorObject, Message, ProtocolVersion, RequestId};
+use crate::transport::http::hub::{First, Hub, RawStreamHandle};
+use crate::transport::http::{headers, sse};
 
 /// Whether a POST belongs to the stateless era: its version header says so, or (header
 /// absent) its body's `_meta` does.
-pub(super) fn applies(header_version: Option<ProtocolVersion>, messages: &[Message]) -> bool {
+pub(super) fn applies(header_version: Option<ProtocolVersion>, posted: &Posted) -> bool {
     match header_version {
         Some(v) => v.is_stateless(),
-        None => messages.iter().any(|m| match m {
+        None => posted.messages().any(|m| match m {
             Message::Request { params, .. } | Message::Notification { params, .. } => meta::is_stateless_request(params.as_ref()),
             _ => false,
         }),
@@ -132,10 +133,10 @@ pub(super) fn unknown_version(requested: &str, bytes: &[u8]) -> Option<Response>
     }
 }
 
-/// The HTTP status a JSON-RPC error calls for in this era.
-fn status_for(response: &[u8]) -> StatusCode {
-    let code = serde_json::from_slice::<Value>(response).ok().and_then(|v| v["error"]["code"].as_i64());
-    match code {
+/// The HTTP status an answer calls for in this era: `error` is its JSON-RPC error code,
+/// if it is an error.
+fn status_for(error: Option<i64>) -> StatusCode {
+    match error {
         Some(codes::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(
             codes::HEADER_MISMATCH
@@ -149,20 +150,18 @@ fn status_for(response: &[u8]) -> StatusCode {
     }
 }
 
-fn is_final_response(frame: &[u8], id: &RequestId) -> bool {
-    serde_json::from_slice::<Value>(frame).is_ok_and(|v| {
-        (v.get("result").is_some() || v.get("error").is_some())
-            && serde_json::from_value::<RequestId>(v["id"].clone()).ok().as_ref() == Some(id)
-    })
-}
-
 /// Serves one stateless-era POST.
-pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, bytes: Bytes, messages: Vec<Message>) -> Response {
-    let [message] = messages.as_slice() else {
+pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, posted: Posted) -> Response {
+    let Some(message) = posted.single() else {
         return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "a 2026-07-28 POST carries exactly one message");
     };
-    let (id, method, params) = match message {
-        Message::Request { id, method, params } => (id.clone(), method.clone(), params.clone()),
+    let id = match message {
+        Message::Request { id, method, params } => {
+            if let Err(what) = check_headers(app, h, method, params.as_ref()) {
+                return mismatch(Some(id), what);
+            }
+            id.clone()
+        }
         Message::Notification { method, params } => {
             if let Err(what) = check_headers(app, h, method, params.as_ref()) {
                 return mismatch(None, what);
@@ -179,13 +178,10 @@ pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, bytes: Bytes, messages: 
             )
         }
     };
-    if let Err(what) = check_headers(app, h, &method, params.as_ref()) {
-        return mismatch(Some(&id), what);
-    }
     let (hub, transport) = Hub::new(None, false);
     let session = app.backend.open(transport, Some(ProtocolVersion::STATELESS));
-    let mut handle = hub.open_raw_request_stream(std::slice::from_ref(&id));
-    hub.deliver_inbound(bytes);
+    let RawStreamHandle { mut handle, first: mut what } = hub.open_raw_request_stream(&id);
+    hub.deliver(posted.into_inbound());
     let Some(first) = handle.rx.recv().await else {
         return error_with_id(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -193,9 +189,10 @@ pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, bytes: Bytes, messages: 
             ErrorObject::internal("the request ended without an answer"),
         );
     };
-    if is_final_response(&first, &id) {
+    // The hub said what the first message is before sending it: no need to read it.
+    if let Ok(First::Answer(code)) = what.try_recv() {
         drop(session);
-        return (status_for(&first), [(header::CONTENT_TYPE, "application/json")], first).into_response();
+        return (status_for(code), [(header::CONTENT_TYPE, "application/json")], first).into_response();
     }
     // Notifications first: stream everything as SSE events, the answer last. The body
     // owns the request's session; a client that goes away cancels the handler.

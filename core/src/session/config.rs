@@ -1,0 +1,55 @@
+//! A session's limits and timeouts, and the counts that show whether anything leaked.
+
+use std::time::Duration;
+
+/// Limits and timeouts of a session. All have defaults; all can be changed.
+///
+/// ```
+/// use std::time::Duration;
+/// let config = oxmcp::session::SessionConfig {
+///     request_timeout: Duration::from_secs(30),
+///     ..Default::default()
+/// };
+/// ```
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Incoming requests handled at once; more wait (still cancellable) for a slot.
+    pub max_concurrent_requests: usize,
+    /// Incoming requests that may wait for a slot; beyond them a request is answered at
+    /// once with an error saying the server is busy (memory stays bounded).
+    pub max_queued_requests: usize,
+    /// Outgoing requests fail with [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) after
+    /// this long without a response (or, with `reset_timeout_on_progress`, without
+    /// progress).
+    pub request_timeout: Duration,
+    /// Outgoing requests always fail after this long, whatever progress arrives.
+    pub max_request_timeout: Duration,
+    /// Progress notifications for a request restart its inactivity timer. When on, the
+    /// engine attaches a progress token to every request that has none.
+    pub reset_timeout_on_progress: bool,
+    /// How long a cancelled handler may keep running to observe its token and clean up
+    /// before its future is dropped. Its result is discarded either way.
+    pub cancelled_handler_grace: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            max_concurrent_requests: 256,
+            max_queued_requests: 4096,
+            request_timeout: Duration::from_secs(60),
+            max_request_timeout: Duration::from_secs(30 * 60),
+            reset_timeout_on_progress: true,
+            cancelled_handler_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Counts that show whether anything leaked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SessionStats {
+    /// Entries in the pending map (requests we sent, not yet ended).
+    pub pending_requests: usize,
+    /// Entries in the in-flight map (requests we received, not yet answered).
+    pub in_flight_requests: usize,
+}

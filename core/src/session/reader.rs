@@ -1,0 +1,166 @@
+//! The reader task: what the transport yields is routed to the pending map (responses,
+//! progress), the in-flight map (requests, cancels) or the role (notifications).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+
+use super::incoming;
+use super::peer::Peer;
+use super::service::{IncomingNotification, Service};
+use super::shared::Reply;
+use crate::protocol::jsonrpc::{Incoming as Frame, Rejected};
+use crate::protocol::{methods, ErrorObject, Message, ProtocolVersion};
+use crate::transport::{Inbound, MessageReader, Outbound, RecvError, Route};
+
+/// Reads frames and routes them until the transport ends or the session closes.
+pub(super) async fn read_loop<R: MessageReader>(
+    mut reader: R,
+    peer: Peer,
+    service: Arc<dyn Service>,
+    notes: mpsc::UnboundedSender<IncomingNotification>,
+) {
+    let shared = peer.shared.clone();
+    loop {
+        let inbound = tokio::select! {
+            biased;
+            _ = shared.closed.cancelled() => break,
+            f = reader.recv_inbound() => f,
+        };
+        match inbound {
+            Ok(Inbound::Bytes(bytes)) => route_frame(&peer, &service, &notes, Message::parse(&bytes)),
+            Ok(Inbound::Parsed { frame, .. }) => route_frame(&peer, &service, &notes, Ok(frame)),
+            Ok(Inbound::Cancelled { request, reason }) => shared.incoming.cancel(request, &reason),
+            Err(RecvError::TooLarge { limit }) => {
+                shared.send_error(None, ErrorObject::invalid_request(format!("message exceeds the size limit of {limit} bytes")))
+            }
+            Err(RecvError::Closed(reason)) => {
+                shared.close(reason);
+                break;
+            }
+        }
+    }
+}
+
+fn route_frame(
+    peer: &Peer,
+    service: &Arc<dyn Service>,
+    notes: &mpsc::UnboundedSender<IncomingNotification>,
+    frame: Result<Frame, Rejected>,
+) {
+    let shared = &peer.shared;
+    match frame {
+        Err(Rejected { id, error }) => shared.send_error(id, error),
+        Ok(Frame::Single(message)) => {
+            if let Some(mut reply) = route_message(peer, service, notes, message) {
+                // Poll once here: a handler that needs no I/O (ping, a list, an echo) is
+                // answered without a task or a thread hop. One that would wait is handed
+                // to its own task, which polls it again with a real waker.
+                let waker = futures::task::noop_waker();
+                match reply.as_mut().poll(&mut std::task::Context::from_waker(&waker)) {
+                    std::task::Poll::Ready(r) => send_reply(r),
+                    std::task::Poll::Pending => {
+                        tokio::spawn(async move { send_reply(reply.await) });
+                    }
+                }
+            }
+        }
+        Ok(Frame::Batch(items)) => {
+            let allowed = peer.protocol_version().is_some_and(ProtocolVersion::supports_batches);
+            if !allowed {
+                let version = peer.protocol_version().map_or("this session".to_string(), |v| v.to_string());
+                shared.send_error(None, ErrorObject::invalid_request(format!("JSON-RPC batches are not supported in {version}")));
+                return;
+            }
+            let mut replies = Vec::new();
+            let mut immediate = Vec::new();
+            for item in items {
+                match item {
+                    Err(Rejected { id, error }) => immediate.push(Message::Error { id, error }),
+                    Ok(m) if m.method() == Some(methods::INITIALIZE) => immediate.push(Message::Error {
+                        id: m.id().cloned(),
+                        error: ErrorObject::invalid_request("initialize must not be part of a batch"),
+                    }),
+                    Ok(m) => replies.extend(route_message(peer, service, notes, m)),
+                }
+            }
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let mut out: Vec<Message> = immediate;
+                for r in futures::future::join_all(replies).await.into_iter().flatten() {
+                    out.push(r.message);
+                }
+                if !out.is_empty() {
+                    // A batch of requests is answered with one array of responses.
+                    let ids = out.iter().filter_map(|m| m.id().cloned()).collect();
+                    let body = serde_json::to_vec(&out).expect("responses serialize");
+                    shared.send_outbound(Outbound { bytes: Bytes::from(body), route: Route::AnswersBatch(ids) });
+                }
+            });
+        }
+    }
+}
+
+fn send_reply(reply: Option<Reply>) {
+    if let Some(r) = reply {
+        r.send();
+    }
+}
+
+/// Routes one message. Requests return the future of their reply; everything else is
+/// handled here and now, in arrival order.
+fn route_message(
+    peer: &Peer,
+    service: &Arc<dyn Service>,
+    notes: &mpsc::UnboundedSender<IncomingNotification>,
+    message: Message,
+) -> Option<futures::future::BoxFuture<'static, Option<Reply>>> {
+    let shared = &peer.shared;
+    match message {
+        Message::Request { id, method, params } => incoming::dispatch(peer, service, id, method, params),
+        Message::Response { id, result } => {
+            shared.outgoing.complete(&id, Ok(result));
+            None
+        }
+        Message::Error { id: Some(id), error } => {
+            shared.outgoing.complete(&id, Err(error));
+            None
+        }
+        Message::Error { id: None, error } => {
+            tracing::warn!(code = error.code, message = error.message.as_str(), "peer reported an error without an id");
+            None
+        }
+        Message::Notification { method, params } => {
+            match method.as_str() {
+                methods::CANCELLED => shared.incoming.cancel_from_peer(params.as_ref()),
+                methods::PROGRESS => shared.outgoing.progress(params.as_ref()),
+                _ => {}
+            }
+            service.observe_notification(&method, params.as_ref());
+            // Progress and cancellation are also offered to the role (e.g. for callbacks).
+            let _ = notes.send(IncomingNotification { method, params, peer: peer.clone() });
+            None
+        }
+    }
+}
+
+/// Delivers notifications to the service one at a time, in order, off the reader task (a
+/// slow callback must not stop responses from being read).
+pub(super) async fn notification_loop(
+    mut rx: mpsc::UnboundedReceiver<IncomingNotification>,
+    service: Arc<dyn Service>,
+    peer: Peer,
+) {
+    let closed = peer.closed_token();
+    loop {
+        let note = tokio::select! {
+            biased;
+            n = rx.recv() => n,
+            _ = closed.cancelled() => None,
+        };
+        let Some(note) = note else { break };
+        service.handle_notification(note).await;
+    }
+    service.on_closed(&peer);
+}

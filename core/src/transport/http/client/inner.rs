@@ -1,0 +1,199 @@
+//! The state every POST and stream of one connection shares, and what they all do with
+//! what arrives: hand it to the session, or answer a failed request with an error.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::config::HttpClientTransport;
+use super::peek::{Peek, Received};
+use crate::protocol::mirrored_headers::{self, HeaderParam};
+use crate::protocol::{methods, Message, RequestId};
+use crate::transport::http::headers;
+use crate::transport::http::sse::Event;
+use crate::transport::Inbound;
+
+/// What the connection learnt of the server.
+#[derive(Default)]
+pub(super) struct State {
+    pub(super) session_id: Option<String>,
+    pub(super) version: Option<String>,
+    pub(super) legacy_endpoint: Option<String>,
+    pub(super) initialize: Option<Bytes>,
+    pub(super) reinitialized: bool,
+}
+
+pub(super) struct Inner {
+    pub(super) http: reqwest::Client,
+    /// The endpoint, parsed once (not per request).
+    pub(super) url: reqwest::Url,
+    pub(super) config: HttpClientTransport,
+    pub(super) inbound: mpsc::UnboundedSender<Inbound>,
+    pub(super) state: Mutex<State>,
+    /// Stateless-era requests in flight: cancelling one closes its POST.
+    pub(super) stateless_inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Session-era requests whose POST the server has not acknowledged yet; each token
+    /// fires once it has. A request and the `notifications/cancelled` for it go out on
+    /// separate connections, and a cancel that overtook its request would be ignored by
+    /// the server (unknown id) while the request ran on.
+    pub(super) unacknowledged: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// The `x-mcp-header` annotations of listed tools, by tool name: a call mirrors those
+    /// arguments into `Mcp-Param-*` headers (stateless era).
+    pub(super) tool_header_params: Mutex<HashMap<String, Vec<HeaderParam>>>,
+    pub(super) closed: CancellationToken,
+    pub(super) close_reason: Mutex<Option<String>>,
+}
+
+/// Why a message did not get through.
+pub(super) enum Failure {
+    /// 404 for our session: re-initialize and retry.
+    SessionExpired,
+    /// The first POST was refused: maybe a legacy HTTP+SSE server.
+    TryLegacy,
+    /// Give up on this message.
+    Fatal(String),
+}
+
+/// Fires a request's acknowledgement token when its POST is over, answered or not.
+pub(super) struct Acknowledged {
+    inner: Arc<Inner>,
+    id: RequestId,
+    token: CancellationToken,
+}
+
+impl Acknowledged {
+    /// Marks request `id` unacknowledged until the returned guard drops.
+    pub(super) fn track(inner: &Arc<Inner>, id: RequestId) -> Acknowledged {
+        let token = CancellationToken::new();
+        inner.unacknowledged.lock().unwrap().insert(id.clone(), token.clone());
+        Acknowledged { inner: inner.clone(), id, token }
+    }
+}
+
+impl Drop for Acknowledged {
+    fn drop(&mut self) {
+        self.inner.unacknowledged.lock().unwrap().remove(&self.id);
+        self.token.cancel();
+    }
+}
+
+impl Inner {
+    pub(super) fn new(config: HttpClientTransport, inbound: mpsc::UnboundedSender<Inbound>) -> (Inner, Result<(), String>) {
+        let http = reqwest::Client::builder().tcp_nodelay(true).build().unwrap_or_default();
+        let parsed = reqwest::Url::parse(&config.url);
+        // Never used when the URL is bad: the transport is closed before any request.
+        let url = parsed.clone().unwrap_or_else(|_| reqwest::Url::parse("http://127.0.0.1/").expect("a valid URL"));
+        let valid = parsed.map(drop).map_err(|e| format!("invalid URL {:?}: {e}", config.url));
+        let inner = Inner {
+            http,
+            url,
+            config,
+            inbound,
+            state: Mutex::default(),
+            stateless_inflight: Mutex::default(),
+            tool_header_params: Mutex::default(),
+            unacknowledged: Mutex::default(),
+            closed: CancellationToken::new(),
+            close_reason: Mutex::new(None),
+        };
+        (inner, valid)
+    }
+
+    pub(super) fn close(&self, reason: String) {
+        self.close_reason.lock().unwrap().get_or_insert(reason);
+        self.closed.cancel();
+    }
+
+    /// Ends the session (DELETE) and closes.
+    pub(super) async fn shutdown(&self) {
+        let (sid, legacy) = {
+            let s = self.state.lock().unwrap();
+            (s.session_id.clone(), s.legacy_endpoint.is_some())
+        };
+        if let (Some(sid), false) = (sid, legacy) {
+            let req = self.http.delete(self.url.clone()).headers(self.config.headers.clone()).header(headers::SESSION_ID, sid);
+            let _ = tokio::time::timeout(Duration::from_secs(2), req.send()).await;
+        }
+        self.close("closed by this side".into());
+    }
+
+    /// The headers every request of the session carries.
+    pub(super) fn common_headers(&self, mut req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        req = req.headers(self.config.headers.clone());
+        let s = self.state.lock().unwrap();
+        if let Some(sid) = &s.session_id {
+            req = req.header(headers::SESSION_ID, sid);
+        }
+        if let Some(v) = &s.version {
+            req = req.header(headers::PROTOCOL_VERSION, v);
+        }
+        req
+    }
+
+    /// Hands one message that arrived for the request `peek` describes to the session;
+    /// remembers the negotiated version and the tools' header annotations.
+    pub(super) fn deliver(&self, received: Received, peek: &Peek) {
+        if peek.is(methods::INITIALIZE) {
+            if let Some(Message::Response { result, .. }) = received.message() {
+                if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
+                    self.state.lock().unwrap().version = Some(v.to_string());
+                }
+            }
+        }
+        if peek.is(methods::TOOLS_LIST) {
+            self.remember_header_params(&received);
+        }
+        let _ = self.inbound.send(received.into_inbound());
+    }
+
+    /// Hands one message not tied to a request (the GET or legacy stream) to the session.
+    pub(super) fn deliver_unrelated(&self, data: String) {
+        let _ = self.inbound.send(Inbound::Bytes(Bytes::from(data)));
+    }
+
+    /// Keeps the `x-mcp-header` annotations of a `tools/list` page's tools.
+    fn remember_header_params(&self, received: &Received) {
+        let needle = mirrored_headers::X_MCP_HEADER.as_bytes();
+        if !received.bytes().windows(needle.len()).any(|w| w == needle) {
+            return; // the common case: no annotations, nothing to read
+        }
+        let Some(Message::Response { result, .. }) = received.message() else { return };
+        let mut known = self.tool_header_params.lock().unwrap();
+        for tool in result["tools"].as_array().into_iter().flatten() {
+            let (Some(name), Some(schema)) = (tool["name"].as_str(), tool.get("inputSchema")) else { continue };
+            match mirrored_headers::header_params(schema) {
+                Ok(params) if !params.is_empty() => {
+                    known.insert(name.to_string(), params);
+                }
+                Ok(_) => {}
+                Err(why) => tracing::warn!(tool = name, "the tool's x-mcp-header annotations are invalid: {why}"),
+            }
+        }
+    }
+
+    /// Reports a failed message: a request gets an error response, so its caller is
+    /// answered instead of waiting for a timeout (and decides what the user sees: a 405
+    /// to an era probe is expected, not worth a warning).
+    pub(super) fn fail(&self, peek: &Peek, message: String) {
+        tracing::debug!(method = peek.method.as_deref().unwrap_or("?"), "{message}");
+        if let Some(id) = &peek.id {
+            let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": crate::protocol::codes::INTERNAL_ERROR, "message": message}});
+            let _ = self.inbound.send(Inbound::Bytes(Bytes::from(error.to_string())));
+        }
+    }
+}
+
+/// Keeps what an SSE event says about resuming: its id, and the `retry` delay.
+pub(super) fn remember(ev: &Event, last_id: &mut Option<String>, retry: &mut Duration) {
+    if let Some(id) = &ev.id {
+        *last_id = Some(id.clone());
+    }
+    if let Some(ms) = ev.retry {
+        *retry = Duration::from_millis(ms);
+    }
+}

@@ -1,0 +1,68 @@
+//! Legacy HTTP+SSE (2024-11-05): `GET /sse` opens the stream that is the session, and
+//! the client POSTs its messages to `/message?sessionId=...`.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::app::{App, HttpSession};
+use super::request::{check_origin, read_body, Posted};
+use super::response::{error, sse_response, StreamBody};
+use crate::protocol::codes;
+use crate::transport::http::hub::Hub;
+use crate::transport::http::sse;
+
+#[derive(serde::Deserialize)]
+pub(super) struct LegacyQuery {
+    #[serde(rename = "sessionId")]
+    session_id: Option<String>,
+}
+
+/// Legacy HTTP+SSE: the stream announces where to POST (`endpoint` event), then carries
+/// every message from the server.
+pub(super) async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) -> Response {
+    if let Err(r) = check_origin(&app.config, &h) {
+        return r;
+    }
+    if !app.make_room() {
+        return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions, all of them busy");
+    }
+    let (hub, transport) = Hub::new(None, true);
+    let handle = hub.open_standalone().expect("a new hub has no stream");
+    let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub: hub.clone() });
+    // The legacy stream is the session: when it drops, the session ends.
+    let control = session.control().clone();
+    let id = app.insert(session);
+    let endpoint = sse::frame(None, Some("endpoint"), format!("/message?sessionId={id}").as_bytes());
+    sse_response(StreamBody::new(Some(endpoint), handle, hub, None).ending_session(control), None)
+}
+
+pub(super) async fn post_legacy_message(
+    State(app): State<Arc<App>>,
+    h: HeaderMap,
+    q: Query<LegacyQuery>,
+    body: Body,
+) -> Response {
+    if let Err(r) = check_origin(&app.config, &h) {
+        return r;
+    }
+    let Some(id) = q.session_id.clone() else {
+        return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing sessionId");
+    };
+    let Some(session) = app.live(&id) else {
+        return error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown session");
+    };
+    let bytes = match read_body(&app, body).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let posted = match Posted::parse(bytes) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    session.hub.deliver(posted.into_inbound());
+    (StatusCode::ACCEPTED, "Accepted").into_response()
+}

@@ -1,0 +1,129 @@
+//! The Streamable HTTP server (one endpoint, default `/mcp`), with legacy HTTP+SSE
+//! (`/sse` + `/message`) on the same listener, for the session-era protocol versions.
+//!
+//! Security defaults: binds where you tell it (use 127.0.0.1), accepts only `Host` and
+//! `Origin` values naming localhost (DNS-rebinding protection; configurable), makes
+//! session ids from a CSPRNG, and caps body size and session count.
+//!
+//! - `config`: [`HttpServerConfig`];
+//! - `app`: the shared state and the table of sessions;
+//! - `request`: what is checked and read of a request (origin, headers, the body,
+//!   parsed once);
+//! - `response`: error answers and response bodies read from the hub;
+//! - `streamable`: POST, GET and DELETE on the endpoint;
+//! - `stateless_era`: a 2026-07-28 POST, which stands alone;
+//! - `legacy`: `/sse` and `/message`.
+
+// The handlers' helpers return `Result<_, Response>`: the error is the HTTP response to
+// send, built only on the bad-input path, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
+mod app;
+mod config;
+mod legacy;
+mod request;
+mod response;
+mod stateless_era;
+mod streamable;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::routing::{get, post};
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+use super::listener;
+use app::App;
+
+pub use super::backend::{Backend, BackendSession, SessionControl};
+pub use super::headers;
+pub use config::HttpServerConfig;
+
+/// A running HTTP server.
+///
+/// ```no_run
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// use oxmcp::transport::http::{HttpServer, HttpServerConfig};
+/// let server = oxmcp::server::Server::builder("demo", "1.0.0").build().unwrap();
+/// let http = HttpServer::bind(server, HttpServerConfig::default()).await?;
+/// println!("listening on {}", http.url());
+/// http.shutdown().await;
+/// # Ok(()) }
+/// ```
+pub struct HttpServer {
+    addr: SocketAddr,
+    endpoint: String,
+    app: Arc<App>,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// Binds and starts serving `backend`: an MCP server (`oxmcp::server::Server`), or
+    /// any other [`Backend`].
+    pub async fn bind(backend: impl Backend, config: HttpServerConfig) -> std::io::Result<HttpServer> {
+        Self::bind_backend(Arc::new(backend), config).await
+    }
+
+    /// Binds and starts serving sessions of any [`Backend`].
+    pub async fn bind_backend(backend: Arc<dyn Backend>, config: HttpServerConfig) -> std::io::Result<HttpServer> {
+        let listener = tokio::net::TcpListener::bind(config.bind).await?;
+        let addr = listener.local_addr()?;
+        let endpoint = config.endpoint.clone();
+        let app = Arc::new(App::new(backend, config));
+        let mut router =
+            Router::new().route(&endpoint, post(streamable::post_mcp).get(streamable::get_mcp).delete(streamable::delete_mcp));
+        if app.config.legacy_sse {
+            router = router.route("/sse", get(legacy::get_legacy_sse)).route("/message", post(legacy::post_legacy_message));
+        }
+        let router = router.with_state(app.clone());
+        let stop = CancellationToken::new();
+        let limits = listener::Limits {
+            max_connections: app.config.max_connections,
+            header_read_timeout: app.config.header_read_timeout,
+            write_stall_timeout: app.config.write_stall_timeout,
+        };
+        let task = tokio::spawn(listener::serve(listener, router, limits, stop.clone()));
+        tokio::spawn(app::reap_idle_sessions(Arc::downgrade(&app), stop.clone()));
+        Ok(HttpServer { addr, endpoint, app, stop, task })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The endpoint URL, e.g. `http://127.0.0.1:8000/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.addr, self.endpoint)
+    }
+
+    /// Number of open sessions.
+    pub fn session_count(&self) -> usize {
+        self.app.session_count()
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish within the grace
+    /// period, then ends every stream and session.
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let deadline = Instant::now() + self.app.config.shutdown_grace;
+        loop {
+            if !self.app.busy() || Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        for s in self.app.drain() {
+            s.control().close("the server is shutting down");
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
+    }
+
+    /// Waits until the server stops.
+    pub async fn wait(&mut self) {
+        let _ = (&mut self.task).await;
+    }
+}
