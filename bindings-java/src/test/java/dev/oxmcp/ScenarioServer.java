@@ -24,7 +24,7 @@ public final class ScenarioServer {
         Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*(\"(?:[^\"\\\\]|\\\\.)*\")").matcher(json);
         List<String> out = new ArrayList<>();
         while (m.find()) {
-            out.add(unquote(m.group(1)));
+            out.add(Json.unquote(m.group(1)));
         }
         return out;
     }
@@ -33,31 +33,6 @@ public final class ScenarioServer {
     static String string(String json, String name) {
         List<String> all = strings(json, name);
         return all.isEmpty() ? null : all.get(0);
-    }
-
-    private static String unquote(String literal) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 1; i < literal.length() - 1; i++) {
-            char c = literal.charAt(i);
-            if (c != '\\') {
-                b.append(c);
-                continue;
-            }
-            char e = literal.charAt(++i);
-            switch (e) {
-                case 'n' -> b.append('\n');
-                case 'r' -> b.append('\r');
-                case 't' -> b.append('\t');
-                case 'b' -> b.append('\b');
-                case 'f' -> b.append('\f');
-                case 'u' -> {
-                    b.append((char) Integer.parseInt(literal.substring(i + 1, i + 5), 16));
-                    i += 4;
-                }
-                default -> b.append(e);
-            }
-        }
-        return b.toString();
     }
 
     static CompletableFuture<String> done(String json) {
