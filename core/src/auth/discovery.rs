@@ -13,6 +13,11 @@ use reqwest::Url;
 
 use crate::error::{Error, ErrorKind, Result};
 
+/// Checks that `url` is an http(s) URL with a host (an input error if not).
+pub(crate) fn url_ok(what: &str, url: &str) -> Result<()> {
+    parse(what, url).map(drop)
+}
+
 fn parse(what: &str, url: &str) -> Result<Url> {
     let u = Url::parse(url).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {what} URL {url:?}: {e}")))?;
     if !matches!(u.scheme(), "https" | "http") || u.host_str().is_none() {

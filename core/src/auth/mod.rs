@@ -4,8 +4,10 @@
 
 pub mod challenge;
 pub mod discovery;
+pub mod metadata;
 pub mod pkce;
 
 pub use challenge::{BearerChallenge, Challenge};
 pub use discovery::{authorization_server_metadata_urls, canonical_resource, protected_resource_metadata_urls, resource_allowed};
+pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
