@@ -412,19 +412,12 @@ pub unsafe extern "C" fn oxmcp_incoming_ask_client(
     guard(|| {
         let r = incoming_arg(request)?;
         let ctx = r.ctx.clone().ok_or_else(|| invalid("only a server handler's request can ask the client"))?;
-        let method = str_arg(method, "method")?.to_owned();
-        if ![methods::SAMPLING_CREATE_MESSAGE, methods::ELICITATION_CREATE, methods::ROOTS_LIST].contains(&method.as_str()) {
-            return Err(invalid(format!("cannot ask the client {method:?}")));
-        }
         let params = std::str::from_utf8(bytes_arg(params_json, params_len, "params_json")?)
-            .map_err(|e| invalid(format!("params_json is not UTF-8: {e}")))?
-            .to_owned();
-        if !params.trim().is_empty() {
-            serde_json::from_str::<Value>(&params).map_err(|e| invalid(format!("params_json is not valid JSON: {e}")))?;
-        }
+            .map_err(|e| invalid(format!("params_json is not UTF-8: {e}")))?;
+        // Checked now (a refused question starts nothing), by the core's rules.
+        let ask = oxmcp::host::context::Ask::new(str_arg(method, "method")?, params)?;
         start(&r.rt, callback, user_data, out_request, move |_| async move {
-            let answer = oxmcp::host::context::ask_client(&ctx, &method, &params).await?;
-            serde_json::from_str::<Value>(&answer).map_err(Error::from)
+            serde_json::from_str::<Value>(&ask.send(&ctx).await?).map_err(Error::from)
         })
     })
 }

@@ -45,29 +45,55 @@ fn params<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T> {
     serde_json::from_value(v).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {what} params: {e}")))
 }
 
+/// A question for the client, checked before it is sent: `sampling/createMessage` (without
+/// `maxTokens` it gets [`DEFAULT_MAX_TOKENS`]), `elicitation/create` or `roots/list`, with
+/// its params parsed. A host that must refuse bad input before starting anything (C)
+/// builds one first; [`ask_client`] does both steps.
+pub enum Ask {
+    /// `sampling/createMessage`.
+    Sampling(Box<CreateMessageRequestParams>),
+    /// `elicitation/create`.
+    Elicitation(Box<ElicitRequestParams>),
+    /// `roots/list`.
+    Roots,
+}
+
+impl Ask {
+    /// Reads `method` and its params (JSON text; empty means `{}`).
+    pub fn new(method: &str, params_json: &str) -> Result<Self> {
+        let mut p: Value = if params_json.trim().is_empty() {
+            json!({})
+        } else {
+            serde_json::from_str(params_json)
+                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid params JSON: {e}")))?
+        };
+        Ok(match method {
+            methods::SAMPLING_CREATE_MESSAGE => {
+                if let Value::Object(fields) = &mut p {
+                    fields.entry("maxTokens").or_insert(json!(DEFAULT_MAX_TOKENS));
+                }
+                Ask::Sampling(Box::new(params("sampling", p)?))
+            }
+            methods::ELICITATION_CREATE => Ask::Elicitation(Box::new(params("elicitation", p)?)),
+            methods::ROOTS_LIST => Ask::Roots,
+            other => return Err(Error::new(ErrorKind::InvalidInput, format!("cannot ask the client {other:?}"))),
+        })
+    }
+
+    /// Sends it during the request `ctx`; the result as JSON text.
+    pub async fn send(self, ctx: &RequestContext) -> Result<String> {
+        let out = match self {
+            Ask::Sampling(p) => serde_json::to_string(&ctx.create_message(*p).await?),
+            Ask::Elicitation(p) => serde_json::to_string(&ctx.elicit(*p).await?),
+            Ask::Roots => serde_json::to_string(&ctx.list_roots().await?),
+        };
+        Ok(out?)
+    }
+}
+
 /// Asks the client during a request: `method` is `sampling/createMessage`,
 /// `elicitation/create` or `roots/list`; params and result are JSON text (empty params
 /// mean `{}`). A sampling request without `maxTokens` gets [`DEFAULT_MAX_TOKENS`].
 pub async fn ask_client(ctx: &RequestContext, method: &str, params_json: &str) -> Result<String> {
-    let mut p: Value = if params_json.trim().is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(params_json).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid params JSON: {e}")))?
-    };
-    let out = match method {
-        methods::SAMPLING_CREATE_MESSAGE => {
-            if let Value::Object(fields) = &mut p {
-                fields.entry("maxTokens").or_insert(json!(DEFAULT_MAX_TOKENS));
-            }
-            let p: CreateMessageRequestParams = params("sampling", p)?;
-            serde_json::to_string(&ctx.create_message(p).await?)
-        }
-        methods::ELICITATION_CREATE => {
-            let p: ElicitRequestParams = params("elicitation", p)?;
-            serde_json::to_string(&ctx.elicit(p).await?)
-        }
-        methods::ROOTS_LIST => serde_json::to_string(&ctx.list_roots().await?),
-        other => return Err(Error::new(ErrorKind::InvalidInput, format!("cannot ask the client {other:?}"))),
-    };
-    Ok(out?)
+    Ask::new(method, params_json)?.send(ctx).await
 }
