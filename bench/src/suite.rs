@@ -172,47 +172,52 @@ async fn cancel_latencies(client: &Client, n: usize, log: &Path) -> Result<Vec<f
 pub fn drive(args: Vec<String>) -> Result<(), String> {
     let d = drive_args(args)?;
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-    let out = rt.block_on(async move {
-        // The cross-SDK workloads are session-era (what every SDK speaks).
-        let builder = Client::builder("oxmcp-bench-driver", env!("CARGO_PKG_VERSION")).era(oxmcp::client::Era::Session);
-        let client = match &d.url {
-            Some(url) => builder.connect(HttpClientTransport::new(url.clone())).await,
-            None => {
-                let child = ChildProcess::new(&d.command[0]).args(&d.command[1..]).spawn().map_err(|e| e.to_string())?;
-                builder.connect(child).await
+    // The workload runs as a task on a runtime worker, as a tokio application's work does:
+    // a response then reaches its caller in the worker that read it. (The `block_on`
+    // thread is no worker: every response would wake it, a thread switch per call.)
+    let out = rt
+        .block_on(rt.spawn(async move {
+            // The cross-SDK workloads are session-era (what every SDK speaks).
+            let builder = Client::builder("oxmcp-bench-driver", env!("CARGO_PKG_VERSION")).era(oxmcp::client::Era::Session);
+            let client = match &d.url {
+                Some(url) => builder.connect(HttpClientTransport::new(url.clone())).await,
+                None => {
+                    let child = ChildProcess::new(&d.command[0]).args(&d.command[1..]).spawn().map_err(|e| e.to_string())?;
+                    builder.connect(child).await
+                }
             }
-        }
-        .map_err(|e| format!("connect failed: {e}"))?;
-        let client = Arc::new(client);
-        let base = workload::base_payload(if d.workload == "large" { d.payload } else { d.payload.min(1 << 20) });
-        let small = workload::base_payload(100.min(d.payload.max(10)));
-        for i in 0..d.warmup {
-            workload::echo(&client, &small, i).await?;
-        }
-        let out = match d.workload.as_str() {
-            "seq" => {
-                let c = workload::sequential(&client, &base, d.n).await?;
-                json!({"calls": d.n, "seconds": c.elapsed.as_secs_f64(), "calls_per_s": c.rate()})
+            .map_err(|e| format!("connect failed: {e}"))?;
+            let client = Arc::new(client);
+            let base = workload::base_payload(if d.workload == "large" { d.payload } else { d.payload.min(1 << 20) });
+            let small = workload::base_payload(100.min(d.payload.max(10)));
+            for i in 0..d.warmup {
+                workload::echo(&client, &small, i).await?;
             }
-            "conc" => {
-                let c = workload::concurrent(&client, &base, d.n, d.k).await?;
-                json!({"calls": d.n, "seconds": c.elapsed.as_secs_f64(), "calls_per_s": c.rate()})
+            let out = match d.workload.as_str() {
+                "seq" => {
+                    let c = workload::sequential(&client, &base, d.n).await?;
+                    json!({"calls": d.n, "seconds": c.elapsed.as_secs_f64(), "calls_per_s": c.rate()})
+                }
+                "conc" => {
+                    let c = workload::concurrent(&client, &base, d.n, d.k).await?;
+                    json!({"calls": d.n, "seconds": c.elapsed.as_secs_f64(), "calls_per_s": c.rate()})
+                }
+                "large" => {
+                    let c = workload::sequential(&client, &base, d.n).await?;
+                    json!({"calls": d.n, "median_ms": c.us(0.5) / 1e3})
+                }
+                "cancel" => {
+                    let log = d.cancel_log.as_deref().ok_or("cancel: --cancel-log is required")?;
+                    json!({"cancel_us": cancel_latencies(&client, d.n, log).await?})
+                }
+                other => return Err(format!("unknown workload {other:?}")),
+            };
+            if let Ok(client) = Arc::try_unwrap(client) {
+                client.close().await;
             }
-            "large" => {
-                let c = workload::sequential(&client, &base, d.n).await?;
-                json!({"calls": d.n, "median_ms": c.us(0.5) / 1e3})
-            }
-            "cancel" => {
-                let log = d.cancel_log.as_deref().ok_or("cancel: --cancel-log is required")?;
-                json!({"cancel_us": cancel_latencies(&client, d.n, log).await?})
-            }
-            other => return Err(format!("unknown workload {other:?}")),
-        };
-        if let Ok(client) = Arc::try_unwrap(client) {
-            client.close().await;
-        }
-        Ok::<Value, String>(out)
-    })?;
+            Ok::<Value, String>(out)
+        }))
+        .map_err(|e| e.to_string())??;
     println!("{out}");
     Ok(())
 }

@@ -8,6 +8,7 @@
 #[cfg(feature = "http")]
 pub mod auth;
 pub mod client;
+pub mod drive;
 pub mod error;
 pub mod host;
 pub mod protocol;

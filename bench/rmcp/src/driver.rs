@@ -97,7 +97,9 @@ pub fn run(opts: Options) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the tokio runtime: {e}"))?;
-    runtime.block_on(drive(opts))
+    // The workload runs as a task on a runtime worker, as in the oxmcp Rust driver: a
+    // response then reaches its caller without waking the `block_on` thread.
+    runtime.block_on(runtime.spawn(drive(opts))).map_err(|e| e.to_string())?
 }
 
 async fn connect(target: &Target) -> Result<Client, String> {

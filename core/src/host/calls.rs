@@ -130,7 +130,9 @@ impl HostCalls {
             e.on_cancel = None;
             e.reply.take()
         });
-        reply.is_some_and(|tx| tx.send(outcome).is_ok())
+        // The engine's future waiting for this answer goes on here, on the host's thread
+        // (it writes the response itself), instead of waking a runtime thread for it.
+        crate::drive::scope(|| reply.is_some_and(|tx| tx.send(outcome).is_ok()))
     }
 
     /// Whether call `id` is waiting for its answer.

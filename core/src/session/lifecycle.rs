@@ -61,10 +61,12 @@ impl Session {
     /// ```
     pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, config: SessionConfig) -> Session {
         let (reader, writer) = transport.split();
-        let (out, out_rx) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared::new(config, out));
+        let (outbox, desk, out_rx) = writer::Outbox::new(writer);
+        let shared = Arc::new(Shared::new(config, outbox));
         let peer = Peer { shared: shared.clone() };
-        let writer = tokio::spawn(writer::write_loop(writer, out_rx, shared.clone()));
+        let writer = tokio::spawn(writer::write_loop(desk, out_rx, shared.clone()));
+        let alarm = shared.clone();
+        tokio::spawn(async move { alarm.outgoing.alarm_loop(alarm.closed.clone()).await });
         let (notes_tx, notes_rx) = mpsc::unbounded_channel();
         tokio::spawn(reader::notification_loop(notes_rx, service.clone(), peer.clone()));
         tokio::spawn(reader::read_loop(reader, peer.clone(), service, notes_tx));

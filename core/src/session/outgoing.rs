@@ -14,11 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use tokio::sync::{mpsc, oneshot};
-use tokio::time::{sleep_until, Instant};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::pending::Pending;
+use super::pending::Ended;
 pub use super::pending::Progress;
 use super::shared::Shared;
 use crate::error::{Error, ErrorKind, Result};
@@ -165,7 +165,6 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     let id = shared.outgoing.next_id.fetch_add(1, Ordering::Relaxed);
     tracing::Span::current().record("id", id);
     let wants_progress = wants_progress && attach_progress_token(&mut params, id);
-    let (done_tx, mut done_rx) = oneshot::channel();
     let (progress_tx, mut progress_rx) = match wants_progress {
         true => {
             let (tx, rx) = mpsc::unbounded_channel();
@@ -173,7 +172,10 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
         }
         false => (None, None),
     };
-    shared.outgoing.pending.lock().unwrap().insert(id, Pending { done: done_tx, progress: progress_tx });
+    // The earlier of the inactivity deadline and the hard limit, on the session's alarm.
+    let hard_deadline = Instant::now() + max_timeout;
+    let next_deadline = || (Instant::now() + timeout).min(hard_deadline);
+    let mut done_rx = shared.outgoing.insert(id, progress_tx, next_deadline());
     let route = options.during.clone().map_or(Route::Unrelated, Route::During);
     let mut guard = PendingGuard { shared, id, armed: true, route: route.clone() };
     // The session may have closed between the check above and the insert: then
@@ -190,15 +192,18 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
         return Err(shared.closed_error());
     }
 
-    // One timer: the earlier of the inactivity deadline and the hard limit.
-    let hard_deadline = Instant::now() + max_timeout;
-    let next_deadline = || (Instant::now() + timeout).min(hard_deadline);
-    let timer = sleep_until(next_deadline());
-    tokio::pin!(timer);
     let ended = loop {
         tokio::select! {
             biased;
             outcome = &mut done_rx => {
+                let answer = match outcome {
+                    Ok(Ended::Answer(answer)) => answer,
+                    Ok(Ended::Deadline) => break timed_out(method, timeout, max_timeout, hard_deadline),
+                    Err(_) => {
+                        guard.armed = false;
+                        return Err(shared.closed_error());
+                    }
+                };
                 guard.armed = false;
                 // Progress sent just before the response is already queued: deliver it first.
                 if let (Some(rx), Some(callback)) = (progress_rx.as_mut(), &options.on_progress) {
@@ -206,26 +211,15 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
                         callback(update);
                     }
                 }
-                return match outcome {
-                    Ok(Ok(value)) => Ok(value),
-                    Ok(Err(error)) => Err(Error::from_rpc(error)),
-                    Err(_) => Err(shared.closed_error()),
-                };
+                return answer.map_err(Error::from_rpc);
             }
             Some(update) = next_progress(progress_rx.as_mut()) => {
                 if reset {
-                    timer.as_mut().reset(next_deadline());
+                    shared.outgoing.postpone(id, next_deadline());
                 }
                 if let Some(callback) = &options.on_progress {
                     callback(update);
                 }
-            }
-            _ = &mut timer => {
-                break if Instant::now() >= hard_deadline {
-                    Error::new(ErrorKind::Timeout, format!("{method} exceeded its maximum time of {max_timeout:?}"))
-                } else {
-                    Error::new(ErrorKind::Timeout, format!("{method} timed out after {timeout:?} without a response"))
-                };
             }
             _ = cancelled(options.cancel.as_ref()) => break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled")),
         }
@@ -236,7 +230,7 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     };
     if !guard.cancel(reason) {
         // The response arrived in the same instant: it wins over the local end.
-        if let Ok(outcome) = done_rx.try_recv() {
+        if let Ok(Ended::Answer(outcome)) = done_rx.try_recv() {
             return outcome.map_err(Error::from_rpc);
         }
         if shared.closed.is_cancelled() {
@@ -244,6 +238,14 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
         }
     }
     Err(ended)
+}
+
+fn timed_out(method: &str, timeout: Duration, max_timeout: Duration, hard_deadline: Instant) -> Error {
+    if Instant::now() >= hard_deadline {
+        Error::new(ErrorKind::Timeout, format!("{method} exceeded its maximum time of {max_timeout:?}"))
+    } else {
+        Error::new(ErrorKind::Timeout, format!("{method} timed out after {timeout:?} without a response"))
+    }
 }
 
 async fn next_progress(rx: Option<&mut mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {

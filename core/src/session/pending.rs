@@ -1,12 +1,20 @@
 //! The pending map: requests this side sent and not yet ended, by id, each with the
-//! completion its caller waits on and where its progress goes.
+//! completion its caller waits on, where its progress goes and its deadline.
+//!
+//! Deadlines share one timer per session (the alarm loop) instead of one tokio timer per
+//! request: arming a timer earlier than every other one wakes the runtime's driver thread,
+//! which a sequential caller would otherwise pay on every request. Requests of one
+//! session mostly get later deadlines than the one the alarm is set for, so it is re-armed
+//! only when it rings.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicI64;
 use std::sync::Mutex;
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{ErrorObject, RequestId};
 
@@ -21,16 +29,29 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
-pub(super) struct Pending {
-    pub(super) done: oneshot::Sender<Result<Value, ErrorObject>>,
-    pub(super) progress: Option<mpsc::UnboundedSender<Progress>>,
+/// How a pending request ended, as its caller learns it.
+pub(super) enum Ended {
+    /// The peer's response or error.
+    Answer(Result<Value, ErrorObject>),
+    /// Its deadline passed (the caller decides which timeout it was, and cancels).
+    Deadline,
 }
 
-/// The id allocator and the pending map.
+pub(super) struct Pending {
+    /// Taken by whichever ends the request first: its answer or the alarm.
+    pub(super) done: Option<oneshot::Sender<Ended>>,
+    pub(super) progress: Option<mpsc::UnboundedSender<Progress>>,
+    pub(super) deadline: Instant,
+}
+
+/// The id allocator, the pending map and the alarm.
 #[derive(Default)]
 pub(crate) struct Outgoing {
     pub(super) next_id: AtomicI64,
     pub(super) pending: Mutex<HashMap<i64, Pending>>,
+    /// When the alarm loop rings next (`None`: it waits for a deadline).
+    armed: Mutex<Option<Instant>>,
+    rearm: Notify,
 }
 
 impl Outgoing {
@@ -46,11 +67,69 @@ impl Outgoing {
             return;
         };
         let entry = self.pending.lock().unwrap().remove(n);
-        match entry {
-            Some(p) => {
-                let _ = p.done.send(outcome);
+        match entry.and_then(|p| p.done) {
+            Some(done) => {
+                let _ = done.send(Ended::Answer(outcome));
             }
             None => tracing::debug!(%id, "ignoring a late response"),
+        }
+    }
+
+    /// Files a request; its caller waits on the returned receiver.
+    pub(super) fn insert(
+        &self,
+        id: i64,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+        deadline: Instant,
+    ) -> oneshot::Receiver<Ended> {
+        let (done, rx) = oneshot::channel();
+        self.pending.lock().unwrap().insert(id, Pending { done: Some(done), progress, deadline });
+        let mut armed = self.armed.lock().unwrap();
+        if armed.is_none_or(|at| deadline < at) {
+            *armed = Some(deadline);
+            self.rearm.notify_one();
+        }
+        rx
+    }
+
+    /// Moves a request's deadline later (progress arrived). An earlier one would need the
+    /// alarm re-armed; deadlines only move later.
+    pub(super) fn postpone(&self, id: i64, deadline: Instant) {
+        if let Some(p) = self.pending.lock().unwrap().get_mut(&id) {
+            p.deadline = p.deadline.max(deadline);
+        }
+    }
+
+    /// Ends every request whose deadline passed; returns the next deadline.
+    fn ring(&self, now: Instant) -> Option<Instant> {
+        let mut next: Option<Instant> = None;
+        for p in self.pending.lock().unwrap().values_mut() {
+            if p.done.is_none() {
+                continue; // rung already; its caller is ending it
+            }
+            if p.deadline <= now {
+                let _ = p.done.take().map(|d| d.send(Ended::Deadline));
+            } else {
+                next = Some(next.map_or(p.deadline, |n| n.min(p.deadline)));
+            }
+        }
+        next
+    }
+
+    /// The alarm loop: rings at the earliest deadline until the session closes.
+    pub(super) async fn alarm_loop(&self, closed: CancellationToken) {
+        loop {
+            let rearmed = self.rearm.notified();
+            let at = *self.armed.lock().unwrap();
+            tokio::select! {
+                _ = closed.cancelled() => return,
+                _ = rearmed => continue,
+                _ = async { tokio::time::sleep_until(at.unwrap()).await }, if at.is_some() => {}
+            }
+            // Under the alarm's lock: a request filed after the scan compares its deadline
+            // with the new target once this is released, and re-arms if it is earlier.
+            let mut armed = self.armed.lock().unwrap();
+            *armed = self.ring(Instant::now());
         }
     }
 

@@ -53,17 +53,11 @@ fn route_frame(
     match frame {
         Err(Rejected { id, error }) => shared.send_error(id, error),
         Ok(Frame::Single(message)) => {
-            if let Some(mut reply) = route_message(peer, service, notes, message) {
-                // Poll once here: a handler that needs no I/O (ping, a list, an echo) is
-                // answered without a task or a thread hop. One that would wait is handed
-                // to its own task, which polls it again with a real waker.
-                let waker = futures::task::noop_waker();
-                match reply.as_mut().poll(&mut std::task::Context::from_waker(&waker)) {
-                    std::task::Poll::Ready(r) => send_reply(r),
-                    std::task::Poll::Pending => {
-                        tokio::spawn(async move { send_reply(reply.await) });
-                    }
-                }
+            if let Some(reply) = route_message(peer, service, notes, message) {
+                // Polled here first: a handler that needs no I/O (ping, a list, an echo) is
+                // answered without a task or a thread hop. One that waits goes on where it
+                // is woken: a host's thread answering it writes the response itself.
+                crate::drive::spawn(crate::drive::Home::tokio(), async move { send_reply(reply.await) });
             }
         }
         Ok(Frame::Batch(items)) => {

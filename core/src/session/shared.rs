@@ -1,20 +1,20 @@
 //! What the session's tasks and every [`Peer`](super::Peer) handle share: the two maps,
-//! the queue to the writer task, and how the session ends.
+//! the way out to the transport, and how the session ends.
 
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::config::SessionConfig;
 use super::in_flight::InFlight;
 use super::pending::Outgoing;
+use super::writer::Outbox;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, ErrorObject, Message, ProtocolVersion, RequestId};
 use crate::transport::{MessageKind, Outbound, Route};
 
-/// One message for the writer task, with what the session knows of it.
+/// One outgoing message, with what the session knows of it.
 #[derive(Debug)]
 pub(super) struct Queued {
     pub(super) message: Outbound,
@@ -41,7 +41,7 @@ fn kind_of(message: &Message) -> Option<MessageKind> {
 /// State shared by the session's tasks and every [`Peer`](super::Peer) handle.
 pub(crate) struct Shared {
     pub(crate) config: SessionConfig,
-    pub(super) out: mpsc::UnboundedSender<Queued>,
+    pub(super) outbox: Outbox,
     pub(crate) outgoing: Outgoing,
     pub(crate) incoming: InFlight,
     /// Fired once, when the session closes for any reason.
@@ -51,27 +51,27 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(super) fn new(config: SessionConfig, out: mpsc::UnboundedSender<Queued>) -> Self {
+    pub(super) fn new(config: SessionConfig, outbox: Outbox) -> Self {
         Shared {
             incoming: InFlight::new(config.max_concurrent_requests, config.max_queued_requests),
             outgoing: Outgoing::default(),
             config,
-            out,
+            outbox,
             closed: CancellationToken::new(),
             close_reason: OnceLock::new(),
             version: OnceLock::new(),
         }
     }
 
-    /// Queues one serialized message for the writer task.
+    /// Sends one message (written now, or queued for the writer task).
     pub(crate) fn send(&self, message: &Message, route: Route) -> Result<()> {
         let queued = Queued { message: Outbound { bytes: Bytes::from(message.to_bytes()), route }, kind: kind_of(message) };
-        self.out.send(queued).map_err(|_| self.closed_error())
+        self.outbox.send(queued).map_err(|_| self.closed_error())
     }
 
-    /// Queues a routing hint or a message serialized elsewhere (a batch's answers).
+    /// Sends a routing hint or a message serialized elsewhere (a batch's answers).
     pub(super) fn send_outbound(&self, message: Outbound) {
-        let _ = self.out.send(message.into());
+        let _ = self.outbox.send(message.into());
     }
 
     pub(crate) fn send_error(&self, id: Option<RequestId>, error: ErrorObject) {

@@ -1,14 +1,18 @@
-//! The writer task: the session's queue of outgoing messages to the transport.
+//! The way out: a message goes to the transport straight from the sender's thread when the
+//! transport is idle and nothing is queued ahead of it (no hop to another task), else
+//! through the writer task's queue, which writes bursts and waits when the transport does.
 
 use std::io;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use super::shared::{Queued, Shared};
 use crate::protocol::RequestId;
-use crate::transport::{MessageWriter, Route};
+use crate::transport::{MessageWriter, Outbound, Route, SendNow};
 
 /// Whether a message goes out in a write of its own, never sharing it with what follows:
 /// a handler's notifications (progress, logs). Peers that run notification handlers later
@@ -28,6 +32,92 @@ fn during_of(queued: &Queued) -> Option<RequestId> {
     }
 }
 
+/// The transport's writer while the writer task does not hold it.
+struct Slot<W> {
+    /// `None` while the writer task writes with it, and for good once it closed.
+    writer: Option<W>,
+    /// The request whose notification was written last, alone (see `writes_alone`).
+    last_alone: Option<RequestId>,
+}
+
+/// Where the writer waits between bursts, and the count of queued messages not yet
+/// written: a message may skip the queue only when that count is zero, so messages from
+/// one sender never overtake each other.
+pub(super) struct Desk<W> {
+    slot: Mutex<Slot<W>>,
+    queued: AtomicUsize,
+}
+
+/// What [`Outbox`] needs of a [`Desk`], whatever the transport.
+trait DirectWrite: Send + Sync {
+    fn try_write(&self, queued: &Queued) -> SendNow;
+    fn queued(&self) -> &AtomicUsize;
+}
+
+impl<W: MessageWriter> DirectWrite for Desk<W> {
+    fn try_write(&self, queued: &Queued) -> SendNow {
+        if writes_alone(queued) || tokio::runtime::Handle::try_current().is_err() {
+            // Alone-written messages keep the writer task's pacing; a thread outside the
+            // runtime must not make a transport spawn work.
+            return SendNow::NotNow;
+        }
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        if self.queued.load(Ordering::Acquire) != 0 || slot.last_alone.is_some() {
+            return SendNow::NotNow;
+        }
+        match slot.writer.as_mut() {
+            Some(writer) => writer.try_send_now(&queued.message),
+            None => SendNow::NotNow,
+        }
+    }
+    fn queued(&self) -> &AtomicUsize {
+        &self.queued
+    }
+}
+
+impl<W> Desk<W> {
+    fn take(&self) -> (Option<W>, Option<RequestId>) {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        (slot.writer.take(), slot.last_alone.take())
+    }
+    fn put_back(&self, writer: W, last_alone: Option<RequestId>, written: usize) {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        slot.writer = Some(writer);
+        slot.last_alone = last_alone;
+        self.queued.fetch_sub(written, Ordering::Release);
+    }
+}
+
+/// The session's way out, shared by every sender.
+pub(super) struct Outbox {
+    queue: mpsc::UnboundedSender<Queued>,
+    desk: Arc<dyn DirectWrite>,
+}
+
+impl Outbox {
+    /// The outbox over `writer`, and what the writer task needs.
+    pub(super) fn new<W: MessageWriter>(writer: W) -> (Outbox, Arc<Desk<W>>, mpsc::UnboundedReceiver<Queued>) {
+        let (queue, rx) = mpsc::unbounded_channel();
+        let desk =
+            Arc::new(Desk { slot: Mutex::new(Slot { writer: Some(writer), last_alone: None }), queued: AtomicUsize::new(0) });
+        (Outbox { queue, desk: desk.clone() }, desk, rx)
+    }
+
+    /// Writes `queued` now or queues it. Fails only once the writer task has ended.
+    pub(super) fn send(&self, queued: Queued) -> Result<(), ()> {
+        let queued = match self.desk.try_write(&queued) {
+            SendNow::Written => return Ok(()),
+            // The rest waits in the writer's buffer: an empty message makes the task flush it.
+            SendNow::Buffered => Queued::from(Outbound { bytes: Bytes::new(), route: Route::Unrelated }),
+            SendNow::NotNow => queued,
+        };
+        self.desk.queued().fetch_add(1, Ordering::AcqRel);
+        self.queue.send(queued).map_err(|_| {
+            self.desk.queued().fetch_sub(1, Ordering::AcqRel);
+        })
+    }
+}
+
 /// Hands one message to the transport, with its kind when the session knows it.
 async fn send<W: MessageWriter>(writer: &mut W, queued: Queued) -> io::Result<()> {
     match queued.kind {
@@ -39,10 +129,14 @@ async fn send<W: MessageWriter>(writer: &mut W, queued: Queued) -> io::Result<()
 /// Writes queued messages, flushing once per burst, until the session closes; then
 /// writes what is still queued (final responses, cancellation notices) and closes the
 /// transport.
-pub(super) async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::UnboundedReceiver<Queued>, shared: Arc<Shared>) {
+pub(super) async fn write_loop<W: MessageWriter>(
+    desk: Arc<Desk<W>>,
+    mut rx: mpsc::UnboundedReceiver<Queued>,
+    shared: Arc<Shared>,
+) {
     const BURST: usize = 512;
     let closed = shared.closed.clone();
-    let mut last_alone: Option<RequestId> = None;
+    let mut failed: Option<W> = None;
     loop {
         let first = tokio::select! {
             biased;
@@ -50,6 +144,7 @@ pub(super) async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::Un
             _ = closed.cancelled() => None,
         };
         let Some(first) = first else { break };
+        let (Some(mut writer), mut last_alone) = desk.take() else { break };
         if let (Some(during), Route::Answers(id)) = (&last_alone, &first.message.route) {
             if during == id {
                 // The answer right behind its request's last notification: give the peer a
@@ -60,6 +155,7 @@ pub(super) async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::Un
         let mut alone = writes_alone(&first);
         last_alone = if alone { during_of(&first) } else { None };
         let mut result = send(&mut writer, first).await;
+        let mut written = 1;
         for _ in 0..BURST {
             if result.is_err() || alone {
                 break;
@@ -69,6 +165,7 @@ pub(super) async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::Un
                     alone = writes_alone(&m);
                     last_alone = if alone { during_of(&m) } else { None };
                     result = send(&mut writer, m).await;
+                    written += 1;
                 }
                 Err(_) => break,
             }
@@ -81,9 +178,13 @@ pub(super) async fn write_loop<W: MessageWriter>(mut writer: W, mut rx: mpsc::Un
             // more (a child's exit status and stderr). Let that reason win if it comes soon.
             let _ = tokio::time::timeout(Duration::from_secs(5), closed.cancelled()).await;
             shared.close(format!("writing to the transport failed: {e}"));
+            failed = Some(writer);
             break;
         }
+        desk.put_back(writer, last_alone, written);
     }
+    // From here on nothing is written directly: the writer leaves the desk for good.
+    let Some(mut writer) = failed.or_else(|| desk.take().0) else { return };
     while let Ok(m) = rx.try_recv() {
         if send(&mut writer, m).await.is_err() {
             break;

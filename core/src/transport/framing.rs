@@ -1,11 +1,13 @@
 //! Newline-delimited JSON framing over any byte stream, with a size limit.
 
 use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
-use super::RecvError;
+use super::{RecvError, SendNow};
 
 /// Reads newline-delimited messages; blank lines are skipped, a trailing `\r` is removed.
 pub struct LineReader<R> {
@@ -73,6 +75,9 @@ fn trim(mut line: Bytes) -> Bytes {
     line
 }
 
+/// The write buffer's size.
+const BUFFER: usize = 64 * 1024;
+
 /// Writes messages each followed by `\n`, buffered until `flush`.
 pub struct LineWriter<W: AsyncWrite> {
     inner: BufWriter<W>,
@@ -81,12 +86,44 @@ pub struct LineWriter<W: AsyncWrite> {
 impl<W: AsyncWrite + Unpin> LineWriter<W> {
     /// Wraps `writer`.
     pub fn new(writer: W) -> Self {
-        Self { inner: BufWriter::with_capacity(64 * 1024, writer) }
+        Self { inner: BufWriter::with_capacity(BUFFER, writer) }
     }
     /// Queues one message and its newline.
     pub async fn send(&mut self, message: &[u8]) -> io::Result<()> {
         self.inner.write_all(message).await?;
         self.inner.write_all(b"\n").await
+    }
+    /// Writes one message and its newline now, without waiting: straight to the stream
+    /// when nothing is buffered and the stream takes it at once. What the stream takes only
+    /// in part is buffered (a [`LineWriter::flush`] must follow). Messages that do not fit
+    /// the buffer are left to [`LineWriter::send`].
+    pub fn try_send_now(&mut self, message: &[u8]) -> SendNow {
+        if !self.inner.buffer().is_empty() || message.len() >= BUFFER {
+            return SendNow::NotNow;
+        }
+        // A no-op waker: if the stream is not writable this returns Pending, nothing is
+        // written, and the writer task's own poll registers a real waker later.
+        let mut cx = Context::from_waker(futures::task::noop_waker_ref());
+        let stream = Pin::new(self.inner.get_mut());
+        let polled = if stream.is_write_vectored() {
+            stream.poll_write_vectored(&mut cx, &[io::IoSlice::new(message), io::IoSlice::new(b"\n")])
+        } else {
+            stream.poll_write(&mut cx, &[message, b"\n"].concat())
+        };
+        let written = match polled {
+            Poll::Ready(Ok(n)) => n,
+            Poll::Ready(Err(_)) | Poll::Pending => return SendNow::NotNow, // the writer task meets it again
+        };
+        if written > message.len() {
+            return SendNow::Written;
+        }
+        // The rest fits the empty buffer: BufWriter copies it without touching the stream.
+        for rest in [&message[written..], b"\n"] {
+            if !matches!(Pin::new(&mut self.inner).poll_write(&mut cx, rest), Poll::Ready(Ok(n)) if n == rest.len()) {
+                unreachable!("an empty BufWriter takes less than its capacity without writing");
+            }
+        }
+        SendNow::Buffered
     }
     /// Writes out everything queued.
     pub async fn flush(&mut self) -> io::Result<()> {

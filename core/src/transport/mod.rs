@@ -172,6 +172,17 @@ pub enum MessageKind {
     Error(i64),
 }
 
+/// What [`MessageWriter::try_send_now`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendNow {
+    /// The whole message is written.
+    Written,
+    /// Part of it is written and the rest buffered: a [`MessageWriter::flush`] must follow.
+    Buffered,
+    /// Nothing was written: the transport would have to wait, or cannot write at once.
+    NotNow,
+}
+
 /// Writes whole messages. `send` may buffer; the session calls `flush` once it has no
 /// more queued messages, so bursts go out in one write.
 pub trait MessageWriter: Send + 'static {
@@ -185,6 +196,14 @@ pub trait MessageWriter: Send + 'static {
     }
     /// Writes out everything queued.
     fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+    /// Writes one message from the calling thread, without waiting, if the transport can:
+    /// the session calls it when nothing is queued ahead, so a message goes out without a
+    /// hop to the writer task. By default [`SendNow::NotNow`] (the message is then queued
+    /// as usual).
+    fn try_send_now(&mut self, message: &Outbound) -> SendNow {
+        let _ = message;
+        SendNow::NotNow
+    }
     /// Ends the outgoing direction (and, for a child process, stops the child).
     fn close(self) -> impl Future<Output = ()> + Send;
 }

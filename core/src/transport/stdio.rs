@@ -9,7 +9,7 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::framing::{LineReader, LineWriter};
-use super::{MessageReader, MessageWriter, Outbound, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
+use super::{MessageReader, MessageWriter, Outbound, RecvError, SendNow, Transport, DEFAULT_MAX_MESSAGE_SIZE};
 
 /// Newline-delimited JSON over a reader and a writer (by default stdin and stdout).
 ///
@@ -93,6 +93,18 @@ impl AsyncWrite for StdoutStream {
             StdoutStream::Blocking(s) => Pin::new(s).poll_write(cx, data),
         }
     }
+    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            StdoutStream::Pipe(p) => Pin::new(p).poll_write_vectored(cx, bufs),
+            StdoutStream::Blocking(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+        }
+    }
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            StdoutStream::Pipe(p) => p.is_write_vectored(),
+            StdoutStream::Blocking(s) => s.is_write_vectored(),
+        }
+    }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             StdoutStream::Pipe(p) => Pin::new(p).poll_flush(cx),
@@ -159,6 +171,12 @@ impl<W: AsyncWrite + Unpin + Send + 'static> MessageWriter for StdioWriter<W> {
     }
     async fn flush(&mut self) -> io::Result<()> {
         self.0.flush().await
+    }
+    fn try_send_now(&mut self, message: &Outbound) -> SendNow {
+        if message.bytes.is_empty() {
+            return SendNow::Written; // a routing hint, not a message
+        }
+        self.0.try_send_now(&message.bytes)
     }
     async fn close(self) {
         self.0.close().await

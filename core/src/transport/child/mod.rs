@@ -26,7 +26,7 @@ use tokio::sync::watch;
 use super::framing::{LineReader, LineWriter};
 
 mod supervisor;
-use super::{MessageReader, MessageWriter, Outbound, RecvError, Transport, DEFAULT_MAX_MESSAGE_SIZE};
+use super::{MessageReader, MessageWriter, Outbound, RecvError, SendNow, Transport, DEFAULT_MAX_MESSAGE_SIZE};
 
 /// How to start a server process.
 ///
@@ -271,6 +271,12 @@ impl MessageWriter for ChildWriter {
     }
     async fn flush(&mut self) -> io::Result<()> {
         self.lines.flush().await
+    }
+    fn try_send_now(&mut self, message: &Outbound) -> SendNow {
+        if message.bytes.is_empty() {
+            return SendNow::Written; // a routing hint, not a message
+        }
+        self.lines.try_send_now(&message.bytes)
     }
     async fn close(self) {
         let ChildWriter { lines, state } = self;
