@@ -8,10 +8,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use napi::bindgen_prelude::{spawn, PromiseRaw};
+use napi::bindgen_prelude::{within_runtime_if_available, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use oxmcp::client::Client;
+use oxmcp::drive;
 use oxmcp::host::client::{call, NotificationFn, RequestFn};
 use oxmcp::host::{context, CallId, ClientHooks, ConnectOptions, HostCalls};
 use oxmcp::protocol::methods;
@@ -158,14 +159,17 @@ impl NativeClient {
         let id = call_id(id);
         let options = self.options(id, &options);
         let (client, events, cancels) = (self.client.clone(), self.events.clone(), self.cancels.clone());
-        spawn(async move {
+        let work = async move {
             let outcome = run(&client, &op, a, b, options).await;
             lock(&cancels).remove(&id);
             match outcome {
                 Ok(v) => events.send(RESULT, id, 0, Some(v.unwrap_or_else(|| "null".into())), None),
                 Err(e) => events.send(ERROR, id, 0, Some(errors::to_json(&e)), None),
             };
-        });
+        };
+        // Polled first on this thread, so the request is written now without waking a
+        // runtime thread; the response's reader goes on with it (see `oxmcp::drive`).
+        within_runtime_if_available(|| drive::spawn(drive::Home::tokio(), work));
     }
 
     /// Tells the server the roots changed (session era; nothing to tell in the stateless era).

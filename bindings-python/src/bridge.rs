@@ -1,8 +1,8 @@
 //! Crossing between asyncio and tokio. Both directions hand work to the loop through its
 //! [`LoopHandle`] queue, so no tokio thread ever waits for the GIL.
 //!
-//! - Rust -> Python: [`awaitable`] runs a Rust future on the runtime and returns an asyncio
-//!   future that the loop completes; cancelling the asyncio future (task cancel, `wait_for`
+//! - Rust -> Python: [`awaitable`] runs a Rust future (polled on the loop's thread, see
+//!   `oxmcp::drive`) and returns an asyncio future that the loop completes; cancelling the asyncio future (task cancel, `wait_for`
 //!   timeout) drops the Rust future, which cancels the MCP request.
 //! - Python -> Rust: [`PyFn::start`] starts an asyncio task for a host call on its loop;
 //!   the task answers the call in the engine's host-call table, and when the engine cancels
@@ -11,6 +11,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use oxmcp::drive;
 use oxmcp::host::{CallId, HostCalls};
 use oxmcp::{Error, ErrorKind};
 use pyo3::prelude::*;
@@ -40,7 +41,7 @@ impl CancelOnDone {
     }
 }
 
-/// Runs `fut` on the runtime; returns an asyncio future for its output on the running loop.
+/// Runs `fut` (on this loop's thread); returns an asyncio future for its output on the running loop.
 pub fn awaitable<F, T>(py: Python<'_>, fut: F) -> PyResult<Bound<'_, PyAny>>
 where
     F: Future<Output = Result<T, Error>> + Send + 'static,
@@ -51,7 +52,14 @@ where
     let cancel = CancellationToken::new();
     py_future.call_method1("add_done_callback", (CancelOnDone { token: cancel.clone() },))?;
     let target = py_future.clone().unbind();
-    runtime::spawn(async move {
+    let Some(rt) = runtime::handle() else {
+        return Err(errors::raise(Error::new(ErrorKind::Closed, "the interpreter is exiting")));
+    };
+    // Polled first right here (a request is written now, from this thread), then on this
+    // loop whenever it is woken: a response costs one wake-up of the loop, none of tokio.
+    let lp = handle.clone();
+    let home = drive::Home::host(rt, move |task| lp.run(move |_| task.run()));
+    drive::spawn(home, async move {
         let outcome = tokio::select! {
             r = fut => r,
             _ = cancel.cancelled() => return, // dropping `fut` cancelled the work

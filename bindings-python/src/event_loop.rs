@@ -16,7 +16,7 @@ use pyo3::sync::PyOnceLock;
 type Job = Box<dyn FnOnce(Python<'_>) + Send>;
 
 struct Queue {
-    jobs: Mutex<Vec<Job>>,
+    jobs: Mutex<Jobs>,
     /// Readable while jobs wait; the loop's reader callback drains it.
     wake: OwnedFd,
 }
@@ -29,16 +29,16 @@ impl Queue {
             return Err(std::io::Error::last_os_error().into());
         }
         // SAFETY: `fd` was just created and is owned by nothing else.
-        Ok(Self { jobs: Mutex::new(Vec::new()), wake: unsafe { OwnedFd::from_raw_fd(fd) } })
+        Ok(Self { jobs: Mutex::new(Jobs::default()), wake: unsafe { OwnedFd::from_raw_fd(fd) } })
     }
 
     fn push(&self, job: Job) {
-        let was_empty = {
+        let wake = {
             let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-            jobs.push(job);
-            jobs.len() == 1
+            jobs.queue.push(job);
+            jobs.queue.len() == 1 && !jobs.draining
         };
-        if was_empty {
+        if wake {
             let one: u64 = 1;
             // SAFETY: writes 8 bytes from a live u64 to our own eventfd. It cannot fail
             // short of the counter overflowing, which a drained eventfd never reaches.
@@ -46,14 +46,44 @@ impl Queue {
         }
     }
 
-    fn take(&self) -> Vec<Job> {
-        // Clear the eventfd before taking the jobs: a job pushed after the take finds the
-        // queue empty and writes again, so no wake-up is lost.
+    /// Runs every queued job, and those queued while they run (a client call that ends
+    /// on this thread queues its answer: it runs in this same pass, with no new wake-up).
+    fn drain(&self, py: Python<'_>) {
+        // Clear the eventfd before taking the jobs: a job pushed after the last take while
+        // not draining finds the queue empty and writes again, so no wake-up is lost.
         let mut counter: u64 = 0;
         // SAFETY: reads at most 8 bytes into a live u64 (EAGAIN when already clear).
         unsafe { libc::read(self.wake.as_raw_fd(), (&mut counter as *mut u64).cast(), 8) };
-        std::mem::take(&mut *self.jobs.lock().unwrap_or_else(|e| e.into_inner()))
+        // If a job panics, the next push must wake the loop again.
+        struct Reset<'a>(&'a Queue);
+        impl Drop for Reset<'_> {
+            fn drop(&mut self) {
+                self.0.jobs.lock().unwrap_or_else(|e| e.into_inner()).draining = false;
+            }
+        }
+        let _reset = Reset(self);
+        loop {
+            let batch = {
+                let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+                jobs.draining = !jobs.queue.is_empty();
+                std::mem::take(&mut jobs.queue)
+            };
+            if batch.is_empty() {
+                return;
+            }
+            for job in batch {
+                job(py);
+            }
+        }
     }
+}
+
+/// The jobs waiting for the loop, and whether its reader callback is running them now
+/// (pushes then need no wake-up: the callback looks again before it returns).
+#[derive(Default)]
+struct Jobs {
+    queue: Vec<Job>,
+    draining: bool,
 }
 
 /// The loop's reader callback for the eventfd: runs the queued closures.
@@ -65,9 +95,8 @@ struct Drainer {
 #[pymethods]
 impl Drainer {
     fn __call__(&self, py: Python<'_>) {
-        for job in self.queue.take() {
-            job(py);
-        }
+        // A host call answered by a job goes on inside this scope (see `oxmcp::drive`).
+        oxmcp::drive::scope(|| self.queue.drain(py));
     }
 }
 

@@ -2,7 +2,6 @@
 //! lazily after `fork()` and stopped at interpreter exit (waiting for its threads) so no
 //! runtime thread touches Python while it finalizes.
 
-use std::future::Future;
 use std::time::Duration;
 
 use oxmcp::host::runtime::{ProcessRuntime, ThreadHooks};
@@ -14,11 +13,6 @@ static RUNTIME: ProcessRuntime = ProcessRuntime::new(2, ThreadHooks { on_start: 
 /// `None` once the interpreter is exiting.
 pub fn handle() -> Option<Handle> {
     RUNTIME.get().and_then(|rt| rt.handle())
-}
-
-/// Spawns a task on the runtime (dropped unrun once the interpreter is exiting).
-pub fn spawn(fut: impl Future<Output = ()> + Send + 'static) {
-    RUNTIME.spawn(fut);
 }
 
 /// Stops the runtime and waits for its threads (the package calls it with `atexit`, while
