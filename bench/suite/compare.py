@@ -130,11 +130,49 @@ def drive(driver: list, workload: str, n: int, target: list, cancel_log: str, k:
 
 
 async def open_sessions(url: str, count: int, clients: list) -> None:
+    """Session-era clients (pinned: an auto client settles on the stateless era where it
+    can, and keeps no session), each made one call."""
     from oxmcp import Client
     for _ in range(count):
-        c = await Client.connect_http(url)
+        c = await Client.connect_http(url, era="session")
         await c.call_tool("echo", {"text": "hello"})
         clients.append(c)
+
+
+async def open_listeners(url: str, count: int, clients: list) -> None:
+    """Stateless-era (2026-07-28) clients with a notification callback: each keeps one
+    `subscriptions/listen` stream open."""
+    from oxmcp import Client
+    for _ in range(count):
+        c = await Client.connect_http(url, era="stateless", on_notification=lambda method, params: None)
+        clients.append(c)
+
+
+def listen_memory(server_cmd: list, streams: int, settle: float, cancel_log: str):
+    """Server KB per extra idle `subscriptions/listen` stream, or None for a server that
+    does not speak the stateless era."""
+
+    async def measure():
+        clients: list = []
+        with HttpServer(server_cmd, cancel_log) as srv:
+            try:
+                try:
+                    await open_listeners(srv.url, 1, clients)
+                except Exception:
+                    return None
+                await asyncio.sleep(settle)
+                one = srv.rss_kb()
+                await open_listeners(srv.url, streams - 1, clients)
+                await asyncio.sleep(settle)
+                return (srv.rss_kb() - one) / (streams - 1)
+            finally:
+                for c in clients:
+                    try:
+                        await asyncio.wait_for(c.close(), 5)
+                    except Exception:
+                        pass
+
+    return asyncio.run(measure())
 
 
 def memory(server_cmd: list, sessions: int, settle: float, cancel_log: str) -> dict:
@@ -180,6 +218,7 @@ WORKLOADS = [
     ("rss_1", "server RSS, 1 session", "KB", False),
     ("rss_100", "server RSS, 100 sessions", "KB", False),
     ("kb_per_session", "server KB per extra session", "KB", False),
+    ("kb_per_listen", "server KB per idle listen stream (2026-07-28)", "KB", False),
 ]
 
 
@@ -198,6 +237,7 @@ def measure_impl(name: str, impl: dict, a, log: str) -> dict:
     mem = memory(impl["server"], a.sessions, a.settle, log)
     out["rss_start"], out["rss_1"] = mem["rss_start_kb"], mem["rss_1_kb"]
     out["rss_100"], out["kb_per_session"] = mem[f"rss_{a.sessions}_kb"], mem["kb_per_session"]
+    out["kb_per_listen"] = listen_memory(impl["server"], a.sessions, a.settle, log)
     return out
 
 
@@ -216,12 +256,15 @@ def cross_pairs(impls: dict) -> list:
 
 
 def fmt(v: float, unit: str) -> str:
+    if v is None:
+        return "n/a"
     if unit == "calls/s" or unit == "KB":
         return f"{v:,.0f}"
     return f"{v:,.1f}" if v < 100 else f"{v:,.0f}"
 
 
 def spread(values: list, unit: str) -> str:
+    values = [v for v in values if v is not None]  # None: the implementation cannot do it
     if not values:
         return "n/a"
     return f"{fmt(statistics.median(values), unit)} [{fmt(min(values), unit)}-{fmt(max(values), unit)}]"
@@ -247,7 +290,9 @@ def report(results: dict, cross: dict, floor: list, a, names: list, failures: li
         f"stdio: {a.seq} sequential calls, {a.conc} with {a.in_flight} in flight; HTTP: {a.http_seq} sequential, "
         f"{a.http_conc} with {a.in_flight} in flight; 100-byte payloads, every reply checked; 1 MiB: median of "
         f"{a.large_calls} round trips; cancel: 10 cancellations of `slow`; memory: RSS of the HTTP server process "
-        f"at start, with 1 and with {a.sessions} sessions (each opened by an oxmcp Python client that made one call).\n")
+        f"at start, with 1 and with {a.sessions} sessions (each opened by an oxmcp Python client pinned to the session "
+        f"era that made one call), and per idle `subscriptions/listen` stream ({a.sessions} stateless-era clients "
+        f"with a notification callback; n/a where the server does not speak 2026-07-28).\n")
     add("## Medians [min-max] over rounds\n")
     add("| workload | unit | " + " | ".join(LABEL[n] for n in names) + " |")
     add("|---|---|" + "---|" * len(names))
@@ -265,7 +310,8 @@ def report(results: dict, cross: dict, floor: list, a, names: list, failures: li
         label = label.replace("100", str(a.sessions))
         cells = []
         for o, p in pairs:
-            rs = [ratio(x[key], y[key], better) for x, y in zip(results[o], results[p])]
+            rs = [ratio(x[key], y[key], better) for x, y in zip(results[o], results[p])
+                  if x.get(key) is not None and y.get(key) is not None]
             cells.append(f"{statistics.median(rs):.2f}x [{min(rs):.2f}-{max(rs):.2f}]" if rs else "n/a")
         add(f"| {label} | " + " | ".join(cells) + " |")
     add("")
