@@ -139,6 +139,14 @@ async def open_sessions(url: str, count: int, clients: list) -> None:
         clients.append(c)
 
 
+async def close_all(clients: list) -> None:
+    for c in clients:
+        try:
+            await asyncio.wait_for(c.close(), 5)
+        except Exception:
+            pass
+
+
 async def open_listeners(url: str, count: int, clients: list) -> None:
     """Stateless-era (2026-07-28) clients with a notification callback: each keeps one
     `subscriptions/listen` stream open."""
@@ -166,11 +174,7 @@ def listen_memory(server_cmd: list, streams: int, settle: float, cancel_log: str
                 await asyncio.sleep(settle)
                 return (srv.rss_kb() - one) / (streams - 1)
             finally:
-                for c in clients:
-                    try:
-                        await asyncio.wait_for(c.close(), 5)
-                    except Exception:
-                        pass
+                await close_all(clients)
 
     return asyncio.run(measure())
 
@@ -192,11 +196,7 @@ def memory(server_cmd: list, sessions: int, settle: float, cancel_log: str) -> d
                 await asyncio.sleep(settle)
                 many = srv.rss_kb()
             finally:
-                for c in clients:
-                    try:
-                        await asyncio.wait_for(c.close(), 5)
-                    except Exception:
-                        pass
+                await close_all(clients)
         return {"rss_start_kb": start, "rss_1_kb": one, f"rss_{sessions}_kb": many,
                 "kb_per_session": (many - one) / (sessions - 1)}
 
