@@ -46,7 +46,7 @@ fn hooks(events: &Events, calls: &Arc<HostCalls>) -> ClientHooks {
     let on_notification: NotificationFn = Arc::new(move |method, params| {
         ev.send(NOTIFICATION, 0, 0, Some(method), Some(params));
     });
-    ClientHooks { on_request: Some(on_request), on_notification: Some(on_notification) }
+    ClientHooks { on_request: Some(on_request), on_notification: Some(on_notification), read_on: None }
 }
 
 /// Connects as `options_json` says (`oxmcp::host::ConnectOptions`: a `command` with
@@ -181,8 +181,11 @@ impl NativeClient {
     /// Cancels call `id` (the server is sent `notifications/cancelled`).
     #[napi]
     pub fn cancel(&self, id: i64) {
-        if let Some(token) = lock(&self.cancels).remove(&call_id(id)) {
-            token.cancel();
+        let token = lock(&self.cancels).remove(&call_id(id));
+        if let Some(token) = token {
+            // The call's future goes on here and sends its cancel now, without waking a
+            // runtime thread.
+            within_runtime_if_available(|| drive::scope(|| token.cancel()));
         }
     }
 

@@ -35,7 +35,8 @@ struct CancelOnDone {
 impl CancelOnDone {
     fn __call__(&self, future: &Bound<'_, PyAny>) -> PyResult<()> {
         if future.call_method0("cancelled")?.is_truthy()? {
-            self.token.cancel();
+            // The call's future goes on here and sends its cancel now, not on a later turn.
+            drive::scope(|| self.token.cancel());
         }
         Ok(())
     }

@@ -12,7 +12,7 @@ use pyo3::types::PyTuple;
 
 use crate::bridge::{awaitable, PyFn};
 use crate::errors;
-use crate::event_loop::{self, LoopHandle};
+use crate::event_loop::{self, LoopHandle, PyLoop};
 
 /// A connected client.
 #[pyclass(module = "oxmcp._oxmcp")]
@@ -36,7 +36,7 @@ impl NativeClient {
         let options = ConnectOptions::from_json(options_json).map_err(errors::raise)?;
         let event_loop = LoopHandle::current(py)?.0;
         let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
-        let mut hooks = ClientHooks::default();
+        let mut hooks = ClientHooks { read_on: PyLoop::current(py)?, ..ClientHooks::default() };
         if let Some(func) = on_request {
             let (f, lp, table) = (PyFn { func: Arc::new(func), is_async: true }, event_loop.clone(), calls.clone());
             hooks.on_request = Some(Arc::new(move |id, method, params| {

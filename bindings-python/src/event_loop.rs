@@ -7,7 +7,10 @@
 //! empty, write the eventfd; the loop wakes, and its reader callback ([`Drainer`]) runs
 //! every queued closure with the GIL it already holds. Bursts cost one wake-up.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use oxmcp::drive::Home;
+use oxmcp::transport::HostLoop;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
@@ -47,8 +50,11 @@ impl Queue {
     }
 
     /// Runs every queued job, and those queued while they run (a client call that ends
-    /// on this thread queues its answer: it runs in this same pass, with no new wake-up).
-    fn drain(&self, py: Python<'_>) {
+    /// on this thread queues its answer: it runs in this same pass, with no new wake-up),
+    /// after `first` (a pipe's bytes read on this loop). Each batch runs in a scope of its
+    /// own, so what it wakes goes on (and queues its jobs) before the queue is looked at
+    /// again.
+    fn drain(&self, py: Python<'_>, first: impl FnOnce()) {
         // Clear the eventfd before taking the jobs: a job pushed after the last take while
         // not draining finds the queue empty and writes again, so no wake-up is lost.
         let mut counter: u64 = 0;
@@ -62,18 +68,23 @@ impl Queue {
             }
         }
         let _reset = Reset(self);
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner()).draining = true;
+        oxmcp::drive::scope(first);
         loop {
             let batch = {
                 let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+                // Checked and cleared under one lock: a push after this wakes the loop.
                 jobs.draining = !jobs.queue.is_empty();
                 std::mem::take(&mut jobs.queue)
             };
             if batch.is_empty() {
                 return;
             }
-            for job in batch {
-                job(py);
-            }
+            oxmcp::drive::scope(|| {
+                for job in batch {
+                    job(py);
+                }
+            });
         }
     }
 }
@@ -95,8 +106,63 @@ struct Drainer {
 #[pymethods]
 impl Drainer {
     fn __call__(&self, py: Python<'_>) {
-        // A host call answered by a job goes on inside this scope (see `oxmcp::drive`).
-        oxmcp::drive::scope(|| self.queue.drain(py));
+        self.queue.drain(py, || {});
+    }
+}
+
+/// The loop's reader callback for a pipe the engine reads on the loop: the engine reads
+/// and routes what came (see `oxmcp::transport::HostLoop`), then the queue is drained.
+#[pyclass(module = "oxmcp._oxmcp")]
+struct PipeReady {
+    ready: Arc<dyn Fn() + Send + Sync>,
+    queue: Arc<Queue>,
+}
+
+#[pymethods]
+impl PipeReady {
+    fn __call__(&self, py: Python<'_>) {
+        self.queue.drain(py, || (self.ready)());
+    }
+}
+
+/// The asyncio loop as the engine's `HostLoop`: pipes watched with `add_reader`, so the
+/// engine reads them on the loop's thread (one wake-up per message).
+pub struct PyLoop {
+    handle: LoopHandle,
+    event_loop: Arc<Py<PyAny>>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl PyLoop {
+    /// The running loop's, or `None` once the interpreter is exiting.
+    pub fn current(py: Python<'_>) -> PyResult<Option<Arc<dyn HostLoop>>> {
+        let (handle, event_loop) = LoopHandle::current(py)?;
+        let Some(runtime) = crate::runtime::handle() else { return Ok(None) };
+        Ok(Some(Arc::new(PyLoop { handle, event_loop: Arc::new(event_loop.unbind()), runtime })))
+    }
+}
+
+impl HostLoop for PyLoop {
+    fn watch(&self, fd: RawFd, ready: Arc<dyn Fn() + Send + Sync>) {
+        let (event_loop, queue) = (self.event_loop.clone(), self.handle.queue.clone());
+        self.handle.run(move |py| {
+            let added = Bound::new(py, PipeReady { ready, queue })
+                .and_then(|cb| event_loop.bind(py).call_method1("add_reader", (fd, cb)));
+            report(py, added);
+        });
+    }
+
+    fn unwatch(&self, fd: RawFd, close: Option<OwnedFd>) {
+        let event_loop = self.event_loop.clone();
+        self.handle.run(move |py| {
+            let _ = event_loop.bind(py).call_method1("remove_reader", (fd,));
+            drop(close);
+        });
+    }
+
+    fn home(&self) -> Home {
+        let handle = self.handle.clone();
+        Home::host(self.runtime.clone(), move |task| handle.run(move |_| task.run()))
     }
 }
 

@@ -12,7 +12,7 @@ use pyo3::types::PyTuple;
 
 use crate::bridge::{awaitable, PyFn};
 use crate::errors;
-use crate::event_loop::LoopHandle;
+use crate::event_loop::{LoopHandle, PyLoop};
 
 /// The engine side of `oxmcp.Server`.
 #[pyclass(module = "oxmcp._oxmcp")]
@@ -79,7 +79,7 @@ impl NativeServer {
     /// Serves on stdin/stdout until stdin closes (awaitable).
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.bind_loop(py)?;
-        let serving = self.staged.serve_stdio().map_err(errors::raise)?;
+        let serving = self.staged.serve_stdio_on(PyLoop::current(py)?).map_err(errors::raise)?;
         awaitable(py, async move {
             serving.await?;
             Ok(None::<String>)

@@ -74,6 +74,9 @@ pub struct ClientHooks {
     pub on_request: Option<RequestFn>,
     /// Server notifications.
     pub on_notification: Option<NotificationFn>,
+    /// The host's event loop, to read a child server's stdout on (see
+    /// [`HostLoop`](crate::transport::HostLoop)); `None` reads it on the runtime.
+    pub read_on: Option<Arc<dyn crate::transport::HostLoop>>,
 }
 
 /// Asks the host and reads its answer as `T`.
@@ -150,6 +153,9 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
         }
         if let Some(dir) = options.cwd {
             child = child.current_dir(dir);
+        }
+        if let Some(host) = hooks.read_on.clone() {
+            child = child.read_on(host);
         }
         let transport = child.spawn().map_err(|e| Error::new(ErrorKind::Transport, format!("cannot start {command:?}: {e}")))?;
         b.connect(transport).await

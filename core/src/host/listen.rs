@@ -2,7 +2,7 @@
 //! options every host passes the same way.
 
 use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, ErrorKind, Result};
 use crate::server::Server;
 use crate::transport::http::{HttpServer, HttpServerConfig};
-use crate::transport::StdioTransport;
+use crate::transport::{HostLoop, StdioTransport};
 
 /// How to serve HTTP, as hosts pass it (JSON, camelCase keys, all optional):
 /// `{"host": "127.0.0.1", "port": 0, "path": "/mcp", "stateless": false,
@@ -126,7 +126,11 @@ pub(crate) struct Listeners {
 }
 
 impl Listeners {
-    pub(crate) fn serve_stdio(&self, server: Server) -> Result<BoxFuture<'static, Result<()>>> {
+    pub(crate) fn serve_stdio(
+        &self,
+        server: Server,
+        read_on: Option<Arc<dyn HostLoop>>,
+    ) -> Result<BoxFuture<'static, Result<()>>> {
         let (stop, done) = (CancellationToken::new(), CancellationToken::new());
         {
             let mut slot = self.stdio.lock().unwrap_or_else(|e| e.into_inner());
@@ -139,7 +143,11 @@ impl Listeners {
         let done = Done(done);
         Ok(Box::pin(async move {
             let _done = done;
-            let session = server.serve(StdioTransport::stdio());
+            let transport = match read_on {
+                Some(host) => StdioTransport::stdio_on(host),
+                None => StdioTransport::stdio(),
+            };
+            let session = server.serve(transport);
             tokio::select! {
                 _ = session.wait() => {}
                 _ = stop.cancelled() => {}

@@ -317,8 +317,14 @@ impl StagedServer {
     /// until stdin closes or [`close`](Self::close) is called (dropping it stops too).
     /// One stdio serve at a time.
     pub fn serve_stdio(&self) -> Result<BoxFuture<'static, Result<()>>> {
+        self.serve_stdio_on(None)
+    }
+
+    /// Like [`serve_stdio`](Self::serve_stdio), stdin read on the host's event loop when
+    /// `read_on` is given (see [`HostLoop`](crate::transport::HostLoop)).
+    pub fn serve_stdio_on(&self, read_on: Option<Arc<dyn crate::transport::HostLoop>>) -> Result<BoxFuture<'static, Result<()>>> {
         let server = self.server()?;
-        self.listeners.serve_stdio(server)
+        self.listeners.serve_stdio(server, read_on)
     }
 
     /// Starts Streamable HTTP (and legacy HTTP+SSE) in the background; returns the

@@ -10,7 +10,7 @@ use super::peer::Peer;
 use super::service::Service;
 use super::shared::Shared;
 use super::{reader, writer};
-use crate::transport::Transport;
+use crate::transport::{MessageReader, Transport};
 
 /// A running session: its reader, writer and notification tasks. Dropping it closes the
 /// session; [`Session::close`] also waits until the transport is shut (a child process
@@ -69,7 +69,14 @@ impl Session {
         tokio::spawn(async move { alarm.outgoing.alarm_loop(alarm.closed.clone()).await });
         let (notes_tx, notes_rx) = mpsc::unbounded_channel();
         tokio::spawn(reader::notification_loop(notes_rx, service.clone(), peer.clone()));
-        tokio::spawn(reader::read_loop(reader, peer.clone(), service, notes_tx));
+        // A transport read on a host's loop is read by a task at home there (one wake-up
+        // per message instead of a runtime thread's and then the loop's).
+        match reader.home() {
+            Some(home) => crate::drive::spawn(home, reader::read_loop(reader, peer.clone(), service, notes_tx)),
+            None => {
+                tokio::spawn(reader::read_loop(reader, peer.clone(), service, notes_tx));
+            }
+        }
         Session { peer, writer: std::sync::Mutex::new(Some(writer)) }
     }
 

@@ -23,6 +23,11 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         Self { inner: BufReader::with_capacity(64 * 1024, reader), max, line: BytesMut::new() }
     }
 
+    /// The stream read.
+    pub fn get_ref(&self) -> &R {
+        self.inner.get_ref()
+    }
+
     /// The next non-empty line. `Ok(None)` at end of stream.
     pub async fn next_line(&mut self) -> io::Result<Option<Result<Bytes, RecvError>>> {
         let mut discarding = false;

@@ -18,6 +18,7 @@
 
 pub mod child;
 pub mod framing;
+pub mod host_loop;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod memory;
@@ -33,6 +34,7 @@ use crate::protocol::jsonrpc::Incoming;
 use crate::protocol::{methods, Message, RequestId};
 
 pub use child::{ChildProcess, ChildTransport};
+pub use host_loop::{HostLoop, LoopFd};
 pub use memory::MemoryTransport;
 pub use sigpipe::block_sigpipe_on_this_thread;
 pub use stdio::StdioTransport;
@@ -121,6 +123,12 @@ pub trait MessageReader: Send + 'static {
     fn recv_inbound(&mut self) -> impl Future<Output = Result<Inbound, RecvError>> + Send {
         let next = self.recv();
         async move { next.await.map(Inbound::Bytes) }
+    }
+
+    /// Where the session's read loop runs: `None` (the default) for a task on the runtime;
+    /// a host loop's home when the host's loop reads this transport ([`HostLoop`]).
+    fn home(&self) -> Option<crate::drive::Home> {
+        None
     }
 }
 

@@ -9,7 +9,10 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::framing::{LineReader, LineWriter};
+use super::host_loop::{HostLoop, LoopFd};
 use super::{MessageReader, MessageWriter, Outbound, RecvError, SendNow, Transport, DEFAULT_MAX_MESSAGE_SIZE};
+use crate::drive::Home;
+use std::sync::Arc;
 
 /// Newline-delimited JSON over a reader and a writer (by default stdin and stdout).
 ///
@@ -20,6 +23,7 @@ pub struct StdioTransport<R = StdinStream, W = StdoutStream> {
     reader: R,
     writer: W,
     max_message_size: usize,
+    home: Option<Home>,
 }
 
 impl StdioTransport {
@@ -32,6 +36,28 @@ impl StdioTransport {
     pub fn stdio() -> Self {
         Self::new(StdinStream::open(), StdoutStream::open())
     }
+
+    /// This process's stdin and stdout, stdin read on a host's event loop (see
+    /// [`HostLoop`]) when it is a pipe. Must be called inside a tokio runtime.
+    pub fn stdio_on(host: Arc<dyn HostLoop>) -> Self {
+        let stdin = match is_pipe(0).then(|| dup(0)).flatten().map(|fd| LoopFd::new(fd, host)) {
+            Some(Ok(fd)) => StdinStream::Loop(fd),
+            _ => StdinStream::open(),
+        };
+        let mut transport = Self::new(stdin, StdoutStream::open());
+        if let StdinStream::Loop(fd) = &transport.reader {
+            transport.home = Some(fd.home());
+        }
+        transport
+    }
+}
+
+/// Whether `fd` is a pipe (a terminal or a file is read by tokio's blocking stdin).
+fn is_pipe(fd: i32) -> bool {
+    // SAFETY: fstat fills a zeroed stat we own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::fstat(fd, &mut st) == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFIFO }
 }
 
 /// This process's stdin: a non-blocking pipe when it is one, else tokio's stdin.
@@ -40,6 +66,8 @@ pub enum StdinStream {
     Pipe(tokio::net::unix::pipe::Receiver),
     /// Anything else, read on tokio's blocking pool.
     Blocking(tokio::io::Stdin),
+    /// A pipe read on a host's event loop.
+    Loop(LoopFd),
 }
 
 /// This process's stdout: a non-blocking pipe when it is one, else tokio's stdout.
@@ -82,6 +110,7 @@ impl AsyncRead for StdinStream {
         match self.get_mut() {
             StdinStream::Pipe(p) => Pin::new(p).poll_read(cx, buf),
             StdinStream::Blocking(s) => Pin::new(s).poll_read(cx, buf),
+            StdinStream::Loop(fd) => Pin::new(fd).poll_read(cx, buf),
         }
     }
 }
@@ -126,7 +155,7 @@ where
 {
     /// Any byte streams (pipes, sockets, in-memory duplexes).
     pub fn new(reader: R, writer: W) -> Self {
-        Self { reader, writer, max_message_size: DEFAULT_MAX_MESSAGE_SIZE }
+        Self { reader, writer, max_message_size: DEFAULT_MAX_MESSAGE_SIZE, home: None }
     }
     /// Sets the largest accepted incoming message (default 16 MiB).
     pub fn max_message_size(mut self, bytes: usize) -> Self {
@@ -136,7 +165,7 @@ where
 }
 
 /// Reading half of a [`StdioTransport`].
-pub struct StdioReader<R>(LineReader<R>);
+pub struct StdioReader<R>(LineReader<R>, Option<Home>);
 /// Writing half of a [`StdioTransport`].
 pub struct StdioWriter<W: AsyncWrite>(LineWriter<W>);
 
@@ -148,7 +177,7 @@ where
     type Reader = StdioReader<R>;
     type Writer = StdioWriter<W>;
     fn split(self) -> (Self::Reader, Self::Writer) {
-        (StdioReader(LineReader::new(self.reader, self.max_message_size)), StdioWriter(LineWriter::new(self.writer)))
+        (StdioReader(LineReader::new(self.reader, self.max_message_size), self.home), StdioWriter(LineWriter::new(self.writer)))
     }
 }
 
@@ -159,6 +188,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> MessageReader for StdioReader<R> {
             Ok(None) => Err(RecvError::Closed("end of input".into())),
             Err(e) => Err(RecvError::Closed(format!("read failed: {e}"))),
         }
+    }
+    fn home(&self) -> Option<Home> {
+        self.1.clone()
     }
 }
 

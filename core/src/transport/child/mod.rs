@@ -24,6 +24,8 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
 use super::framing::{LineReader, LineWriter};
+use super::host_loop::{HostLoop, LoopFd, Source};
+use crate::drive::Home;
 
 mod supervisor;
 use super::{MessageReader, MessageWriter, Outbound, RecvError, SendNow, Transport, DEFAULT_MAX_MESSAGE_SIZE};
@@ -45,6 +47,17 @@ pub struct ChildProcess {
     grace: Duration,
     stderr_tail_lines: usize,
     max_message_size: usize,
+    read_on: Option<ReadOn>,
+}
+
+/// The host loop a child's stdout is read on.
+#[derive(Clone)]
+struct ReadOn(Arc<dyn HostLoop>);
+
+impl std::fmt::Debug for ReadOn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HostLoop")
+    }
 }
 
 impl ChildProcess {
@@ -58,7 +71,14 @@ impl ChildProcess {
             grace: Duration::from_secs(2),
             stderr_tail_lines: 20,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            read_on: None,
         }
+    }
+    /// Reads the child's stdout on a host's event loop instead of the runtime's reactor
+    /// (see [`HostLoop`]).
+    pub fn read_on(mut self, host: Arc<dyn HostLoop>) -> Self {
+        self.read_on = Some(ReadOn(host));
+        self
     }
     /// Adds arguments.
     pub fn args<I, S>(mut self, args: I) -> Self
@@ -116,6 +136,10 @@ impl ChildProcess {
         let pid = child.id().expect("a just-spawned child has a pid") as i32;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
+        let stdout = match &self.read_on {
+            Some(ReadOn(host)) => Source::Loop(LoopFd::new(stdout.into_owned_fd()?, host.clone())?),
+            None => Source::Reactor(stdout),
+        };
         let stderr = child.stderr.take().expect("stderr is piped");
 
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(self.stderr_tail_lines)));
@@ -231,7 +255,7 @@ impl ChildTransport {
 
 /// Reading half of a [`ChildTransport`] (the child's stdout).
 pub struct ChildReader {
-    lines: LineReader<ChildStdout>,
+    lines: LineReader<Source<ChildStdout>>,
     state: Arc<ChildState>,
 }
 
@@ -259,6 +283,9 @@ impl MessageReader for ChildReader {
             Ok(None) => Err(RecvError::Closed(self.state.describe_end().await)),
             Err(e) => Err(RecvError::Closed(format!("reading the server's stdout failed: {e}"))),
         }
+    }
+    fn home(&self) -> Option<Home> {
+        self.lines.get_ref().home()
     }
 }
 

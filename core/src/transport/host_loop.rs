@@ -1,0 +1,138 @@
+//! Reading a pipe on a host's event loop instead of the runtime's reactor.
+//!
+//! When the runtime's reactor reads a Python or Node process's pipe, every message costs
+//! two thread wake-ups: a runtime thread for the bytes, then the host's loop for what they
+//! mean (a handler to run, a call's answer). When the host's loop watches the pipe itself
+//! ([`HostLoop`]), the bytes are read, parsed and routed on the loop's thread: the session's
+//! read loop is a [`drive`](crate::drive) task at home on that loop. One wake-up per
+//! message, as a pure Python or JavaScript SDK has.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use tokio::io::{AsyncRead, ReadBuf};
+
+use crate::drive::Home;
+
+/// A host's event loop that can watch a file descriptor: Python's `loop.add_reader`, a
+/// libuv poll handle.
+pub trait HostLoop: Send + Sync + 'static {
+    /// Calls `ready` on the loop's thread, inside a [`drive::scope`](crate::drive::scope),
+    /// whenever `fd` is readable (level-triggered), until [`HostLoop::unwatch`]. Called
+    /// from any thread.
+    fn watch(&self, fd: RawFd, ready: Arc<dyn Fn() + Send + Sync>);
+    /// Stops watching `fd`, then drops `close` (the descriptor itself), on the loop's
+    /// thread: the number cannot be reused while the loop still watches it.
+    fn unwatch(&self, fd: RawFd, close: Option<OwnedFd>);
+    /// Where a task reading on this loop is polled when it is woken elsewhere.
+    fn home(&self) -> Home;
+}
+
+/// A non-blocking pipe read on a [`HostLoop`].
+pub struct LoopFd {
+    fd: Option<OwnedFd>,
+    raw: RawFd,
+    waker: Arc<Mutex<Option<Waker>>>,
+    host: Arc<dyn HostLoop>,
+    watching: bool,
+}
+
+impl LoopFd {
+    /// Watches `fd` (made non-blocking) on `host`.
+    pub fn new(fd: OwnedFd, host: Arc<dyn HostLoop>) -> io::Result<Self> {
+        let raw = fd.as_raw_fd();
+        // SAFETY: fcntl on a descriptor we own; no pointers.
+        let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
+        // SAFETY: as above.
+        if flags < 0 || unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let waker: Arc<Mutex<Option<Waker>>> = Arc::default();
+        let slot = waker.clone();
+        host.watch(
+            raw,
+            Arc::new(move || {
+                let woken = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(w) = woken {
+                    w.wake();
+                }
+            }),
+        );
+        Ok(LoopFd { fd: Some(fd), raw, waker, host, watching: true })
+    }
+
+    /// The loop's home, for the task that reads.
+    pub fn home(&self) -> Home {
+        self.host.home()
+    }
+}
+
+impl AsyncRead for LoopFd {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let me = self.get_mut();
+        loop {
+            let unfilled = buf.initialize_unfilled();
+            // SAFETY: reads at most `unfilled.len()` bytes into initialized memory we borrow.
+            let n = unsafe { libc::read(me.raw, unfilled.as_mut_ptr().cast(), unfilled.len()) };
+            if n > 0 {
+                buf.advance(n as usize);
+                return Poll::Ready(Ok(()));
+            }
+            if n == 0 {
+                // End of input stays readable: stop watching, or the loop would call back
+                // on every turn until the reader is dropped.
+                if std::mem::take(&mut me.watching) {
+                    me.host.unwatch(me.raw, None);
+                }
+                return Poll::Ready(Ok(()));
+            }
+            let e = io::Error::last_os_error();
+            match e.kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => {
+                    // Level-triggered: bytes that arrive before the waker is stored still
+                    // make the loop call back on its next turn.
+                    *me.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
+                    return Poll::Pending;
+                }
+                _ => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl Drop for LoopFd {
+    fn drop(&mut self) {
+        self.host.unwatch(self.raw, self.fd.take());
+    }
+}
+
+/// A byte source read by the runtime's reactor or by a host's loop.
+pub enum Source<R> {
+    /// Read through the runtime's reactor.
+    Reactor(R),
+    /// Read on a host's loop.
+    Loop(LoopFd),
+}
+
+impl<R> Source<R> {
+    /// The host loop's home when read there.
+    pub fn home(&self) -> Option<Home> {
+        match self {
+            Source::Reactor(_) => None,
+            Source::Loop(fd) => Some(fd.home()),
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Source<R> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Source::Reactor(r) => Pin::new(r).poll_read(cx, buf),
+            Source::Loop(fd) => Pin::new(fd).poll_read(cx, buf),
+        }
+    }
+}
