@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::errors;
 use crate::events::{call_id, Dispatcher, Events};
+use crate::uv_loop::UvLoop;
 
 /// Event kinds sent to the JS dispatcher of a client.
 const RESULT: u32 = 1;
@@ -60,7 +61,8 @@ pub fn connect<'env>(
 ) -> napi::Result<PromiseRaw<'env, NativeClient>> {
     let events = Events::new(&dispatch)?;
     let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
-    let hooks = hooks(&events, &calls);
+    let mut hooks = hooks(&events, &calls);
+    hooks.read_on = Some(UvLoop::new(env)?);
     errors::promise(env, async move {
         let mut options = ConnectOptions::from_json(&options_json)?;
         options.name.get_or_insert_with(|| "oxmcp-node".into());

@@ -15,6 +15,7 @@ mod client;
 mod errors;
 mod events;
 mod server;
+mod uv_loop;
 
 pub use client::NativeClient;
 pub use server::NativeServer;

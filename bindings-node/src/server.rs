@@ -14,6 +14,7 @@ use oxmcp::server::RequestContext;
 
 use crate::errors;
 use crate::events::{call_id, Dispatcher, Events};
+use crate::uv_loop::UvLoop;
 
 /// Event kinds sent to the JS dispatcher of a server.
 const TOOL: u32 = 1;
@@ -117,7 +118,7 @@ impl NativeServer {
     /// dispatcher receives a stdio-closed event.
     #[napi]
     pub fn listen_stdio(&self, env: &Env) -> napi::Result<()> {
-        let serve = self.server.serve_stdio().map_err(|e| errors::to_js(env, &e))?;
+        let serve = self.server.serve_stdio_on(Some(UvLoop::new(env)?)).map_err(|e| errors::to_js(env, &e))?;
         let events = self.events.clone();
         spawn(async move {
             let _ = serve.await;
