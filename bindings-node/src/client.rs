@@ -62,7 +62,7 @@ pub fn connect<'env>(
     let events = Events::new(&dispatch)?;
     let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
     let mut hooks = hooks(&events, &calls);
-    hooks.read_on = Some(UvLoop::new(env)?);
+    hooks.read_on = Some(UvLoop::of(env)?);
     errors::promise(env, async move {
         let mut options = ConnectOptions::from_json(&options_json)?;
         options.name.get_or_insert_with(|| "oxmcp-node".into());

@@ -118,7 +118,7 @@ impl NativeServer {
     /// dispatcher receives a stdio-closed event.
     #[napi]
     pub fn listen_stdio(&self, env: &Env) -> napi::Result<()> {
-        let serve = self.server.serve_stdio_on(Some(UvLoop::new(env)?)).map_err(|e| errors::to_js(env, &e))?;
+        let serve = self.server.serve_stdio_on(Some(UvLoop::of(env)?)).map_err(|e| errors::to_js(env, &e))?;
         let events = self.events.clone();
         spawn(async move {
             let _ = serve.await;

@@ -130,7 +130,7 @@ pub struct UvLoop {
 
 impl UvLoop {
     /// This environment's loop (on the JS thread).
-    pub fn new(env: &Env) -> napi::Result<Arc<dyn HostLoop>> {
+    pub fn of(env: &Env) -> napi::Result<Arc<dyn HostLoop>> {
         let runtime = napi::bindgen_prelude::within_runtime_if_available(tokio::runtime::Handle::current);
         Ok(Arc::new(UvLoop { jobs: Arc::new(JsJobs::new(env)?), runtime }))
     }
