@@ -136,3 +136,118 @@ impl<R: AsyncRead + Unpin> AsyncRead for Source<R> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! A host loop of the smallest kind (a thread polling its watched descriptors with
+    //! poll(2)) under a real session over a real child process (`cat`, which sends every
+    //! message back: the session answers its own request, and reads the answer).
+    use super::*;
+    use crate::drive::Runnable;
+    use crate::protocol::ErrorObject;
+    use crate::session::{IncomingRequest, RequestOptions, Service, Session, SessionConfig};
+    use crate::transport::ChildProcess;
+    use futures::future::BoxFuture;
+    use serde_json::{json, Value};
+    use std::sync::mpsc;
+    use std::thread::ThreadId;
+    use std::time::Duration;
+
+    enum Command {
+        Watch(RawFd, Arc<dyn Fn() + Send + Sync>),
+        Unwatch(RawFd, Option<OwnedFd>),
+        Run(Runnable),
+    }
+
+    struct PollLoop {
+        commands: Mutex<mpsc::Sender<Command>>,
+        runtime: tokio::runtime::Handle,
+    }
+
+    impl HostLoop for PollLoop {
+        fn watch(&self, fd: RawFd, ready: Arc<dyn Fn() + Send + Sync>) {
+            let _ = self.commands.lock().unwrap().send(Command::Watch(fd, ready));
+        }
+        fn unwatch(&self, fd: RawFd, close: Option<OwnedFd>) {
+            let _ = self.commands.lock().unwrap().send(Command::Unwatch(fd, close));
+        }
+        fn home(&self) -> Home {
+            let commands = Mutex::new(self.commands.lock().unwrap().clone());
+            Home::host(self.runtime.clone(), move |task| {
+                let _ = commands.lock().unwrap().send(Command::Run(task));
+            })
+        }
+    }
+
+    /// Starts the loop thread; it ends when every sender is gone.
+    fn start_loop(runtime: tokio::runtime::Handle) -> (Arc<PollLoop>, ThreadId, std::thread::JoinHandle<()>) {
+        let (tx, rx) = mpsc::channel::<Command>();
+        let (id_tx, id_rx) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            id_tx.send(std::thread::current().id()).unwrap();
+            let mut watched: Vec<(RawFd, Arc<dyn Fn() + Send + Sync>)> = Vec::new();
+            loop {
+                loop {
+                    match rx.try_recv() {
+                        Ok(Command::Watch(fd, ready)) => watched.push((fd, ready)),
+                        Ok(Command::Unwatch(fd, close)) => {
+                            watched.retain(|(w, _)| *w != fd);
+                            drop(close);
+                        }
+                        Ok(Command::Run(task)) => task.run(),
+                        Err(mpsc::TryRecvError::Empty) => break,
+                        Err(mpsc::TryRecvError::Disconnected) => return,
+                    }
+                }
+                let mut fds: Vec<libc::pollfd> =
+                    watched.iter().map(|(fd, _)| libc::pollfd { fd: *fd, events: libc::POLLIN, revents: 0 }).collect();
+                // SAFETY: poll(2) over a vector we own, with its length.
+                unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 5) };
+                for (p, (_, ready)) in fds.iter().zip(&watched) {
+                    if p.revents != 0 {
+                        crate::drive::scope(|| ready());
+                    }
+                }
+            }
+        });
+        let id = id_rx.recv().unwrap();
+        let host = Arc::new(PollLoop { commands: Mutex::new(tx), runtime });
+        (host, id, thread)
+    }
+
+    /// Answers `whoami` with nothing, noting the thread that read the request.
+    struct WhoAmI(Mutex<Vec<ThreadId>>);
+    impl Service for WhoAmI {
+        fn handle_request(&self, _req: IncomingRequest) -> BoxFuture<'static, std::result::Result<Value, ErrorObject>> {
+            self.0.lock().unwrap().push(std::thread::current().id());
+            Box::pin(async { Ok(json!({})) })
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_child_read_on_a_host_loop_is_read_and_routed_on_that_loop() {
+        let (host, loop_thread, thread) = start_loop(tokio::runtime::Handle::current());
+        let child = ChildProcess::new("cat").read_on(host.clone()).spawn().unwrap();
+        let seen = Arc::new(WhoAmI(Mutex::new(Vec::new())));
+        let session = Session::start(child, seen.clone(), SessionConfig::default());
+        for _ in 0..20 {
+            // Our own request comes back from `cat`: the session answers it, and the answer
+            // comes back too, completing the request.
+            let answer = session.peer().request("whoami", None, RequestOptions::default().timeout(Duration::from_secs(10)));
+            assert_eq!(answer.await.unwrap(), json!({}));
+        }
+        let threads = seen.0.lock().unwrap().clone();
+        assert_eq!(threads.len(), 20);
+        assert!(threads.iter().all(|t| *t == loop_thread), "requests were read off the loop: {threads:?}");
+        assert_eq!(session.peer().stats().pending_requests, 0);
+        session.close().await;
+        // The reader is gone, so its descriptor is unwatched and closed; then the loop ends.
+        drop(host);
+        assert_eq!(Arc::strong_count(&seen), 1);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !thread.is_finished() {
+            assert!(std::time::Instant::now() < deadline, "the pipe was never unwatched: the loop still runs");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
