@@ -19,7 +19,7 @@ pub(super) async fn read_loop<R: MessageReader>(
     mut reader: R,
     peer: Peer,
     service: Arc<dyn Service>,
-    notes: mpsc::UnboundedSender<IncomingNotification>,
+    notes: mpsc::UnboundedSender<Box<IncomingNotification>>,
 ) {
     let shared = peer.shared.clone();
     loop {
@@ -46,7 +46,7 @@ pub(super) async fn read_loop<R: MessageReader>(
 fn route_frame(
     peer: &Peer,
     service: &Arc<dyn Service>,
-    notes: &mpsc::UnboundedSender<IncomingNotification>,
+    notes: &mpsc::UnboundedSender<Box<IncomingNotification>>,
     frame: Result<Frame, Rejected>,
 ) {
     let shared = &peer.shared;
@@ -107,7 +107,7 @@ fn send_reply(reply: Option<Reply>) {
 fn route_message(
     peer: &Peer,
     service: &Arc<dyn Service>,
-    notes: &mpsc::UnboundedSender<IncomingNotification>,
+    notes: &mpsc::UnboundedSender<Box<IncomingNotification>>,
     message: Message,
 ) -> Option<futures::future::BoxFuture<'static, Option<Reply>>> {
     let shared = &peer.shared;
@@ -133,7 +133,7 @@ fn route_message(
             }
             service.observe_notification(&method, params.as_ref());
             // Progress and cancellation are also offered to the role (e.g. for callbacks).
-            let _ = notes.send(IncomingNotification { method, params, peer: peer.clone() });
+            let _ = notes.send(Box::new(IncomingNotification { method, params, peer: peer.clone() }));
             None
         }
     }
@@ -142,7 +142,7 @@ fn route_message(
 /// Delivers notifications to the service one at a time, in order, off the reader task (a
 /// slow callback must not stop responses from being read).
 pub(super) async fn notification_loop(
-    mut rx: mpsc::UnboundedReceiver<IncomingNotification>,
+    mut rx: mpsc::UnboundedReceiver<Box<IncomingNotification>>,
     service: Arc<dyn Service>,
     peer: Peer,
 ) {
@@ -154,7 +154,7 @@ pub(super) async fn notification_loop(
             _ = closed.cancelled() => None,
         };
         let Some(note) = note else { break };
-        service.handle_notification(note).await;
+        service.handle_notification(*note).await;
     }
     service.on_closed(&peer);
 }

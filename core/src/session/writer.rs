@@ -90,13 +90,13 @@ impl<W> Desk<W> {
 
 /// The session's way out, shared by every sender.
 pub(super) struct Outbox {
-    queue: mpsc::UnboundedSender<Queued>,
+    queue: mpsc::UnboundedSender<Box<Queued>>,
     desk: Arc<dyn DirectWrite>,
 }
 
 impl Outbox {
     /// The outbox over `writer`, and what the writer task needs.
-    pub(super) fn new<W: MessageWriter>(writer: W) -> (Outbox, Arc<Desk<W>>, mpsc::UnboundedReceiver<Queued>) {
+    pub(super) fn new<W: MessageWriter>(writer: W) -> (Outbox, Arc<Desk<W>>, mpsc::UnboundedReceiver<Box<Queued>>) {
         let (queue, rx) = mpsc::unbounded_channel();
         let desk =
             Arc::new(Desk { slot: Mutex::new(Slot { writer: Some(writer), last_alone: None }), queued: AtomicUsize::new(0) });
@@ -112,14 +112,16 @@ impl Outbox {
             SendNow::NotNow => queued,
         };
         self.desk.queued().fetch_add(1, Ordering::AcqRel);
-        self.queue.send(queued).map_err(|_| {
+        // Boxed: an unbounded channel allocates 32 slots up front, per session.
+        self.queue.send(Box::new(queued)).map_err(|_| {
             self.desk.queued().fetch_sub(1, Ordering::AcqRel);
         })
     }
 }
 
 /// Hands one message to the transport, with its kind when the session knows it.
-async fn send<W: MessageWriter>(writer: &mut W, queued: Queued) -> io::Result<()> {
+async fn send<W: MessageWriter>(writer: &mut W, queued: Box<Queued>) -> io::Result<()> {
+    let queued = *queued;
     match queued.kind {
         Some(kind) => writer.send_kind(queued.message, kind).await,
         None => writer.send(queued.message).await,
@@ -131,7 +133,7 @@ async fn send<W: MessageWriter>(writer: &mut W, queued: Queued) -> io::Result<()
 /// transport.
 pub(super) async fn write_loop<W: MessageWriter>(
     desk: Arc<Desk<W>>,
-    mut rx: mpsc::UnboundedReceiver<Queued>,
+    mut rx: mpsc::UnboundedReceiver<Box<Queued>>,
     shared: Arc<Shared>,
 ) {
     const BURST: usize = 512;

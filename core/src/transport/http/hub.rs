@@ -23,7 +23,8 @@ use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbo
 const BACKLOG_LIMIT: usize = 1024;
 
 pub(crate) struct Hub {
-    inbound: mpsc::UnboundedSender<Inbound>,
+    /// Boxed: an unbounded channel allocates 32 slots up front, per session.
+    inbound: mpsc::UnboundedSender<Box<Inbound>>,
     state: Mutex<HubState>,
     store: Option<Arc<dyn EventStore>>,
     /// This session's random tag in the event store: a `Last-Event-ID` is looked up under
@@ -126,7 +127,7 @@ impl Hub {
     /// Hands a message from the client (parsed once, by the HTTP handler) to the engine.
     pub(crate) fn deliver(&self, inbound: Inbound) {
         self.touch();
-        let _ = self.inbound.send(inbound);
+        let _ = self.inbound.send(Box::new(inbound));
     }
 
     /// Opens the stream that will carry the responses to `requests` (registered before the
@@ -233,7 +234,7 @@ impl Hub {
             st.by_request.remove(&id);
             // Nobody can receive the answer any more: cancel the handler.
             let reason = "the client closed the response stream".to_string();
-            let _ = self.inbound.send(Inbound::Cancelled { request: id, reason });
+            let _ = self.inbound.send(Box::new(Inbound::Cancelled { request: id, reason }));
         }
     }
 
@@ -353,12 +354,12 @@ fn push_backlog(st: &mut HubState, bytes: Bytes) {
 /// over. Messages arrive from POSTs, parsed; what the session writes goes to the right
 /// response stream.
 pub struct HttpSessionTransport {
-    rx: mpsc::UnboundedReceiver<Inbound>,
+    rx: mpsc::UnboundedReceiver<Box<Inbound>>,
     hub: Arc<Hub>,
 }
 
 /// Reading half of an [`HttpSessionTransport`].
-pub struct HubReader(mpsc::UnboundedReceiver<Inbound>);
+pub struct HubReader(mpsc::UnboundedReceiver<Box<Inbound>>);
 /// Writing half of an [`HttpSessionTransport`].
 pub struct HubWriter(Arc<Hub>);
 
@@ -378,7 +379,7 @@ impl MessageReader for HubReader {
     /// The POST bodies' messages as the HTTP handlers parsed them, and a cancel for each
     /// request whose response stream went away.
     async fn recv_inbound(&mut self) -> Result<Inbound, RecvError> {
-        self.0.recv().await.ok_or_else(|| RecvError::Closed("the HTTP session ended".into()))
+        self.0.recv().await.map(|b| *b).ok_or_else(|| RecvError::Closed("the HTTP session ended".into()))
     }
 }
 
