@@ -324,7 +324,14 @@ def report(results: dict, cross: dict, floor: list, a, names: list, failures: li
     add("## Floor\n")
     add(f"A program that echoes JSON lines over the same kind of pipe, with no MCP logic, and a client writing "
         f"100-byte JSON-RPC lines one at a time: {spread(floor, 'calls/s')} round trips/s. "
-        "It is the ceiling for stdio sequential.\n")
+        "It is the ceiling for stdio sequential.")
+    rust = [r["stdio_seq"] for r in results.get("oxmcp-rust", [])]
+    if rust and len(rust) == len(floor):
+        rs = [x / f for x, f in zip(rust, floor)]
+        add("")
+        add(f"oxmcp Rust stdio sequential / floor, round by round (the floor measured just before it): "
+            f"{statistics.median(rs):.2f} [{min(rs):.2f}-{max(rs):.2f}].")
+    add("")
     if failures:
         add("## Failures\n")
         for f in failures:
@@ -387,6 +394,12 @@ def main() -> None:
     failures: list = []
     log = tempfile.NamedTemporaryFile(prefix="oxmcp-bench-cancel-", delete=False).name
     for r in range(1, a.rounds + 1):
+        # The floor first, next to oxmcp Rust's stdio run (its ratio to the floor is taken per round).
+        try:
+            floor.append(drive([a.oxmcp_bench, "floor"], "seq", a.seq, ["--", a.oxmcp_bench, "floor-server"], log)["calls_per_s"])
+            print(f"round {r} floor {floor[-1]:,.0f} round trips/s", file=sys.stderr, flush=True)
+        except Exception as e:
+            failures.append(f"round {r}, floor: {e}")
         for n in names:
             t = time.monotonic()
             try:
@@ -403,10 +416,6 @@ def main() -> None:
                     cross[label].append(drive(impls[c]["driver"], "seq", a.seq, target, log)["calls_per_s"])
                 except Exception as e:
                     failures.append(f"round {r}, {label}: {e}")
-        try:
-            floor.append(drive([a.oxmcp_bench, "floor"], "seq", a.seq, ["--", a.oxmcp_bench, "floor-server"], log)["calls_per_s"])
-        except Exception as e:
-            failures.append(f"round {r}, floor: {e}")
     os.unlink(log)
     # A failed implementation keeps its rows empty rather than skewing the ratios.
     for n in names:
