@@ -10,6 +10,7 @@
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
@@ -36,6 +37,9 @@ pub struct LoopFd {
     fd: Option<OwnedFd>,
     raw: RawFd,
     waker: Arc<Mutex<Option<Waker>>>,
+    /// A read came back short: the pipe is empty until the loop says otherwise, so the
+    /// next read would only meet EAGAIN (a system call per message saved).
+    drained: Arc<AtomicBool>,
     host: Arc<dyn HostLoop>,
     watching: bool,
 }
@@ -51,17 +55,19 @@ impl LoopFd {
             return Err(io::Error::last_os_error());
         }
         let waker: Arc<Mutex<Option<Waker>>> = Arc::default();
-        let slot = waker.clone();
+        let drained: Arc<AtomicBool> = Arc::default();
+        let (slot, readable) = (waker.clone(), drained.clone());
         host.watch(
             raw,
             Arc::new(move || {
+                readable.store(false, Ordering::Release);
                 let woken = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
                 if let Some(w) = woken {
                     w.wake();
                 }
             }),
         );
-        Ok(LoopFd { fd: Some(fd), raw, waker, host, watching: true })
+        Ok(LoopFd { fd: Some(fd), raw, waker, drained, host, watching: true })
     }
 
     /// The loop's home, for the task that reads.
@@ -73,11 +79,21 @@ impl LoopFd {
 impl AsyncRead for LoopFd {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let me = self.get_mut();
+        if me.drained.load(Ordering::Acquire) {
+            *me.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
+            // Looked at again after storing the waker: a ready call in between cleared it.
+            if me.drained.load(Ordering::Acquire) {
+                return Poll::Pending;
+            }
+        }
         loop {
             let unfilled = buf.initialize_unfilled();
             // SAFETY: reads at most `unfilled.len()` bytes into initialized memory we borrow.
             let n = unsafe { libc::read(me.raw, unfilled.as_mut_ptr().cast(), unfilled.len()) };
             if n > 0 {
+                if (n as usize) < unfilled.len() {
+                    me.drained.store(true, Ordering::Release);
+                }
                 buf.advance(n as usize);
                 return Poll::Ready(Ok(()));
             }
