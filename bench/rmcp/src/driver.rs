@@ -297,6 +297,8 @@ async fn cancel_once(client: &Client, log: &Path, round: usize) -> Result<f64, S
     tokio::time::sleep(Duration::from_millis(50)).await;
     let t0 = crate::monotonic_ns();
     handle.cancel(Some("benchmark cancel".into())).await.map_err(|e| format!("cancel round {round}: cancel failed: {e}"))?;
+    // Looked at 5 ms later: polling meanwhile would take a core from the server.
+    tokio::time::sleep(Duration::from_millis(5)).await;
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let lines = log_lines(log)?;
