@@ -5,7 +5,8 @@
 # stdio, and prints (instructions at N2 - instructions at N1) / (N2 - N1): the server's cost
 # of one call, start-up and warm-up cancelled out. The same for the oxmcp Rust, Python and
 # Node clients against the Rust server. Run bench/compare.sh (or bench/setup.sh) once first:
-# it builds and installs what this uses. Usage: bash bench/instructions.sh [N1 N2]
+# it builds and installs what this uses. Prints the figures and writes them to
+# bench/INSTRUCTIONS.md. Usage: bash bench/instructions.sh [N1 N2]
 set -euo pipefail
 bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$bench/.." && pwd)"
@@ -45,8 +46,11 @@ per_call() {
         fi
         counts+=("$(instructions "$out")")
     done
-    echo "$label: $(( (counts[1] - counts[0]) / (n2 - n1) )) instructions per call"
+    local per=$(( (counts[1] - counts[0]) / (n2 - n1) ))
+    echo "$label: $per instructions per call"
+    rows+=("| $label | $per |")
 }
+rows=()
 
 per_call "oxmcp Rust server" server "$rust" serve --stdio
 per_call "oxmcp Python server" server "$py" "$bench/python/oxmcp_server.py" --stdio
@@ -54,3 +58,15 @@ per_call "oxmcp Node server" server node "$bench/suite/node/server.mjs" --impl o
 per_call "oxmcp Rust client" client "$rust" drive
 per_call "oxmcp Python client" client "$py" "$bench/python/driver.py" --impl oxmcp
 per_call "oxmcp Node client" client node "$bench/suite/node/driver.mjs" --impl oxmcp
+
+{
+    echo "# Instructions per call"
+    echo
+    echo "Written by \`bash bench/instructions.sh\` on $(date '+%Y-%m-%d %H:%M'): callgrind's instruction count"
+    echo "over $n2 sequential stdio \`echo\` calls minus that over $n1, divided by $((n2 - n1)); servers"
+    echo "driven by the oxmcp Rust client, clients against the oxmcp Rust server."
+    echo
+    echo "| program | instructions per call |"
+    echo "|---|---|"
+    printf '%s\n' "${rows[@]}"
+} > "$bench/INSTRUCTIONS.md"
