@@ -42,11 +42,16 @@ impl Queue {
             jobs.queue.len() == 1 && !jobs.draining
         };
         if wake {
-            let one: u64 = 1;
-            // SAFETY: writes 8 bytes from a live u64 to our own eventfd. It cannot fail
-            // short of the counter overflowing, which a drained eventfd never reaches.
-            unsafe { libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8) };
+            self.wake();
         }
+    }
+
+    /// Makes the loop's reader callback run.
+    fn wake(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64 to our own eventfd. It cannot fail short of
+        // the counter overflowing, which a drained eventfd never reaches.
+        unsafe { libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8) };
     }
 
     /// Runs every queued job, and those queued while they run (a client call that ends
@@ -64,7 +69,12 @@ impl Queue {
         struct Reset<'a>(&'a Queue);
         impl Drop for Reset<'_> {
             fn drop(&mut self) {
-                self.0.jobs.lock().unwrap_or_else(|e| e.into_inner()).draining = false;
+                let mut jobs = self.0.jobs.lock().unwrap_or_else(|e| e.into_inner());
+                if std::mem::take(&mut jobs.draining) && !jobs.queue.is_empty() {
+                    // Left by a panic with jobs queued: nothing else would wake the loop.
+                    drop(jobs);
+                    self.0.wake();
+                }
             }
         }
         let _reset = Reset(self);

@@ -24,6 +24,7 @@
 //! ```
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
@@ -78,12 +79,24 @@ struct Task {
 }
 
 /// A task ready to be polled; [`Runnable::run`] polls it once (or until it stops waking
-/// itself).
-pub struct Runnable(Arc<Task>);
+/// itself). Dropped unrun (a host that is gone), it drops its future: nothing waits on a
+/// task that will never run.
+pub struct Runnable(Option<Arc<Task>>);
+
+impl Drop for Runnable {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            if task.state.compare_exchange(SCHEDULED, DONE, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                let future = task.future.lock().unwrap_or_else(|e| e.into_inner()).take();
+                drop(future);
+            }
+        }
+    }
+}
 
 thread_local! {
     /// The tasks woken on this thread inside a [`scope`], polled when it ends.
-    static WOKEN: RefCell<Option<Vec<Runnable>>> = const { RefCell::new(None) };
+    static WOKEN: RefCell<Option<VecDeque<Runnable>>> = const { RefCell::new(None) };
 }
 
 impl Wake for Task {
@@ -104,10 +117,10 @@ impl Wake for Task {
                 Err(now) => state = now,
             }
         }
-        let task = Runnable(self.clone());
+        let task = Runnable(Some(self.clone()));
         let task = WOKEN.with(|woken| match woken.borrow_mut().as_mut() {
             Some(list) => {
-                list.push(task);
+                list.push_back(task);
                 None
             }
             None => Some(task),
@@ -120,8 +133,8 @@ impl Wake for Task {
 
 impl Runnable {
     /// Polls the task on this thread, inside its runtime's context.
-    pub fn run(self) {
-        let task = self.0;
+    pub fn run(mut self) {
+        let Some(task) = self.0.take() else { return };
         if task.state.compare_exchange(SCHEDULED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return;
         }
@@ -153,7 +166,50 @@ impl Runnable {
 /// later wherever it is woken (see the module's documentation).
 pub fn spawn(home: Home, future: impl Future<Output = ()> + Send + 'static) {
     let task = Arc::new(Task { state: AtomicU8::new(SCHEDULED), future: Mutex::new(Some(Box::pin(future))), home });
-    scope(|| Runnable(task).run());
+    scope(|| Runnable(Some(task)).run());
+}
+
+/// Like [`spawn`], but the first poll too happens on the home, not here.
+pub fn spawn_on_home(home: Home, future: impl Future<Output = ()> + Send + 'static) {
+    let task = Arc::new(Task { state: AtomicU8::new(SCHEDULED), future: Mutex::new(Some(Box::pin(future))), home: home.clone() });
+    home.schedule(Runnable(Some(task)));
+}
+
+/// Like [`scope`], but only the tasks `f` wakes are polled here; what they wake in turn
+/// goes to its home. For a host's call into the engine (an answer): finishing the answered
+/// request here is the point, but starting the next queued request here would call the
+/// host's handlers back from inside its own call.
+pub fn scope_once<R>(f: impl FnOnce() -> R) -> R {
+    let outermost = WOKEN.with(|woken| woken.borrow().is_none());
+    if !outermost {
+        return f();
+    }
+    let (out, woken) = {
+        let mut woken = VecDeque::new();
+        let out = scope_collect(f, &mut woken);
+        (out, woken)
+    };
+    for task in woken {
+        task.run();
+    }
+    out
+}
+
+/// Runs `f` in a scope and hands back what it woke, unpolled.
+fn scope_collect<R>(f: impl FnOnce() -> R, into: &mut VecDeque<Runnable>) -> R {
+    WOKEN.with(|woken| *woken.borrow_mut() = Some(VecDeque::new()));
+    struct End<'a>(&'a mut VecDeque<Runnable>);
+    impl Drop for End<'_> {
+        fn drop(&mut self) {
+            if let Some(list) = WOKEN.with(|woken| woken.borrow_mut().take()) {
+                self.0.extend(list);
+            }
+        }
+    }
+    let end = End(into);
+    let out = f();
+    drop(end);
+    out
 }
 
 /// Runs `f`; tasks it wakes on this thread are polled here before `scope` returns instead
@@ -163,7 +219,7 @@ pub fn scope<R>(f: impl FnOnce() -> R) -> R {
         let mut woken = woken.borrow_mut();
         let outermost = woken.is_none();
         if outermost {
-            *woken = Some(Vec::new());
+            *woken = Some(VecDeque::new());
         }
         outermost
     });
@@ -176,15 +232,17 @@ pub fn scope<R>(f: impl FnOnce() -> R) -> R {
             // Even when `f` panicked: what it woke still runs, on its home.
             let left = WOKEN.with(|woken| woken.borrow_mut().take()).unwrap_or_default();
             for task in left {
-                let home = task.0.home.clone();
-                home.schedule(task);
+                if let Some(home) = task.0.as_ref().map(|t| t.home.clone()) {
+                    home.schedule(task);
+                }
             }
         }
     }
     let end = End;
     let out = f();
     loop {
-        let next = WOKEN.with(|woken| woken.borrow_mut().as_mut().and_then(Vec::pop));
+        // In the order they were woken (a notification read before a response goes first).
+        let next = WOKEN.with(|woken| woken.borrow_mut().as_mut().and_then(VecDeque::pop_front));
         match next {
             Some(task) => task.run(),
             None => break,
@@ -274,5 +332,70 @@ mod tests {
         spawn(Home::tokio(), async move { done_tx.send(rx.await.unwrap()).unwrap() });
         scope(|| tx.send(2).unwrap());
         assert_eq!(done_rx.try_recv(), Ok(2));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn scope_once_polls_what_it_woke_but_not_what_that_woke() {
+        let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
+        let (second_tx, second_rx) = tokio::sync::oneshot::channel::<()>();
+        let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+        let first_seen = seen_tx.clone();
+        spawn(Home::tokio(), async move {
+            first_rx.await.unwrap();
+            first_seen.send(("first", std::thread::current().id())).unwrap();
+            second_tx.send(()).unwrap();
+        });
+        spawn(Home::tokio(), async move {
+            second_rx.await.unwrap();
+            seen_tx.send(("second", std::thread::current().id())).unwrap();
+        });
+        let host = std::thread::spawn(move || {
+            scope_once(|| first_tx.send(()).unwrap());
+            std::thread::current().id()
+        });
+        let host = host.join().unwrap();
+        let first = seen_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        let second = seen_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        assert_eq!(first, ("first", host), "what the call woke runs on the calling thread");
+        assert_eq!(second.0, "second");
+        assert_ne!(second.1, host, "what that woke in turn runs on its home, not inside the call");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scope_polls_in_the_order_of_waking() {
+        let (a_tx, a_rx) = tokio::sync::oneshot::channel::<()>();
+        let (b_tx, b_rx) = tokio::sync::oneshot::channel::<()>();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        for (name, rx) in [("a", a_rx), ("b", b_rx)] {
+            let order = order.clone();
+            spawn(Home::tokio(), async move {
+                rx.await.unwrap();
+                order.lock().unwrap().push(name);
+            });
+        }
+        scope(|| {
+            a_tx.send(()).unwrap();
+            b_tx.send(()).unwrap();
+        });
+        assert_eq!(*order.lock().unwrap(), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn a_runnable_dropped_unrun_drops_its_future() {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let kept: Arc<Mutex<Option<Runnable>>> = Arc::default();
+        let slot = kept.clone();
+        let home = Home::host(rt.handle().clone(), move |task| *slot.lock().unwrap() = Some(task));
+        let alive = Arc::new(());
+        let held = alive.clone();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        spawn(home, async move {
+            let _held = held;
+            let _ = rx.await;
+        });
+        // Woken outside a scope: handed to the home, which drops it unrun (a host gone).
+        tx.send(()).unwrap();
+        drop(kept.lock().unwrap().take());
+        assert_eq!(Arc::strong_count(&alive), 1, "the future was dropped with its task");
     }
 }

@@ -131,8 +131,10 @@ impl HostCalls {
             e.reply.take()
         });
         // The engine's future waiting for this answer goes on here, on the host's thread
-        // (it writes the response itself), instead of waking a runtime thread for it.
-        crate::drive::scope(|| reply.is_some_and(|tx| tx.send(outcome).is_ok()))
+        // (it writes the response itself), instead of waking a runtime thread for it; what
+        // that wakes in turn (a request queued behind the concurrency limit, which would
+        // call the host's handler from inside this call) goes to its home.
+        crate::drive::scope_once(|| reply.is_some_and(|tx| tx.send(outcome).is_ok()))
     }
 
     /// Whether call `id` is waiting for its answer.

@@ -68,13 +68,22 @@ impl Session {
         let alarm = shared.clone();
         tokio::spawn(async move { alarm.outgoing.alarm_loop(alarm.closed.clone()).await });
         let (notes_tx, notes_rx) = mpsc::unbounded_channel();
-        tokio::spawn(reader::notification_loop(notes_rx, service.clone(), peer.clone()));
-        // A transport read on a host's loop is read by a task at home there (one wake-up
-        // per message instead of a runtime thread's and then the loop's).
-        match reader.home() {
-            Some(home) => crate::drive::spawn(home, reader::read_loop(reader, peer.clone(), service, notes_tx)),
+        let home = reader.home();
+        let notes = reader::notification_loop(notes_rx, service.clone(), peer.clone());
+        let reads = reader::read_loop(reader, peer.clone(), service, notes_tx);
+        match home {
+            // A transport read on a host's loop is read by a task at home there (one
+            // wake-up per message instead of a runtime thread's and then the loop's), its
+            // notifications too (so they reach the host before a response read after
+            // them). First polled there as well: the session is registered before any
+            // message of it is handled.
+            Some(home) => {
+                crate::drive::spawn_on_home(home.clone(), notes);
+                crate::drive::spawn_on_home(home, reads);
+            }
             None => {
-                tokio::spawn(reader::read_loop(reader, peer.clone(), service, notes_tx));
+                tokio::spawn(notes);
+                tokio::spawn(reads);
             }
         }
         Session { peer, writer: std::sync::Mutex::new(Some(writer)) }

@@ -18,7 +18,6 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::pending::Ended;
 pub use super::pending::Progress;
 use super::shared::Shared;
 use crate::error::{Error, ErrorKind, Result};
@@ -175,7 +174,9 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     // The earlier of the inactivity deadline and the hard limit, on the session's alarm.
     let hard_deadline = Instant::now() + max_timeout;
     let next_deadline = || (Instant::now() + timeout).min(hard_deadline);
-    let mut done_rx = shared.outgoing.insert(id, progress_tx, next_deadline());
+    let renew = reset.then_some((timeout, hard_deadline));
+    let waits = shared.outgoing.insert(id, progress_tx, next_deadline(), renew);
+    let (mut done_rx, mut rung) = (waits.done, waits.rung);
     let route = options.during.clone().map_or(Route::Unrelated, Route::During);
     let mut guard = PendingGuard { shared, id, armed: true, route: route.clone() };
     // The session may have closed between the check above and the insert: then
@@ -196,15 +197,8 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
         tokio::select! {
             biased;
             outcome = &mut done_rx => {
-                let answer = match outcome {
-                    Ok(Ended::Answer(answer)) => answer,
-                    Ok(Ended::Deadline) => break timed_out(method, timeout, max_timeout, hard_deadline),
-                    Err(_) => {
-                        guard.armed = false;
-                        return Err(shared.closed_error());
-                    }
-                };
                 guard.armed = false;
+                let Ok(answer) = outcome else { return Err(shared.closed_error()) };
                 // Progress sent just before the response is already queued: deliver it first.
                 if let (Some(rx), Some(callback)) = (progress_rx.as_mut(), &options.on_progress) {
                     while let Ok(update) = rx.try_recv() {
@@ -214,13 +208,12 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
                 return answer.map_err(Error::from_rpc);
             }
             Some(update) = next_progress(progress_rx.as_mut()) => {
-                if reset {
-                    shared.outgoing.postpone(id, next_deadline());
-                }
+                // The deadline moved when the progress arrived (`Outgoing::progress`).
                 if let Some(callback) = &options.on_progress {
                     callback(update);
                 }
             }
+            Ok(()) = &mut rung => break timed_out(method, timeout, max_timeout, hard_deadline),
             _ = cancelled(options.cancel.as_ref()) => break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled")),
         }
     };
@@ -230,7 +223,7 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     };
     if !guard.cancel(reason) {
         // The response arrived in the same instant: it wins over the local end.
-        if let Ok(Ended::Answer(outcome)) = done_rx.try_recv() {
+        if let Ok(outcome) = done_rx.try_recv() {
             return outcome.map_err(Error::from_rpc);
         }
         if shared.closed.is_cancelled() {

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicI64;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, Notify};
@@ -29,19 +30,22 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
-/// How a pending request ended, as its caller learns it.
-pub(super) enum Ended {
+pub(super) struct Pending {
     /// The peer's response or error.
-    Answer(Result<Value, ErrorObject>),
-    /// Its deadline passed (the caller decides which timeout it was, and cancels).
-    Deadline,
+    pub(super) done: oneshot::Sender<Result<Value, ErrorObject>>,
+    /// Rung (taken) by the alarm when the deadline passes; the caller then ends the request,
+    /// unless the answer wins the race (it is still delivered on `done`).
+    rung: Option<oneshot::Sender<()>>,
+    pub(super) progress: Option<mpsc::UnboundedSender<Progress>>,
+    deadline: Instant,
+    /// Progress moves the deadline to `min(now + timeout, hard limit)`.
+    renew: Option<(Duration, Instant)>,
 }
 
-pub(super) struct Pending {
-    /// Taken by whichever ends the request first: its answer or the alarm.
-    pub(super) done: Option<oneshot::Sender<Ended>>,
-    pub(super) progress: Option<mpsc::UnboundedSender<Progress>>,
-    pub(super) deadline: Instant,
+/// What the caller of [`Outgoing::insert`] waits on.
+pub(super) struct Waits {
+    pub(super) done: oneshot::Receiver<Result<Value, ErrorObject>>,
+    pub(super) rung: oneshot::Receiver<()>,
 }
 
 /// The id allocator, the pending map and the alarm.
@@ -67,48 +71,43 @@ impl Outgoing {
             return;
         };
         let entry = self.pending.lock().unwrap().remove(n);
-        match entry.and_then(|p| p.done) {
-            Some(done) => {
-                let _ = done.send(Ended::Answer(outcome));
+        match entry {
+            Some(p) => {
+                let _ = p.done.send(outcome);
             }
             None => tracing::debug!(%id, "ignoring a late response"),
         }
     }
 
-    /// Files a request; its caller waits on the returned receiver.
+    /// Files a request; its caller waits on what this returns. `renew`: progress restarts
+    /// the inactivity timeout (the timeout and the hard limit).
     pub(super) fn insert(
         &self,
         id: i64,
         progress: Option<mpsc::UnboundedSender<Progress>>,
         deadline: Instant,
-    ) -> oneshot::Receiver<Ended> {
-        let (done, rx) = oneshot::channel();
-        self.pending.lock().unwrap().insert(id, Pending { done: Some(done), progress, deadline });
+        renew: Option<(Duration, Instant)>,
+    ) -> Waits {
+        let (done, done_rx) = oneshot::channel();
+        let (rung, rung_rx) = oneshot::channel();
+        self.pending.lock().unwrap().insert(id, Pending { done, rung: Some(rung), progress, deadline, renew });
         let mut armed = self.armed.lock().unwrap();
         if armed.is_none_or(|at| deadline < at) {
             *armed = Some(deadline);
             self.rearm.notify_one();
         }
-        rx
-    }
-
-    /// Moves a request's deadline later (progress arrived). An earlier one would need the
-    /// alarm re-armed; deadlines only move later.
-    pub(super) fn postpone(&self, id: i64, deadline: Instant) {
-        if let Some(p) = self.pending.lock().unwrap().get_mut(&id) {
-            p.deadline = p.deadline.max(deadline);
-        }
+        Waits { done: done_rx, rung: rung_rx }
     }
 
     /// Ends every request whose deadline passed; returns the next deadline.
     fn ring(&self, now: Instant) -> Option<Instant> {
         let mut next: Option<Instant> = None;
         for p in self.pending.lock().unwrap().values_mut() {
-            if p.done.is_none() {
+            if p.rung.is_none() {
                 continue; // rung already; its caller is ending it
             }
             if p.deadline <= now {
-                let _ = p.done.take().map(|d| d.send(Ended::Deadline));
+                let _ = p.rung.take().map(|r| r.send(()));
             } else {
                 next = Some(next.map_or(p.deadline, |n| n.min(p.deadline)));
             }
@@ -143,7 +142,14 @@ impl Outgoing {
             total: p.get("total").and_then(Value::as_f64),
             message: p.get("message").and_then(Value::as_str).map(str::to_owned),
         };
-        if let Some(tx) = self.pending.lock().unwrap().get(&token).and_then(|e| e.progress.as_ref()) {
+        let mut pending = self.pending.lock().unwrap();
+        let Some(entry) = pending.get_mut(&token) else { return };
+        if let Some((timeout, hard)) = entry.renew {
+            // Here, under the map's lock, so the alarm never rings for a request whose
+            // progress already arrived (deadlines only move later: no re-arming).
+            entry.deadline = entry.deadline.max((Instant::now() + timeout).min(hard));
+        }
+        if let Some(tx) = &entry.progress {
             let _ = tx.send(update);
         }
     }
