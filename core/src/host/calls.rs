@@ -230,15 +230,16 @@ mod tests {
             let calls = HostCalls::new(Duration::from_millis(20));
             let cancellers_run = Arc::new(AtomicUsize::new(0));
             let ends = Arc::new(AtomicUsize::new(0));
-            let mut started = 0usize;
+            // Counted when the host is handed the call: a future aborted before its first
+            // poll never starts one.
+            let started = Arc::new(AtomicUsize::new(0));
             let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let mut tasks = Vec::new();
             let mut expect_cancelled = 0usize;
             for _ in 0..200 {
                 let plan = rng.below(7);
                 let delay = Duration::from_micros(rng.below(3000));
-                let (calls2, ran, ends) = (calls.clone(), cancellers_run.clone(), ends.clone());
-                started += usize::from(plan != 6);
+                let (calls2, ran, ends, started) = (calls.clone(), cancellers_run.clone(), ends.clone(), started.clone());
                 let cancel = CancellationToken::new();
                 if plan == 2 || plan == 3 {
                     expect_cancelled += 1;
@@ -252,6 +253,7 @@ mod tests {
                                 if plan == 6 {
                                     return false; // the host is gone
                                 }
+                                started.fetch_add(1, Ordering::SeqCst);
                                 let ended = ends.clone();
                                 host.on_end(id, move || {
                                     ended.fetch_add(1, Ordering::SeqCst);
@@ -320,9 +322,11 @@ mod tests {
                     _ => assert_eq!(out.unwrap_err().kind(), ErrorKind::Closed),
                 }
             }
-            // Aborted tasks drop their futures asynchronously.
+            // Aborted tasks drop their futures asynchronously, on a worker: the entry leaves
+            // the table just before its `on_end` runs.
+            let started = started.load(Ordering::SeqCst);
             for _ in 0..100 {
-                if calls.is_empty() {
+                if calls.is_empty() && ends.load(Ordering::SeqCst) >= started {
                     break;
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
