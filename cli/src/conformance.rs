@@ -7,6 +7,7 @@
 //! `initialize`), so what the suite scores is what a user of oxmcp gets.
 
 use anyhow::{bail, Context, Result};
+use oxmcp::auth::{headless_agent, Grant, OAuth, OAuthOptions};
 use oxmcp::client::Client;
 use oxmcp::protocol::{ElicitAction, ElicitResult, Tool};
 use oxmcp::transport::http::HttpClientTransport;
@@ -28,8 +29,18 @@ pub async fn run(url: &str) -> Result<()> {
         // requested schema gives a default for (SEP-1034).
         Ok(ElicitResult::new(ElicitAction::Accept))
     });
-    let client = builder.connect(HttpClientTransport::new(url)).await.context("connecting failed")?;
+    let mut transport = HttpClientTransport::new(url);
+    if let Some(oauth) = oauth_for(&scenario, &context) {
+        transport = transport.oauth(oauth);
+    }
+    let client = builder.connect(transport).await.context("connecting failed")?;
     let tools = client.list_all_tools().await?;
+    if scenario.starts_with("auth/") {
+        // The protected server's scenarios: connect, list, and call what is listed.
+        call_every_tool(&client, &tools).await?;
+        client.close().await;
+        return Ok(());
+    }
     match scenario.as_str() {
         "initialize" | "request-metadata" | "json-schema-ref-no-deref" => {}
         "tools_call"
@@ -58,6 +69,46 @@ pub async fn run(url: &str) -> Result<()> {
     client.close().await;
     Ok(())
 }
+
+/// The OAuth client an authorization scenario calls for: credentials from the scenario's
+/// context where it gives some (pre-registration, client credentials), else a client
+/// that registers itself or uses its metadata document URL. The suite's authorization
+/// server grants at once, so the headless agent plays the user.
+fn oauth_for(scenario: &str, context: &Value) -> Option<OAuth> {
+    if !scenario.starts_with("auth/") {
+        return None;
+    }
+    let text = |k: &str| context.get(k).and_then(Value::as_str).map(str::to_string);
+    let mut options = OAuthOptions {
+        client_name: Some("oxmcp-conformance-client".into()),
+        redirect_uri: Some("http://localhost:3000/callback".into()),
+        client_metadata_url: Some(CLIENT_METADATA_URL.into()),
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        private_key_pem: text("private_key_pem"),
+        signing_alg: text("signing_algorithm"),
+        ..Default::default()
+    };
+    options.grant = match scenario {
+        s if s.starts_with("auth/client-credentials") => Grant::ClientCredentials,
+        "auth/wif-jwt-bearer" => {
+            options.assertion = text("valid_jwt");
+            Grant::JwtBearer
+        }
+        "auth/enterprise-managed-authorization" | "auth/cross-app-access-complete-flow" => {
+            options.id_token = text("idp_id_token");
+            options.idp_token_endpoint = text("idp_token_endpoint");
+            options.idp_client_id = text("idp_client_id");
+            Grant::EnterpriseManaged
+        }
+        _ => Grant::AuthorizationCode,
+    };
+    Some(OAuth::new(options).user_agent(headless_agent()))
+}
+
+/// The client ID metadata document URL the suite expects (it serves no document: its
+/// authorization server takes the URL as it is).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// Calls each listed tool once, with arguments made from its input schema.
 async fn call_every_tool(client: &Client, tools: &[Tool]) -> Result<()> {

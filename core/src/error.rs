@@ -29,11 +29,15 @@ pub enum ErrorKind {
     /// A handler failed (an exception in host code). A tool failing this way answers with
     /// an `isError` result; other handlers answer -32603.
     Handler,
+    /// Authorization failed: the server refused the credentials and no new ones could be
+    /// obtained (the authorization server said no, the user did not consent, a check on
+    /// its answers failed).
+    Unauthorized,
 }
 
 impl ErrorKind {
     /// Every kind, in the order of its [`code`](ErrorKind::code).
-    pub const ALL: [ErrorKind; 9] = [
+    pub const ALL: [ErrorKind; 10] = [
         ErrorKind::Rpc,
         ErrorKind::Timeout,
         ErrorKind::Cancelled,
@@ -43,6 +47,7 @@ impl ErrorKind {
         ErrorKind::InvalidInput,
         ErrorKind::CapabilityMissing,
         ErrorKind::Handler,
+        ErrorKind::Unauthorized,
     ];
 
     /// The kind's stable number, what crosses a host boundary (the C ABI's status values,
@@ -65,6 +70,7 @@ impl ErrorKind {
             ErrorKind::InvalidInput => 7,
             ErrorKind::CapabilityMissing => 8,
             ErrorKind::Handler => 9,
+            ErrorKind::Unauthorized => 10,
         }
     }
 
@@ -80,6 +86,7 @@ impl ErrorKind {
             ErrorKind::InvalidInput => "invalid_input",
             ErrorKind::CapabilityMissing => "capability_missing",
             ErrorKind::Handler => "handler",
+            ErrorKind::Unauthorized => "unauthorized",
         }
     }
 
@@ -223,7 +230,8 @@ mod tests {
                 | ErrorKind::Protocol
                 | ErrorKind::InvalidInput
                 | ErrorKind::CapabilityMissing
-                | ErrorKind::Handler => {}
+                | ErrorKind::Handler
+                | ErrorKind::Unauthorized => {}
             }
         }
         assert_eq!(ErrorKind::table().lines().next(), Some("1 rpc"));

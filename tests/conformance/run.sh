@@ -3,8 +3,9 @@
 # the whole server suite against `oxmcp everything-server --http`, and the client scenarios
 # that need no authorization against `oxmcp conformance-client`; then the suite's 0.2.0
 # line (npm alias conformance-next) with the 2026-07-28 revision's requirements and the
-# 2025-11-25 scenarios. Installs Node 22 and both suites from npm into this folder. Ends
-# with "N passed, N failed" (scenario checks).
+# 2025-11-25 scenarios; every authorization scenario of both lines against the client.
+# Installs Node 22 and both suites from npm into this folder. Ends with "N passed, N
+# failed" (scenario checks).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -94,12 +95,24 @@ wait "$server_pid" 2>/dev/null || true
 
 # --- client scenarios (mock servers listen on all interfaces: loopback-only namespace) -
 # The 0.1.16 line's scenarios (the session era), then the 0.2.0 line's 2026-07-28 client
-# requirements except authorization (oxmcp has no OAuth client yet), plus the JSON Schema
-# preservation scenario the suite added after the release.
+# requirements, plus the JSON Schema preservation scenario the suite added after the
+# release. Authorization: every auth/ scenario each line lists; in the 0.2.0 line at
+# every spec version it lists (extensions forced: they are on no spec timeline).
 next_client="tools_call request-metadata sep-2322-client-request-state http-standard-headers http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation"
-for scenario in initialize tools_call elicitation-sep1034-client-defaults sse-retry $(printf 'next:%s ' $next_client); do
-  log="$out/client-${scenario/:/-}.log"
+old_auth="$("$suite" list 2>/dev/null | grep -oE '^  - auth/[a-z0-9-]+' | sed 's/^  - //' | sort -u)"
+next_auth="$(node "$next" list 2>/dev/null | sed -n '/^Client scenarios/,/^[A-Z]/p' | grep -E '^  - auth/' | sed -E 's/^  - (auth\/[a-z0-9-]+) \[([^]]*)\].*/\1 \2/' | while read -r name versions; do for v in ${versions//,/ }; do echo "$name@$v"; done; done | sort -u)"
+if [ -z "$old_auth" ] || [ -z "$next_auth" ]; then echo "conformance: the suites listed no auth scenarios" >&2; failed=$((failed + 1)); fi
+scenarios="initialize tools_call elicitation-sep1034-client-defaults sse-retry $old_auth $(printf 'next:%s ' $next_client $next_auth)"
+for scenario in $scenarios; do
+  log="$out/client-$(echo "$scenario" | tr ':/@,' '----').log"
   case "$scenario" in
+    next:*@*)
+      # auth/NAME@version: at that spec version, or forced when it is an extension.
+      v="${scenario#*@}"; scenario="${scenario%@*}"; scenario="${scenario#next:}"
+      case "$v" in
+        extension) run="node '$next' client --spec-version 2026-07-28 --force"; scenario_label="$scenario (extension)" ;;
+        *) run="node '$next' client --spec-version $v"; scenario_label="$scenario ($v)" ;;
+      esac ;;
     next:*) scenario="${scenario#next:}"; run="node '$next' client --spec-version 2026-07-28"; scenario_label="$scenario (2026-07-28)" ;;
     *) run="'$suite' client"; scenario_label="$scenario" ;;
   esac

@@ -1,13 +1,19 @@
-//! Authorization building blocks (OAuth 2.1 as the MCP authorization specification uses
-//! it): reading a 401's challenge, where metadata lives, PKCE, and the checks a client
-//! makes on what it discovers. No network here: the flows that use them build on top.
+//! Authorization (OAuth 2.1 as the MCP authorization specification uses it): reading a
+//! 401's challenge, where metadata lives, PKCE and the checks a client makes on what it
+//! discovers (no network in those), and the client that puts them together over HTTP.
 
 pub mod challenge;
+#[cfg(feature = "http")]
+pub mod client;
 pub mod discovery;
 pub mod metadata;
 pub mod pkce;
+pub mod store;
 
 pub use challenge::{BearerChallenge, Challenge};
+#[cfg(feature = "http")]
+pub use client::{headless_agent, AuthorizationRequest, Grant, OAuth, OAuthOptions, Retry, UserAgent};
 pub use discovery::{authorization_server_metadata_urls, canonical_resource, protected_resource_metadata_urls, resource_allowed};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
+pub use store::{ClientRegistration, CredentialStore, Credentials, FileStore, MemoryStore, Tokens};

@@ -205,7 +205,7 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
                         callback(update);
                     }
                 }
-                return answer.map_err(Error::from_rpc);
+                return answer;
             }
             Some(update) = next_progress(progress_rx.as_mut()) => {
                 // The deadline moved when the progress arrived (`Outgoing::progress`).
@@ -224,7 +224,7 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     if !guard.cancel(reason) {
         // The response arrived in the same instant: it wins over the local end.
         if let Ok(outcome) = done_rx.try_recv() {
-            return outcome.map_err(Error::from_rpc);
+            return outcome;
         }
         if shared.closed.is_cancelled() {
             return Err(shared.closed_error());

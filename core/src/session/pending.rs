@@ -17,7 +17,8 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{ErrorObject, RequestId};
+use crate::error::Error;
+use crate::protocol::RequestId;
 
 /// One progress notification for a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +33,7 @@ pub struct Progress {
 
 pub(super) struct Pending {
     /// The peer's response or error.
-    pub(super) done: oneshot::Sender<Result<Value, ErrorObject>>,
+    pub(super) done: oneshot::Sender<Result<Value, Error>>,
     /// Rung (taken) by the alarm when the deadline passes; the caller then ends the request,
     /// unless the answer wins the race (it is still delivered on `done`).
     rung: Option<oneshot::Sender<()>>,
@@ -44,7 +45,7 @@ pub(super) struct Pending {
 
 /// What the caller of [`Outgoing::insert`] waits on.
 pub(super) struct Waits {
-    pub(super) done: oneshot::Receiver<Result<Value, ErrorObject>>,
+    pub(super) done: oneshot::Receiver<Result<Value, Error>>,
     pub(super) rung: oneshot::Receiver<()>,
 }
 
@@ -65,7 +66,7 @@ impl Outgoing {
 
     /// A response or error arrived. Unknown ids (late responses after a timeout or
     /// cancel, or ids we never sent) are ignored.
-    pub(crate) fn complete(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) {
+    pub(crate) fn complete(&self, id: &RequestId, outcome: Result<Value, Error>) {
         let RequestId::Number(n) = id else {
             tracing::debug!(%id, "ignoring a response to an id this side never sent");
             return;

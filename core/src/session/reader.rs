@@ -32,6 +32,7 @@ pub(super) async fn read_loop<R: MessageReader>(
             Ok(Inbound::Bytes(bytes)) => route_frame(&peer, &service, &notes, Message::parse(&bytes)),
             Ok(Inbound::Parsed { frame, .. }) => route_frame(&peer, &service, &notes, Ok(frame)),
             Ok(Inbound::Cancelled { request, reason }) => shared.incoming.cancel(request, &reason),
+            Ok(Inbound::Failed { request, error }) => shared.outgoing.complete(&request, Err(*error)),
             Err(RecvError::TooLarge { limit }) => {
                 shared.send_error(None, ErrorObject::invalid_request(format!("message exceeds the size limit of {limit} bytes")))
             }
@@ -118,7 +119,7 @@ fn route_message(
             None
         }
         Message::Error { id: Some(id), error } => {
-            shared.outgoing.complete(&id, Err(error));
+            shared.outgoing.complete(&id, Err(crate::Error::from_rpc(error)));
             None
         }
         Message::Error { id: None, error } => {

@@ -94,6 +94,17 @@ pub enum Inbound {
         /// Why, for logs.
         reason: String,
     },
+    /// This side's request could not be delivered, for a reason the caller should see by
+    /// its kind (the server refused the credentials: [`ErrorKind::Unauthorized`]). The
+    /// request's caller gets `error`; the peer sent nothing.
+    ///
+    /// [`ErrorKind::Unauthorized`]: crate::ErrorKind::Unauthorized
+    Failed {
+        /// This side's request.
+        request: RequestId,
+        /// What its caller gets.
+        error: Box<crate::Error>,
+    },
 }
 
 impl Inbound {
@@ -107,6 +118,11 @@ impl Inbound {
                 let params = serde_json::json!({"requestId": request, "reason": reason});
                 let note = Message::Notification { method: methods::CANCELLED.into(), params: Some(params) };
                 Bytes::from(note.to_bytes())
+            }
+            Inbound::Failed { request, error } => {
+                let error =
+                    crate::protocol::ErrorObject::new(crate::protocol::codes::INTERNAL_ERROR, error.message().to_string());
+                Bytes::from(Message::Error { id: Some(request), error }.to_bytes())
             }
         }
     }

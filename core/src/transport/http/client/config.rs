@@ -23,6 +23,7 @@ pub struct HttpClientTransport {
     pub(super) max_resume_attempts: u32,
     pub(super) default_retry: Duration,
     pub(super) open_get_stream: bool,
+    pub(super) oauth: Option<crate::auth::OAuth>,
 }
 
 impl HttpClientTransport {
@@ -35,6 +36,7 @@ impl HttpClientTransport {
             max_resume_attempts: 5,
             default_retry: Duration::from_secs(1),
             open_get_stream: true,
+            oauth: None,
         }
     }
     /// Adds a header sent with every request (ignored if name or value is invalid).
@@ -47,6 +49,13 @@ impl HttpClientTransport {
     /// Sends `Authorization: Bearer <token>`.
     pub fn bearer_token(self, token: &str) -> Self {
         self.header("authorization", &format!("Bearer {token}"))
+    }
+    /// Answers the server's 401 and 403 challenges with OAuth: every request carries the
+    /// client's access token, obtained when the server first asks for one (see
+    /// [`OAuth`](crate::auth::OAuth)).
+    pub fn oauth(mut self, oauth: crate::auth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
     }
     /// Whether to open the standalone GET stream after initialization (default true).
     pub fn open_get_stream(mut self, on: bool) -> Self {

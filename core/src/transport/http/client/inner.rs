@@ -57,6 +57,39 @@ pub(super) enum Failure {
     TryLegacy,
     /// Give up on this message.
     Fatal(String),
+    /// Authorization failed: the caller gets this error as it is.
+    Denied(crate::Error),
+}
+
+/// Why a request got no HTTP answer to read.
+pub(super) enum SendError {
+    /// The request did not get through.
+    Http(reqwest::Error),
+    /// The server wants credentials this client could not obtain.
+    Denied(crate::Error),
+}
+
+impl SendError {
+    pub(super) fn is_connect(&self) -> bool {
+        matches!(self, SendError::Http(e) if e.is_connect())
+    }
+
+    /// The failure of a message whose `what` failed this way.
+    pub(super) fn failure(self, what: &str) -> Failure {
+        match self {
+            SendError::Http(e) => Failure::Fatal(format!("{what} failed: {e}")),
+            SendError::Denied(e) => Failure::Denied(e),
+        }
+    }
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::Http(e) => e.fmt(f),
+            SendError::Denied(e) => f.write_str(e.message()),
+        }
+    }
 }
 
 /// Fires a request's acknowledgement token when its POST is over, answered or not.
@@ -117,9 +150,55 @@ impl Inner {
         };
         if let (Some(sid), false) = (sid, legacy) {
             let req = self.http.delete(self.url.clone()).headers(self.config.headers.clone()).header(headers::SESSION_ID, sid);
-            let _ = tokio::time::timeout(Duration::from_secs(2), req.send()).await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.send(req)).await;
         }
         self.close("closed by this side".into());
+    }
+
+    /// Sends a request; with OAuth configured, with the access token, and again after
+    /// the server's 401 or 403 once new credentials are in place.
+    pub(super) async fn send(&self, req: reqwest::RequestBuilder) -> Result<reqwest::Response, SendError> {
+        let Some(oauth) = &self.config.oauth else { return req.send().await.map_err(SendError::Http) };
+        let (mut step_ups, mut unauthorized) = (0, 0);
+        loop {
+            let auth = oauth.authorization(&self.config.url).await.map_err(SendError::Denied)?;
+            // Every body here is bytes in memory, so the request can always be copied.
+            let mut attempt = req.try_clone().expect("a request with a body in memory");
+            if let Some((value, _)) = &auth {
+                attempt = attempt.header(reqwest::header::AUTHORIZATION, value);
+            }
+            let resp = attempt.send().await.map_err(SendError::Http)?;
+            let status = resp.status().as_u16();
+            if status != 401 && status != 403 {
+                return Ok(resp);
+            }
+            if status == 401 && unauthorized == 2 {
+                return Err(SendError::Denied(crate::Error::new(
+                    crate::ErrorKind::Unauthorized,
+                    "the server refused the credentials this client obtained for it",
+                )));
+            }
+            let challenge =
+                resp.headers().get(reqwest::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_string);
+            let generation = auth.map(|(_, g)| g);
+            match oauth
+                .refused(&self.config.url, generation, status, challenge.as_deref(), step_ups)
+                .await
+                .map_err(SendError::Denied)?
+            {
+                crate::auth::Retry::Again if status == 403 => step_ups += 1,
+                crate::auth::Retry::Again => unauthorized += 1,
+                crate::auth::Retry::GiveUp => return Ok(resp),
+            }
+        }
+    }
+
+    /// Answers a failed request with `error` as it is (its kind says what happened).
+    pub(super) fn fail_with(&self, peek: &Peek, error: crate::Error) {
+        tracing::debug!(method = peek.method.as_deref().unwrap_or("?"), "{}", error.message());
+        if let Some(request) = peek.request_id() {
+            let _ = self.inbound.send(Inbound::Failed { request, error: Box::new(error) });
+        }
     }
 
     /// The headers every request of the session carries.

@@ -16,7 +16,7 @@ impl Inner {
     /// stream (it carries every server message) in the background.
     pub(super) async fn start_legacy(self: &Arc<Self>) -> Result<String, String> {
         let req = self.http.get(self.url.clone()).headers(self.config.headers.clone()).header(ACCEPT, "text/event-stream");
-        let resp = req.send().await.map_err(|e| format!("HTTP+SSE fallback failed: {e}"))?;
+        let resp = self.send(req).await.map_err(|e| format!("HTTP+SSE fallback failed: {e}"))?;
         if !resp.status().is_success() {
             return Err(format!("the server refused Streamable HTTP and HTTP+SSE (GET: HTTP {})", resp.status()));
         }
@@ -61,10 +61,10 @@ impl Inner {
             .headers(self.config.headers.clone())
             .header(CONTENT_TYPE, "application/json")
             .body(bytes.clone());
-        match req.send().await {
+        match self.send(req).await {
             Ok(r) if r.status().is_success() => Ok(()),
             Ok(r) => Err(Failure::Fatal(format!("HTTP {} from the message endpoint", r.status()))),
-            Err(e) => Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
+            Err(e) => Err(e.failure("HTTP POST")),
         }
     }
 }

@@ -24,7 +24,7 @@ impl Inner {
                 req = req.header(headers::LAST_EVENT_ID, id);
             }
             let resp = tokio::select! {
-                r = req.send() => r,
+                r = self.send(req) => r,
                 _ = self.closed.cancelled() => return,
             };
             if let Some(tx) = ready.take() {

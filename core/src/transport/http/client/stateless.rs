@@ -47,19 +47,18 @@ impl Inner {
         if let Some(key) = &key {
             self.stateless_inflight.lock().unwrap().remove(key);
         }
-        if let Err(f) = outcome {
-            let message = match f {
-                Failure::Fatal(m) => m,
-                Failure::SessionExpired | Failure::TryLegacy => "the server refused the request".into(),
-            };
-            self.fail(peek, message);
+        match outcome {
+            Ok(()) => {}
+            Err(Failure::Fatal(m)) => self.fail(peek, m),
+            Err(Failure::Denied(e)) => self.fail_with(peek, e),
+            Err(Failure::SessionExpired | Failure::TryLegacy) => self.fail(peek, "the server refused the request".into()),
         }
     }
 
     async fn send_stateless(&self, req: reqwest::RequestBuilder, peek: &Peek) -> Result<(), Failure> {
-        let resp = match req.send().await {
+        let resp = match self.send(req).await {
             Ok(r) => r,
-            Err(e) => return Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
+            Err(e) => return Err(e.failure("HTTP POST")),
         };
         let status = resp.status();
         let sse =

@@ -56,7 +56,7 @@ impl Inner {
                 .common_headers(self.http.get(self.url.clone()))
                 .header(ACCEPT, "text/event-stream")
                 .header(headers::LAST_EVENT_ID, &resume_from);
-            resp = match req.send().await {
+            resp = match self.send(req).await {
                 Ok(r) if r.status().is_success() => r,
                 Ok(r) => return Err(Failure::Fatal(format!("resuming the response stream failed: HTTP {}", r.status()))),
                 Err(e) => return Err(Failure::Fatal(format!("resuming the response stream failed: {e}"))),

@@ -20,14 +20,14 @@ impl Inner {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(bytes.clone());
-        let resp = match req.send().await {
+        let resp = match self.send(req).await {
             Ok(r) => r,
             Err(e) if e.is_connect() => {
                 let reason = format!("cannot reach {}: {e}", self.config.url);
                 self.close(reason.clone());
                 return Err(Failure::Fatal(reason));
             }
-            Err(e) => return Err(Failure::Fatal(format!("HTTP POST failed: {e}"))),
+            Err(e) => return Err(e.failure("HTTP POST")),
         };
         if let Some(id) = peek.request_id() {
             // The server has the request now: a cancel for it may follow.
@@ -96,7 +96,7 @@ impl Inner {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(init);
-        let Ok(resp) = req.send().await else { return false };
+        let Ok(resp) = self.send(req).await else { return false };
         if !resp.status().is_success() {
             return false;
         }
@@ -112,6 +112,6 @@ impl Inner {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(note);
-        req.send().await.is_ok_and(|r| r.status().is_success())
+        self.send(req).await.is_ok_and(|r| r.status().is_success())
     }
 }

@@ -1,0 +1,414 @@
+//! The OAuth 2.1 client of the MCP authorization specification (2025-11-25 and
+//! 2026-07-28, with the 2025-03-26 fallbacks): an [`OAuth`] given to an HTTP client
+//! transport answers the server's 401 and 403 challenges by itself.
+//!
+//! On a 401 it discovers the server's authorization server (`discover`), finds or makes
+//! the client's identity there (`identify`), gets tokens (`grant`: the authorization code
+//! grant through a [`UserAgent`], or client credentials), keeps them in a
+//! [`CredentialStore`] and the request is sent again. Tokens are refreshed before they
+//! expire and after a 401; a 403 `insufficient_scope` asks for the union of the scopes
+//! held and the ones challenged, a bounded number of times.
+//!
+//! By what they hold:
+//! - `fetch`: the client's own HTTP requests and how their failures read;
+//! - `discover`: resource and authorization server metadata;
+//! - `identity`: pre-registered, metadata-document and dynamically registered clients,
+//!   and client authentication at the token endpoint;
+//! - `assertion`: `private_key_jwt` assertions;
+//! - `grant`: the grants, the authorization response's checks and token responses.
+
+mod assertion;
+mod discover;
+pub(crate) mod fetch;
+mod grant;
+mod identity;
+
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+
+use self::discover::Discovered;
+use self::fetch::denied;
+use crate::auth::challenge::{BearerChallenge, Challenge};
+use crate::auth::discovery::canonical_resource;
+use crate::auth::store::{CredentialStore, Credentials, MemoryStore, Tokens};
+use crate::error::Result;
+
+pub use grant::MAX_TOKEN_BYTES;
+
+/// How the client gets its tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grant {
+    /// A user authorizes in a browser (the default).
+    #[default]
+    AuthorizationCode,
+    /// The client acts for itself with its own credentials (`client_id` and a secret or a
+    /// private key).
+    ClientCredentials,
+    /// The client presents a JWT it was given (`assertion`: a workload identity token
+    /// from its platform) for an access token (RFC 7523).
+    JwtBearer,
+    /// Enterprise-managed authorization: the user's ID token from the enterprise's
+    /// identity provider (`id_token`) becomes an identity assertion grant there (token
+    /// exchange, RFC 8693), which the authorization server takes as a JWT bearer grant.
+    EnterpriseManaged,
+}
+
+/// What an OAuth client is configured with; every field may be left out. Deserializes
+/// from the JSON the host bindings pass.
+#[derive(Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OAuthOptions {
+    /// The grant to use.
+    pub grant: Grant,
+    /// The name dynamic registration gives the client (default `oxmcp`).
+    pub client_name: Option<String>,
+    /// Where the authorization server sends the browser back (default
+    /// `http://127.0.0.1/callback`; a loopback agent sets its own).
+    pub redirect_uri: Option<String>,
+    /// A client id registered beforehand (then no registration happens).
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client.
+    pub client_secret: Option<String>,
+    /// A private key (PKCS#8 PEM) for `private_key_jwt`.
+    pub private_key_pem: Option<String>,
+    /// The key's algorithm (default `ES256`).
+    pub signing_alg: Option<String>,
+    /// Forces a token endpoint authentication method instead of choosing one.
+    pub token_endpoint_auth_method: Option<String>,
+    /// The URL of this client's metadata document, used as its client id where the
+    /// authorization server supports that (CIMD).
+    pub client_metadata_url: Option<String>,
+    /// The scope to ask for instead of the one discovery suggests.
+    pub scope: Option<String>,
+    /// How many times one request may ask for more scopes after a 403 (default 2).
+    pub max_step_ups: Option<u32>,
+    /// The JWT presented by the `jwt_bearer` grant.
+    pub assertion: Option<String>,
+    /// The user's ID token, for the `enterprise_managed` grant.
+    pub id_token: Option<String>,
+    /// The identity provider's token endpoint, for the `enterprise_managed` grant.
+    pub idp_token_endpoint: Option<String>,
+    /// This client's id at the identity provider.
+    pub idp_client_id: Option<String>,
+    /// Its secret there, if it has one.
+    pub idp_client_secret: Option<String>,
+}
+
+impl std::fmt::Debug for OAuthOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthOptions")
+            .field("grant", &self.grant)
+            .field("client_id", &self.client_id)
+            .field("redirect_uri", &self.redirect_uri)
+            .field("scope", &self.scope)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthOptions {
+    pub(crate) fn client_name(&self) -> &str {
+        self.client_name.as_deref().unwrap_or("oxmcp")
+    }
+    pub(crate) fn redirect_uri(&self) -> String {
+        self.redirect_uri.clone().unwrap_or_else(|| "http://127.0.0.1/callback".into())
+    }
+    pub(crate) fn max_step_ups(&self) -> u32 {
+        self.max_step_ups.unwrap_or(2)
+    }
+}
+
+/// An authorization the user is asked for: the agent sends the browser to `url` and
+/// returns the URL the authorization server sent it back to (`redirect_uri` with `code`,
+/// `state` and `iss`, or `error`).
+#[derive(Debug, Clone)]
+pub struct AuthorizationRequest {
+    /// The authorization URL to visit.
+    pub url: String,
+    /// Where the browser comes back.
+    pub redirect_uri: String,
+    /// The `state` the response must carry (checked by the client, given for agents that
+    /// serve several flows at once).
+    pub state: String,
+}
+
+/// What plays the user's browser in the authorization code grant.
+pub type UserAgent = Arc<dyn Fn(AuthorizationRequest) -> BoxFuture<'static, Result<String>> + Send + Sync>;
+
+/// An agent that visits the authorization URL itself and takes the redirect it gets back,
+/// without following it: for authorization servers that grant without a login page
+/// (tests, the conformance suite, servers that already know the user by other means).
+pub fn headless_agent() -> UserAgent {
+    Arc::new(|req: AuthorizationRequest| {
+        Box::pin(async move {
+            let resp = fetch::http_client().get(&req.url).send().await.map_err(|e| {
+                crate::Error::new(crate::ErrorKind::Transport, format!("visiting the authorization URL failed: {e}"))
+            })?;
+            resp.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_string).ok_or_else(|| {
+                denied(format!("the authorization endpoint answered HTTP {} without sending the browser back", resp.status()))
+            })
+        })
+    })
+}
+
+struct State {
+    /// Loaded from the store on first use.
+    credentials: Option<Credentials>,
+    discovered: Option<Arc<Discovered>>,
+    /// Bumped whenever the tokens change: a request refused with older tokens just tries
+    /// again instead of starting another flow.
+    generation: u64,
+}
+
+/// An OAuth client for one MCP server, shared by every request of a connection (and by
+/// clones). See the module docs.
+///
+/// ```no_run
+/// # #[tokio::main] async fn main() -> oxmcp::Result<()> {
+/// use oxmcp::auth::{headless_agent, OAuth, OAuthOptions};
+/// use oxmcp::client::Client;
+/// use oxmcp::transport::http::HttpClientTransport;
+/// let options = OAuthOptions { client_name: Some("my-app".into()), ..Default::default() };
+/// let oauth = OAuth::new(options).user_agent(headless_agent());
+/// let transport = HttpClientTransport::new("https://mcp.example.com/mcp").oauth(oauth);
+/// let client = Client::builder("me", "1.0.0").connect(transport).await?;
+/// client.close().await;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct OAuth(Arc<Shared>);
+
+struct Shared {
+    options: OAuthOptions,
+    agent: Option<UserAgent>,
+    store: Arc<dyn CredentialStore>,
+    http: reqwest::Client,
+    state: Mutex<State>,
+    /// One flow at a time: concurrent 401s wait for the first one's tokens.
+    flow: tokio::sync::Mutex<()>,
+}
+
+/// What the transport does after the server refused a request.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Retry {
+    /// New credentials are in place: send the request again.
+    Again,
+    /// Nothing more to try: the refusal stands.
+    GiveUp,
+}
+
+impl OAuth {
+    /// A client with these options, an in-memory store and no user agent (client
+    /// credentials need none; the authorization code grant fails without one).
+    pub fn new(options: OAuthOptions) -> Self {
+        Self::build(options, None, Arc::new(MemoryStore::default()))
+    }
+
+    fn build(options: OAuthOptions, agent: Option<UserAgent>, store: Arc<dyn CredentialStore>) -> Self {
+        let state = State { credentials: None, discovered: None, generation: 0 };
+        OAuth(Arc::new(Shared {
+            options,
+            agent,
+            store,
+            http: fetch::http_client(),
+            state: Mutex::new(state),
+            flow: tokio::sync::Mutex::new(()),
+        }))
+    }
+
+    /// The same client with `agent` as the user's browser.
+    pub fn user_agent(self, agent: UserAgent) -> Self {
+        let s = &self.0;
+        Self::build(s.options.clone(), Some(agent), s.store.clone())
+    }
+
+    /// The same client keeping its credentials in `store`.
+    pub fn store(self, store: Arc<dyn CredentialStore>) -> Self {
+        let s = &self.0;
+        Self::build(s.options.clone(), s.agent.clone(), store)
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.0.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn key(server_url: &str) -> String {
+        canonical_resource(server_url).unwrap_or_else(|_| server_url.to_string())
+    }
+
+    fn credentials(&self, server_url: &str) -> Credentials {
+        let mut s = self.state();
+        s.credentials.get_or_insert_with(|| self.0.store.load(&Self::key(server_url)).unwrap_or_default()).clone()
+    }
+
+    fn keep(&self, server_url: &str, credentials: Credentials) -> Result<()> {
+        self.0.store.save(&Self::key(server_url), &credentials)?;
+        let mut s = self.state();
+        s.credentials = Some(credentials);
+        s.generation += 1;
+        Ok(())
+    }
+
+    /// The `Authorization` header value for a request to `server_url` and the generation
+    /// of the tokens it carries; refreshes first when the token is about to expire.
+    /// `None` before any token was obtained.
+    pub async fn authorization(&self, server_url: &str) -> Result<Option<(String, u64)>> {
+        let tokens = self.credentials(server_url).tokens;
+        if tokens.as_ref().is_some_and(|t| t.refresh_token.is_some() && t.expires_within(60)) {
+            let _flow = self.0.flow.lock().await;
+            // Someone may have refreshed while this waited.
+            let current = self.credentials(server_url).tokens;
+            if current.as_ref().is_some_and(|t| t.expires_within(60)) {
+                if let Err(e) = self.refresh(server_url).await {
+                    tracing::info!("refreshing the access token failed ({}); the server's answer will tell", e.message());
+                }
+            }
+        }
+        let s = self.state();
+        Ok(s.credentials.as_ref().and_then(|c| c.tokens.as_ref()).map(|t| (format!("Bearer {}", t.access_token), s.generation)))
+    }
+
+    /// The server at `server_url` refused a request sent with tokens of `generation`
+    /// (`status` 401 or 403, with its `WWW-Authenticate`): gets new tokens if it can.
+    /// `step_ups` is how many times this request already asked for more scopes.
+    pub async fn refused(
+        &self,
+        server_url: &str,
+        generation: Option<u64>,
+        status: u16,
+        www_authenticate: Option<&str>,
+        step_ups: u32,
+    ) -> Result<Retry> {
+        let challenge: BearerChallenge = match www_authenticate.map(Challenge::bearer) {
+            Some(Ok(Some(c))) => c,
+            _ => BearerChallenge::default(),
+        };
+        let insufficient_scope = status == 403 && challenge.error.as_deref() == Some("insufficient_scope");
+        if status == 403 && !insufficient_scope {
+            return Ok(Retry::GiveUp);
+        }
+        if insufficient_scope && step_ups >= self.0.options.max_step_ups() {
+            return Err(denied(format!(
+                "the server still needs more scopes ({}) after {step_ups} authorizations",
+                challenge.scope.as_deref().unwrap_or("unnamed")
+            )));
+        }
+        let _flow = self.0.flow.lock().await;
+        let current = self.state().generation;
+        if generation.is_some_and(|g| g != current) || (generation.is_none() && current > 0 && !insufficient_scope) {
+            return Ok(Retry::Again); // another request got new tokens meanwhile
+        }
+        let held = self.credentials(server_url).tokens;
+        if status == 401 && held.as_ref().is_some_and(|t| t.refresh_token.is_some()) && self.refresh(server_url).await.is_ok() {
+            return Ok(Retry::Again);
+        }
+        self.obtain(server_url, Some(&challenge), held.as_ref()).await?;
+        Ok(Retry::Again)
+    }
+
+    /// Runs discovery and a grant now, without waiting for a challenge (what a CLI's
+    /// `login` does).
+    pub async fn login(&self, server_url: &str) -> Result<()> {
+        let _flow = self.0.flow.lock().await;
+        let held = self.credentials(server_url).tokens;
+        self.obtain(server_url, None, held.as_ref()).await
+    }
+
+    async fn discovered(&self, server_url: &str, resource_metadata: Option<&str>) -> Result<Arc<Discovered>> {
+        if resource_metadata.is_none() {
+            if let Some(d) = self.state().discovered.clone() {
+                return Ok(d);
+            }
+        }
+        let d = Arc::new(discover::discover(&self.0.http, server_url, resource_metadata).await?);
+        self.state().discovered = Some(d.clone());
+        Ok(d)
+    }
+
+    async fn refresh(&self, server_url: &str) -> Result<()> {
+        let mut creds = self.credentials(server_url);
+        let old = creds.tokens.clone().ok_or_else(|| denied("no tokens to refresh"))?;
+        let d = self.discovered(server_url, None).await?;
+        if creds.issuer.as_deref() != Some(d.issuer.as_str()) {
+            return Err(denied("the tokens come from another authorization server"));
+        }
+        let (client, _) = identity::identify(&self.0.http, &self.0.options, &d, creds.client.as_ref()).await?;
+        creds.tokens = Some(grant::refresh(&self.0.http, &self.0.options, &d, &client, &old).await?);
+        self.keep(server_url, creds)
+    }
+
+    /// Discovery, identity and a grant, with the scope this challenge calls for.
+    async fn obtain(&self, server_url: &str, challenge: Option<&BearerChallenge>, held: Option<&Tokens>) -> Result<()> {
+        let d = self.discovered(server_url, challenge.and_then(|c| c.resource_metadata.as_deref())).await?;
+        let mut creds = self.credentials(server_url);
+        if creds.issuer.as_deref() != Some(d.issuer.as_str()) {
+            // A new authorization server (or the first): nothing from another one is used
+            // with it, neither the registration nor the tokens.
+            creds = Credentials { issuer: Some(d.issuer.clone()), client: None, tokens: None };
+        }
+        let scope = self.scope(&d, challenge.and_then(|c| c.scope.as_deref()), held.and_then(|t| t.scope.as_deref()));
+        let (client, registered) = identity::identify(&self.0.http, &self.0.options, &d, creds.client.as_ref()).await?;
+        if registered {
+            creds.client = Some(client.clone());
+            self.0.store.save(&Self::key(server_url), &creds)?;
+        }
+        let (http, options, scope) = (&self.0.http, &self.0.options, scope.as_deref());
+        let tokens = match options.grant {
+            Grant::ClientCredentials => grant::client_credentials(http, options, &d, &client, scope).await?,
+            Grant::JwtBearer => {
+                let assertion = options.assertion.as_deref().ok_or_else(|| denied("the jwt_bearer grant needs an assertion"))?;
+                grant::jwt_bearer(http, options, &d, &client, assertion, scope).await?
+            }
+            Grant::EnterpriseManaged => {
+                let grant = grant::identity_assertion(http, options, &d, scope).await?;
+                grant::jwt_bearer(http, options, &d, &client, &grant, scope).await?
+            }
+            Grant::AuthorizationCode => {
+                let agent = self.0.agent.as_ref().ok_or_else(|| {
+                    denied("the server needs authorization and this client has no user agent to run the authorization code grant")
+                })?;
+                grant::authorization_code(http, options, agent, &d, &client, scope).await?
+            }
+        };
+        creds.tokens = Some(tokens);
+        self.keep(server_url, creds)
+    }
+
+    /// The scope to ask for: the configured one; else the challenge's joined with what is
+    /// held (a step-up keeps what was granted); else what the resource lists; else none.
+    /// `offline_access` is added for a user's grant when the authorization server offers it.
+    fn scope(&self, d: &Discovered, challenged: Option<&str>, held: Option<&str>) -> Option<String> {
+        fn add(scopes: &mut Vec<String>, s: &str) {
+            for one in s.split_whitespace() {
+                if !scopes.iter().any(|x| x == one) {
+                    scopes.push(one.to_string());
+                }
+            }
+        }
+        let mut scopes: Vec<String> = Vec::new();
+        if let Some(s) = &self.0.options.scope {
+            add(&mut scopes, s);
+        } else if let Some(c) = challenged.filter(|c| !c.trim().is_empty()) {
+            add(&mut scopes, held.unwrap_or_default());
+            add(&mut scopes, c);
+        } else if let Some(listed) = d.resource_scopes.as_ref().filter(|l| !l.is_empty()) {
+            add(&mut scopes, &listed.join(" "));
+        }
+        if scopes.is_empty() {
+            return None;
+        }
+        let offered = d.meta.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|x| x == "offline_access"));
+        if offered && self.0.options.grant == Grant::AuthorizationCode {
+            add(&mut scopes, "offline_access");
+        }
+        Some(scopes.join(" "))
+    }
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth").field("options", &self.0.options).finish_non_exhaustive()
+    }
+}
