@@ -7,6 +7,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::Value;
 
 use super::discover::Discovered;
+use super::dpop::DpopKey;
 use super::fetch::{body, clean, denied, error_of, form};
 use super::identity::authenticate;
 use super::{AuthorizationRequest, OAuthOptions, UserAgent};
@@ -14,19 +15,38 @@ use crate::auth::pkce::{random_token, Pkce};
 use crate::auth::store::{now_secs, ClientRegistration, Tokens};
 use crate::error::{Error, ErrorKind, Result};
 
+/// What every token request needs: the HTTP client, the options, and the DPoP key with
+/// the authorization server's latest nonce.
+pub(crate) struct Cx<'a> {
+    pub(crate) http: &'a reqwest::Client,
+    pub(crate) options: &'a OAuthOptions,
+    pub(crate) dpop: &'a DpopKey,
+    pub(crate) as_nonce: &'a std::sync::Mutex<Option<String>>,
+}
+
+impl Cx<'_> {
+    /// The key when tokens from this authorization server are to be bound to it: it
+    /// offers DPoP with ES256, and the client did not turn DPoP off.
+    pub(crate) fn dpop_for(&self, d: &Discovered) -> Option<&DpopKey> {
+        let offered = d.meta.extra.get("dpop_signing_alg_values_supported").and_then(Value::as_array);
+        let es256 = offered.is_some_and(|algs| algs.iter().any(|a| a == "ES256"));
+        (es256 && self.options.dpop != Some(false)).then_some(self.dpop)
+    }
+}
+
 /// The most bytes of a token accepted: a larger one is the server's error, not a token.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
 /// Runs the authorization code grant: the user agent visits the authorization URL and
 /// returns the URL the browser was sent back to.
 pub(crate) async fn authorization_code(
-    http: &reqwest::Client,
-    options: &OAuthOptions,
+    cx: &Cx<'_>,
     agent: &UserAgent,
     d: &Discovered,
     client: &ClientRegistration,
     scope: Option<&str>,
 ) -> Result<Tokens> {
+    let options = cx.options;
     d.meta.check_pkce().map_err(|e| denied(e.message().to_string()))?;
     let endpoint = d
         .meta
@@ -61,7 +81,7 @@ pub(crate) async fn authorization_code(
         ("code_verifier", pkce.verifier().to_string()),
         ("resource", d.resource.clone()),
     ];
-    token_request(http, options, d, client, &mut pairs, scope).await
+    token_request(cx, d, client, &mut pairs, scope).await
 }
 
 /// Checks the URL the authorization server sent the browser back to and returns its code.
@@ -96,20 +116,14 @@ fn read_callback(landed: &str, redirect_uri: &str, state: &str, d: &Discovered) 
 
 /// Gets new tokens with a refresh token; the refresh token is kept when the server does
 /// not send a new one.
-pub(crate) async fn refresh(
-    http: &reqwest::Client,
-    options: &OAuthOptions,
-    d: &Discovered,
-    client: &ClientRegistration,
-    old: &Tokens,
-) -> Result<Tokens> {
+pub(crate) async fn refresh(cx: &Cx<'_>, d: &Discovered, client: &ClientRegistration, old: &Tokens) -> Result<Tokens> {
     let refresh_token = old.refresh_token.clone().ok_or_else(|| denied("no refresh token"))?;
     let mut pairs = vec![
         ("grant_type", "refresh_token".to_string()),
         ("refresh_token", refresh_token.clone()),
         ("resource", d.resource.clone()),
     ];
-    let mut tokens = token_request(http, options, d, client, &mut pairs, old.scope.as_deref()).await?;
+    let mut tokens = token_request(cx, d, client, &mut pairs, old.scope.as_deref()).await?;
     tokens.refresh_token.get_or_insert(refresh_token);
     if tokens.scope.is_none() {
         tokens.scope = old.scope.clone();
@@ -119,8 +133,7 @@ pub(crate) async fn refresh(
 
 /// The client credentials grant (a machine, no user).
 pub(crate) async fn client_credentials(
-    http: &reqwest::Client,
-    options: &OAuthOptions,
+    cx: &Cx<'_>,
     d: &Discovered,
     client: &ClientRegistration,
     scope: Option<&str>,
@@ -129,13 +142,12 @@ pub(crate) async fn client_credentials(
     if let Some(s) = scope {
         pairs.push(("scope", s.to_string()));
     }
-    token_request(http, options, d, client, &mut pairs, scope).await
+    token_request(cx, d, client, &mut pairs, scope).await
 }
 
 /// The JWT bearer grant (RFC 7523 §2.1): `assertion` for an access token.
 pub(crate) async fn jwt_bearer(
-    http: &reqwest::Client,
-    options: &OAuthOptions,
+    cx: &Cx<'_>,
     d: &Discovered,
     client: &ClientRegistration,
     assertion: &str,
@@ -149,18 +161,14 @@ pub(crate) async fn jwt_bearer(
     if let Some(s) = scope {
         pairs.push(("scope", s.to_string()));
     }
-    token_request(http, options, d, client, &mut pairs, scope).await
+    token_request(cx, d, client, &mut pairs, scope).await
 }
 
 /// Enterprise-managed authorization's first step: the identity provider exchanges the
 /// user's ID token for an identity assertion grant (an ID-JAG) for this resource at this
 /// authorization server (RFC 8693 token exchange).
-pub(crate) async fn identity_assertion(
-    http: &reqwest::Client,
-    options: &OAuthOptions,
-    d: &Discovered,
-    scope: Option<&str>,
-) -> Result<String> {
+pub(crate) async fn identity_assertion(cx: &Cx<'_>, d: &Discovered, scope: Option<&str>) -> Result<String> {
+    let (http, options) = (cx.http, cx.options);
     let missing = |what: &str| Error::new(ErrorKind::InvalidInput, format!("the enterprise_managed grant needs {what}"));
     let endpoint = options.idp_token_endpoint.as_deref().ok_or_else(|| missing("idp_token_endpoint"))?;
     let id_token = options.id_token.as_deref().ok_or_else(|| missing("id_token"))?;
@@ -205,24 +213,53 @@ async fn post_form(req: reqwest::RequestBuilder, endpoint: &str, pairs: &[(&'sta
 }
 
 /// POSTs a token request and reads the tokens. `requested` is the scope asked for, kept
-/// as the granted one when the server does not say.
+/// as the granted one when the server does not say. With DPoP the request carries a proof,
+/// and is sent once more with the server's nonce when it asks for one.
 async fn token_request(
-    http: &reqwest::Client,
-    options: &OAuthOptions,
+    cx: &Cx<'_>,
     d: &Discovered,
     client: &ClientRegistration,
     pairs: &mut Vec<(&'static str, String)>,
     requested: Option<&str>,
 ) -> Result<Tokens> {
     let endpoint = d.token_endpoint()?;
-    let req = http.post(endpoint).header(CONTENT_TYPE, "application/x-www-form-urlencoded").header(ACCEPT, "application/json");
-    let req = authenticate(req, pairs, client, options, &d.issuer)?;
-    let v = post_form(req, endpoint, pairs, "the token endpoint").await?;
-    read_tokens(&v, requested)
+    let dpop = cx.dpop_for(d);
+    let mut asked_nonce = false;
+    loop {
+        let mut fields = pairs.clone();
+        let mut req =
+            cx.http.post(endpoint).header(CONTENT_TYPE, "application/x-www-form-urlencoded").header(ACCEPT, "application/json");
+        req = authenticate(req, &mut fields, client, cx.options, &d.issuer)?;
+        if let Some(key) = dpop {
+            let nonce = cx.as_nonce.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            req = req.header("dpop", key.proof("POST", endpoint, nonce.as_deref(), None));
+        }
+        let borrowed: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let resp = req
+            .body(form(&borrowed))
+            .send()
+            .await
+            .map_err(|e| Error::new(ErrorKind::Transport, format!("the token request to {endpoint} failed: {e}")))?;
+        let status = resp.status();
+        let nonce = resp.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()).map(str::to_string);
+        let bytes = body("token response", resp).await?;
+        if status.is_success() {
+            let v: Value = serde_json::from_slice(&bytes)
+                .map_err(|_| Error::new(ErrorKind::Protocol, "invalid token response: not JSON"))?;
+            return read_tokens(&v, requested, dpop.is_some());
+        }
+        let error = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| v["error"].as_str().map(str::to_string));
+        if let (Some(_), Some(n), Some("use_dpop_nonce"), false) = (dpop, nonce, error.as_deref(), asked_nonce) {
+            *cx.as_nonce.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
+            asked_nonce = true;
+            continue;
+        }
+        return Err(denied(format!("the token endpoint refused: {}", error_of(status, &bytes))));
+    }
 }
 
 /// Reads a token response (RFC 6749 §5.1).
-fn read_tokens(v: &Value, requested: Option<&str>) -> Result<Tokens> {
+fn read_tokens(v: &Value, requested: Option<&str>, dpop: bool) -> Result<Tokens> {
     let bad = |why: &str| Error::new(ErrorKind::Protocol, format!("invalid token response: {why}"));
     let access_token = v["access_token"].as_str().filter(|t| !t.is_empty()).ok_or_else(|| bad("no access_token"))?;
     if access_token.len() > MAX_TOKEN_BYTES {
@@ -232,14 +269,16 @@ fn read_tokens(v: &Value, requested: Option<&str>) -> Result<Tokens> {
     if reqwest::header::HeaderValue::from_str(&format!("Bearer {access_token}")).is_err() {
         return Err(bad("the access token has characters a header cannot carry"));
     }
-    let token_type = v["token_type"].as_str().unwrap_or("Bearer");
-    if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(bad(&format!("token type {:?} is not Bearer", clean(token_type))));
-    }
+    // A DPoP-bound token only when a proof went with the request.
+    let token_type = match v["token_type"].as_str().unwrap_or("Bearer") {
+        t if t.eq_ignore_ascii_case("bearer") => "Bearer",
+        t if dpop && t.eq_ignore_ascii_case("dpop") => "DPoP",
+        t => return Err(bad(&format!("token type {:?} is not {}", clean(t), if dpop { "DPoP" } else { "Bearer" }))),
+    };
     let refresh_token = v["refresh_token"].as_str().filter(|t| !t.is_empty() && t.len() <= MAX_TOKEN_BYTES).map(str::to_string);
     Ok(Tokens {
         access_token: access_token.to_string(),
-        token_type: "Bearer".into(),
+        token_type: token_type.into(),
         refresh_token,
         expires_at: v["expires_in"].as_u64().map(|s| now_secs().saturating_add(s)),
         scope: v["scope"].as_str().map(str::to_string).or_else(|| requested.map(str::to_string)),
@@ -287,7 +326,7 @@ mod tests {
 
     #[test]
     fn token_responses_are_read_strictly() {
-        let read = |b: &[u8], requested| read_tokens(&serde_json::from_slice(b).unwrap_or(Value::Null), requested);
+        let read = |b: &[u8], requested| read_tokens(&serde_json::from_slice(b).unwrap_or(Value::Null), requested, false);
         let t = read(br#"{"access_token":"A","token_type":"bearer","expires_in":60,"refresh_token":"R"}"#, Some("x")).unwrap();
         assert_eq!((t.access_token.as_str(), t.refresh_token.as_deref(), t.scope.as_deref()), ("A", Some("R"), Some("x")));
         assert!(t.expires_within(61) && !t.expires_within(0));

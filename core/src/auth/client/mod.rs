@@ -15,10 +15,12 @@
 //! - `identity`: pre-registered, metadata-document and dynamically registered clients,
 //!   and client authentication at the token endpoint;
 //! - `assertion`: `private_key_jwt` assertions;
-//! - `grant`: the grants, the authorization response's checks and token responses.
+//! - `grant`: the grants, the authorization response's checks and token responses;
+//! - `dpop`: DPoP proofs, for servers that bind tokens to the client's key.
 
 mod assertion;
 mod discover;
+mod dpop;
 pub(crate) mod fetch;
 mod grant;
 mod identity;
@@ -85,6 +87,9 @@ pub struct OAuthOptions {
     pub scope: Option<String>,
     /// How many times one request may ask for more scopes after a 403 (default 2).
     pub max_step_ups: Option<u32>,
+    /// Whether to bind tokens with DPoP where the authorization server offers it (the
+    /// default); `false` never does.
+    pub dpop: Option<bool>,
     /// The JWT presented by the `jwt_bearer` grant.
     pub assertion: Option<String>,
     /// The user's ID token, for the `enterprise_managed` grant.
@@ -188,6 +193,34 @@ struct Shared {
     state: Mutex<State>,
     /// One flow at a time: concurrent 401s wait for the first one's tokens.
     flow: tokio::sync::Mutex<()>,
+    dpop: dpop::DpopKey,
+    /// The latest DPoP nonces of the authorization server and of the MCP server.
+    as_nonce: Mutex<Option<String>>,
+    rs_nonce: Mutex<Option<String>>,
+}
+
+/// What a request to the server carries: its `Authorization` value, the DPoP proof for
+/// it when the token is bound, and the generation of the tokens (for
+/// [`OAuth::refused`]).
+#[derive(Debug, Clone)]
+pub struct Authorization {
+    /// `Bearer …` or `DPoP …`.
+    pub header: String,
+    /// The `DPoP` header's proof.
+    pub dpop: Option<String>,
+    /// Which tokens these are.
+    pub generation: u64,
+}
+
+/// How the server refused a request.
+#[derive(Debug, Clone, Copy)]
+pub struct Refusal<'a> {
+    /// 401 or 403.
+    pub status: u16,
+    /// Its `WWW-Authenticate` header.
+    pub www_authenticate: Option<&'a str>,
+    /// Its `DPoP-Nonce` header.
+    pub dpop_nonce: Option<&'a str>,
 }
 
 /// What the transport does after the server refused a request.
@@ -215,6 +248,9 @@ impl OAuth {
             http: fetch::http_client(),
             state: Mutex::new(state),
             flow: tokio::sync::Mutex::new(()),
+            dpop: dpop::DpopKey::generate(),
+            as_nonce: Mutex::new(None),
+            rs_nonce: Mutex::new(None),
         }))
     }
 
@@ -251,10 +287,13 @@ impl OAuth {
         Ok(())
     }
 
-    /// The `Authorization` header value for a request to `server_url` and the generation
-    /// of the tokens it carries; refreshes first when the token is about to expire.
-    /// `None` before any token was obtained.
-    pub async fn authorization(&self, server_url: &str) -> Result<Option<(String, u64)>> {
+    fn cx(&self) -> grant::Cx<'_> {
+        grant::Cx { http: &self.0.http, options: &self.0.options, dpop: &self.0.dpop, as_nonce: &self.0.as_nonce }
+    }
+
+    /// What a `method` request to the server at `server_url` carries; refreshes first
+    /// when the token is about to expire. `None` before any token was obtained.
+    pub async fn authorization(&self, method: &str, server_url: &str) -> Result<Option<Authorization>> {
         let tokens = self.credentials(server_url).tokens;
         if tokens.as_ref().is_some_and(|t| t.refresh_token.is_some() && t.expires_within(60)) {
             let _flow = self.0.flow.lock().await;
@@ -267,24 +306,33 @@ impl OAuth {
             }
         }
         let s = self.state();
-        Ok(s.credentials.as_ref().and_then(|c| c.tokens.as_ref()).map(|t| (format!("Bearer {}", t.access_token), s.generation)))
+        let Some(t) = s.credentials.as_ref().and_then(|c| c.tokens.as_ref()) else { return Ok(None) };
+        let dpop = (t.token_type == "DPoP").then(|| {
+            let nonce = self.0.rs_nonce.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            self.0.dpop.proof(method, server_url, nonce.as_deref(), Some(&t.access_token))
+        });
+        Ok(Some(Authorization { header: format!("{} {}", t.token_type, t.access_token), dpop, generation: s.generation }))
     }
 
     /// The server at `server_url` refused a request sent with tokens of `generation`
-    /// (`status` 401 or 403, with its `WWW-Authenticate`): gets new tokens if it can.
-    /// `step_ups` is how many times this request already asked for more scopes.
-    pub async fn refused(
-        &self,
-        server_url: &str,
-        generation: Option<u64>,
-        status: u16,
-        www_authenticate: Option<&str>,
-        step_ups: u32,
-    ) -> Result<Retry> {
+    /// (`status` 401 or 403, with its `WWW-Authenticate` and `DPoP-Nonce`): gets new
+    /// tokens (or takes the nonce) if it can. `step_ups` is how many times this request
+    /// already asked for more scopes.
+    pub async fn refused(&self, server_url: &str, generation: Option<u64>, refusal: Refusal<'_>, step_ups: u32) -> Result<Retry> {
+        let Refusal { status, www_authenticate, dpop_nonce } = refusal;
         let challenge: BearerChallenge = match www_authenticate.map(Challenge::bearer) {
             Some(Ok(Some(c))) => c,
             _ => BearerChallenge::default(),
         };
+        if let (Some("use_dpop_nonce"), Some(nonce)) = (challenge.error.as_deref(), dpop_nonce) {
+            let mut held = self.0.rs_nonce.lock().unwrap_or_else(|e| e.into_inner());
+            // The same nonce refused twice: sending it a third time would not help.
+            if held.as_deref() == Some(nonce) {
+                return Ok(Retry::GiveUp);
+            }
+            *held = Some(nonce.to_string());
+            return Ok(Retry::Again);
+        }
         let insufficient_scope = status == 403 && challenge.error.as_deref() == Some("insufficient_scope");
         if status == 403 && !insufficient_scope {
             return Ok(Retry::GiveUp);
@@ -335,7 +383,7 @@ impl OAuth {
             return Err(denied("the tokens come from another authorization server"));
         }
         let (client, _) = identity::identify(&self.0.http, &self.0.options, &d, creds.client.as_ref()).await?;
-        creds.tokens = Some(grant::refresh(&self.0.http, &self.0.options, &d, &client, &old).await?);
+        creds.tokens = Some(grant::refresh(&self.cx(), &d, &client, &old).await?);
         self.keep(server_url, creds)
     }
 
@@ -354,22 +402,22 @@ impl OAuth {
             creds.client = Some(client.clone());
             self.0.store.save(&Self::key(server_url), &creds)?;
         }
-        let (http, options, scope) = (&self.0.http, &self.0.options, scope.as_deref());
+        let (cx, options, scope) = (&self.cx(), &self.0.options, scope.as_deref());
         let tokens = match options.grant {
-            Grant::ClientCredentials => grant::client_credentials(http, options, &d, &client, scope).await?,
+            Grant::ClientCredentials => grant::client_credentials(cx, &d, &client, scope).await?,
             Grant::JwtBearer => {
                 let assertion = options.assertion.as_deref().ok_or_else(|| denied("the jwt_bearer grant needs an assertion"))?;
-                grant::jwt_bearer(http, options, &d, &client, assertion, scope).await?
+                grant::jwt_bearer(cx, &d, &client, assertion, scope).await?
             }
             Grant::EnterpriseManaged => {
-                let grant = grant::identity_assertion(http, options, &d, scope).await?;
-                grant::jwt_bearer(http, options, &d, &client, &grant, scope).await?
+                let grant = grant::identity_assertion(cx, &d, scope).await?;
+                grant::jwt_bearer(cx, &d, &client, &grant, scope).await?
             }
             Grant::AuthorizationCode => {
                 let agent = self.0.agent.as_ref().ok_or_else(|| {
                     denied("the server needs authorization and this client has no user agent to run the authorization code grant")
                 })?;
-                grant::authorization_code(http, options, agent, &d, &client, scope).await?
+                grant::authorization_code(cx, agent, &d, &client, scope).await?
             }
         };
         creds.tokens = Some(tokens);

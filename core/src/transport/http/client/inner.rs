@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::HttpClientTransport;
 use super::peek::{Peek, Received};
+use crate::auth::{Refusal, Retry};
 use crate::protocol::mirrored_headers::{self, HeaderParam};
 use crate::protocol::{methods, Message, RequestId};
 use crate::transport::http::headers;
@@ -161,11 +162,15 @@ impl Inner {
         let Some(oauth) = &self.config.oauth else { return req.send().await.map_err(SendError::Http) };
         let (mut step_ups, mut unauthorized) = (0, 0);
         loop {
-            let auth = oauth.authorization(&self.config.url).await.map_err(SendError::Denied)?;
             // Every body here is bytes in memory, so the request can always be copied.
             let mut attempt = req.try_clone().expect("a request with a body in memory");
-            if let Some((value, _)) = &auth {
-                attempt = attempt.header(reqwest::header::AUTHORIZATION, value);
+            let method = req.try_clone().and_then(|r| r.build().ok()).map(|r| r.method().to_string()).unwrap_or_default();
+            let auth = oauth.authorization(&method, &self.config.url).await.map_err(SendError::Denied)?;
+            if let Some(a) = &auth {
+                attempt = attempt.header(reqwest::header::AUTHORIZATION, &a.header);
+                if let Some(proof) = &a.dpop {
+                    attempt = attempt.header("dpop", proof);
+                }
             }
             let resp = attempt.send().await.map_err(SendError::Http)?;
             let status = resp.status().as_u16();
@@ -178,17 +183,13 @@ impl Inner {
                     "the server refused the credentials this client obtained for it",
                 )));
             }
-            let challenge =
-                resp.headers().get(reqwest::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_string);
-            let generation = auth.map(|(_, g)| g);
-            match oauth
-                .refused(&self.config.url, generation, status, challenge.as_deref(), step_ups)
-                .await
-                .map_err(SendError::Denied)?
-            {
-                crate::auth::Retry::Again if status == 403 => step_ups += 1,
-                crate::auth::Retry::Again => unauthorized += 1,
-                crate::auth::Retry::GiveUp => return Ok(resp),
+            let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok());
+            let refusal = Refusal { status, www_authenticate: header("www-authenticate"), dpop_nonce: header("dpop-nonce") };
+            let generation = auth.map(|a| a.generation);
+            match oauth.refused(&self.config.url, generation, refusal, step_ups).await.map_err(SendError::Denied)? {
+                Retry::Again if status == 403 => step_ups += 1,
+                Retry::Again => unauthorized += 1,
+                Retry::GiveUp => return Ok(resp),
             }
         }
     }
