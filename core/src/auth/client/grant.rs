@@ -74,14 +74,14 @@ pub(crate) async fn authorization_code(
     let landed =
         agent(AuthorizationRequest { url: url.to_string(), redirect_uri: redirect_uri.clone(), state: state.clone() }).await?;
     let code = read_callback(&landed, &redirect_uri, &state, d)?;
-    let mut pairs = vec![
+    let pairs = vec![
         ("grant_type", "authorization_code".to_string()),
         ("code", code),
         ("redirect_uri", redirect_uri),
         ("code_verifier", pkce.verifier().to_string()),
         ("resource", d.resource.clone()),
     ];
-    token_request(cx, d, client, &mut pairs, scope).await
+    token_request(cx, d, client, &pairs, scope).await
 }
 
 /// Checks the URL the authorization server sent the browser back to and returns its code.
@@ -118,12 +118,12 @@ fn read_callback(landed: &str, redirect_uri: &str, state: &str, d: &Discovered) 
 /// not send a new one.
 pub(crate) async fn refresh(cx: &Cx<'_>, d: &Discovered, client: &ClientRegistration, old: &Tokens) -> Result<Tokens> {
     let refresh_token = old.refresh_token.clone().ok_or_else(|| denied("no refresh token"))?;
-    let mut pairs = vec![
+    let pairs = vec![
         ("grant_type", "refresh_token".to_string()),
         ("refresh_token", refresh_token.clone()),
         ("resource", d.resource.clone()),
     ];
-    let mut tokens = token_request(cx, d, client, &mut pairs, old.scope.as_deref()).await?;
+    let mut tokens = token_request(cx, d, client, &pairs, old.scope.as_deref()).await?;
     tokens.refresh_token.get_or_insert(refresh_token);
     if tokens.scope.is_none() {
         tokens.scope = old.scope.clone();
@@ -142,7 +142,7 @@ pub(crate) async fn client_credentials(
     if let Some(s) = scope {
         pairs.push(("scope", s.to_string()));
     }
-    token_request(cx, d, client, &mut pairs, scope).await
+    token_request(cx, d, client, &pairs, scope).await
 }
 
 /// The JWT bearer grant (RFC 7523 §2.1): `assertion` for an access token.
@@ -161,7 +161,7 @@ pub(crate) async fn jwt_bearer(
     if let Some(s) = scope {
         pairs.push(("scope", s.to_string()));
     }
-    token_request(cx, d, client, &mut pairs, scope).await
+    token_request(cx, d, client, &pairs, scope).await
 }
 
 /// Enterprise-managed authorization's first step: the identity provider exchanges the
@@ -219,14 +219,14 @@ async fn token_request(
     cx: &Cx<'_>,
     d: &Discovered,
     client: &ClientRegistration,
-    pairs: &mut Vec<(&'static str, String)>,
+    pairs: &[(&'static str, String)],
     requested: Option<&str>,
 ) -> Result<Tokens> {
     let endpoint = d.token_endpoint()?;
     let dpop = cx.dpop_for(d);
     let mut asked_nonce = false;
     loop {
-        let mut fields = pairs.clone();
+        let mut fields = pairs.to_vec();
         let mut req =
             cx.http.post(endpoint).header(CONTENT_TYPE, "application/x-www-form-urlencoded").header(ACCEPT, "application/json");
         req = authenticate(req, &mut fields, client, cx.options, &d.issuer)?;
