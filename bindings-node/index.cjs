@@ -9,7 +9,7 @@
 const native = require('./native.cjs')
 const {
   McpError, RequestTimeoutError, RequestCancelledError, ConnectionClosedError, TransportError, ProtocolError,
-  InvalidInputError, CapabilityMissingError, HandlerError, AbortError, ERROR_KINDS,
+  InvalidInputError, CapabilityMissingError, HandlerError, UnauthorizedError, AbortError, ERROR_KINDS,
 } = require('./lib/errors.cjs')
 const { toolResult } = require('./lib/results.cjs')
 const { Server, Context } = require('./lib/server.cjs')
@@ -28,6 +28,7 @@ module.exports = {
   InvalidInputError,
   CapabilityMissingError,
   HandlerError,
+  UnauthorizedError,
   AbortError,
   validate,
   toolResult,

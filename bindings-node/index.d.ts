@@ -49,6 +49,8 @@ export class InvalidInputError extends McpError {}
 export class CapabilityMissingError extends McpError {}
 /** A handler failed. */
 export class HandlerError extends McpError {}
+/** Authorization failed: the server refused the credentials and no new ones could be obtained. */
+export class UnauthorizedError extends McpError {}
 /** The caller's AbortSignal aborted the request; `name` is `'AbortError'`. */
 export class AbortError extends RequestCancelledError {
   constructor(message?: string, reason?: unknown)
@@ -355,6 +357,7 @@ declare const oxmcp: {
   InvalidInputError: typeof InvalidInputError
   CapabilityMissingError: typeof CapabilityMissingError
   HandlerError: typeof HandlerError
+  UnauthorizedError: typeof UnauthorizedError
   AbortError: typeof AbortError
   validate: typeof validate
   toolResult: typeof toolResult

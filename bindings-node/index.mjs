@@ -14,6 +14,7 @@ export const {
   InvalidInputError,
   CapabilityMissingError,
   HandlerError,
+  UnauthorizedError,
   AbortError,
   validate,
   toolResult,

@@ -59,6 +59,9 @@ enum OxmcpStatus
   OXMCP_STATUS_HANDLER = 9,
   // A bug inside oxmcp (a caught panic).
   OXMCP_STATUS_INTERNAL = 10,
+  // Authorization failed: the server refused the credentials and no new ones could be
+  // obtained.
+  OXMCP_STATUS_UNAUTHORIZED = 11,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

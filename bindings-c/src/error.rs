@@ -35,6 +35,9 @@ pub enum OxmcpStatus {
     Handler = 9,
     /// A bug inside oxmcp (a caught panic).
     Internal = 10,
+    /// Authorization failed: the server refused the credentials and no new ones could be
+    /// obtained.
+    Unauthorized = 11,
 }
 
 impl OxmcpStatus {
@@ -50,6 +53,7 @@ impl OxmcpStatus {
             ErrorKind::InvalidInput => Self::InvalidInput,
             ErrorKind::CapabilityMissing => Self::CapabilityMissing,
             ErrorKind::Handler => Self::Handler,
+            ErrorKind::Unauthorized => Self::Unauthorized,
         }
     }
 }
@@ -262,6 +266,7 @@ pub extern "C" fn oxmcp_status_name(status: i32) -> *const c_char {
         8 => c"CAPABILITY_MISSING",
         9 => c"HANDLER",
         10 => c"INTERNAL",
+        11 => c"UNAUTHORIZED",
         _ => c"UNKNOWN",
     };
     s.as_ptr()

@@ -31,6 +31,8 @@ namespace OxMcp
         Handler = 9,
         /// <summary>A bug inside oxmcp.</summary>
         Internal = 10,
+        /// <summary>Authorization failed: the server refused the credentials and no new ones could be obtained.</summary>
+        Unauthorized = 11,
     }
 
     internal static class Native

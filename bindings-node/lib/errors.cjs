@@ -26,6 +26,8 @@ class InvalidInputError extends McpError {}
 class CapabilityMissingError extends McpError {}
 /** A handler failed. */
 class HandlerError extends McpError {}
+/** Authorization failed: the server refused the credentials and no new ones could be obtained. */
+class UnauthorizedError extends McpError {}
 /** The caller's AbortSignal aborted the request (`err.name === 'AbortError'`). */
 class AbortError extends RequestCancelledError {
   constructor(message, reason) {
@@ -47,6 +49,7 @@ const ERROR_KINDS = [
   [7, 'invalid_input', InvalidInputError],
   [8, 'capability_missing', CapabilityMissingError],
   [9, 'handler', HandlerError],
+  [11, 'unauthorized', UnauthorizedError],
 ]
 const CLASS_OF_KIND = new Map(ERROR_KINDS.map(([, name, C]) => [name, C]))
 
@@ -104,4 +107,4 @@ function thrownToJson(err) {
   return JSON.stringify({ message: message || 'the handler failed' })
 }
 
-module.exports = { McpError, RequestTimeoutError, RequestCancelledError, ConnectionClosedError, TransportError, ProtocolError, InvalidInputError, CapabilityMissingError, HandlerError, AbortError, ERROR_KINDS, engineError, nativeError, nativeCall, wrapSync, thrownToJson }
+module.exports = { McpError, RequestTimeoutError, RequestCancelledError, ConnectionClosedError, TransportError, ProtocolError, InvalidInputError, CapabilityMissingError, HandlerError, UnauthorizedError, AbortError, ERROR_KINDS, engineError, nativeError, nativeCall, wrapSync, thrownToJson }

@@ -173,7 +173,8 @@ for (const scenario of SPEC.scenarios) {
 
 test('every error class maps to one engine kind name', () => {
   assert.deepEqual(oxmcp._errorKinds.map(([, name]) => name),
-    ['rpc', 'timeout', 'cancelled', 'closed', 'transport', 'protocol', 'invalid_input', 'capability_missing', 'handler'])
+    ['rpc', 'timeout', 'cancelled', 'closed', 'transport', 'protocol', 'invalid_input', 'capability_missing',
+      'handler', 'unauthorized'])
   assert.equal(kindOf(new McpError(-1, 'x')), 'rpc')
   assert.equal(kindOf(new AbortError()), 'cancelled')
 })

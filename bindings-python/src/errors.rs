@@ -19,6 +19,7 @@ fn class_name(kind: ErrorKind) -> &'static str {
         ErrorKind::InvalidInput => "InvalidInput",
         ErrorKind::CapabilityMissing => "CapabilityMissing",
         ErrorKind::Handler => "HandlerError",
+        ErrorKind::Unauthorized => "Unauthorized",
     }
 }
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import REPO, run
 from oxmcp import (CapabilityMissing, Client, ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
-                   RequestCancelled, RequestTimeout, TransportError)
+                   RequestCancelled, RequestTimeout, TransportError, Unauthorized)
 
 SERVER = str(Path(__file__).with_name("scenario_server.py"))
 SPEC = json.loads((REPO / "tests" / "scenarios" / "scenarios.json").read_text())
@@ -171,6 +171,6 @@ def test_scenario(scenario, era):
 def test_every_error_class_names_its_engine_kind():
     # The `error.kind` matcher reads the class's `kind`: one class per engine kind name.
     classes = [McpError, RequestTimeout, RequestCancelled, ConnectionClosed, TransportError, ProtocolError,
-               InvalidInput, CapabilityMissing, HandlerError]
+               InvalidInput, CapabilityMissing, HandlerError, Unauthorized]
     assert [c.kind for c in classes] == ["rpc", "timeout", "cancelled", "closed", "transport", "protocol",
-                                         "invalid_input", "capability_missing", "handler"]
+                                         "invalid_input", "capability_missing", "handler", "unauthorized"]

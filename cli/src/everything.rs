@@ -84,6 +84,16 @@ pub fn add_crash_tool(server: &Server) {
     });
 }
 
+/// Adds `whoami`, which answers with what the request's access token says (subject,
+/// client, scopes, claims): on a protected server, what reached the handler.
+pub fn add_whoami_tool(server: &Server) {
+    let tool = Tool::new("whoami", "Who the request's access token speaks for.", no_args());
+    let _ = server.add_tool(tool, |_, ctx| async move {
+        let who = serde_json::to_value(ctx.auth()).unwrap_or(Value::Null);
+        Ok(CallToolResult::text(who.to_string()))
+    });
+}
+
 fn add_list_triggers(server: &Server) {
     fn trigger_tool(changes: u64) -> Tool {
         Tool::new("test_trigger_tool_change", format!("Changes the tool list (changed {changes} times so far)."), no_args())

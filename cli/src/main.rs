@@ -41,6 +41,16 @@ enum Command {
         /// With --stdio: add a `crash` tool that ends the process (for fault-handling tests).
         #[arg(long, requires = "stdio")]
         with_crash_tool: bool,
+        /// With --http: require OAuth access tokens (JWTs) from this authorization server,
+        /// checked against its JWKS; adds a `whoami` tool.
+        #[arg(long, value_name = "URL", requires = "http")]
+        auth_issuer: Option<String>,
+        /// The audience tokens must name (default: this server's own /mcp URL).
+        #[arg(long, value_name = "URL", requires = "auth_issuer")]
+        auth_audience: Option<String>,
+        /// Scopes every request needs, comma-separated.
+        #[arg(long, value_name = "SCOPES", requires = "auth_issuer", value_delimiter = ',')]
+        auth_scopes: Vec<String>,
     },
     /// Show a server's info, capabilities, tools, resources, templates and prompts.
     Inspect {
@@ -213,7 +223,16 @@ impl Interrupts {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::EverythingServer { stdio, http, stateless, json_response, with_crash_tool } => {
+        Command::EverythingServer {
+            stdio,
+            http,
+            stateless,
+            json_response,
+            with_crash_tool,
+            auth_issuer,
+            auth_audience,
+            auth_scopes,
+        } => {
             if !stdio && http.is_none() {
                 bail!("choose a transport: --stdio or --http ADDR");
             }
@@ -227,7 +246,17 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 }
             });
             if let Some(addr) = http {
-                let config = HttpServerConfig { bind: addr, stateless, json_response, ..Default::default() };
+                let mut config = HttpServerConfig { bind: addr, stateless, json_response, ..Default::default() };
+                if let Some(issuer) = auth_issuer {
+                    if addr.port() == 0 && auth_audience.is_none() {
+                        bail!("--auth-issuer with port 0 needs --auth-audience (the server's URL is not known before it binds)");
+                    }
+                    let audience = auth_audience.unwrap_or_else(|| format!("http://{addr}/mcp"));
+                    let mut resource = oxmcp::auth::ProtectedResource::jwt(audience, issuer);
+                    resource.required_scopes = auth_scopes;
+                    config.auth = Some(std::sync::Arc::new(resource));
+                    oxmcp_cli::everything::add_whoami_tool(&server);
+                }
                 let http = HttpServer::bind(server, config).await?;
                 eprintln!("oxmcp everything-server listening on {}", http.url());
                 stop_signal().await;

@@ -70,7 +70,8 @@ impl ErrorKind {
             ErrorKind::InvalidInput => 7,
             ErrorKind::CapabilityMissing => 8,
             ErrorKind::Handler => 9,
-            ErrorKind::Unauthorized => 10,
+            // 10 is the C ABI's status for a bug inside oxmcp: never a kind's number.
+            ErrorKind::Unauthorized => 11,
         }
     }
 

@@ -12,7 +12,7 @@ from ._client import Client
 from ._content import Audio, EmbeddedResource, Image, ResourceLink, Text, ToolResult
 from ._context import Context
 from ._errors import (CapabilityMissing, ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
-                      RequestCancelled, RequestTimeout, TransportError)
+                      RequestCancelled, RequestTimeout, TransportError, Unauthorized)
 from ._model import McpObject
 from ._server import Message, Server
 
@@ -24,5 +24,5 @@ _atexit.register(_oxmcp._shutdown)
 __all__ = [
     "Audio", "CapabilityMissing", "Client", "ConnectionClosed", "Context", "EmbeddedResource", "HandlerError", "Image",
     "InvalidInput", "McpError", "McpObject", "Message", "ProtocolError", "RequestCancelled", "RequestTimeout",
-    "ResourceLink", "Server", "Text", "ToolResult", "TransportError", "__version__",
+    "ResourceLink", "Server", "Text", "ToolResult", "TransportError", "Unauthorized", "__version__",
 ]

@@ -79,9 +79,15 @@ class HandlerError(McpError):
     kind = "handler"
 
 
+class Unauthorized(McpError):
+    """Authorization failed: the server refused the credentials and no new ones could be obtained."""
+
+    kind = "unauthorized"
+
+
 _BY_NAME = {cls.__name__: cls for cls in (McpError, RequestTimeout, RequestCancelled, ConnectionClosed,
                                           TransportError, ProtocolError, InvalidInput, CapabilityMissing,
-                                          HandlerError)}
+                                          HandlerError, Unauthorized)}
 
 
 def _from_native(class_name: str, code: Optional[int], message: str, data_json: Optional[str]) -> McpError:

@@ -8,6 +8,8 @@ pub mod client;
 pub mod discovery;
 pub mod metadata;
 pub mod pkce;
+#[cfg(feature = "http")]
+pub mod resource;
 pub mod store;
 
 pub use challenge::{BearerChallenge, Challenge};
@@ -16,4 +18,6 @@ pub use client::{headless_agent, Authorization, AuthorizationRequest, Grant, OAu
 pub use discovery::{authorization_server_metadata_urls, canonical_resource, protected_resource_metadata_urls, resource_allowed};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
+#[cfg(feature = "http")]
+pub use resource::{AuthInfo, Denial, Introspection, JwtVerifier, ProtectedResource, SessionAuth, TokenVerifier, VerifyFn};
 pub use store::{ClientRegistration, CredentialStore, Credentials, FileStore, MemoryStore, Tokens};

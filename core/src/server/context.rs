@@ -74,6 +74,8 @@ pub struct RequestContext {
     pub(crate) inputs: Option<Arc<super::input_required::InputRound>>,
     /// The key the next question to the client goes under (stateless era).
     pub(crate) input_key: Option<Arc<str>>,
+    /// Who the request's access token speaks for (a protected HTTP server).
+    pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
 }
 
 impl RequestContext {
@@ -122,6 +124,12 @@ impl RequestContext {
     /// era, carried by the request itself in the stateless era.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.version.or_else(|| self.peer.protocol_version())
+    }
+
+    /// Who the request's verified access token speaks for: its subject, client, scopes
+    /// and claims. `None` unless the server is a protected HTTP server.
+    pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
+        self.auth.as_deref()
     }
 
     /// The session, for notifications and requests of your own.

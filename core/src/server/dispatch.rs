@@ -29,6 +29,8 @@ pub(crate) struct ServerService {
     pub(crate) server: Server,
     pub(crate) client: Arc<ClientState>,
     pub(crate) session_id: u64,
+    /// On a protected HTTP server: who the session's tokens speak for.
+    pub(crate) auth: Option<crate::auth::SessionAuth>,
 }
 
 fn parse<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
@@ -48,6 +50,8 @@ impl Service for ServerService {
     fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Reply> {
         let server = self.server.clone();
         let client = self.client.clone();
+        // Who the request's token speaks for, as of its arrival.
+        let auth = self.auth.as_ref().and_then(|a| a.get());
         Box::pin(async move {
             // A stateless-era request says who it is in its own _meta; a session serves
             // one once initialize fixed the client. Both eras can share a connection.
@@ -55,7 +59,7 @@ impl Service for ServerService {
                 && (req.peer.protocol_version().is_some_and(ProtocolVersion::is_stateless)
                     || meta::is_stateless_request(req.params.as_ref()));
             if stateless {
-                return stateless_request(&server, req).await;
+                return stateless_request(&server, req, auth).await;
             }
             if req.method != methods::INITIALIZE && client.info.get().is_none() {
                 return Err(ErrorObject::invalid_request(format!(
@@ -73,6 +77,7 @@ impl Service for ServerService {
                 version: Some(version),
                 inputs: None,
                 input_key: None,
+                auth,
             };
             match req.method.as_str() {
                 methods::INITIALIZE => initialize(&server, &ctx, req.params),
@@ -119,7 +124,7 @@ async fn route(server: &Server, ctx: RequestContext, method: &str, params: Optio
 
 /// One stateless-era (2026-07-28) request: the client is whoever its `_meta` says, for
 /// this request only; every result says `resultType`, cacheable ones carry caching hints.
-async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
+async fn stateless_request(server: &Server, req: IncomingRequest, auth: Option<Arc<crate::auth::AuthInfo>>) -> Reply {
     if methods::REMOVED_IN_STATELESS_ERA.contains(&req.method.as_str()) {
         return Err(ErrorObject::method_not_found(&req.method));
     }
@@ -143,6 +148,7 @@ async fn stateless_request(server: &Server, req: IncomingRequest) -> Reply {
         version: Some(request_meta.version),
         inputs: Some(round.clone()),
         input_key: None,
+        auth,
     };
     let mut result = match method {
         methods::SERVER_DISCOVER => discover(server)?,

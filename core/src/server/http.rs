@@ -11,9 +11,10 @@ use crate::transport::http::{Backend, BackendSession, HttpSessionTransport};
 
 impl Backend for Server {
     fn open(&self, transport: HttpSessionTransport, stateless: Option<ProtocolVersion>) -> BackendSession {
+        let auth = transport.auth();
         let session = match stateless {
-            Some(version) => self.serve_stateless(transport, version),
-            None => self.serve(transport),
+            Some(version) => self.serve_stateless_with(transport, version, auth),
+            None => self.serve_with(transport, auth),
         };
         BackendSession::new(session.peer().clone(), session)
     }

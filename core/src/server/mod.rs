@@ -289,9 +289,15 @@ impl Server {
     /// # Ok(()) }
     /// ```
     pub fn serve<T: Transport>(&self, transport: T) -> ServerSession {
+        self.serve_with(transport, None)
+    }
+
+    /// Serves a session whose requests' verified tokens `auth` holds (a protected HTTP
+    /// server's): handlers read it from [`RequestContext::auth`].
+    pub(crate) fn serve_with<T: Transport>(&self, transport: T, auth: Option<crate::auth::SessionAuth>) -> ServerSession {
         let id = self.inner.next_session.fetch_add(1, Ordering::Relaxed);
         let client = Arc::new(ClientState::new());
-        let service = dispatch::ServerService { server: self.clone(), client: client.clone(), session_id: id };
+        let service = dispatch::ServerService { server: self.clone(), client: client.clone(), session_id: id, auth };
         let session = Session::start(transport, Arc::new(service), self.inner.config.session.clone());
         self.inner.sessions.lock().unwrap().insert(id, (session.peer().clone(), client.clone()));
         ServerSession { session, client }
@@ -301,7 +307,16 @@ impl Server {
     /// session starts as initialized at `version`, knowing nothing of the client (whose
     /// capabilities are then empty: no server-to-client requests).
     pub fn serve_stateless<T: Transport>(&self, transport: T, version: crate::protocol::ProtocolVersion) -> ServerSession {
-        let session = self.serve(transport);
+        self.serve_stateless_with(transport, version, None)
+    }
+
+    pub(crate) fn serve_stateless_with<T: Transport>(
+        &self,
+        transport: T,
+        version: crate::protocol::ProtocolVersion,
+        auth: Option<crate::auth::SessionAuth>,
+    ) -> ServerSession {
+        let session = self.serve_with(transport, auth);
         if !version.is_stateless() {
             // A session-era request without initialize (a stateless HTTP deployment);
             // stateless-era requests say who they are in their own _meta instead.

@@ -35,6 +35,8 @@ pub(crate) struct Hub {
     pub(crate) closed: CancellationToken,
     /// Legacy HTTP+SSE: everything goes to the one stream.
     legacy: bool,
+    /// Who the session's tokens speak for, on a protected server.
+    pub(crate) auth: Option<crate::auth::SessionAuth>,
 }
 
 #[derive(Default)]
@@ -96,7 +98,7 @@ pub(crate) struct StreamHandle {
 }
 
 impl Hub {
-    pub(crate) fn new(store: Option<Arc<dyn EventStore>>, legacy: bool) -> (Arc<Hub>, HttpSessionTransport) {
+    pub(crate) fn new(store: Option<Arc<dyn EventStore>>, legacy: bool, protected: bool) -> (Arc<Hub>, HttpSessionTransport) {
         let (tx, rx) = mpsc::unbounded_channel();
         let hub = Arc::new(Hub {
             inbound: tx,
@@ -106,6 +108,7 @@ impl Hub {
             last_activity: Mutex::new(Instant::now()),
             closed: CancellationToken::new(),
             legacy,
+            auth: protected.then(crate::auth::SessionAuth::default),
         });
         let transport = HttpSessionTransport { rx, hub: hub.clone() };
         (hub, transport)
@@ -362,6 +365,14 @@ pub struct HttpSessionTransport {
 pub struct HubReader(mpsc::UnboundedReceiver<Box<Inbound>>);
 /// Writing half of an [`HttpSessionTransport`].
 pub struct HubWriter(Arc<Hub>);
+
+impl HttpSessionTransport {
+    /// Who the session's tokens speak for, when the server is protected: what a backend
+    /// hands its handlers.
+    pub fn auth(&self) -> Option<crate::auth::SessionAuth> {
+        self.hub.auth.clone()
+    }
+}
 
 impl Transport for HttpSessionTransport {
     type Reader = HubReader;

@@ -48,6 +48,9 @@ pub struct HttpServerConfig {
     pub body_read_timeout: Duration,
     /// A response the client leaves unread this long ends its connection. Default 30 s.
     pub write_stall_timeout: Duration,
+    /// Protects the endpoint with OAuth: every request needs an access token for this
+    /// resource, and the metadata is served at its well-known URL. Default `None`.
+    pub auth: Option<Arc<crate::auth::ProtectedResource>>,
 }
 
 impl Default for HttpServerConfig {
@@ -71,6 +74,7 @@ impl Default for HttpServerConfig {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             write_stall_timeout: Duration::from_secs(30),
+            auth: None,
         }
     }
 }

@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::app::{App, HttpSession};
+use super::guard;
 use super::request::{check_origin, read_body, Posted};
 use super::response::{error, sse_response, StreamBody};
 use crate::protocol::codes;
@@ -27,12 +28,19 @@ pub(super) async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) ->
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
+    let auth = match guard::authorize(&app, &h).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
     if !app.make_room() {
         return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions, all of them busy");
     }
-    let (hub, transport) = Hub::new(None, true);
+    let (hub, transport) = Hub::new(None, true, auth.is_some());
     let handle = hub.open_standalone().expect("a new hub has no stream");
     let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub: hub.clone() });
+    if let Err(r) = guard::bind(&hub, auth) {
+        return r;
+    }
     // The legacy stream is the session: when it drops, the session ends.
     let control = session.control().clone();
     let id = app.insert(session);
@@ -49,6 +57,10 @@ pub(super) async fn post_legacy_message(
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
+    let auth = match guard::authorize(&app, &h).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
     let Some(id) = q.session_id.clone() else {
         return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing sessionId");
     };
@@ -63,6 +75,12 @@ pub(super) async fn post_legacy_message(
         Ok(p) => p,
         Err(r) => return r,
     };
+    if let Err(r) = guard::check_calls(&app, auth.as_ref(), &posted) {
+        return r;
+    }
+    if let Err(r) = guard::bind(&session.hub, auth) {
+        return r;
+    }
     session.hub.deliver(posted.into_inbound());
     (StatusCode::ACCEPTED, "Accepted").into_response()
 }

@@ -12,7 +12,8 @@
 //! - `response`: error answers and response bodies read from the hub;
 //! - `streamable`: POST, GET and DELETE on the endpoint;
 //! - `stateless_era`: a 2026-07-28 POST, which stands alone;
-//! - `legacy`: `/sse` and `/message`.
+//! - `legacy`: `/sse` and `/message`;
+//! - `guard`: a protected server's metadata, token and scope checks.
 
 // The handlers' helpers return `Result<_, Response>`: the error is the HTTP response to
 // send, built only on the bad-input path, so its size does not matter.
@@ -20,6 +21,7 @@
 
 mod app;
 mod config;
+mod guard;
 mod legacy;
 mod request;
 mod response;
@@ -75,6 +77,13 @@ impl HttpServer {
         let app = Arc::new(App::new(backend, config));
         let mut router =
             Router::new().route(&endpoint, post(streamable::post_mcp).get(streamable::get_mcp).delete(streamable::delete_mcp));
+        if let Some(resource) = &app.config.auth {
+            // The path-aware location RFC 9728 defines, and the root one older clients try.
+            router = router.route(&resource.metadata_path(), get(guard::metadata));
+            if resource.metadata_path() != "/.well-known/oauth-protected-resource" {
+                router = router.route("/.well-known/oauth-protected-resource", get(guard::metadata));
+            }
+        }
         if app.config.legacy_sse {
             router = router.route("/sse", get(legacy::get_legacy_sse)).route("/message", post(legacy::post_legacy_message));
         }

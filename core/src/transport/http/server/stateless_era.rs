@@ -151,7 +151,7 @@ fn status_for(error: Option<i64>) -> StatusCode {
 }
 
 /// Serves one stateless-era POST.
-pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, posted: Posted) -> Response {
+pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, posted: Posted, auth: Option<crate::auth::AuthInfo>) -> Response {
     let Some(message) = posted.single() else {
         return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "a 2026-07-28 POST carries exactly one message");
     };
@@ -178,8 +178,11 @@ pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, posted: Posted) -> Respo
             )
         }
     };
-    let (hub, transport) = Hub::new(None, false);
+    let (hub, transport) = Hub::new(None, false, auth.is_some());
     let session = app.backend.open(transport, Some(ProtocolVersion::STATELESS));
+    if let Err(r) = super::guard::bind(&hub, auth) {
+        return r;
+    }
     let RawStreamHandle { mut handle, first: mut what } = hub.open_raw_request_stream(&id);
     hub.deliver(posted.into_inbound());
     let Some(first) = handle.rx.recv().await else {

@@ -10,6 +10,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::app::{App, HttpSession};
+use super::guard;
 use super::request::{accepts, check_origin, header_version, read_body, Posted};
 use super::response::{error, json_response, sse_response, StreamBody};
 use super::stateless_era;
@@ -22,6 +23,10 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
+    let auth = match guard::authorize(&app, &h).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
     let json_type = h.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("application/json"));
     if !json_type {
         return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, codes::INVALID_REQUEST, "Content-Type must be application/json");
@@ -49,8 +54,11 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
         Ok(p) => p,
         Err(r) => return r,
     };
+    if let Err(r) = guard::check_calls(&app, auth.as_ref(), &posted) {
+        return r;
+    }
     if stateless_era::applies(version, &posted) {
-        return stateless_era::post(&app, &h, posted).await;
+        return stateless_era::post(&app, &h, posted, auth).await;
     }
     let batch = posted.is_batch();
     let initializing = posted.messages().any(|m| m.method() == Some(methods::INITIALIZE));
@@ -60,9 +68,12 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
     let ids = request_ids(posted.messages());
 
     if app.config.stateless {
-        let (hub, transport) = Hub::new(None, false);
+        let (hub, transport) = Hub::new(None, false, auth.is_some());
         let stateless = (!initializing).then(|| version.unwrap_or(ProtocolVersion::HTTP_DEFAULT));
         let session = app.backend.open(transport, stateless);
+        if let Err(r) = guard::bind(&hub, auth) {
+            return r;
+        }
         if ids.is_empty() {
             hub.deliver(posted.into_inbound());
             return StatusCode::ACCEPTED.into_response();
@@ -77,7 +88,7 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
         if !app.make_room() {
             return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions, all of them busy");
         }
-        let (hub, transport) = Hub::new(app.config.event_store.clone(), false);
+        let (hub, transport) = Hub::new(app.config.event_store.clone(), false, auth.is_some());
         let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub });
         let id = app.insert(session.clone());
         (session, Some(id))
@@ -88,6 +99,9 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
         }
     };
     let hub = session.hub.clone();
+    if let Err(r) = guard::bind(&hub, auth) {
+        return r;
+    }
     if ids.is_empty() {
         hub.deliver(posted.into_inbound());
         return StatusCode::ACCEPTED.into_response();
@@ -119,11 +133,18 @@ pub(super) async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Respon
     if let Err(r) = header_version(&h) {
         return r;
     }
+    let auth = match guard::authorize(&app, &h).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
     let session = match app.session_of(&h) {
         Ok(s) => s,
         Err(r) => return r,
     };
     let hub = session.hub.clone();
+    if let Err(r) = guard::bind(&hub, auth) {
+        return r;
+    }
     hub.touch();
     if let Some(last) = h.get(headers::LAST_EVENT_ID).and_then(|v| v.to_str().ok()) {
         let Some((stream, seq)) = sse::parse_event_id(last) else {
@@ -151,10 +172,17 @@ pub(super) async fn delete_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Res
     if app.config.stateless || matches!(header_version(&h), Ok(Some(v)) if v.is_stateless()) {
         return error(StatusCode::METHOD_NOT_ALLOWED, codes::INVALID_REQUEST, "stateless server: no sessions to delete");
     }
+    let auth = match guard::authorize(&app, &h).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
     let session = match app.session_of(&h) {
         Ok(s) => s,
         Err(r) => return r,
     };
+    if let Err(r) = guard::bind(&session.hub, auth) {
+        return r;
+    }
     let id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
     app.remove(&id);
     session.control().close("the client ended the session");

@@ -32,7 +32,9 @@ public class McpException extends RuntimeException {
         /** The peer did not declare the capability this call needs. */
         CAPABILITY_MISSING(8, "capability_missing"),
         /** A handler failed. */
-        HANDLER(9, "handler");
+        HANDLER(9, "handler"),
+        /** Authorization failed: the server refused the credentials and no new ones could be obtained. */
+        UNAUTHORIZED(11, "unauthorized");
 
         private final int code;
         private final String wireName;

@@ -1,0 +1,321 @@
+//! The protected-server side of MCP authorization: what a server publishes about itself
+//! (protected resource metadata, RFC 9728), how it checks the access token each request
+//! carries (a JWT against its issuer's keys, RFC 7662 introspection, or the host's own
+//! check), and how it refuses: 401 with a `WWW-Authenticate` challenge that tells the
+//! client where to authorize, 403 `insufficient_scope` when the token lacks a scope.
+//!
+//! Tokens are never passed on: a token is accepted only when it was issued for this
+//! server (its audience), so one a client got for another server is refused.
+//!
+//! - `jwt`: JWT access tokens checked against the issuer's JWKS (discovered, cached,
+//!   fetched again for an unknown key id);
+//! - `introspect`: asking the authorization server about an opaque token.
+
+mod introspect;
+mod jwt;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::error::{Error, ErrorKind, Result};
+
+pub use introspect::Introspection;
+pub use jwt::JwtVerifier;
+
+/// Who a verified token speaks for: what handlers see of it (the token itself stays out).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AuthInfo {
+    /// The user or workload (`sub`).
+    pub subject: Option<String>,
+    /// The client the token was issued to (`client_id` or `azp`).
+    pub client_id: Option<String>,
+    /// The scopes granted.
+    pub scopes: Vec<String>,
+    /// When the token expires (Unix seconds).
+    pub expires_at: Option<u64>,
+    /// Every claim of the token (or of the introspection answer).
+    pub claims: Value,
+}
+
+impl AuthInfo {
+    /// Reads the common claims of a JWT payload or an introspection answer.
+    pub(crate) fn from_claims(claims: Value) -> Self {
+        let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_string);
+        let scopes = match claims.get("scope").or_else(|| claims.get("scp")) {
+            Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            _ => Vec::new(),
+        };
+        AuthInfo {
+            subject: text("sub"),
+            client_id: text("client_id").or_else(|| text("azp")),
+            scopes,
+            expires_at: claims.get("exp").and_then(Value::as_u64),
+            claims,
+        }
+    }
+
+    /// Whether every scope of `needed` was granted.
+    pub fn has_scopes(&self, needed: &[String]) -> bool {
+        needed.iter().all(|n| self.scopes.iter().any(|s| s == n))
+    }
+}
+
+/// Who the latest verified token of one session (or stateless request) speaks for: set
+/// by the HTTP server as each request arrives, read by the handlers it runs.
+#[derive(Clone, Default, Debug)]
+pub struct SessionAuth(Arc<std::sync::Mutex<Option<Arc<AuthInfo>>>>);
+
+impl SessionAuth {
+    /// The latest verified token's information.
+    pub fn get(&self) -> Option<Arc<AuthInfo>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Records `info` for a request of the session. A session belongs to the subject whose
+    /// token opened it: another subject's token is refused (a session id is not a
+    /// credential), and `false` is returned.
+    pub fn bind(&self, info: AuthInfo) -> bool {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(owner) = held.as_ref() {
+            if owner.subject != info.subject || owner.client_id != info.client_id {
+                return false;
+            }
+        }
+        *held = Some(Arc::new(info));
+        true
+    }
+}
+
+/// A host's own token check: the token in, who it speaks for out (an error refuses it).
+pub type VerifyFn = Arc<dyn Fn(String) -> BoxFuture<'static, Result<AuthInfo>> + Send + Sync>;
+
+/// How a protected server checks access tokens.
+#[derive(Clone)]
+pub enum TokenVerifier {
+    /// JWTs signed by the issuer's keys, for this server's audience.
+    Jwt(Arc<JwtVerifier>),
+    /// RFC 7662 introspection at the authorization server.
+    Introspection(Arc<Introspection>),
+    /// The host's own check.
+    Custom(VerifyFn),
+}
+
+impl TokenVerifier {
+    async fn verify(&self, token: &str) -> Result<AuthInfo> {
+        match self {
+            TokenVerifier::Jwt(v) => v.verify(token).await,
+            TokenVerifier::Introspection(v) => v.verify(token).await,
+            TokenVerifier::Custom(f) => f(token.to_string()).await,
+        }
+    }
+}
+
+/// A protected server's settings.
+#[derive(Clone)]
+pub struct ProtectedResource {
+    /// The server's resource identifier: its MCP endpoint's URL, the audience tokens must
+    /// name.
+    pub resource: String,
+    /// The issuers of the authorization servers clients go to.
+    pub authorization_servers: Vec<String>,
+    /// Scopes published in the metadata (default: the required ones and every tool's).
+    pub scopes_supported: Option<Vec<String>>,
+    /// Scopes every request needs.
+    pub required_scopes: Vec<String>,
+    /// Scopes a call of the named tool needs besides those.
+    pub tool_scopes: HashMap<String, Vec<String>>,
+    /// How tokens are checked.
+    pub verifier: TokenVerifier,
+}
+
+/// Why a request was refused: the status to answer, and its `WWW-Authenticate`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    /// 401 (no valid token) or 403 (a scope is missing).
+    pub status: u16,
+    /// The challenge to send.
+    pub www_authenticate: String,
+    /// Why, for the response body (never the token).
+    pub message: String,
+}
+
+impl ProtectedResource {
+    /// JWT checking against `issuer`'s keys, for `resource` (the audience).
+    pub fn jwt(resource: impl Into<String>, issuer: impl Into<String>) -> Self {
+        let (resource, issuer) = (resource.into(), issuer.into());
+        let verifier = TokenVerifier::Jwt(Arc::new(JwtVerifier::new(issuer.clone(), resource.clone())));
+        Self::new(resource, vec![issuer], verifier)
+    }
+
+    /// A resource checked by `verifier`, whose clients authorize at `authorization_servers`.
+    pub fn new(resource: impl Into<String>, authorization_servers: Vec<String>, verifier: TokenVerifier) -> Self {
+        Self {
+            resource: resource.into(),
+            authorization_servers,
+            scopes_supported: None,
+            required_scopes: Vec::new(),
+            tool_scopes: HashMap::new(),
+            verifier,
+        }
+    }
+
+    /// The path the metadata is served at: RFC 9728's well-known prefix before the
+    /// resource's path (`/.well-known/oauth-protected-resource/mcp`).
+    pub fn metadata_path(&self) -> String {
+        let path = reqwest::Url::parse(&self.resource).map(|u| u.path().trim_end_matches('/').to_string()).unwrap_or_default();
+        format!("/.well-known/oauth-protected-resource{path}")
+    }
+
+    /// The metadata's URL.
+    pub fn metadata_url(&self) -> String {
+        let origin = reqwest::Url::parse(&self.resource).map(|u| u.origin().ascii_serialization()).unwrap_or_default();
+        format!("{origin}{}", self.metadata_path())
+    }
+
+    /// The protected resource metadata document.
+    pub fn metadata(&self) -> Value {
+        let scopes = self.scopes_supported.clone().unwrap_or_else(|| {
+            let mut all = self.required_scopes.clone();
+            for s in self.tool_scopes.values().flatten() {
+                if !all.contains(s) {
+                    all.push(s.clone());
+                }
+            }
+            all
+        });
+        let mut doc = json!({
+            "resource": self.resource,
+            "authorization_servers": self.authorization_servers,
+            "bearer_methods_supported": ["header"],
+        });
+        if !scopes.is_empty() {
+            doc["scopes_supported"] = json!(scopes);
+        }
+        doc
+    }
+
+    fn challenge(&self, error: Option<(&str, &str)>, scope: &[String]) -> String {
+        let mut c = format!("Bearer resource_metadata=\"{}\"", self.metadata_url());
+        if !scope.is_empty() {
+            c.push_str(&format!(", scope=\"{}\"", scope.join(" ")));
+        }
+        if let Some((code, description)) = error {
+            c.push_str(&format!(", error=\"{code}\", error_description=\"{}\"", description.replace(['"', '\\'], "'")));
+        }
+        c
+    }
+
+    /// Checks a request's `Authorization` header value: who the token speaks for, or the
+    /// refusal to answer with.
+    pub async fn check(&self, authorization: Option<&str>) -> std::result::Result<AuthInfo, Denial> {
+        let unauthorized = |error: Option<(&str, &str)>, message: String| Denial {
+            status: 401,
+            www_authenticate: self.challenge(error, &self.required_scopes),
+            message,
+        };
+        let Some(value) = authorization else {
+            return Err(unauthorized(None, "this server needs an access token (see its protected resource metadata)".into()));
+        };
+        let token = match value.split_once(' ') {
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => token.trim(),
+            _ => {
+                return Err(unauthorized(Some(("invalid_request", "expected a Bearer token")), "expected a Bearer token".into()))
+            }
+        };
+        if token.len() > crate::auth::client::MAX_TOKEN_BYTES {
+            return Err(unauthorized(Some(("invalid_token", "the token is too large")), "the token is too large".into()));
+        }
+        let info = match self.verifier.verify(token).await {
+            Ok(info) => info,
+            Err(e) => {
+                let why = e.message().to_string();
+                return Err(unauthorized(Some(("invalid_token", &why)), format!("the access token was refused: {why}")));
+            }
+        };
+        self.check_scopes(&info, &self.required_scopes)?;
+        Ok(info)
+    }
+
+    /// Refuses with 403 when `info` lacks a scope of `needed`.
+    pub fn check_scopes(&self, info: &AuthInfo, needed: &[String]) -> std::result::Result<(), Denial> {
+        if info.has_scopes(needed) {
+            return Ok(());
+        }
+        // The challenge names every scope needed, those held included, so a client that
+        // asks for exactly these loses nothing it had.
+        let mut scope: Vec<String> = info.scopes.clone();
+        for n in needed {
+            if !scope.contains(n) {
+                scope.push(n.clone());
+            }
+        }
+        let missing: Vec<&str> = needed.iter().filter(|n| !info.scopes.contains(n)).map(String::as_str).collect();
+        let message = format!("the access token lacks the scope {}", missing.join(" "));
+        Err(Denial { status: 403, www_authenticate: self.challenge(Some(("insufficient_scope", &message)), &scope), message })
+    }
+
+    /// The scopes a call of tool `name` needs besides the server's.
+    pub fn tool_scopes(&self, name: &str) -> &[String] {
+        self.tool_scopes.get(name).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A peer's answer that does not make sense as a token check.
+pub(crate) fn refused(why: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Unauthorized, why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource() -> ProtectedResource {
+        let verify: VerifyFn = Arc::new(|token: String| {
+            Box::pin(async move {
+                match token.as_str() {
+                    "good" => Ok(AuthInfo::from_claims(json!({"sub": "u1", "scope": "read"}))),
+                    _ => Err(refused("unknown token")),
+                }
+            })
+        });
+        let mut r = ProtectedResource::new(
+            "http://127.0.0.1:9/mcp",
+            vec!["https://as.example.com".into()],
+            TokenVerifier::Custom(verify),
+        );
+        r.required_scopes = vec!["read".into()];
+        r.tool_scopes.insert("delete".into(), vec!["write".into()]);
+        r
+    }
+
+    #[tokio::test]
+    async fn refusals_carry_the_challenge_a_client_acts_on() {
+        let r = resource();
+        assert_eq!(r.metadata_url(), "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp");
+        assert_eq!(r.metadata()["scopes_supported"], json!(["read", "write"]));
+        let none = r.check(None).await.unwrap_err();
+        assert_eq!(none.status, 401);
+        assert_eq!(
+            none.www_authenticate,
+            "Bearer resource_metadata=\"http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp\", scope=\"read\""
+        );
+        let bad = r.check(Some("Bearer nope")).await.unwrap_err();
+        assert!(bad.www_authenticate.contains("error=\"invalid_token\""), "{}", bad.www_authenticate);
+        assert_eq!(r.check(Some("Basic abc")).await.unwrap_err().status, 401);
+        let huge = format!("Bearer {}", "a".repeat(100_000));
+        assert!(!r.check(Some(&huge)).await.unwrap_err().message.contains("aaaa"));
+        let info = r.check(Some("Bearer good")).await.unwrap();
+        assert_eq!(info.subject.as_deref(), Some("u1"));
+        let more = r.check_scopes(&info, r.tool_scopes("delete")).unwrap_err();
+        assert_eq!(more.status, 403);
+        assert!(more.www_authenticate.contains("scope=\"read write\"") && more.www_authenticate.contains("insufficient_scope"));
+        // The challenge parses back into what the client reads.
+        let c = crate::auth::Challenge::bearer(&more.www_authenticate).unwrap().unwrap();
+        assert_eq!((c.scope.as_deref(), c.error.as_deref()), (Some("read write"), Some("insufficient_scope")));
+    }
+}

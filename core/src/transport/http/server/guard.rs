@@ -1,0 +1,66 @@
+//! A protected server's gate (see [`crate::auth::resource`]): its protected resource
+//! metadata, the token every request to the endpoint must carry, the scopes a tool call
+//! needs, and a session kept to the subject whose token opened it.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::app::App;
+use super::request::Posted;
+use super::response::error;
+use crate::auth::{AuthInfo, Denial};
+use crate::protocol::{codes, methods, Message};
+use crate::transport::http::hub::Hub;
+
+/// `GET /.well-known/oauth-protected-resource[/path]`: the metadata (no token needed).
+pub(super) async fn metadata(State(app): State<Arc<App>>) -> Response {
+    match &app.config.auth {
+        Some(r) => ([(header::CONTENT_TYPE, "application/json")], r.metadata().to_string()).into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+fn refuse(d: Denial) -> Response {
+    let status = StatusCode::from_u16(d.status).unwrap_or(StatusCode::UNAUTHORIZED);
+    let mut r = error(status, codes::INVALID_REQUEST, d.message);
+    if let Ok(v) = HeaderValue::from_str(&d.www_authenticate) {
+        r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    r
+}
+
+/// The request's verified token: `Ok(None)` on an unprotected server, the refusal to
+/// send when the token is missing or not good enough.
+pub(super) async fn authorize(app: &App, h: &HeaderMap) -> Result<Option<AuthInfo>, Response> {
+    let Some(resource) = &app.config.auth else { return Ok(None) };
+    let value = h.get(header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("?"));
+    resource.check(value).await.map(Some).map_err(refuse)
+}
+
+/// The scopes the tool calls of a POST need beyond the server's.
+pub(super) fn check_calls(app: &App, auth: Option<&AuthInfo>, posted: &Posted) -> Result<(), Response> {
+    let (Some(resource), Some(auth)) = (&app.config.auth, auth) else { return Ok(()) };
+    for m in posted.messages() {
+        if let Message::Request { method, params, .. } = m {
+            if method == methods::TOOLS_CALL {
+                let name = params.as_ref().and_then(|p| p.get("name")).and_then(|n| n.as_str()).unwrap_or_default();
+                resource.check_scopes(auth, resource.tool_scopes(name)).map_err(refuse)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Records who the request speaks for on its session; another subject's token cannot use
+/// the session.
+pub(super) fn bind(hub: &Hub, auth: Option<AuthInfo>) -> Result<(), Response> {
+    if let (Some(slot), Some(info)) = (&hub.auth, auth) {
+        if !slot.bind(info) {
+            return Err(error(StatusCode::FORBIDDEN, codes::INVALID_REQUEST, "this session belongs to another user"));
+        }
+    }
+    Ok(())
+}
