@@ -2,8 +2,8 @@
 # Every test suite: style (cargo fmt, clippy -D warnings), the Rust workspace (engine,
 # roles, randomized invariants, schema validation of the bytes oxmcp writes, child
 # processes, HTTP, the stateless era), the README's demo, each binding's suite (Python,
-# Node, C, C#, Java), the official conformance suite, then interop against the official
-# TypeScript and Python SDKs. Installs what it needs itself (npm packages, Node 22 for the
+# Node, C, C#, Java), the official conformance suite, OAuth against a real authorization
+# server (oidc-provider), then interop against the official TypeScript and Python SDKs. Installs what it needs itself (npm packages, Node 22 for the
 # conformance suite, Python venvs, mono, Maven dependencies).
 #
 # Every suite runs even when an earlier one failed; the output ends with each runner's own
@@ -44,11 +44,12 @@ suite c '[0-9]+ passed, [0-9]+ failed' bash bindings-c/run-tests.sh
 suite dotnet '[0-9]+ passed, [0-9]+ failed' bash bindings-dotnet/run-tests.sh
 suite java 'Tests run: [0-9]+, Failures' bash bindings-java/run-tests.sh
 suite conformance 'passed, [0-9]+ failed' bash tests/conformance/run.sh
+suite auth '^(ℹ|#) (tests|pass|fail) ' bash tests/auth/run.sh
 suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
 
 echo
 echo "== summary (each runner's own lines)"
-for name in style rust demo python node c dotnet java conformance interop; do
+for name in style rust demo python node c dotnet java conformance auth interop; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

@@ -5,4 +5,5 @@ pub mod conformance;
 pub mod everything;
 mod input_required_fixtures;
 pub mod media;
+pub mod oauth;
 pub mod proxy;

@@ -57,6 +57,8 @@ enum Command {
         /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        auth: oxmcp_cli::oauth::AuthArgs,
         /// The server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
@@ -71,6 +73,8 @@ enum Command {
         /// Give up after this many seconds without a response or progress.
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
+        #[command(flatten)]
+        auth: oxmcp_cli::oauth::AuthArgs,
         /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object (`{}` when left out),
         /// then the server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
@@ -83,6 +87,8 @@ enum Command {
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        auth: oxmcp_cli::oauth::AuthArgs,
         /// The server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
@@ -101,6 +107,18 @@ enum Command {
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
+    /// Authorize oxmcp at a protected server's authorization server (the browser flow,
+    /// redirected to 127.0.0.1) and keep the tokens for the other commands.
+    Login {
+        /// The server's URL.
+        url: String,
+        #[command(flatten)]
+        auth: oxmcp_cli::oauth::AuthArgs,
+        /// The redirect listener's port (0: a free one; a pre-registered client needs the
+        /// one it registered).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
     /// Client side of the official conformance suite: runs the scenario named by
     /// MCP_CONFORMANCE_SCENARIO against URL.
     ConformanceClient {
@@ -114,6 +132,8 @@ enum Command {
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        auth: oxmcp_cli::oauth::AuthArgs,
         /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object of strings (`{}` when
         /// left out), then the server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
@@ -269,7 +289,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Inspect { json, server } => inspect(json, &server).await,
+        Command::Inspect { json, auth, server } => inspect(json, &server, &auth).await,
         Command::Proxy { stdio, http, server } => {
             let target = oxmcp_cli::proxy::Target::parse(&server).ok_or_else(|| anyhow!("give the server after --"))?;
             match (stdio, http) {
@@ -286,12 +306,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::ConformanceClient { url } => oxmcp_cli::conformance::run(&url).await.map(|()| ExitCode::SUCCESS),
-        Command::Call { tool, json, timeout, server } => {
+        Command::Login { url, auth, port } => oxmcp_cli::oauth::login(&url, &auth, port).await.map(|()| ExitCode::SUCCESS),
+        Command::Call { tool, json, timeout, auth, server } => {
             let (arguments, server) = arguments_and_server(server);
-            call(&tool, &arguments, json, timeout, &server).await
+            call(&tool, &arguments, json, timeout, &server, &auth).await
         }
-        Command::Read { uri, json, server } => {
-            let client = connect(&server, false).await?;
+        Command::Read { uri, json, auth, server } => {
+            let client = connect(&server, false, &auth).await?;
             let result = client.read_resource(&uri).await;
             client.close().await;
             let result = result?;
@@ -307,11 +328,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Prompt { name, json, server } => {
+        Command::Prompt { name, json, auth, server } => {
             let (arguments, server) = arguments_and_server(server);
             let args: std::collections::BTreeMap<String, String> =
                 serde_json::from_str(&arguments).context("prompt arguments must be a JSON object of strings")?;
-            let client = connect(&server, false).await?;
+            let client = connect(&server, false, &auth).await?;
             let result = client.get_prompt(&name, args).await;
             client.close().await;
             let result = result?;
@@ -354,8 +375,8 @@ async fn stop_signal() {
 
 /// Connects to the server given after `--`: a URL (Streamable HTTP, or legacy HTTP+SSE,
 /// detected) or a command to run as a child process (stdio).
-async fn connect(server: &[String], show_logs: bool) -> Result<Client> {
-    let client = connect_to(server, show_logs).await?;
+async fn connect(server: &[String], show_logs: bool, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<Client> {
+    let client = connect_to(server, show_logs, auth).await?;
     if show_logs && client.era() == Era::Stateless {
         // A stateless-era server logs only to requests that ask for a level.
         client.set_log_level(oxmcp::protocol::LoggingLevel::Debug).await?;
@@ -363,11 +384,13 @@ async fn connect(server: &[String], show_logs: bool) -> Result<Client> {
     Ok(client)
 }
 
-async fn connect_to(server: &[String], show_logs: bool) -> Result<Client> {
+async fn connect_to(server: &[String], show_logs: bool, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<Client> {
     let (program, args) = server.split_first().ok_or_else(|| anyhow!("give the server command or URL after --"))?;
     let builder = client_builder(show_logs);
     if args.is_empty() && (program.starts_with("http://") || program.starts_with("https://")) {
-        let mut transport = HttpClientTransport::new(program);
+        // A server that asks for authorization gets it: the tokens `oxmcp login` kept,
+        // or client credentials.
+        let mut transport = HttpClientTransport::new(program).oauth(oxmcp_cli::oauth::for_command(auth).await?);
         if let Ok(headers) = std::env::var("OXMCP_HEADERS") {
             // "Name: value" lines, e.g. OXMCP_HEADERS='Authorization: Bearer ...'
             for line in headers.lines().filter(|l| l.contains(':')) {
@@ -412,8 +435,8 @@ fn describe(block: &ContentBlock) -> String {
     }
 }
 
-async fn inspect(as_json: bool, server: &[String]) -> Result<ExitCode> {
-    let client = connect(server, false).await?;
+async fn inspect(as_json: bool, server: &[String], auth: &oxmcp_cli::oauth::AuthArgs) -> Result<ExitCode> {
+    let client = connect(server, false, auth).await?;
     let caps = client.server_capabilities().clone();
     let tools = if caps.tools.is_some() { client.list_all_tools().await? } else { vec![] };
     let resources = if caps.resources.is_some() { client.list_all_resources().await? } else { vec![] };
@@ -468,9 +491,16 @@ async fn inspect(as_json: bool, server: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn call(tool: &str, arguments: &str, as_json: bool, timeout: f64, server: &[String]) -> Result<ExitCode> {
+async fn call(
+    tool: &str,
+    arguments: &str,
+    as_json: bool,
+    timeout: f64,
+    server: &[String],
+    auth: &oxmcp_cli::oauth::AuthArgs,
+) -> Result<ExitCode> {
     let arguments: Value = serde_json::from_str(arguments).context("tool arguments must be JSON")?;
-    let client = connect(server, true).await?;
+    let client = connect(server, true, auth).await?;
     let cancel = CancellationToken::new();
     *CANCEL_ON_CTRL_C.lock().unwrap() = Some(cancel.clone());
     let options =

@@ -14,7 +14,9 @@ pub mod store;
 
 pub use challenge::{BearerChallenge, Challenge};
 #[cfg(feature = "http")]
-pub use client::{headless_agent, Authorization, AuthorizationRequest, Grant, OAuth, OAuthOptions, Refusal, Retry, UserAgent};
+pub use client::{
+    headless_agent, Authorization, AuthorizationRequest, Grant, Loopback, OAuth, OAuthOptions, Refusal, Retry, UserAgent,
+};
 pub use discovery::{authorization_server_metadata_urls, canonical_resource, protected_resource_metadata_urls, resource_allowed};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;

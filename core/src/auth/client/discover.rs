@@ -17,6 +17,9 @@ pub(crate) struct Discovered {
     pub resource: String,
     /// The scopes the resource metadata lists.
     pub resource_scopes: Option<Vec<String>>,
+    /// The resource metadata asks for DPoP-bound tokens (RFC 9728
+    /// `dpop_bound_access_tokens_required`).
+    pub resource_wants_dpop: bool,
     /// The authorization server's issuer.
     pub issuer: String,
     /// Its metadata (made of the default endpoints for a 2025-03-26 server without any).
@@ -51,7 +54,14 @@ pub(crate) async fn discover(http: &reqwest::Client, server_url: &str, resource_
             // A document whose issuer is not the one asked for is refused outright (its
             // endpoints must not be used), not skipped for the next URL.
             let meta = AuthorizationServerMetadata::parse(&body, &issuer)?;
-            return Ok(Discovered { resource: prm.resource, resource_scopes: prm.scopes_supported, issuer, meta });
+            let resource_wants_dpop = prm.extra.get("dpop_bound_access_tokens_required") == Some(&serde_json::Value::Bool(true));
+            return Ok(Discovered {
+                resource: prm.resource,
+                resource_scopes: prm.scopes_supported,
+                resource_wants_dpop,
+                issuer,
+                meta,
+            });
         }
     }
     Err(Error::new(ErrorKind::Protocol, format!("the authorization server {issuer:?} publishes no metadata")))
@@ -89,5 +99,5 @@ async fn legacy(http: &reqwest::Client, server_url: &str) -> Result<Discovered> 
             extra: Default::default(),
         },
     };
-    Ok(Discovered { resource, resource_scopes: None, issuer: meta.issuer.clone(), meta })
+    Ok(Discovered { resource, resource_scopes: None, resource_wants_dpop: false, issuer: meta.issuer.clone(), meta })
 }

@@ -22,15 +22,23 @@ pub(crate) struct Cx<'a> {
     pub(crate) options: &'a OAuthOptions,
     pub(crate) dpop: &'a DpopKey,
     pub(crate) as_nonce: &'a std::sync::Mutex<Option<String>>,
+    /// The server challenged with the DPoP scheme.
+    pub(crate) server_wants_dpop: bool,
 }
 
 impl Cx<'_> {
-    /// The key when tokens from this authorization server are to be bound to it: it
-    /// offers DPoP with ES256, and the client did not turn DPoP off.
+    /// The key when tokens from this authorization server are to be bound to it: the
+    /// server asks for DPoP (its challenge's scheme, or its resource metadata) or the
+    /// client was told to use it, and the authorization server offers it with ES256.
+    /// A server that takes Bearer tokens only gets Bearer tokens.
     pub(crate) fn dpop_for(&self, d: &Discovered) -> Option<&DpopKey> {
         let offered = d.meta.extra.get("dpop_signing_alg_values_supported").and_then(Value::as_array);
         let es256 = offered.is_some_and(|algs| algs.iter().any(|a| a == "ES256"));
-        (es256 && self.options.dpop != Some(false)).then_some(self.dpop)
+        let wanted = match self.options.dpop {
+            Some(on) => on,
+            None => self.server_wants_dpop || d.resource_wants_dpop,
+        };
+        (es256 && wanted).then_some(self.dpop)
     }
 }
 
@@ -296,7 +304,13 @@ mod tests {
             "authorization_response_iss_parameter_supported": iss_supported,
         }))
         .unwrap();
-        Discovered { resource: "https://mcp.example.com/mcp".into(), resource_scopes: None, issuer: meta.issuer.clone(), meta }
+        Discovered {
+            resource: "https://mcp.example.com/mcp".into(),
+            resource_scopes: None,
+            resource_wants_dpop: false,
+            issuer: meta.issuer.clone(),
+            meta,
+        }
     }
 
     #[test]

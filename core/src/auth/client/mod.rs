@@ -16,7 +16,9 @@
 //!   and client authentication at the token endpoint;
 //! - `assertion`: `private_key_jwt` assertions;
 //! - `grant`: the grants, the authorization response's checks and token responses;
-//! - `dpop`: DPoP proofs, for servers that bind tokens to the client's key.
+//! - `dpop`: DPoP proofs, for servers that bind tokens to the client's key;
+//! - `loopback`: the user agent of programs on the user's machine (a browser, and a
+//!   redirect listener on 127.0.0.1).
 
 mod assertion;
 mod discover;
@@ -24,6 +26,7 @@ mod dpop;
 pub(crate) mod fetch;
 mod grant;
 mod identity;
+mod loopback;
 
 use std::sync::{Arc, Mutex};
 
@@ -38,6 +41,7 @@ use crate::auth::store::{CredentialStore, Credentials, MemoryStore, Tokens};
 use crate::error::Result;
 
 pub use grant::MAX_TOKEN_BYTES;
+pub use loopback::Loopback;
 
 /// How the client gets its tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -87,8 +91,8 @@ pub struct OAuthOptions {
     pub scope: Option<String>,
     /// How many times one request may ask for more scopes after a 403 (default 2).
     pub max_step_ups: Option<u32>,
-    /// Whether to bind tokens with DPoP where the authorization server offers it (the
-    /// default); `false` never does.
+    /// Whether to bind tokens with DPoP (where the authorization server offers it):
+    /// `true` always, `false` never; by default when the server asks for it.
     pub dpop: Option<bool>,
     /// The JWT presented by the `jwt_bearer` grant.
     pub assertion: Option<String>,
@@ -197,6 +201,8 @@ struct Shared {
     /// The latest DPoP nonces of the authorization server and of the MCP server.
     as_nonce: Mutex<Option<String>>,
     rs_nonce: Mutex<Option<String>>,
+    /// The server challenged with the DPoP scheme.
+    rs_dpop: std::sync::atomic::AtomicBool,
 }
 
 /// What a request to the server carries: its `Authorization` value, the DPoP proof for
@@ -251,6 +257,7 @@ impl OAuth {
             dpop: dpop::DpopKey::generate(),
             as_nonce: Mutex::new(None),
             rs_nonce: Mutex::new(None),
+            rs_dpop: std::sync::atomic::AtomicBool::new(false),
         }))
     }
 
@@ -288,7 +295,14 @@ impl OAuth {
     }
 
     fn cx(&self) -> grant::Cx<'_> {
-        grant::Cx { http: &self.0.http, options: &self.0.options, dpop: &self.0.dpop, as_nonce: &self.0.as_nonce }
+        let server_wants_dpop = self.0.rs_dpop.load(std::sync::atomic::Ordering::Relaxed);
+        grant::Cx {
+            http: &self.0.http,
+            options: &self.0.options,
+            dpop: &self.0.dpop,
+            as_nonce: &self.0.as_nonce,
+            server_wants_dpop,
+        }
     }
 
     /// What a `method` request to the server at `server_url` carries; refreshes first
@@ -320,6 +334,10 @@ impl OAuth {
     /// already asked for more scopes.
     pub async fn refused(&self, server_url: &str, generation: Option<u64>, refusal: Refusal<'_>, step_ups: u32) -> Result<Retry> {
         let Refusal { status, www_authenticate, dpop_nonce } = refusal;
+        let schemes = www_authenticate.and_then(|h| Challenge::parse_all(h).ok()).unwrap_or_default();
+        if schemes.iter().any(|c| c.scheme.eq_ignore_ascii_case("dpop")) {
+            self.0.rs_dpop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         let challenge: BearerChallenge = match www_authenticate.map(Challenge::bearer) {
             Some(Ok(Some(c))) => c,
             _ => BearerChallenge::default(),

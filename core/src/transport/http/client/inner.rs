@@ -185,6 +185,7 @@ impl Inner {
             }
             let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok());
             let refusal = Refusal { status, www_authenticate: header("www-authenticate"), dpop_nonce: header("dpop-nonce") };
+            tracing::debug!(status, challenge = refusal.www_authenticate, "the server refused the request's credentials");
             let generation = auth.map(|a| a.generation);
             match oauth.refused(&self.config.url, generation, refusal, step_ups).await.map_err(SendError::Denied)? {
                 Retry::Again if status == 403 => step_ups += 1,
