@@ -287,6 +287,33 @@ export interface StdioClientOptions extends ClientOptions {
 
 export interface HttpClientOptions extends ClientOptions {
   headers?: Record<string, string>
+  /** OAuth for a protected server: the engine runs discovery, registration, PKCE,
+   *  refresh and step-up; this says who the client is and how the user's browser is
+   *  reached. */
+  auth?: OAuthOptions
+}
+
+/** How a client authorizes at a protected server. A machine: `{ clientId, clientSecret,
+ *  grant: 'client_credentials' }`. A user: `{ redirectUri, redirectHandler,
+ *  callbackHandler }`. */
+export interface OAuthOptions {
+  grant?: 'authorization_code' | 'client_credentials'
+  clientId?: string
+  clientSecret?: string
+  scope?: string
+  clientName?: string
+  redirectUri?: string
+  /** A URL to this client's metadata document, used as its id where supported. */
+  clientMetadataUrl?: string
+  /** PKCS#8 PEM key for `private_key_jwt`, and its algorithm (default ES256). */
+  privateKeyPem?: string
+  signingAlg?: string
+  /** Keeps the tokens in this file (readable by its owner only); in memory otherwise. */
+  tokenFile?: string
+  /** Shows the user the authorization URL (opens a browser, prints it...). */
+  redirectHandler?: (url: string, extra: ServerRequestExtra) => void | Promise<void>
+  /** The URL the browser was sent back to (its state and iss are checked). */
+  callbackHandler?: (extra: ServerRequestExtra) => string | Promise<string>
 }
 
 

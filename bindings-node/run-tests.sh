@@ -28,4 +28,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# The OAuth tests run a real authorization server (oidc-provider, from npm).
+bash "$root/tests/auth/install.sh"
+
 exec node --test --test-reporter=spec test/*.test.mjs

@@ -14,4 +14,6 @@ python3 -m venv "$venv"
 # One target directory for every cargo build of the workspace (maturin honours it).
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" "$venv/bin/pip" install -q --disable-pip-version-check "$here"
 cd "$here"
+# The OAuth tests run a real authorization server (oidc-provider, from npm).
+bash "$root/tests/auth/install.sh"
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests

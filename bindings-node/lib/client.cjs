@@ -50,8 +50,15 @@ class Client extends EventEmitter {
     // Non-strings as before: a name or version is text; an era other than a string is
     // refused by the engine with the names it knows.
     for (const k of ['name', 'version', 'era']) if (options[k] != null) o[k] = String(options[k])
-    const n = await nativeCall(wrapSync(() => native.connect(JSON.stringify(o),
-      (kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b))))
+    if (options.auth != null) Object.assign(o, oauthOptions(options.auth))
+    if (o.oauth && (options.auth.redirectHandler || options.auth.callbackHandler)) {
+      if (typeof options.auth.redirectHandler !== 'function' || typeof options.auth.callbackHandler !== 'function') {
+        throw new InvalidInputError('auth needs both redirectHandler and callbackHandler for a user\'s browser')
+      }
+      o.answers.push('authorize')
+    }
+    client._answers = wrapSync(() => native.connector((kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b)))
+    const n = await nativeCall(wrapSync(() => client._answers.connect(JSON.stringify(o))))
     client._native = n
     client._init = JSON.parse(n.initializeResult())
     return client
@@ -68,7 +75,11 @@ class Client extends EventEmitter {
   }
 
   /** Connects to a Streamable HTTP server (or a legacy HTTP+SSE one). Options: `headers`,
-   *  `name`, `version`, `sampling`, `elicitation`, `roots`, `onNotification`, `era`. */
+   *  `name`, `version`, `sampling`, `elicitation`, `roots`, `onNotification`, `era`, and
+   *  `auth` for a protected server: `{ clientId, clientSecret, grant: 'client_credentials' }`
+   *  for a machine, or `{ redirectUri, redirectHandler: async url => …, callbackHandler:
+   *  async () => the URL the browser came back to }` for a user; `tokenFile` keeps the
+   *  tokens (readable by their owner only), `scope`, `clientName`, `clientMetadataUrl`. */
   static async http(url, options = {}) {
     return Client._connect({ url: String(url), headers: textValues(options.headers) }, options)
   }
@@ -171,6 +182,13 @@ class Client extends EventEmitter {
     const extra = { signal: controller.signal }
     const o = this._options
     const run = async () => {
+      if (method === 'authorize') {
+        // The user's browser: shown the authorization URL, then back with the code.
+        await o.auth.redirectHandler(params.url, extra)
+        const landed = await o.auth.callbackHandler(extra)
+        if (typeof landed !== 'string') throw new InvalidInputError('callbackHandler must return the URL the browser came back to')
+        return landed
+      }
       if (method === 'sampling/createMessage') return o.sampling(params, extra)
       if (method === 'elicitation/create') return o.elicitation(params, extra)
       const roots = typeof o.roots === 'function' ? await o.roots(extra) : o.roots
@@ -179,11 +197,11 @@ class Client extends EventEmitter {
     run().then(
       result => {
         this._serverRequests.delete(id)
-        this._native.answer(id, JSON.stringify(result))
+        this._answers.answer(id, JSON.stringify(result))
       },
       err => {
         this._serverRequests.delete(id)
-        this._native.answerError(id, thrownToJson(err))
+        this._answers.answerError(id, thrownToJson(err))
       },
     )
   }
@@ -309,6 +327,14 @@ function textValues(object) {
   const out = {}
   for (const [k, v] of Object.entries(object || {})) if (v != null) out[k] = String(v)
   return out
+}
+
+/** The engine's OAuth options (`oauth`, `tokenFile`) from the `auth` option, handlers left
+ *  out (they stay in JS). */
+function oauthOptions(auth) {
+  if (typeof auth !== 'object') throw new InvalidInputError('auth must be an object of OAuth options')
+  const { redirectHandler, callbackHandler, tokenFile, ...oauth } = auth
+  return { oauth, ...(tokenFile != null && { tokenFile: String(tokenFile) }) }
 }
 
 /** Validates `value` against a JSON Schema with the engine's validator: `null` when valid,

@@ -50,25 +50,52 @@ fn hooks(events: &Events, calls: &Arc<HostCalls>) -> ClientHooks {
     ClientHooks { on_request: Some(on_request), on_notification: Some(on_notification), read_on: None }
 }
 
-/// Connects as `options_json` says (`oxmcp::host::ConnectOptions`: a `command` with
-/// `args`, `env`, `cwd`, or a `url` with `headers`; `name`, `version`, `era`, and the
-/// server requests JS `answers`); `dispatch(kind, id, slot, a, b)` receives events.
+/// What a client's JS side answers the engine's requests through, from the moment it
+/// connects (an OAuth `authorize` comes before the connection is up): `dispatch(kind, id,
+/// slot, a, b)` receives events.
 #[napi]
-pub fn connect<'env>(
-    env: &'env Env,
-    options_json: String,
-    dispatch: Dispatcher<'_>,
-) -> napi::Result<PromiseRaw<'env, NativeClient>> {
-    let events = Events::new(&dispatch)?;
+pub struct Connector {
+    events: Events,
+    calls: Arc<HostCalls>,
+}
+
+/// A connector whose events go to `dispatch`.
+#[napi]
+pub fn connector(dispatch: Dispatcher<'_>) -> napi::Result<Connector> {
     let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
-    let mut hooks = hooks(&events, &calls);
-    hooks.read_on = Some(UvLoop::of(env)?);
-    errors::promise(env, async move {
-        let mut options = ConnectOptions::from_json(&options_json)?;
-        options.name.get_or_insert_with(|| "oxmcp-node".into());
-        let client = oxmcp::host::client::connect(options, hooks, &calls).await?;
-        Ok(NativeClient { client: Arc::new(client), events, calls, cancels: Default::default() })
-    })
+    Ok(Connector { events: Events::new(&dispatch)?, calls })
+}
+
+#[napi]
+impl Connector {
+    /// Connects as `options_json` says (`oxmcp::host::ConnectOptions`: a `command` with
+    /// `args`, `env`, `cwd`, or a `url` with `headers` and `oauth`; `name`, `version`,
+    /// `era`, and the requests JS `answers`).
+    #[napi]
+    pub fn connect<'env>(&self, env: &'env Env, options_json: String) -> napi::Result<PromiseRaw<'env, NativeClient>> {
+        let (events, calls) = (self.events.clone(), self.calls.clone());
+        let mut hooks = hooks(&events, &calls);
+        hooks.read_on = Some(UvLoop::of(env)?);
+        errors::promise(env, async move {
+            let mut options = ConnectOptions::from_json(&options_json)?;
+            options.name.get_or_insert_with(|| "oxmcp-node".into());
+            let client = oxmcp::host::client::connect(options, hooks, &calls).await?;
+            Ok(NativeClient { client: Arc::new(client), events, cancels: Default::default() })
+        })
+    }
+
+    /// Answers the engine's request `id` (sampling, elicitation, roots, authorize) with a
+    /// result.
+    #[napi]
+    pub fn answer(&self, id: i64, result_json: String) {
+        self.calls.complete(call_id(id), Ok(result_json));
+    }
+
+    /// Answers the engine's request `id` with an error (`{"code"?, "message", "data"?}`).
+    #[napi]
+    pub fn answer_error(&self, id: i64, error_json: String) {
+        self.calls.complete(call_id(id), Err(errors::from_js(&error_json)));
+    }
 }
 
 /// A connected client.
@@ -76,8 +103,6 @@ pub fn connect<'env>(
 pub struct NativeClient {
     client: Arc<Client>,
     events: Events,
-    /// The server's requests waiting for JS.
-    calls: Arc<HostCalls>,
     /// The cancellable calls JS started, by its ids.
     cancels: Arc<Mutex<HashMap<CallId, CancellationToken>>>,
 }
@@ -189,18 +214,6 @@ impl NativeClient {
             // runtime thread.
             within_runtime_if_available(|| drive::scope(|| token.cancel()));
         }
-    }
-
-    /// Answers the server's request `id` (sampling, elicitation, roots) with a result.
-    #[napi]
-    pub fn answer(&self, id: i64, result_json: String) {
-        self.calls.complete(call_id(id), Ok(result_json));
-    }
-
-    /// Answers the server's request `id` with an error (`{"code"?, "message", "data"?}`).
-    #[napi]
-    pub fn answer_error(&self, id: i64, error_json: String) {
-        self.calls.complete(call_id(id), Err(errors::from_js(&error_json)));
     }
 
     /// Sends a notification.

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { consent } from './browser.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const oxmcp = process.env.OXMCP_BIN;
@@ -128,38 +129,6 @@ test('the server refuses a missing, foreign, expired, tampered or under-scoped t
     assert.ok(!challenge(r).includes(token.slice(20, 60)), `${what}: the token is not echoed`);
   }
 });
-
-/** Plays the user's browser from the authorization URL to the redirect back. */
-async function consent(authorizationUrl, user) {
-  const cookies = new Map();
-  const send = async (url, init = {}) => {
-    const headers = { ...(init.headers ?? {}), cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') };
-    const r = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const c of r.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const i = pair.indexOf('=');
-      cookies.set(pair.slice(0, i), pair.slice(i + 1));
-    }
-    return r;
-  };
-  let url = authorizationUrl;
-  for (let step = 0; step < 20; step++) {
-    const r = await send(url);
-    if (r.status >= 300 && r.status < 400) {
-      url = new URL(r.headers.get('location'), url).toString();
-      if (url.startsWith('http://127.0.0.1') && new URL(url).pathname === '/callback') return fetch(url);
-      continue;
-    }
-    const html = await r.text();
-    assert.equal(r.status, 200, html.slice(0, 300));
-    const action = new URL(html.match(/<form[^>]*action="([^"]+)"/)[1], url).toString();
-    const prompt = html.match(/name="prompt" value="(\w+)"/)[1];
-    const form = prompt === 'login' ? { prompt, login: user, password: 'any' } : { prompt };
-    const posted = await send(action, { method: 'POST', body: new URLSearchParams(form), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    url = new URL(posted.headers.get('location'), action).toString();
-  }
-  throw new Error('the authorization did not come back');
-}
 
 test('authorization code: login in a browser, then calls with the kept tokens, refreshed when they expire', async () => {
   let played;

@@ -6,14 +6,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 repo="$(cd ../.. && pwd)"
-stamp=node_modules/.oxmcp-stamp
-want="$(sha256sum package-lock.json | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  npm ci --no-audit --no-fund --loglevel=error
-  echo "$want" > "$stamp"
-fi
+bash install.sh
 export PATH="$here/node_modules/node/bin:$PATH"
-node --version | grep -q '^v22\.' || { echo "auth: Node 22 did not install" >&2; exit 1; }
 if [ -z "${OXMCP_BIN:-}" ]; then
   (cd "$repo" && cargo build -q -p oxmcp-cli)
   export OXMCP_BIN="$repo/target/debug/oxmcp"

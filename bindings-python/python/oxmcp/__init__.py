@@ -8,6 +8,7 @@ API around it.
 import atexit as _atexit
 
 from . import _oxmcp
+from ._auth import OAuth
 from ._client import Client
 from ._content import Audio, EmbeddedResource, Image, ResourceLink, Text, ToolResult
 from ._context import Context
@@ -23,6 +24,6 @@ _atexit.register(_oxmcp._shutdown)
 
 __all__ = [
     "Audio", "CapabilityMissing", "Client", "ConnectionClosed", "Context", "EmbeddedResource", "HandlerError", "Image",
-    "InvalidInput", "McpError", "McpObject", "Message", "ProtocolError", "RequestCancelled", "RequestTimeout",
+    "InvalidInput", "McpError", "McpObject", "Message", "OAuth", "ProtocolError", "RequestCancelled", "RequestTimeout",
     "ResourceLink", "Server", "Text", "ToolResult", "TransportError", "Unauthorized", "__version__",
 ]

@@ -9,6 +9,7 @@ import json
 from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, Optional, Sequence
 
 from . import _oxmcp
+from ._auth import OAuth
 from ._errors import InvalidInput
 from ._model import McpObject, wrap
 
@@ -54,10 +55,21 @@ class Client:
 
     @staticmethod
     def _hooks(sampling: Optional[Handler], elicitation: Optional[Handler], roots: Any,
-               on_notification: Optional[Callable], on_log: Optional[Callable]):
+               on_notification: Optional[Callable], on_log: Optional[Callable], auth: Optional[OAuth] = None):
         capabilities = [c for c, h in (("sampling", sampling), ("elicitation", elicitation), ("roots", roots)) if h is not None]
+        if auth is not None and auth._interactive:
+            if auth.redirect_handler is None or auth.callback_handler is None:
+                raise InvalidInput(None, "OAuth needs both redirect_handler and callback_handler for a user's browser")
+            capabilities.append("authorize")
 
         async def on_request(method: str, params_json: str) -> str:
+            if method == "authorize" and auth is not None:
+                # The user's browser: shown the authorization URL, then back with the code.
+                await _maybe_await(auth.redirect_handler(json.loads(params_json)["url"]))  # type: ignore[misc]
+                landed = await _maybe_await(auth.callback_handler())  # type: ignore[misc]
+                if not isinstance(landed, str):
+                    raise InvalidInput(None, "callback_handler must return the URL the browser came back to")
+                return json.dumps(landed)
             params = wrap(json.loads(params_json))
             if method == "sampling/createMessage":
                 result = await _maybe_await(sampling(params))
@@ -106,12 +118,18 @@ class Client:
     async def connect_http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, name: str = "oxmcp-python",
                            version: str = "0.1.0", sampling: Optional[Handler] = None, elicitation: Optional[Handler] = None,
                            roots: Any = None, on_notification: Optional[Callable] = None,
-                           on_log: Optional[Callable] = None, era: Era = "auto") -> "Client":
-        """Connects to a Streamable HTTP server (or a legacy HTTP+SSE one), in ``era``."""
+                           on_log: Optional[Callable] = None, era: Era = "auto",
+                           auth: Optional[OAuth] = None) -> "Client":
+        """Connects to a Streamable HTTP server (or a legacy HTTP+SSE one), in ``era``;
+        ``auth`` answers a protected server's authorization challenges (see :class:`OAuth`)."""
         era = cls._era(era)
-        caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
-        options = {"url": url, "headers": dict(headers or {}), "name": name, "version": version, "answers": caps,
-                   "era": era}
+        caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log, auth)
+        options: dict[str, Any] = {"url": url, "headers": dict(headers or {}), "name": name, "version": version,
+                                   "answers": caps, "era": era}
+        if auth is not None:
+            options["oauth"] = auth._options()
+            if auth.token_file is not None:
+                options["tokenFile"] = auth.token_file
         return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen))
 
     @classmethod
@@ -128,7 +146,8 @@ class Client:
         """``async with Client.http(url, headers={...}, era="auto") as client:``.
 
         Options: ``headers``, ``name``, ``version``, ``sampling``, ``elicitation``, ``roots``,
-        ``on_notification``, ``on_log``, ``era`` (``"auto"``, ``"session"`` or ``"stateless"``).
+        ``on_notification``, ``on_log``, ``era`` (``"auto"``, ``"session"`` or ``"stateless"``),
+        ``auth`` (an :class:`OAuth`).
         """
         return _Connecting(cls.connect_http(url, **options))
 

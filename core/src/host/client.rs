@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::calls::{CallId, HostCalls};
+use crate::auth::{AuthorizationRequest, FileStore, OAuth, OAuthOptions, UserAgent};
 use crate::client::{Client, ClientBuilder, ClientContext, Era};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, CompleteRequestParams, CreateMessageResult, ElicitResult, ListRootsResult};
@@ -58,6 +59,14 @@ pub struct ConnectOptions {
     pub url: Option<String>,
     /// See `url`.
     pub headers: BTreeMap<String, String>,
+    /// HTTP: answer the server's authorization challenges with OAuth (see
+    /// [`OAuthOptions`]). The authorization code grant needs `"authorize"` in `answers`:
+    /// the host is then asked `authorize` with `{"url", "redirectUri"}` and answers with
+    /// the URL the browser was sent back to (a JSON string).
+    pub oauth: Option<OAuthOptions>,
+    /// Where to keep the OAuth tokens between runs (a file readable by its owner only);
+    /// in memory when left out.
+    pub token_file: Option<String>,
 }
 
 impl ConnectOptions {
@@ -103,7 +112,7 @@ fn builder(options: &ConnectOptions, hooks: &ClientHooks, calls: &Arc<HostCalls>
     if let Some(ms) = options.request_timeout_ms {
         b = b.session_config(SessionConfig { request_timeout: Duration::from_millis(ms), ..Default::default() });
     }
-    for kind in &options.answers {
+    for kind in options.answers.iter().filter(|k| *k != AUTHORIZE) {
         let f = hooks
             .on_request
             .clone()
@@ -142,6 +151,25 @@ fn builder(options: &ConnectOptions, hooks: &ClientHooks, calls: &Arc<HostCalls>
     Ok(b)
 }
 
+/// What the host answers to run the authorization code grant (see
+/// [`ConnectOptions::oauth`]).
+pub const AUTHORIZE: &str = "authorize";
+
+/// The user agent of a host: the host shows the user the authorization URL (or opens a
+/// browser) and answers with the URL the browser came back to.
+fn host_agent(calls: Arc<HostCalls>, f: RequestFn) -> UserAgent {
+    Arc::new(move |req: AuthorizationRequest| {
+        let (calls, f) = (calls.clone(), f.clone());
+        Box::pin(async move {
+            let params = serde_json::json!({"url": req.url, "redirectUri": req.redirect_uri}).to_string();
+            let text = calls.run(tokio_util::sync::CancellationToken::new(), None, |id| f(id, AUTHORIZE, params)).await?;
+            serde_json::from_str::<String>(&text).map_err(|_| {
+                Error::new(ErrorKind::Handler, "the authorize handler must answer with the URL the browser came back to")
+            })
+        })
+    })
+}
+
 /// Connects as `options` say; the host answers the server's requests through `calls`
 /// (give it the client session's grace period, [`SessionConfig::cancelled_handler_grace`]).
 pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<HostCalls>) -> Result<Client> {
@@ -163,6 +191,20 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
         let mut transport = HttpClientTransport::new(url);
         for (k, v) in &options.headers {
             transport = transport.header(k, v);
+        }
+        if let Some(oauth) = options.oauth {
+            let mut oauth = OAuth::new(oauth);
+            if let Some(path) = options.token_file {
+                oauth = oauth.store(Arc::new(FileStore::new(path)));
+            }
+            if options.answers.iter().any(|k| k == AUTHORIZE) {
+                let f = hooks
+                    .on_request
+                    .clone()
+                    .ok_or_else(|| Error::new(ErrorKind::InvalidInput, "answering \"authorize\" needs a request handler"))?;
+                oauth = oauth.user_agent(host_agent(calls.clone(), f));
+            }
+            transport = transport.oauth(oauth);
         }
         b.connect(transport).await
     } else {

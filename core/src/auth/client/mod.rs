@@ -65,7 +65,7 @@ pub enum Grant {
 /// What an OAuth client is configured with; every field may be left out. Deserializes
 /// from the JSON the host bindings pass.
 #[derive(Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct OAuthOptions {
     /// The grant to use.
     pub grant: Grant,

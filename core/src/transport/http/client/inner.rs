@@ -62,6 +62,18 @@ pub(super) enum Failure {
     Denied(crate::Error),
 }
 
+impl Failure {
+    /// A request the server answered with an error status: 401 and 403 are the caller's
+    /// authorization problem ([`crate::ErrorKind::Unauthorized`]), the rest give up.
+    pub(super) fn refused(status: reqwest::StatusCode, detail: String) -> Failure {
+        let message = format!("HTTP {status}: {detail}");
+        match status.as_u16() {
+            401 | 403 => Failure::Denied(crate::Error::new(crate::ErrorKind::Unauthorized, message)),
+            _ => Failure::Fatal(message),
+        }
+    }
+}
+
 /// Why a request got no HTTP answer to read.
 pub(super) enum SendError {
     /// The request did not get through.

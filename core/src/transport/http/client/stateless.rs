@@ -76,7 +76,7 @@ impl Inner {
         }
         let body = received.bytes();
         let detail = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
-        Err(Failure::Fatal(format!("HTTP {status}: {detail}")))
+        Err(Failure::refused(status, detail))
     }
 
     /// The `Mcp-Param-*` headers of a `tools/call` (a listed tool's annotated arguments).

@@ -71,7 +71,7 @@ impl Inner {
                     .ok()
                     .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
                     .unwrap_or(body);
-                Err(Failure::Fatal(format!("HTTP {s}: {detail}")))
+                Err(Failure::refused(s, detail))
             }
         }
     }
