@@ -135,6 +135,8 @@ export class Context {
   readonly clientCapabilities: JsonObject | undefined
   /** The negotiated protocol version. */
   readonly protocolVersion: string | undefined
+  /** Who the request's access token speaks for, on a protected server. */
+  readonly auth: AuthInfo | undefined
   /** Sends a progress notification (nothing if the client asked for none). */
   progress(progress: number, total?: number, message?: string): Promise<void>
   /** Sends a log message (if the client's level lets it through). */
@@ -214,6 +216,19 @@ export interface HttpOptions {
   allowedHosts?: string[]
   allowedOrigins?: string[]
   maxSessions?: number
+  /** Require OAuth access tokens: JWTs of `issuer` (checked against its published keys)
+   *  for `audience` (default: this endpoint's URL) with `scopes`; a call of a tool named in
+   *  `toolScopes` needs those too. */
+  auth?: { issuer: string; audience?: string; scopes?: string[]; toolScopes?: Record<string, string[]> }
+}
+
+/** Who a request's verified access token speaks for. */
+export interface AuthInfo {
+  subject?: string
+  clientId?: string
+  scopes: string[]
+  expiresAt?: number
+  claims: JsonObject
 }
 
 /** An MCP server whose tools, resources and prompts are JavaScript functions. */

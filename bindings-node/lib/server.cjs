@@ -10,7 +10,7 @@ const { completionResult, promptResult, resourceResult, toolResult } = require('
 
 // Server events (TOOL = 1, RESOURCE = 2, PROMPT = 3, COMPLETE = 4 are calls, told by slot).
 const CANCEL = 5, STDIO_CLOSED = 6
-const HTTP_OPTIONS = ['host', 'port', 'path', 'stateless', 'jsonResponse', 'allowedHosts', 'allowedOrigins', 'maxSessions']
+const HTTP_OPTIONS = ['host', 'port', 'path', 'stateless', 'jsonResponse', 'allowedHosts', 'allowedOrigins', 'maxSessions', 'auth']
 
 /** One request's context, handed to every handler as its last argument. */
 class Context {
@@ -56,6 +56,9 @@ class Context {
   get clientCapabilities() { return this._details().clientCapabilities ?? undefined }
   /** The negotiated protocol version. */
   get protocolVersion() { return this._details().protocolVersion ?? undefined }
+  /** Who the request's verified access token speaks for, on a protected server:
+   *  `{ subject, clientId, scopes, expiresAt, claims }`. */
+  get auth() { return this._details().auth ?? undefined }
 
   /** Sends a progress notification (nothing if the client asked for none). */
   progress(progress, total, message) {
@@ -247,7 +250,10 @@ class Server {
 
   /** Serves Streamable HTTP on `path` (default `/mcp`; legacy SSE on `/sse`); resolves to
    *  the URL. Options: `host` (default 127.0.0.1), `port` (0 picks one), `path`,
-   *  `stateless`, `jsonResponse`, `allowedHosts`, `allowedOrigins`, `maxSessions`. */
+   *  `stateless`, `jsonResponse`, `allowedHosts`, `allowedOrigins`, `maxSessions`, and
+   *  `auth: { issuer, audience?, scopes?, toolScopes? }` to require OAuth access tokens
+   *  (JWTs of `issuer` for `audience`, default this endpoint's URL); handlers see who a
+   *  token speaks for in `ctx.auth`. */
   async listenHttp(options = {}) {
     // The engine rejects keys it does not know; this API has always ignored them.
     const o = {}

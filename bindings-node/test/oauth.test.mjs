@@ -9,7 +9,7 @@ import { mkdtempSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { Client, UnauthorizedError, InvalidInputError } from '../index.mjs'
+import { Client, Server, UnauthorizedError, InvalidInputError } from '../index.mjs'
 import { ROOT, oxmcpBin, stopChild } from './helpers.mjs'
 import { consent } from '../../tests/auth/browser.mjs'
 
@@ -85,4 +85,22 @@ test('authorization code: the browser through redirectHandler and callbackHandle
   await assert.rejects(Client.http(url, { auth: { redirectHandler: async () => {} } }), InvalidInputError)
   // No auth at all: a clear UnauthorizedError.
   await assert.rejects(Client.http(url), UnauthorizedError)
+})
+
+test('a Node server protected by OAuth: ctx.auth in handlers, scopes per server and per tool', async () => {
+  const server = new Server({ name: 'guarded', version: '1.0.0' })
+  server.tool('whoami', {}, (_args, ctx) => JSON.stringify({ subject: ctx.auth.subject, clientId: ctx.auth.clientId, scopes: ctx.auth.scopes }))
+  server.tool('erase', {}, () => 'erased')
+  const guarded = await server.listenHttp({ port: 0, auth: { issuer, scopes: ['mcp:read'], toolScopes: { erase: ['mcp:write'] } } })
+  try {
+    const client = await Client.http(guarded, { auth: { clientId: 'machine', clientSecret: 'machine-secret', grant: 'client_credentials', scope: 'mcp:read' } })
+    assert.deepEqual(await whoami(client), { subject: 'machine', clientId: 'machine', scopes: ['mcp:read'] })
+    // The tool's own scope: the client steps up and goes on with both.
+    assert.equal((await client.callTool('erase', {})).content[0].text, 'erased')
+    assert.deepEqual((await whoami(client)).scopes.sort(), ['mcp:read', 'mcp:write'])
+    await client.close()
+    await assert.rejects(Client.http(guarded), UnauthorizedError)
+  } finally {
+    await server.close()
+  }
 })

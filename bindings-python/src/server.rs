@@ -143,6 +143,11 @@ impl NativeContext {
         self.ctx.client_info().and_then(|i| serde_json::to_string(i).ok())
     }
 
+    /// Who the request's access token speaks for (JSON), on a protected server.
+    fn auth_json(&self) -> Option<String> {
+        self.ctx.auth().and_then(|a| serde_json::to_string(a).ok())
+    }
+
     /// The client's capabilities (JSON).
     fn client_capabilities_json(&self) -> Option<String> {
         self.ctx.client_capabilities().and_then(|c| serde_json::to_string(c).ok())

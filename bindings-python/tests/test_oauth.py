@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import pytest
 
 from conftest import REPO, free_port, oxmcp_bin, run
-from oxmcp import Client, OAuth, Unauthorized
+from oxmcp import Client, Context, OAuth, Server, Unauthorized
 
 NODE = REPO / "tests" / "auth" / "node_modules" / "node" / "bin" / "node"
 PROVIDER = REPO / "tests" / "auth" / "provider.mjs"
@@ -37,21 +37,31 @@ def wait_listening(proc, port):
 
 
 @contextmanager
-def protected_server():
-    """Yields (issuer URL, protected MCP URL); stops both processes by pid."""
-    as_port, port = free_port(), free_port()
-    procs = [subprocess.Popen([str(NODE), str(PROVIDER), str(as_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+def authorization_server():
+    """Yields the issuer URL of a running oidc-provider; stops it by pid."""
+    as_port = free_port()
+    proc = subprocess.Popen([str(NODE), str(PROVIDER), str(as_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_listening(procs[0], as_port)
-        issuer = f"http://127.0.0.1:{as_port}"
-        procs.append(subprocess.Popen([oxmcp_bin(), "everything-server", "--http", f"127.0.0.1:{port}", "--auth-issuer", issuer,
-                                       "--auth-scopes", "mcp:read"], stderr=subprocess.DEVNULL))
-        wait_listening(procs[1], port)
-        yield issuer, f"http://127.0.0.1:{port}/mcp"
+        wait_listening(proc, as_port)
+        yield f"http://127.0.0.1:{as_port}"
     finally:
-        for p in procs:
-            p.terminate()
-            p.wait(10)
+        proc.terminate()
+        proc.wait(10)
+
+
+@contextmanager
+def protected_server():
+    """Yields (issuer URL, protected MCP URL) of the CLI's everything server."""
+    port = free_port()
+    with authorization_server() as issuer:
+        proc = subprocess.Popen([oxmcp_bin(), "everything-server", "--http", f"127.0.0.1:{port}", "--auth-issuer", issuer,
+                                 "--auth-scopes", "mcp:read"], stderr=subprocess.DEVNULL)
+        try:
+            wait_listening(proc, port)
+            yield issuer, f"http://127.0.0.1:{port}/mcp"
+        finally:
+            proc.terminate()
+            proc.wait(10)
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -140,3 +150,37 @@ def test_client_credentials_and_the_authorization_code_grant(tmp_path):
 def test_oauth_options_are_checked():
     with pytest.raises(Exception, match="both redirect_handler and callback_handler"):
         run(Client.http("http://127.0.0.1:9/mcp", auth=OAuth(redirect_handler=lambda u: None)))
+
+
+def test_a_python_server_protected_by_oauth():
+    """A Python server behind OAuth: tokens checked against the issuer's keys, scopes per
+    server and per tool, and who the token speaks for in the handler's context."""
+    server = Server("guarded")
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        return json.dumps({"subject": ctx.auth.subject, "scopes": list(ctx.auth.scopes), "client": ctx.auth.client_id})
+
+    @server.tool()
+    def erase() -> str:
+        return "erased"
+
+    with authorization_server() as issuer:
+        async def main():
+            url = await server.start_http("127.0.0.1", 0, auth_issuer=issuer, auth_scopes=["mcp:read"],
+                                          tool_scopes={"erase": ["mcp:write"]})
+            try:
+                reader = OAuth(client_id="machine", client_secret="machine-secret", grant="client_credentials", scope="mcp:read")
+                async with Client.http(url, auth=reader) as c:
+                    assert json.loads((await c.call_tool("whoami")).content[0].text) == {
+                        "subject": "machine", "scopes": ["mcp:read"], "client": "machine"}
+                    # The tool's own scope: the client steps up (asks for both) and goes on.
+                    assert (await c.call_tool("erase")).content[0].text == "erased"
+                    who = json.loads((await c.call_tool("whoami")).content[0].text)
+                    assert sorted(who["scopes"]) == ["mcp:read", "mcp:write"]
+                # No token: refused, clearly.
+                with pytest.raises(Unauthorized):
+                    await Client.http(url)
+            finally:
+                await server.stop_http()
+        run(main())

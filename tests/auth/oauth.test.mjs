@@ -95,7 +95,7 @@ test('client credentials: the CLI gets a token and the handler sees who it is', 
   assert.equal(r.code, 0, r.stderr);
   const who = JSON.parse(JSON.parse(r.stdout).content[0].text);
   assert.equal(who.subject, 'machine');
-  assert.equal(who.client_id, 'machine');
+  assert.equal(who.clientId, 'machine');
   assert.deepEqual(who.scopes, ['mcp:read']);
   assert.equal(who.claims.aud, mcpUrl);
   assert.ok(!r.stderr.includes('eyJ'), 'no token in the output');

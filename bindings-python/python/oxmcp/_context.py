@@ -52,6 +52,13 @@ class Context:
         return wrap(json.loads(text)) if text else None
 
     @property
+    def auth(self) -> Optional[McpObject]:
+        """Who the request's verified access token speaks for, on a protected server:
+        ``subject``, ``client_id``, ``scopes``, ``expires_at``, ``claims``."""
+        text = self._native.auth_json()
+        return wrap(json.loads(text)) if text else None
+
+    @property
     def client_capabilities(self) -> Optional[McpObject]:
         """What the client declared it can do."""
         text = self._native.client_capabilities_json()

@@ -7,7 +7,7 @@ import asyncio
 import dataclasses
 import inspect
 import json
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from . import _oxmcp
 from ._content import jsonable, tool_result
@@ -246,10 +246,24 @@ class Server:
         await self._native.serve_stdio()
 
     async def start_http(self, host: str = "127.0.0.1", port: int = 8000, *, path: str = "/mcp",
-                         stateless: bool = False, json_response: bool = False) -> str:
+                         stateless: bool = False, json_response: bool = False, auth_issuer: Optional[str] = None,
+                         auth_audience: Optional[str] = None, auth_scopes: Sequence[str] = (),
+                         tool_scopes: Optional[Mapping[str, Sequence[str]]] = None) -> str:
         """Starts Streamable HTTP (and legacy SSE on /sse) in the background; returns the URL.
-        Port 0 picks a free port."""
-        options = {"host": host, "port": port, "path": path, "stateless": stateless, "jsonResponse": json_response}
+        Port 0 picks a free port.
+
+        ``auth_issuer`` protects the endpoint with OAuth: requests need an access token (a
+        JWT of that issuer, checked against its published keys) for ``auth_audience``
+        (default: this endpoint's URL) with ``auth_scopes``, and a call of a tool named in
+        ``tool_scopes`` needs those too; handlers see who the token speaks for in
+        :attr:`Context.auth`."""
+        options: dict[str, Any] = {"host": host, "port": port, "path": path, "stateless": stateless,
+                                   "jsonResponse": json_response}
+        if auth_issuer is not None:
+            options["auth"] = {"issuer": auth_issuer, "scopes": list(auth_scopes),
+                               "toolScopes": {k: list(v) for k, v in (tool_scopes or {}).items()}}
+            if auth_audience is not None:
+                options["auth"]["audience"] = auth_audience
         return await self._native.start_http(json.dumps(options))
 
     async def stop_http(self) -> None:

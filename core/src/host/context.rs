@@ -20,6 +20,7 @@ pub fn info(ctx: &RequestContext) -> Value {
         "clientCapabilities": ctx.client_capabilities(),
         "protocolVersion": ctx.protocol_version().map(|v| v.to_string()),
         "cancelled": ctx.is_cancelled(),
+        "auth": ctx.auth(),
     })
 }
 

@@ -40,6 +40,57 @@ pub struct HttpOptions {
     pub allowed_origins: Option<Vec<String>>,
     /// The most sessions kept at once.
     pub max_sessions: Option<usize>,
+    /// Protects the endpoint with OAuth (see [`HttpAuth`]).
+    pub auth: Option<HttpAuth>,
+}
+
+/// A protected endpoint, as hosts pass it: `{"issuer": URL, "audience": URL, "scopes":
+/// [...], "toolScopes": {"tool": [...]}}`, or with `"introspection": {"endpoint",
+/// "clientId", "clientSecret"}` for opaque tokens. JWTs are checked against the issuer's
+/// keys (its JWKS, found through its metadata) for `audience`, which defaults to the
+/// endpoint's own URL.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct HttpAuth {
+    /// The authorization server clients go to, and the tokens' issuer.
+    pub issuer: String,
+    /// The resource tokens must be for (default: `http://HOST:PORT/PATH`).
+    pub audience: Option<String>,
+    /// Scopes every request needs.
+    pub scopes: Vec<String>,
+    /// Scopes a call of the named tool needs besides those.
+    pub tool_scopes: std::collections::HashMap<String, Vec<String>>,
+    /// Opaque tokens: ask the authorization server (RFC 7662).
+    pub introspection: Option<IntrospectionOptions>,
+}
+
+/// Where and as whom a server introspects tokens.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct IntrospectionOptions {
+    /// The introspection endpoint.
+    pub endpoint: String,
+    /// The server's client id there.
+    pub client_id: String,
+    /// Its secret.
+    pub client_secret: String,
+}
+
+impl HttpAuth {
+    fn resource(self, url: String) -> crate::auth::ProtectedResource {
+        use crate::auth::{Introspection, ProtectedResource, TokenVerifier};
+        let audience = self.audience.unwrap_or(url);
+        let mut r = match self.introspection {
+            Some(i) => {
+                let v = Introspection::new(i.endpoint, i.client_id, i.client_secret, audience.clone());
+                ProtectedResource::new(audience, vec![self.issuer], TokenVerifier::Introspection(Arc::new(v)))
+            }
+            None => ProtectedResource::jwt(audience, self.issuer),
+        };
+        r.required_scopes = self.scopes;
+        r.tool_scopes = self.tool_scopes;
+        r
+    }
 }
 
 impl Default for HttpOptions {
@@ -53,6 +104,7 @@ impl Default for HttpOptions {
             allowed_hosts: None,
             allowed_origins: None,
             max_sessions: None,
+            auth: None,
         }
     }
 }
@@ -77,11 +129,19 @@ impl HttpOptions {
 
     async fn config(self) -> Result<HttpServerConfig> {
         let host = self.host;
-        let bind = tokio::net::lookup_host((host.as_str(), self.port))
+        let mut bind = tokio::net::lookup_host((host.as_str(), self.port))
             .await
             .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("cannot resolve {host:?}: {e}")))?
             .next()
             .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("host {host:?} resolves to no address")))?;
+        if bind.port() == 0 && self.auth.as_ref().is_some_and(|a| a.audience.is_none()) {
+            // The audience is the endpoint's URL, so its port must be known before the
+            // server starts: a free one is picked now.
+            let probe = std::net::TcpListener::bind(bind)
+                .map_err(|e| Error::new(ErrorKind::Transport, format!("cannot bind {bind}: {e}")))?;
+            bind = probe.local_addr().map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
+        }
+        let url = format!("http://{bind}{}", self.path);
         let mut config = HttpServerConfig {
             bind,
             endpoint: self.path,
@@ -97,6 +157,9 @@ impl HttpOptions {
         }
         if let Some(n) = self.max_sessions {
             config.max_sessions = n;
+        }
+        if let Some(auth) = self.auth {
+            config.auth = Some(Arc::new(auth.resource(url)));
         }
         Ok(config)
     }

@@ -24,5 +24,5 @@ mod staged;
 
 pub use calls::{CallId, HostCalls, Outcome};
 pub use client::{ClientHooks, ConnectOptions};
-pub use listen::HttpOptions;
+pub use listen::{HttpAuth, HttpOptions, IntrospectionOptions};
 pub use staged::{HandlerKind, HostFn, StagedServer};

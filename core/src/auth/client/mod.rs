@@ -87,7 +87,8 @@ pub struct OAuthOptions {
     /// The URL of this client's metadata document, used as its client id where the
     /// authorization server supports that (CIMD).
     pub client_metadata_url: Option<String>,
-    /// The scope to ask for instead of the one discovery suggests.
+    /// The scope to ask for instead of the one discovery suggests (a server that needs
+    /// more still gets it asked for).
     pub scope: Option<String>,
     /// How many times one request may ask for more scopes after a 403 (default 2).
     pub max_step_ups: Option<u32>,
@@ -442,8 +443,9 @@ impl OAuth {
         self.keep(server_url, creds)
     }
 
-    /// The scope to ask for: the configured one; else the challenge's joined with what is
-    /// held (a step-up keeps what was granted); else what the resource lists; else none.
+    /// The scope to ask for: the challenge's joined with the configured one and what is
+    /// held (a step-up keeps what was granted); else the configured one; else what the
+    /// resource lists; else none.
     /// `offline_access` is added for a user's grant when the authorization server offers it.
     fn scope(&self, d: &Discovered, challenged: Option<&str>, held: Option<&str>) -> Option<String> {
         fn add(scopes: &mut Vec<String>, s: &str) {
@@ -454,11 +456,13 @@ impl OAuth {
             }
         }
         let mut scopes: Vec<String> = Vec::new();
-        if let Some(s) = &self.0.options.scope {
-            add(&mut scopes, s);
-        } else if let Some(c) = challenged.filter(|c| !c.trim().is_empty()) {
+        let configured = self.0.options.scope.as_deref();
+        if let Some(c) = challenged.filter(|c| !c.trim().is_empty()) {
+            add(&mut scopes, configured.unwrap_or_default());
             add(&mut scopes, held.unwrap_or_default());
             add(&mut scopes, c);
+        } else if let Some(s) = configured {
+            add(&mut scopes, s);
         } else if let Some(listed) = d.resource_scopes.as_ref().filter(|l| !l.is_empty()) {
             add(&mut scopes, &listed.join(" "));
         }

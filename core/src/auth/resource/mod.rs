@@ -28,6 +28,7 @@ pub use jwt::JwtVerifier;
 
 /// Who a verified token speaks for: what handlers see of it (the token itself stays out).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AuthInfo {
     /// The user or workload (`sub`).
     pub subject: Option<String>,
