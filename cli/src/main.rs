@@ -103,6 +103,8 @@ enum Command {
         /// Serve clients over Streamable HTTP on this address (port 0 picks a free one).
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
+        #[command(flatten)]
+        auth: oxmcp_cli::oauth::AuthArgs,
         /// The server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
@@ -290,8 +292,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect { json, auth, server } => inspect(json, &server, &auth).await,
-        Command::Proxy { stdio, http, server } => {
-            let target = oxmcp_cli::proxy::Target::parse(&server).ok_or_else(|| anyhow!("give the server after --"))?;
+        Command::Proxy { stdio, http, auth, server } => {
+            let mut target = oxmcp_cli::proxy::Target::parse(&server).ok_or_else(|| anyhow!("give the server after --"))?;
+            if let oxmcp_cli::proxy::Target::Url(_, oauth) = &mut target {
+                // A protected remote server: the proxy's own tokens (`oxmcp login`, or
+                // client credentials), never its clients'.
+                *oauth = Some(oxmcp_cli::oauth::for_command(&auth).await?);
+            }
             match (stdio, http) {
                 (_, Some(addr)) => {
                     let backend = std::sync::Arc::new(oxmcp_cli::proxy::PerSessionTarget(target));

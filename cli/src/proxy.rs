@@ -20,8 +20,9 @@ use serde_json::Value;
 /// The server a proxy connects its clients to.
 #[derive(Clone, Debug)]
 pub enum Target {
-    /// A URL (Streamable HTTP or legacy HTTP+SSE).
-    Url(String),
+    /// A URL (Streamable HTTP or legacy HTTP+SSE), and the OAuth client that answers its
+    /// challenges: the proxy authorizes as itself, never passing a client's token on.
+    Url(String, Option<oxmcp::auth::OAuth>),
     /// A command started as a child process (stdio).
     Command(ChildProcess),
 }
@@ -31,7 +32,7 @@ impl Target {
     pub fn parse(server: &[String]) -> Option<Target> {
         let (program, args) = server.split_first()?;
         if args.is_empty() && (program.starts_with("http://") || program.starts_with("https://")) {
-            return Some(Target::Url(program.clone()));
+            return Some(Target::Url(program.clone(), None));
         }
         Some(Target::Command(ChildProcess::new(program).args(args)))
     }
@@ -42,7 +43,13 @@ impl Target {
 fn relay<T: Transport>(target: &Target, client_side: T) -> Result<Relay, (T, std::io::Error)> {
     let config = SessionConfig::default();
     match target {
-        Target::Url(url) => Ok(Relay::start(client_side, HttpClientTransport::new(url), config)),
+        Target::Url(url, oauth) => {
+            let mut transport = HttpClientTransport::new(url);
+            if let Some(o) = oauth {
+                transport = transport.oauth(o.clone());
+            }
+            Ok(Relay::start(client_side, transport, config))
+        }
         Target::Command(cmd) => match cmd.spawn() {
             Ok(child) => Ok(Relay::start(client_side, child, config)),
             Err(e) => Err((client_side, e)),

@@ -174,3 +174,37 @@ test('authorization code: login in a browser, then calls with the kept tokens, r
   assert.equal(third.code, 0, third.stderr);
   assert.equal(JSON.parse(JSON.parse(third.stdout).content[0].text).subject, 'alice');
 });
+
+test('oxmcp proxy authorizes as itself: a stdio host reaches the protected server without a token of its own', async () => {
+  const proxy = spawn(oxmcp, ['proxy', '--stdio', '--client-id', 'machine', '--client-secret', 'machine-secret', '--', mcpUrl], {
+    env: { ...process.env, OXMCP_TOKENS: join(dir, 'proxy.json') },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(proxy);
+  const lines = [];
+  let buffered = '';
+  const answered = new Map();
+  proxy.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let i;
+    while ((i = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, i);
+      buffered = buffered.slice(i + 1);
+      const msg = JSON.parse(line);
+      lines.push(msg);
+      answered.get(msg.id)?.(msg);
+    }
+  });
+  const ask = (id, method, params) =>
+    new Promise((resolve) => {
+      answered.set(id, resolve);
+      proxy.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+  const init = await ask(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } });
+  assert.ok(init.result, JSON.stringify(init));
+  proxy.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  const call = await ask(2, 'tools/call', { name: 'whoami', arguments: {} });
+  const who = JSON.parse(call.result.content[0].text);
+  assert.equal(who.subject, 'machine');
+  proxy.stdin.end();
+});
