@@ -35,6 +35,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_listening(proc, port: int, what: str) -> None:
+    """Waits until something accepts connections on 127.0.0.1:``port`` (``proc`` must not
+    exit meanwhile)."""
+    deadline = time.time() + 30
+    while True:
+        assert proc.poll() is None, f"{what} exited early with status {proc.returncode}"
+        assert time.time() < deadline, f"{what} did not listen on port {port} in time"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
 @contextmanager
 def http_server(script: str, mode: str = "http", started=None):
     """``python script MODE PORT`` in a child process, until it accepts connections; yields
@@ -44,15 +58,7 @@ def http_server(script: str, mode: str = "http", started=None):
     if started is not None:
         started(proc.pid)
     try:
-        deadline = time.time() + 30
-        while True:
-            assert proc.poll() is None, f"{script} exited early with status {proc.returncode}"
-            assert time.time() < deadline, f"{script} did not listen on port {port} in time"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_listening(proc, port, script)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         if proc.poll() is None:

@@ -16,24 +16,11 @@ from contextlib import contextmanager
 
 import pytest
 
-from conftest import REPO, free_port, oxmcp_bin, run
+from conftest import REPO, free_port, oxmcp_bin, run, wait_listening
 from oxmcp import Client, Context, OAuth, Server, Unauthorized
 
 NODE = REPO / "tests" / "auth" / "node_modules" / "node" / "bin" / "node"
 PROVIDER = REPO / "tests" / "auth" / "provider.mjs"
-
-
-def wait_listening(proc, port):
-    deadline = time.time() + 30
-    import socket
-    while True:
-        assert proc.poll() is None, f"exited early with status {proc.returncode}"
-        assert time.time() < deadline, f"nothing listens on {port}"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
 
 
 @contextmanager
@@ -42,7 +29,7 @@ def authorization_server():
     as_port = free_port()
     proc = subprocess.Popen([str(NODE), str(PROVIDER), str(as_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_listening(proc, as_port)
+        wait_listening(proc, as_port, "the authorization server")
         yield f"http://127.0.0.1:{as_port}"
     finally:
         proc.terminate()
@@ -57,7 +44,7 @@ def protected_server():
         proc = subprocess.Popen([oxmcp_bin(), "everything-server", "--http", f"127.0.0.1:{port}", "--auth-issuer", issuer,
                                  "--auth-scopes", "mcp:read"], stderr=subprocess.DEVNULL)
         try:
-            wait_listening(proc, port)
+            wait_listening(proc, port, "the protected server")
             yield issuer, f"http://127.0.0.1:{port}/mcp"
         finally:
             proc.terminate()
