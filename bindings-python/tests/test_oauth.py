@@ -9,7 +9,6 @@ import json
 import os
 import re
 import subprocess
-import time
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
