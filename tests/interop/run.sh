@@ -48,6 +48,12 @@ else
   log ".venv up to date"
 fi
 
+# --- The authorization server of the OAuth tests ----------------------------------------
+# oauth.test.mjs runs tests/auth/provider.mjs (oidc-provider) on the Node 22 it asks for;
+# tests/auth/install.sh puts both into tests/auth/node_modules (skipped when current).
+log "tests/auth/install.sh (oidc-provider, Node 22)"
+bash "$REPO/tests/auth/install.sh" >&2
+
 # --- oxmcp CLI ---------------------------------------------------------------------------
 if [[ -z "${OXMCP_BIN:-}" ]]; then
   need cargo
@@ -66,4 +72,5 @@ log "OXMCP_BIN=$OXMCP_BIN"
 # TAP output ends with node's summary lines (# tests, # pass, # fail, ...).
 exec node --test --test-reporter=tap \
   ts_client.test.mjs oxmcp_client.test.mjs \
-  ts_client_http.test.mjs oxmcp_client_http.test.mjs
+  ts_client_http.test.mjs oxmcp_client_http.test.mjs \
+  oauth.test.mjs
