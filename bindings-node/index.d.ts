@@ -250,6 +250,9 @@ export class Server {
   /** Serves one client on stdin/stdout; resolves once serving. */
   listenStdio(): Promise<void>
   /** Serves Streamable HTTP (and legacy SSE); resolves to the endpoint URL. */
+  /** Checks the access tokens of a protected HTTP listener with `fn` instead of JWTs:
+   *  who the token speaks for, or `null` to refuse it. */
+  verifyTokens(fn: (token: string) => Partial<AuthInfo> | null | Promise<Partial<AuthInfo> | null>): void
   listenHttp(options?: HttpOptions): Promise<string>
   /** Stops serving; the process can exit. */
   close(): Promise<void>

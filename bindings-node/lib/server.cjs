@@ -2,7 +2,7 @@
 // The Server and the Context its handlers get.
 
 const native = require('../native.cjs')
-const { InvalidInputError, RequestCancelledError, nativeCall, thrownToJson, wrapSync } = require('./errors.cjs')
+const { InvalidInputError, RequestCancelledError, UnauthorizedError, nativeCall, thrownToJson, wrapSync } = require('./errors.cjs')
 const { schemaOf, zod, zodParse } = require('./schema.cjs')
 const { completionResult, promptResult, resourceResult, toolResult } = require('./results.cjs')
 
@@ -140,6 +140,24 @@ class Server {
   _slot(run, finish) {
     this._slots.push({ run, finish })
     return this._slots.length - 1
+  }
+
+  /** Checks the access tokens of a protected HTTP listener (`listenHttp({ auth })`) with
+   *  `fn(token)` instead of JWTs of the issuer: it returns (or resolves to) who the token
+   *  speaks for, `{ subject, clientId, scopes, claims }` (any left out), or `null` (or
+   *  throws) to refuse it.
+   *
+   *  ```js
+   *  server.verifyTokens(async token => token === 's3cret' ? { subject: 'alice', scopes: ['mcp:read'] } : null)
+   *  ```
+   */
+  verifyTokens(fn) {
+    if (typeof fn !== 'function') throw new InvalidInputError('verifyTokens takes a function')
+    const slot = this._slot(input => fn(input.token), info => {
+      if (info == null) throw new UnauthorizedError(null, 'the token was refused')
+      return info
+    })
+    wrapSync(() => this._native.verifyTokens(slot))
   }
 
   /** Registers a tool: `tool(name, handler)` or `tool(name, config, handler)`; config has

@@ -90,6 +90,14 @@ impl NativeServer {
         self.server.register(kind, &definition_json, self.host_fn(kind, slot)).map_err(|e| errors::to_js(env, &e))
     }
 
+    /// Checks access tokens of a protected HTTP listener with the JS function at `slot`
+    /// (input `{"token"}`, result who the token speaks for).
+    #[napi]
+    pub fn verify_tokens(&self, slot: u32) {
+        let events = self.events.clone();
+        self.server.verify_tokens_with(Arc::new(move |id, input| events.send(TOOL, id, slot, Some(input), None)));
+    }
+
     /// Removes a tool; returns whether it existed.
     #[napi]
     pub fn remove_tool(&self, name: String) -> bool {

@@ -104,3 +104,23 @@ test('a Node server protected by OAuth: ctx.auth in handlers, scopes per server 
     await server.close()
   }
 })
+
+test('a JS function checks the tokens: who it says reaches ctx.auth; null refuses', async () => {
+  const server = new Server({ name: 'checked', version: '1.0.0' })
+  const seen = []
+  server.verifyTokens(async token => {
+    seen.push(token)
+    return token === 's3cret' ? { subject: 'alice', clientId: 'cli', scopes: ['mcp:read'] } : null
+  })
+  server.tool('whoami', {}, (_args, ctx) => JSON.stringify([ctx.auth.subject, ctx.auth.clientId, ctx.auth.scopes]))
+  const checked = await server.listenHttp({ port: 0, auth: { issuer: 'https://as.example.com', scopes: ['mcp:read'] } })
+  try {
+    const client = await Client.http(checked, { headers: { authorization: 'Bearer s3cret' } })
+    assert.deepEqual(JSON.parse((await client.callTool('whoami', {})).content[0].text), ['alice', 'cli', ['mcp:read']])
+    await client.close()
+    await assert.rejects(Client.http(checked, { headers: { authorization: 'Bearer guess' } }), UnauthorizedError)
+    assert.ok(seen.includes('guess') && seen.includes('s3cret'))
+  } finally {
+    await server.close()
+  }
+})

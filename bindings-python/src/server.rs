@@ -61,6 +61,16 @@ impl NativeServer {
         self.staged.register(kind, definition_json, host).map_err(errors::raise)
     }
 
+    /// Checks access tokens with `handler(input_json)` on a protected HTTP listener.
+    fn verify_tokens(&self, handler: Py<PyAny>, is_async: bool) {
+        let f = PyFn { func: Arc::new(handler), is_async };
+        let (calls, event_loop) = (self.staged.calls().clone(), self.event_loop.clone());
+        self.staged.verify_tokens_with(Arc::new(move |id, input: String| {
+            let Some(lp) = event_loop.get() else { return false };
+            f.start(lp, &calls, id, move |py| PyTuple::new(py, [input.into_pyobject(py)?.into_any()]))
+        }));
+    }
+
     /// Removes a tool, staged or live; returns whether it existed.
     fn remove_tool(&self, name: &str) -> bool {
         self.staged.remove_tool(name)

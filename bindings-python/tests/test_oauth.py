@@ -170,3 +170,31 @@ def test_a_python_server_protected_by_oauth():
             finally:
                 await server.stop_http()
         run(main())
+
+
+def test_a_host_function_checks_the_tokens():
+    """The host's own token check instead of JWTs: who it says the token is reaches the
+    handler; a token it refuses (None) is a 401 the client reports as Unauthorized."""
+    server = Server("checked")
+    seen = []
+
+    @server.token_verifier
+    async def check(token: str):
+        seen.append(token)
+        return {"subject": "alice", "client_id": "cli", "scopes": ["mcp:read"]} if token == "s3cret" else None
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        return json.dumps([ctx.auth.subject, ctx.auth.client_id, list(ctx.auth.scopes)])
+
+    async def main():
+        url = await server.start_http("127.0.0.1", 0, auth_issuer="https://as.example.com", auth_scopes=["mcp:read"])
+        try:
+            async with Client.http(url, headers={"Authorization": "Bearer s3cret"}) as c:
+                assert json.loads((await c.call_tool("whoami")).content[0].text) == ["alice", "cli", ["mcp:read"]]
+            with pytest.raises(Unauthorized):
+                await Client.http(url, headers={"Authorization": "Bearer guess"})
+            assert "guess" in seen and "s3cret" in seen
+        finally:
+            await server.stop_http()
+    run(main())

@@ -225,6 +225,32 @@ class Server:
 
         return decorate
 
+    def token_verifier(self, fn: Callable) -> Callable:
+        """Registers ``fn(token) -> dict | None`` (plain or async) as the check of access
+        tokens on a protected HTTP listener (``start_http(auth_issuer=...)``), instead of
+        JWTs of the issuer: it answers who the token speaks for (``subject``, ``client_id``,
+        ``scopes``, ``claims``, any left out), or ``None`` (or raises) to refuse it.
+
+        Example::
+
+            @server.token_verifier
+            async def check(token: str):
+                return {"subject": "alice", "scopes": ["mcp:read"]} if token == "s3cret" else None
+        """
+        def prepare(input_json: str) -> dict:
+            return {"token": json.loads(input_json)["token"]}
+
+        def finish(info: Any) -> Optional[str]:
+            if info is None:
+                return None  # the engine refuses the token
+            names = {"subject": "subject", "client_id": "clientId", "scopes": "scopes", "expires_at": "expiresAt",
+                     "claims": "claims"}
+            return json.dumps({names.get(k, k): v for k, v in dict(info).items()})
+
+        handler, is_async = _bind(fn, prepare, finish)
+        self._native.verify_tokens(handler, is_async)
+        return fn
+
     def remove_tool(self, name: str) -> bool:
         """Removes a tool (clients are told the list changed); whether it existed, staged
         or live."""

@@ -77,15 +77,17 @@ pub struct IntrospectionOptions {
 }
 
 impl HttpAuth {
-    fn resource(self, url: String) -> crate::auth::ProtectedResource {
+    /// The resource at `url`; `verify` is the host's own token check, if it has one.
+    fn resource(self, url: String, verify: Option<crate::auth::VerifyFn>) -> crate::auth::ProtectedResource {
         use crate::auth::{Introspection, ProtectedResource, TokenVerifier};
         let audience = self.audience.unwrap_or(url);
-        let mut r = match self.introspection {
-            Some(i) => {
+        let mut r = match (verify, self.introspection) {
+            (Some(f), _) => ProtectedResource::new(audience, vec![self.issuer], TokenVerifier::Custom(f)),
+            (None, Some(i)) => {
                 let v = Introspection::new(i.endpoint, i.client_id, i.client_secret, audience.clone());
                 ProtectedResource::new(audience, vec![self.issuer], TokenVerifier::Introspection(Arc::new(v)))
             }
-            None => ProtectedResource::jwt(audience, self.issuer),
+            (None, None) => ProtectedResource::jwt(audience, self.issuer),
         };
         r.required_scopes = self.scopes;
         r.tool_scopes = self.tool_scopes;
@@ -127,7 +129,7 @@ impl HttpOptions {
         Ok(Self { host: host.to_string(), port, ..Self::default() })
     }
 
-    async fn config(self) -> Result<HttpServerConfig> {
+    async fn config(self, verify: Option<crate::auth::VerifyFn>) -> Result<HttpServerConfig> {
         let host = self.host;
         let mut bind = tokio::net::lookup_host((host.as_str(), self.port))
             .await
@@ -159,7 +161,7 @@ impl HttpOptions {
             config.max_sessions = n;
         }
         if let Some(auth) = self.auth {
-            config.auth = Some(Arc::new(auth.resource(url)));
+            config.auth = Some(Arc::new(auth.resource(url, verify)));
         }
         Ok(config)
     }
@@ -220,8 +222,13 @@ impl Listeners {
         }))
     }
 
-    pub(crate) async fn start_http(&self, server: Server, options: HttpOptions) -> Result<String> {
-        let config = options.config().await?;
+    pub(crate) async fn start_http(
+        &self,
+        server: Server,
+        options: HttpOptions,
+        verify: Option<crate::auth::VerifyFn>,
+    ) -> Result<String> {
+        let config = options.config(verify).await?;
         let bind = config.bind;
         let http = HttpServer::bind(server, config)
             .await

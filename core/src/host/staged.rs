@@ -160,6 +160,8 @@ struct State {
     registrations: Vec<Registration>,
     /// The engine's server, once serving started.
     running: Option<Server>,
+    /// The host's own check of access tokens, for a protected HTTP listener.
+    token_verifier: Option<HostFn>,
 }
 
 /// A server whose handlers are host functions. Every binding's `Server` wraps one.
@@ -201,6 +203,7 @@ impl StagedServer {
             config,
             registrations: Vec::new(),
             running: None,
+            token_verifier: None,
         };
         Arc::new(Self { state: Mutex::new(state), calls, listeners: Listeners::default() })
     }
@@ -331,7 +334,33 @@ impl StagedServer {
     /// endpoint's URL. A second start replaces the first listener.
     pub async fn start_http(&self, options: HttpOptions) -> Result<String> {
         let server = self.server()?;
-        self.listeners.start_http(server, options).await
+        let verify = self.lock().token_verifier.clone().map(|f| self.host_verifier(f));
+        self.listeners.start_http(server, options, verify).await
+    }
+
+    /// Has a protected HTTP listener check access tokens with `f` instead of JWT or
+    /// introspection: it gets `{"token": "..."}` and answers with who the token speaks
+    /// for (`{"subject", "clientId", "scopes", "expiresAt", "claims"}`, any left out), or
+    /// fails to refuse it.
+    pub fn verify_tokens_with(&self, f: HostFn) {
+        self.lock().token_verifier = Some(f);
+    }
+
+    fn host_verifier(&self, f: HostFn) -> crate::auth::VerifyFn {
+        let calls = self.calls.clone();
+        Arc::new(move |token: String| {
+            let (calls, f) = (calls.clone(), f.clone());
+            Box::pin(async move {
+                let input = json!({ "token": token }).to_string();
+                let refused = |why: String| Error::new(ErrorKind::Unauthorized, why);
+                let text = calls
+                    .run(CancellationToken::new(), None, move |id| f(id, input))
+                    .await
+                    .map_err(|e| refused(e.message().to_string()))?;
+                serde_json::from_str::<crate::auth::AuthInfo>(&text)
+                    .map_err(|_| refused("the token check answered no identity".into()))
+            })
+        })
     }
 
     /// The HTTP listener's address, while one runs.

@@ -27,8 +27,8 @@ pub use introspect::Introspection;
 pub use jwt::JwtVerifier;
 
 /// Who a verified token speaks for: what handlers see of it (the token itself stays out).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct AuthInfo {
     /// The user or workload (`sub`).
     pub subject: Option<String>,
