@@ -328,6 +328,9 @@ export interface OAuthOptions {
   signingAlg?: string
   /** Keeps the tokens in this file (readable by its owner only); in memory otherwise. */
   tokenFile?: string
+  /** The authorization server a secret or key belongs to: a server naming another one
+   *  is refused, so the secret never reaches it. */
+  issuer?: string
   /** Shows the user the authorization URL (opens a browser, prints it...). */
   redirectHandler?: (url: string, extra: ServerRequestExtra) => void | Promise<void>
   /** The URL the browser was sent back to (its state and iss are checked). */

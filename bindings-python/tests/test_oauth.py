@@ -93,6 +93,15 @@ def test_client_credentials_and_the_authorization_code_grant(tmp_path):
             async with Client.http(url, auth=machine) as c:
                 who = whoami(await c.call_tool("whoami"))
                 assert who["subject"] == "machine" and who["scopes"] == ["mcp:read"] and who["claims"]["aud"] == url
+            assert "machine-secret" not in repr(machine)
+            # Credentials pinned to another authorization server never go to this one.
+            pinned = OAuth(client_id="machine", client_secret="machine-secret", grant="client_credentials",
+                           issuer="https://as.example.com")
+            with pytest.raises(Unauthorized, match="as.example.com"):
+                await Client.http(url, auth=pinned)
+            pinned.issuer = issuer
+            async with Client.http(url, auth=pinned) as c:
+                assert whoami(await c.call_tool("whoami"))["subject"] == "machine"
 
             # A user: the browser is reached through the two handlers.
             landed = []

@@ -19,6 +19,10 @@ pub struct AuthArgs {
     /// OAuth client secret.
     #[arg(long, value_name = "SECRET", requires = "client_id")]
     pub client_secret: Option<String>,
+    /// The authorization server (issuer) the client id belongs to: a server that sends
+    /// the client elsewhere is refused, so the secret never goes there.
+    #[arg(long, value_name = "URL", requires = "client_id")]
+    pub issuer: Option<String>,
 }
 
 /// Where tokens are kept: `$OXMCP_TOKENS`, else `$XDG_CONFIG_HOME/oxmcp/tokens.json`,
@@ -48,6 +52,7 @@ pub async fn for_command(args: &AuthArgs) -> Result<OAuth> {
             grant: Grant::ClientCredentials,
             client_id: Some(id.clone()),
             client_secret: Some(secret.clone()),
+            issuer: args.issuer.clone(),
             ..Default::default()
         };
         return Ok(OAuth::new(options).store(store));
@@ -62,6 +67,7 @@ async fn interactive(args: &AuthArgs, port: u16, store: Arc<FileStore>) -> Resul
         redirect_uri: Some(loopback.redirect_uri().to_string()),
         client_id: args.client_id.clone(),
         client_secret: args.client_secret.clone(),
+        issuer: args.issuer.clone(),
         ..Default::default()
     };
     let agent = loopback.agent(show, Duration::from_secs(300));

@@ -4,7 +4,7 @@ authorization code grant, how the user's browser is reached."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Literal, Optional, Union
 
 #: How tokens are obtained: a user in a browser, or the client on its own behalf.
@@ -32,18 +32,21 @@ class OAuth:
 
     ``callback_handler`` returns the whole URL the browser was sent back to: the engine
     checks its ``state`` and ``iss`` before it uses the code. Tokens live in memory, or in
-    ``token_file`` (readable by its owner only) to outlive the process.
+    ``token_file`` (readable by its owner only) to outlive the process. ``issuer`` pins the
+    authorization server a secret or key belongs to: a server that names another one is
+    refused, so the secret never reaches it.
     """
 
     client_id: Optional[str] = None
-    client_secret: Optional[str] = None
+    client_secret: Optional[str] = field(default=None, repr=False)
     grant: Grant = "authorization_code"
     scope: Optional[str] = None
     client_name: Optional[str] = None
     redirect_uri: Optional[str] = None
     client_metadata_url: Optional[str] = None
-    private_key_pem: Optional[str] = None
+    private_key_pem: Optional[str] = field(default=None, repr=False)
     signing_alg: Optional[str] = None
+    issuer: Optional[str] = None
     token_file: Optional[str] = None
     redirect_handler: Optional[Callable[[str], Union[Awaitable[None], None]]] = None
     callback_handler: Optional[Callable[[], Union[Awaitable[str], str]]] = None
@@ -53,7 +56,7 @@ class OAuth:
         names = {"client_id": "clientId", "client_secret": "clientSecret", "grant": "grant", "scope": "scope",
                  "client_name": "clientName", "redirect_uri": "redirectUri",
                  "client_metadata_url": "clientMetadataUrl", "private_key_pem": "privateKeyPem",
-                 "signing_alg": "signingAlg"}
+                 "signing_alg": "signingAlg", "issuer": "issuer"}
         return {wire: getattr(self, attr) for attr, wire in names.items() if getattr(self, attr) is not None}
 
     @property

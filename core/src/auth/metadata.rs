@@ -7,9 +7,22 @@ use serde_json::{Map, Value};
 
 use super::discovery::{resource_allowed, url_ok};
 
-/// A URL inside a peer's document: a bad one is the peer's protocol error.
+/// A URL inside a peer's document: a bad one is the peer's protocol error. An
+/// authorization server's endpoints carry secrets, codes and tokens: HTTPS, or plain HTTP
+/// on the loopback interface only (OAuth 2.1 §1.5).
 fn peer_url(what: &str, url: &str) -> Result<()> {
-    url_ok(what, url).map_err(|e| Error::new(ErrorKind::Protocol, e.message().to_string()))
+    url_ok(what, url).map_err(|e| Error::new(ErrorKind::Protocol, e.message().to_string()))?;
+    let u = reqwest::Url::parse(url).map_err(|e| Error::new(ErrorKind::Protocol, e.to_string()))?;
+    let loopback = match u.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if u.scheme() != "https" && !loopback {
+        return Err(Error::new(ErrorKind::Protocol, format!("the {what} URL {url:?} is not HTTPS")));
+    }
+    Ok(())
 }
 use crate::error::{Error, ErrorKind, Result};
 
@@ -204,5 +217,10 @@ mod tests {
         let no_pkce =
             AuthorizationServerMetadata::parse(br#"{"issuer": "https://as.example.com"}"#, "https://as.example.com").unwrap();
         assert!(no_pkce.check_pkce().is_err());
+        // An authorization server's endpoints in clear text, off the loopback interface.
+        let clear = br#"{"issuer": "https://as.example.com", "token_endpoint": "http://as.example.com/token"}"#;
+        assert!(AuthorizationServerMetadata::parse(clear, "https://as.example.com").unwrap_err().message().contains("HTTPS"));
+        let local = br#"{"issuer": "http://127.0.0.1:9", "token_endpoint": "http://127.0.0.1:9/token"}"#;
+        assert!(AuthorizationServerMetadata::parse(local, "http://127.0.0.1:9").is_ok());
     }
 }

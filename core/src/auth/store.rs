@@ -145,20 +145,27 @@ impl FileStore {
         Self { path: path.into(), lock: Mutex::new(()) }
     }
 
-    fn read_all(&self) -> HashMap<String, Credentials> {
-        std::fs::read(&self.path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+    /// Everything in the file: nothing when there is no file; an error when it cannot be
+    /// read (a save must not wipe what it did not understand).
+    fn read_all(&self) -> Result<HashMap<String, Credentials>> {
+        match std::fs::read(&self.path) {
+            Ok(b) => serde_json::from_slice(&b)
+                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("{} is not a token file: {e}", self.path.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashMap::new()),
+            Err(e) => Err(Error::new(ErrorKind::InvalidInput, format!("cannot read {}: {e}", self.path.display()))),
+        }
     }
 }
 
 impl CredentialStore for FileStore {
     fn load(&self, resource: &str) -> Option<Credentials> {
         let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        self.read_all().remove(resource)
+        self.read_all().ok()?.remove(resource)
     }
 
     fn save(&self, resource: &str, credentials: &Credentials) -> Result<()> {
         let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut all = self.read_all();
+        let mut all = self.read_all()?;
         all.insert(resource.to_string(), credentials.clone());
         let io = |e: std::io::Error| Error::new(ErrorKind::InvalidInput, format!("cannot write {}: {e}", self.path.display()));
         if let Some(dir) = self.path.parent() {
@@ -166,9 +173,11 @@ impl CredentialStore for FileStore {
         }
         // Written to a private temporary file, then renamed: never a moment where the
         // tokens sit in a file others can read, nor a half-written file.
-        let tmp = self.path.with_extension("tmp");
+        // A name of its own (another process may be saving too) that did not exist: its
+        // mode is the one asked for, not that of a file left behind.
+        let tmp = self.path.with_extension(format!("tmp.{}.{}", std::process::id(), crate::auth::pkce::random_token()));
         let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
+        options.write(true).create_new(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         let body = serde_json::to_vec_pretty(&all).expect("credentials serialize");

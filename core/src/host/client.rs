@@ -155,6 +155,9 @@ fn builder(options: &ConnectOptions, hooks: &ClientHooks, calls: &Arc<HostCalls>
 /// [`ConnectOptions::oauth`]).
 pub const AUTHORIZE: &str = "authorize";
 
+/// How long the host's `authorize` may take (the user in a browser).
+const AUTHORIZE_WAIT: Duration = Duration::from_secs(300);
+
 /// The user agent of a host: the host shows the user the authorization URL (or opens a
 /// browser) and answers with the URL the browser came back to.
 fn host_agent(calls: Arc<HostCalls>, f: RequestFn) -> UserAgent {
@@ -162,7 +165,25 @@ fn host_agent(calls: Arc<HostCalls>, f: RequestFn) -> UserAgent {
         let (calls, f) = (calls.clone(), f.clone());
         Box::pin(async move {
             let params = serde_json::json!({"url": req.url, "redirectUri": req.redirect_uri}).to_string();
-            let text = calls.run(tokio_util::sync::CancellationToken::new(), None, |id| f(id, AUTHORIZE, params)).await?;
+            // A user who never comes back must not hold the client's authorization (and
+            // every request waiting on it) for ever: the host's call is cancelled.
+            let give_up = tokio_util::sync::CancellationToken::new();
+            let timer = tokio::spawn({
+                let t = give_up.clone();
+                async move {
+                    tokio::time::sleep(AUTHORIZE_WAIT).await;
+                    t.cancel();
+                }
+            });
+            let out = calls.run(give_up, None, |id| f(id, AUTHORIZE, params)).await;
+            timer.abort();
+            let text = out.map_err(|e| match e.kind() {
+                ErrorKind::Cancelled => Error::new(
+                    ErrorKind::Unauthorized,
+                    format!("no authorization came back within {} s", AUTHORIZE_WAIT.as_secs()),
+                ),
+                _ => e,
+            })?;
             serde_json::from_str::<String>(&text).map_err(|_| {
                 Error::new(ErrorKind::Handler, "the authorize handler must answer with the URL the browser came back to")
             })

@@ -65,7 +65,7 @@ pub struct HttpAuth {
 }
 
 /// Where and as whom a server introspects tokens.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct IntrospectionOptions {
     /// The introspection endpoint.
@@ -74,6 +74,15 @@ pub struct IntrospectionOptions {
     pub client_id: String,
     /// Its secret.
     pub client_secret: String,
+}
+
+impl std::fmt::Debug for IntrospectionOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IntrospectionOptions")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl HttpAuth {

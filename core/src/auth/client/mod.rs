@@ -38,7 +38,7 @@ use self::fetch::denied;
 use crate::auth::challenge::{BearerChallenge, Challenge};
 use crate::auth::discovery::canonical_resource;
 use crate::auth::store::{CredentialStore, Credentials, MemoryStore, Tokens};
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 
 pub use grant::MAX_TOKEN_BYTES;
 pub use loopback::Loopback;
@@ -72,7 +72,8 @@ pub struct OAuthOptions {
     /// The name dynamic registration gives the client (default `oxmcp`).
     pub client_name: Option<String>,
     /// Where the authorization server sends the browser back (default
-    /// `http://127.0.0.1/callback`; a loopback agent sets its own).
+    /// `http://127.0.0.1/callback`; with a [`Loopback`] agent, its
+    /// [`redirect_uri`](Loopback::redirect_uri)).
     pub redirect_uri: Option<String>,
     /// A client id registered beforehand (then no registration happens).
     pub client_id: Option<String>,
@@ -92,6 +93,11 @@ pub struct OAuthOptions {
     pub scope: Option<String>,
     /// How many times one request may ask for more scopes after a 403 (default 2).
     pub max_step_ups: Option<u32>,
+    /// The authorization server's issuer these credentials belong to: any other one the
+    /// server names is refused, so a secret, key or assertion configured here never goes
+    /// to an authorization server a (hostile) MCP server picked. Recommended whenever a
+    /// secret, a private key or an assertion is configured.
+    pub issuer: Option<String>,
     /// Whether to bind tokens with DPoP (where the authorization server offers it):
     /// `true` always, `false` never; by default when the server asks for it.
     pub dpop: Option<bool>,
@@ -167,6 +173,8 @@ struct State {
     /// Loaded from the store on first use.
     credentials: Option<Credentials>,
     discovered: Option<Arc<Discovered>>,
+    /// The server this client is for (canonical URL), once used.
+    server: Option<String>,
     /// Bumped whenever the tokens change: a request refused with older tokens just tries
     /// again instead of starting another flow.
     generation: u64,
@@ -209,7 +217,7 @@ struct Shared {
 /// What a request to the server carries: its `Authorization` value, the DPoP proof for
 /// it when the token is bound, and the generation of the tokens (for
 /// [`OAuth::refused`]).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Authorization {
     /// `Bearer …` or `DPoP …`.
     pub header: String,
@@ -217,6 +225,13 @@ pub struct Authorization {
     pub dpop: Option<String>,
     /// Which tokens these are.
     pub generation: u64,
+}
+
+impl std::fmt::Debug for Authorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scheme = self.header.split(' ').next().unwrap_or_default();
+        f.debug_struct("Authorization").field("scheme", &scheme).field("generation", &self.generation).finish_non_exhaustive()
+    }
 }
 
 /// How the server refused a request.
@@ -247,7 +262,7 @@ impl OAuth {
     }
 
     fn build(options: OAuthOptions, agent: Option<UserAgent>, store: Arc<dyn CredentialStore>) -> Self {
-        let state = State { credentials: None, discovered: None, generation: 0 };
+        let state = State { credentials: None, discovered: None, server: None, generation: 0 };
         OAuth(Arc::new(Shared {
             options,
             agent,
@@ -287,6 +302,24 @@ impl OAuth {
         s.credentials.get_or_insert_with(|| self.0.store.load(&Self::key(server_url)).unwrap_or_default()).clone()
     }
 
+    /// Ties this client to the first server it is used with: its tokens, registration and
+    /// discovery are that server's, and must never reach another.
+    fn check_server(&self, server_url: &str) -> Result<()> {
+        let key = Self::key(server_url);
+        let mut s = self.state();
+        match &s.server {
+            Some(bound) if *bound != key => Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("this OAuth client serves {bound:?}; make another one for {key:?}"),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                s.server = Some(key);
+                Ok(())
+            }
+        }
+    }
+
     fn keep(&self, server_url: &str, credentials: Credentials) -> Result<()> {
         self.0.store.save(&Self::key(server_url), &credentials)?;
         let mut s = self.state();
@@ -309,6 +342,7 @@ impl OAuth {
     /// What a `method` request to the server at `server_url` carries; refreshes first
     /// when the token is about to expire. `None` before any token was obtained.
     pub async fn authorization(&self, method: &str, server_url: &str) -> Result<Option<Authorization>> {
+        self.check_server(server_url)?;
         let tokens = self.credentials(server_url).tokens;
         if tokens.as_ref().is_some_and(|t| t.refresh_token.is_some() && t.expires_within(60)) {
             let _flow = self.0.flow.lock().await;
@@ -343,7 +377,7 @@ impl OAuth {
             Some(Ok(Some(c))) => c,
             _ => BearerChallenge::default(),
         };
-        if let (Some("use_dpop_nonce"), Some(nonce)) = (challenge.error.as_deref(), dpop_nonce) {
+        if let (401, Some("use_dpop_nonce"), Some(nonce)) = (status, challenge.error.as_deref(), dpop_nonce) {
             let mut held = self.0.rs_nonce.lock().unwrap_or_else(|e| e.into_inner());
             // The same nonce refused twice: sending it a third time would not help.
             if held.as_deref() == Some(nonce) {
@@ -378,6 +412,7 @@ impl OAuth {
     /// Runs discovery and a grant now, without waiting for a challenge (what a CLI's
     /// `login` does).
     pub async fn login(&self, server_url: &str) -> Result<()> {
+        self.check_server(server_url)?;
         let _flow = self.0.flow.lock().await;
         let held = self.credentials(server_url).tokens;
         self.obtain(server_url, None, held.as_ref()).await
@@ -409,6 +444,12 @@ impl OAuth {
     /// Discovery, identity and a grant, with the scope this challenge calls for.
     async fn obtain(&self, server_url: &str, challenge: Option<&BearerChallenge>, held: Option<&Tokens>) -> Result<()> {
         let d = self.discovered(server_url, challenge.and_then(|c| c.resource_metadata.as_deref())).await?;
+        if let Some(pinned) = self.0.options.issuer.as_deref().filter(|p| *p != d.issuer) {
+            return Err(denied(format!(
+                "the server sends this client to the authorization server {:?}, not to {pinned:?} its credentials are for",
+                d.issuer
+            )));
+        }
         let mut creds = self.credentials(server_url);
         if creds.issuer.as_deref() != Some(d.issuer.as_str()) {
             // A new authorization server (or the first): nothing from another one is used

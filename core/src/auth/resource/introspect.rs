@@ -40,7 +40,9 @@ impl Introspection {
 
     /// Asks about `token`.
     pub async fn verify(&self, token: &str) -> Result<AuthInfo> {
-        let basic = STANDARD.encode(format!("{}:{}", self.client_id, self.client_secret));
+        // RFC 6749 §2.3.1: both parts form-encoded before they are joined.
+        let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        let basic = STANDARD.encode(format!("{}:{}", enc(&self.client_id), enc(&self.client_secret)));
         let resp = self
             .http
             .post(&self.endpoint)
@@ -61,10 +63,14 @@ impl Introspection {
         if v["active"] != Value::Bool(true) {
             return Err(refused("the token is not active"));
         }
+        if v["token_type"].as_str().is_some_and(|t| t.eq_ignore_ascii_case("refresh_token")) {
+            return Err(refused("a refresh token is no access token"));
+        }
+        // The token must name this server: one without an audience could be for any API
+        // of the same authorization server.
         let bare = self.audience.trim_end_matches('/');
         let for_us = |a: &Value| a.as_str().is_some_and(|s| s.trim_end_matches('/') == bare);
         let aud_ok = match &v["aud"] {
-            Value::Null => true,
             Value::Array(list) => list.iter().any(for_us),
             one => for_us(one),
         };

@@ -104,6 +104,8 @@ impl JwtVerifier {
             if attempt == 1 || recent {
                 break;
             }
+            // Counted before the fetch: a failing one is not tried again at once either.
+            keys.fetched = Some(Instant::now());
             let uri = self.jwks_uri().await?;
             let body = get_document(&self.http, "JWKS", &uri, &[])
                 .await?
@@ -112,7 +114,6 @@ impl JwtVerifier {
                 serde_json::from_slice(&body)
                     .map_err(|e| Error::new(ErrorKind::Protocol, format!("invalid JWKS at {uri}: {e}")))?,
             );
-            keys.fetched = Some(Instant::now());
         }
         Err(refused("the token is signed by a key the issuer does not publish"))
     }

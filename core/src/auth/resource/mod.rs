@@ -4,8 +4,9 @@
 //! check), and how it refuses: 401 with a `WWW-Authenticate` challenge that tells the
 //! client where to authorize, 403 `insufficient_scope` when the token lacks a scope.
 //!
-//! Tokens are never passed on: a token is accepted only when it was issued for this
-//! server (its audience), so one a client got for another server is refused.
+//! Tokens are never passed on, and a JWT or introspected token is accepted only when it
+//! was issued for this server (its audience), so one a client got for another server is
+//! refused. A host's own check ([`TokenVerifier::Custom`]) must make sure of that itself.
 //!
 //! - `jwt`: JWT access tokens checked against the issuer's JWKS (discovered, cached,
 //!   fetched again for an unknown key id);
@@ -69,25 +70,35 @@ impl AuthInfo {
 /// Who the latest verified token of one session (or stateless request) speaks for: set
 /// by the HTTP server as each request arrives, read by the handlers it runs.
 #[derive(Clone, Default, Debug)]
-pub struct SessionAuth(Arc<std::sync::Mutex<Option<Arc<AuthInfo>>>>);
+pub struct SessionAuth(Arc<std::sync::Mutex<Option<Owned>>>);
+
+/// Who owns a session (see [`SessionAuth::bind`]), and the latest token's information.
+type Owned = (String, Arc<AuthInfo>);
 
 impl SessionAuth {
     /// The latest verified token's information.
     pub fn get(&self) -> Option<Arc<AuthInfo>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|(_, info)| info.clone())
     }
 
-    /// Records `info` for a request of the session. A session belongs to the subject whose
-    /// token opened it: another subject's token is refused (a session id is not a
-    /// credential), and `false` is returned.
-    pub fn bind(&self, info: AuthInfo) -> bool {
-        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(owner) = held.as_ref() {
-            if owner.subject != info.subject || owner.client_id != info.client_id {
-                return false;
+    /// Records `info` (from `token`) for a request of the session. A session belongs to
+    /// whoever opened it (the token's subject and client; the token itself when it names
+    /// neither): anyone else is refused (a session id is not a credential), and `false`
+    /// is returned.
+    pub fn bind(&self, info: AuthInfo, token: &str) -> bool {
+        let owner = match (&info.subject, &info.client_id) {
+            (None, None) => {
+                use sha2::Digest;
+                let hash = sha2::Sha256::digest(token.as_bytes());
+                format!("token {}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
             }
+            (s, c) => format!("subject {s:?} client {c:?}"),
+        };
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if held.as_ref().is_some_and(|(o, _)| *o != owner) {
+            return false;
         }
-        *held = Some(Arc::new(info));
+        *held = Some((owner, Arc::new(info)));
         true
     }
 }
@@ -225,7 +236,11 @@ impl ProtectedResource {
         let token = match value.split_once(' ') {
             Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => token.trim(),
             _ => {
-                return Err(unauthorized(Some(("invalid_request", "expected a Bearer token")), "expected a Bearer token".into()))
+                return Err(Denial {
+                    status: 400,
+                    www_authenticate: self.challenge(Some(("invalid_request", "expected a Bearer token")), &self.required_scopes),
+                    message: "expected a Bearer token".into(),
+                })
             }
         };
         if token.len() > crate::auth::client::MAX_TOKEN_BYTES {
@@ -233,9 +248,20 @@ impl ProtectedResource {
         }
         let info = match self.verifier.verify(token).await {
             Ok(info) => info,
-            Err(e) => {
-                let why = e.message().to_string();
+            Err(e) if e.kind() == ErrorKind::Unauthorized => {
+                let why = ascii(e.message());
                 return Err(unauthorized(Some(("invalid_token", &why)), format!("the access token was refused: {why}")));
+            }
+            // The check itself failed (the authorization server or its keys unreachable):
+            // the token may well be good, so the client must not drop it; no detail of
+            // this server's insides goes out.
+            Err(e) => {
+                tracing::warn!("checking an access token failed: {}", e.message());
+                return Err(Denial {
+                    status: 503,
+                    www_authenticate: self.challenge(None, &self.required_scopes),
+                    message: "the access token cannot be checked now; try again later".into(),
+                });
             }
         };
         self.check_scopes(&info, &self.required_scopes)?;
@@ -266,6 +292,11 @@ impl ProtectedResource {
     }
 }
 
+/// `s` as a header can carry it: printable ASCII only.
+fn ascii(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { '?' }).take(200).collect()
+}
+
 /// A peer's answer that does not make sense as a token check.
 pub(crate) fn refused(why: impl Into<String>) -> Error {
     Error::new(ErrorKind::Unauthorized, why)
@@ -280,7 +311,8 @@ mod tests {
             Box::pin(async move {
                 match token.as_str() {
                     "good" => Ok(AuthInfo::from_claims(json!({"sub": "u1", "scope": "read"}))),
-                    _ => Err(refused("unknown token")),
+                    "unreachable" => Err(Error::new(ErrorKind::Transport, "cannot reach http://10.0.0.7/introspect")),
+                    _ => Err(refused("unknown token: é")),
                 }
             })
         });
@@ -307,7 +339,13 @@ mod tests {
         );
         let bad = r.check(Some("Bearer nope")).await.unwrap_err();
         assert!(bad.www_authenticate.contains("error=\"invalid_token\""), "{}", bad.www_authenticate);
-        assert_eq!(r.check(Some("Basic abc")).await.unwrap_err().status, 401);
+        assert!(bad.www_authenticate.is_ascii(), "a header value: {}", bad.www_authenticate);
+        // A check that could not run is not the token's fault: 503, and nothing of this
+        // server's insides goes out.
+        let down = r.check(Some("Bearer unreachable")).await.unwrap_err();
+        assert_eq!(down.status, 503);
+        assert!(!down.message.contains("10.0.0.7") && !down.www_authenticate.contains("10.0.0.7"));
+        assert_eq!(r.check(Some("Basic abc")).await.unwrap_err().status, 400);
         let huge = format!("Bearer {}", "a".repeat(100_000));
         assert!(!r.check(Some(&huge)).await.unwrap_err().message.contains("aaaa"));
         let info = r.check(Some("Bearer good")).await.unwrap();
@@ -318,5 +356,18 @@ mod tests {
         // The challenge parses back into what the client reads.
         let c = crate::auth::Challenge::bearer(&more.www_authenticate).unwrap().unwrap();
         assert_eq!((c.scope.as_deref(), c.error.as_deref()), (Some("read write"), Some("insufficient_scope")));
+    }
+
+    #[test]
+    fn a_session_stays_with_whoever_opened_it_even_a_token_that_names_nobody() {
+        let who = |sub: Option<&str>| AuthInfo { subject: sub.map(str::to_string), ..Default::default() };
+        let named = SessionAuth::default();
+        assert!(named.bind(who(Some("ann")), "t1"));
+        assert!(named.bind(who(Some("ann")), "t2"), "ann with a new token");
+        assert!(!named.bind(who(Some("bob")), "t3"));
+        let anonymous = SessionAuth::default();
+        assert!(anonymous.bind(who(None), "t1"));
+        assert!(!anonymous.bind(who(None), "t2"), "another token naming nobody is someone else");
+        assert!(anonymous.bind(who(None), "t1"));
     }
 }

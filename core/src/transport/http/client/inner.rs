@@ -179,10 +179,15 @@ impl Inner {
             let method = req.try_clone().and_then(|r| r.build().ok()).map(|r| r.method().to_string()).unwrap_or_default();
             let auth = oauth.authorization(&method, &self.config.url).await.map_err(SendError::Denied)?;
             if let Some(a) = &auth {
-                attempt = attempt.header(reqwest::header::AUTHORIZATION, &a.header);
-                if let Some(proof) = &a.dpop {
-                    attempt = attempt.header("dpop", proof);
+                // Replacing (not adding to) an Authorization header given by hand.
+                let mut h = reqwest::header::HeaderMap::new();
+                if let Ok(v) = reqwest::header::HeaderValue::from_str(&a.header) {
+                    h.insert(reqwest::header::AUTHORIZATION, v);
                 }
+                if let Some(Ok(v)) = a.dpop.as_deref().map(reqwest::header::HeaderValue::from_str) {
+                    h.insert("dpop", v);
+                }
+                attempt = attempt.headers(h);
             }
             let resp = attempt.send().await.map_err(SendError::Http)?;
             let status = resp.status().as_u16();

@@ -31,7 +31,13 @@ impl Inner {
             }
         };
         let base = reqwest::Url::parse(&self.config.url).map_err(|e| e.to_string())?;
-        let endpoint = base.join(endpoint.trim()).map_err(|e| format!("bad endpoint event: {e}"))?.to_string();
+        let endpoint = base.join(endpoint.trim()).map_err(|e| format!("bad endpoint event: {e}"))?;
+        // The messages (and their credentials) go to the server that was asked, never to
+        // another origin an endpoint event names.
+        if endpoint.origin() != base.origin() {
+            return Err(format!("the endpoint event names another origin ({})", endpoint.origin().ascii_serialization()));
+        }
+        let endpoint = endpoint.to_string();
         tracing::debug!(endpoint = endpoint.as_str(), "using legacy HTTP+SSE");
         self.state.lock().unwrap().legacy_endpoint = Some(endpoint.clone());
         let inner = self.clone();

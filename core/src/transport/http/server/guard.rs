@@ -34,15 +34,24 @@ fn refuse(d: Denial) -> Response {
 
 /// The request's verified token: `Ok(None)` on an unprotected server, the refusal to
 /// send when the token is missing or not good enough.
-pub(super) async fn authorize(app: &App, h: &HeaderMap) -> Result<Option<AuthInfo>, Response> {
+pub(super) async fn authorize(app: &App, h: &HeaderMap) -> Result<Option<Authorized>, Response> {
     let Some(resource) = &app.config.auth else { return Ok(None) };
     let value = h.get(header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("?"));
-    resource.check(value).await.map(Some).map_err(refuse)
+    let info = resource.check(value).await.map_err(refuse)?;
+    let token = value.and_then(|v| v.split_once(' ')).map(|(_, t)| t.trim().to_string()).unwrap_or_default();
+    Ok(Some(Authorized { info, token }))
+}
+
+/// A request's verified token: who it speaks for, and the token (the session's owner
+/// when it names nobody).
+pub(super) struct Authorized {
+    info: AuthInfo,
+    token: String,
 }
 
 /// The scopes the tool calls of a POST need beyond the server's.
-pub(super) fn check_calls(app: &App, auth: Option<&AuthInfo>, posted: &Posted) -> Result<(), Response> {
-    let (Some(resource), Some(auth)) = (&app.config.auth, auth) else { return Ok(()) };
+pub(super) fn check_calls(app: &App, auth: Option<&Authorized>, posted: &Posted) -> Result<(), Response> {
+    let (Some(resource), Some(Authorized { info: auth, .. })) = (&app.config.auth, auth) else { return Ok(()) };
     for m in posted.messages() {
         if let Message::Request { method, params, .. } = m {
             if method == methods::TOOLS_CALL {
@@ -56,9 +65,9 @@ pub(super) fn check_calls(app: &App, auth: Option<&AuthInfo>, posted: &Posted) -
 
 /// Records who the request speaks for on its session; another subject's token cannot use
 /// the session.
-pub(super) fn bind(hub: &Hub, auth: Option<AuthInfo>) -> Result<(), Response> {
-    if let (Some(slot), Some(info)) = (&hub.auth, auth) {
-        if !slot.bind(info) {
+pub(super) fn bind(hub: &Hub, auth: Option<Authorized>) -> Result<(), Response> {
+    if let (Some(slot), Some(Authorized { info, token })) = (&hub.auth, auth) {
+        if !slot.bind(info, &token) {
             return Err(error(StatusCode::FORBIDDEN, codes::INVALID_REQUEST, "this session belongs to another user"));
         }
     }

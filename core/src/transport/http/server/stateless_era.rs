@@ -151,7 +151,7 @@ fn status_for(error: Option<i64>) -> StatusCode {
 }
 
 /// Serves one stateless-era POST.
-pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, posted: Posted, auth: Option<crate::auth::AuthInfo>) -> Response {
+pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, posted: Posted, auth: Option<super::guard::Authorized>) -> Response {
     let Some(message) = posted.single() else {
         return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "a 2026-07-28 POST carries exactly one message");
     };
