@@ -270,8 +270,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(addr) = http {
                 let mut config = HttpServerConfig { bind: addr, stateless, json_response, ..Default::default() };
                 if let Some(issuer) = auth_issuer {
-                    if addr.port() == 0 && auth_audience.is_none() {
-                        bail!("--auth-issuer with port 0 needs --auth-audience (the server's URL is not known before it binds)");
+                    if (addr.port() == 0 || addr.ip().is_unspecified()) && auth_audience.is_none() {
+                        bail!("--auth-issuer with port 0 or a wildcard address needs --auth-audience (the URL clients use)");
                     }
                     let audience = auth_audience.unwrap_or_else(|| format!("http://{addr}/mcp"));
                     let mut resource = oxmcp::auth::ProtectedResource::jwt(audience, issuer);

@@ -145,6 +145,12 @@ impl HttpOptions {
             .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("cannot resolve {host:?}: {e}")))?
             .next()
             .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("host {host:?} resolves to no address")))?;
+        if bind.ip().is_unspecified() && self.auth.as_ref().is_some_and(|a| a.audience.is_none()) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "a protected server on a wildcard address needs its audience (the URL clients use)",
+            ));
+        }
         if bind.port() == 0 && self.auth.as_ref().is_some_and(|a| a.audience.is_none()) {
             // The audience is the endpoint's URL, so its port must be known before the
             // server starts: a free one is picked now.
