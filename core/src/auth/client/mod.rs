@@ -339,6 +339,13 @@ impl OAuth {
         }
     }
 
+    /// Whether the tokens held are DPoP-bound (each request then needs a proof naming its
+    /// method).
+    pub fn binds_tokens(&self) -> bool {
+        let s = self.state();
+        s.credentials.as_ref().and_then(|c| c.tokens.as_ref()).is_some_and(|t| t.token_type == "DPoP")
+    }
+
     /// What a `method` request to the server at `server_url` carries; refreshes first
     /// when the token is about to expire. `None` before any token was obtained.
     pub async fn authorization(&self, method: &str, server_url: &str) -> Result<Option<Authorization>> {

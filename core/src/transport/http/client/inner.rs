@@ -176,7 +176,11 @@ impl Inner {
         loop {
             // Every body here is bytes in memory, so the request can always be copied.
             let mut attempt = req.try_clone().expect("a request with a body in memory");
-            let method = req.try_clone().and_then(|r| r.build().ok()).map(|r| r.method().to_string()).unwrap_or_default();
+            // A DPoP proof names the request's method; the builder tells it only when built.
+            let method = match oauth.binds_tokens() {
+                true => req.try_clone().and_then(|r| r.build().ok()).map(|r| r.method().to_string()).unwrap_or_default(),
+                false => String::new(),
+            };
             let auth = oauth.authorization(&method, &self.config.url).await.map_err(SendError::Denied)?;
             if let Some(a) = &auth {
                 // Replacing (not adding to) an Authorization header given by hand.
