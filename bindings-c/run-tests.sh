@@ -13,7 +13,12 @@
 # 4. runs the C client in each era against the C test server (stdio and HTTP); then the
 #    shared behaviour suite (tests/scenarios/scenarios.json): tests/scenario_client.c against
 #    tests/scenario_server.c over stdio, in the session and stateless eras;
-# 5. runs the official TypeScript SDK client against the C server (stdio and HTTP);
+# 5. OAuth (tests/oauth_test.c) against a real authorization server (oidc-provider, installed
+#    by tests/auth/install.sh) and `oxmcp everything-server --auth-issuer`: client
+#    credentials, Unauthorized without OAuth, the authorization code grant through the
+#    "authorize" request (the browser played with tests/auth/browser.mjs), and a protected C
+#    server whose handler reads the token's subject, client and scopes;
+#    then the official TypeScript SDK client against the C server (stdio and HTTP);
 # 6. runs the C client (default and session era), the C server and the scenario server (with
 #    the scenario client) once more under valgrind, failing on definite or indirect leaks and
 #    on invalid accesses.
@@ -78,7 +83,7 @@ fi
 
 # --- 2. compile the C tests against both libraries ---------------------------------------
 CFLAGS=(-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -I"$HERE/include")
-for prog in client_test server_test crash_test scenario_server scenario_client; do
+for prog in client_test server_test crash_test scenario_server scenario_client oauth_test; do
   if gcc "${CFLAGS[@]}" "$HERE/tests/$prog.c" -o "$BUILD/${prog}_so" \
       -L"$TARGET/debug" -loxmcp -lpthread -Wl,-rpath,"$TARGET/debug"; then
     pass
@@ -216,7 +221,58 @@ else
   fail 1 "examples/quickstart.c"
 fi
 
-# --- 5. the official TypeScript SDK client against the C server ------------------------------
+# --- 5. OAuth against a real authorization server ------------------------------------------
+# A free port on 127.0.0.1 (the authorization server's issuer URL names it).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# Waits until $2 (a log file) has a line matching $3; fails when process $1 died first.
+wait_line() {
+  for _ in $(seq 1 300); do
+    grep -qE "$3" "$2" && return 0
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+if [[ -x "$BUILD/oauth_test_so" ]]; then
+  if bash "$REPO/tests/auth/install.sh" >&2; then
+    AUTH_NODE="$REPO/tests/auth/node_modules/node/bin/node"
+    as_port="$(free_port)"
+    "$AUTH_NODE" "$REPO/tests/auth/provider.mjs" "$as_port" >"$BUILD/provider.log" 2>&1 &
+    AS_PID=$!
+    PIDS+=("$AS_PID")
+    ISSUER="http://127.0.0.1:$as_port"
+    if wait_line "$AS_PID" "$BUILD/provider.log" '^listening'; then
+      mcp_port="$(free_port)"
+      "$OXMCP_BIN" everything-server --http "127.0.0.1:$mcp_port" --auth-issuer "$ISSUER" --auth-scopes mcp:read \
+        2>"$BUILD/protected.log" &
+      PROTECTED_PID=$!
+      PIDS+=("$PROTECTED_PID")
+      if wait_line "$PROTECTED_PID" "$BUILD/protected.log" 'http://127\.0\.0\.1:[0-9]+/mcp'; then
+        PROTECTED_URL="$(grep -oE 'http://127\.0\.0\.1:[0-9]+/mcp' "$BUILD/protected.log" | head -1)"
+        for lib in so a; do
+          [[ -x "$BUILD/oauth_test_$lib" ]] || continue
+          run_counted "c-oauth/$lib" "$BUILD/oauth_test_$lib" "$ISSUER" "$PROTECTED_URL" "$AUTH_NODE" \
+            "$REPO/tests/auth/browser.mjs" "$BUILD/oauth-tokens-$lib.json"
+        done
+      else
+        fail 1 "everything-server --auth-issuer did not start"
+      fi
+      kill "$PROTECTED_PID" 2>/dev/null
+      wait "$PROTECTED_PID" 2>/dev/null
+    else
+      cat "$BUILD/provider.log" >&2
+      fail 1 "the authorization server did not start"
+    fi
+    kill "$AS_PID" 2>/dev/null
+    wait "$AS_PID" 2>/dev/null
+  else
+    fail 1 "tests/auth/install.sh"
+  fi
+fi
+
+# --- the official TypeScript SDK client against the C server ------------------------------
 TS="$HERE/tests/ts"
 stamp="$TS/node_modules/.oxmcp-stamp"
 fp="$(cat "$TS/package.json" "$TS/package-lock.json" | sha256sum | cut -d' ' -f1) $(node --version)"

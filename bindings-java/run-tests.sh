@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the JNI crate (oxmcp-java), installs the official TypeScript SDK client the tests
-# drive Java servers with (npm ci), then runs the JUnit suite with Maven (`mvn -B test`),
+# drive Java servers with (npm ci) and the authorization server of the OAuth tests
+# (tests/auth/install.sh), then runs the JUnit suite with Maven (`mvn -B test`),
 # which fetches its own dependencies from Maven Central. Ends with Surefire's summary line.
 #
 # Uses $OXMCP_BIN for the reference server (builds the oxmcp CLI when unset) and one
@@ -37,6 +38,10 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$fp" ]]; then
   npm ci --no-audit --no-fund --loglevel=error
   printf '%s\n' "$fp" >"$stamp"
 fi
+
+# The OAuth tests (OAuthTest) run a real authorization server (oidc-provider, from npm).
+log "tests/auth/install.sh"
+bash "$root/tests/auth/install.sh"
 
 log "mvn -B test"
 set +e

@@ -131,6 +131,10 @@ typedef void (*OxmcpNotificationFn)(void *user_data,
 // with the `CreateMessageResult`, `ElicitResult` or `ListRootsResult` (any thread, now or
 // later), or fail it; oxmcp_incoming_on_cancel() tells when the server cancels. Runs on a
 // runtime thread.
+//
+// With `"authorize"` among the answers (OAuth, see oxmcp_client_set_oauth()) the engine
+// also asks `"authorize"` with `{"url", "redirectUri"}` while it authorizes: complete it
+// with the URL the user's browser was sent back to, as a JSON string.
 typedef void (*OxmcpClientRequestFn)(void *user_data,
                                      struct OxmcpIncoming *request,
                                      const char *method,
@@ -213,7 +217,8 @@ OxmcpStatus oxmcp_client_on_notification(const struct OxmcpClient *client,
                                          void *user_data);
 
 // Sets the callback answering the server's requests: `answers` is a comma-separated list
-// of `"sampling"`, `"elicitation"` and `"roots"` (each declares its client capability).
+// of `"sampling"`, `"elicitation"` and `"roots"` (each declares its client capability),
+// and `"authorize"` for the OAuth authorization code grant (see oxmcp_client_set_oauth()).
 // The callback gets an `OxmcpIncoming` per request, which the host completes with the
 // result JSON (any thread, now or later) and frees; oxmcp_incoming_on_cancel() tells when
 // the server cancels. Call it before connecting. It is not called after
@@ -225,6 +230,43 @@ OxmcpStatus oxmcp_client_on_request(const struct OxmcpClient *client,
                                     const char *answers,
                                     OxmcpClientRequestFn callback,
                                     void *user_data);
+
+// Sets how the client authorizes at a protected HTTP server (OAuth 2.1, as the MCP
+// authorization spec has it): `oauth_json` is an object of options, camelCase, all
+// optional: `grant` (`"authorization_code"`, the default, or `"client_credentials"`),
+// `clientId` and `clientSecret` (a client registered beforehand; without `clientId` the
+// client registers itself dynamically), `scope`, `clientName`, `redirectUri`,
+// `clientMetadataUrl`, `privateKeyPem` and `signingAlg` (`private_key_jwt`), `issuer` (pins
+// the configured credentials to that authorization server: recommended with a secret or a
+// key, so a hostile server cannot send them to another one). `token_file`
+// (NULL: tokens kept in memory) keeps the tokens between runs, in a file readable by its
+// owner only. NULL / 0 for `oauth_json` removes OAuth. Read by oxmcp_client_connect_http()
+// (a stdio connection ignores it); call it before connecting. Unknown keys or a bad value
+// fail with `OXMCP_STATUS_INVALID_INPUT` and change nothing.
+//
+// The engine then discovers the authorization server from the server's 401 challenge,
+// registers, gets tokens, refreshes them and asks for more scope when the server wants it.
+// The authorization code grant needs the user's browser: name `"authorize"` in
+// oxmcp_client_on_request(), whose callback then gets the method `"authorize"` with
+// `{"url": <authorization URL>, "redirectUri": ...}`; show the user `url` (or open a
+// browser) and complete the request with the URL the browser was sent back to, as a JSON
+// string (e.g. `"\"http://127.0.0.1:8765/callback?code=...&state=...\""`). Its `state`
+// is checked before the code is used. When the server refuses the client and no token
+// can be had, the connect or call fails with `OXMCP_STATUS_UNAUTHORIZED`.
+//
+// ```c
+// const char *machine = "{\"grant\":\"client_credentials\",\"clientId\":\"machine\",\"clientSecret\":\"s3cret\","
+//                       "\"issuer\":\"https://auth.example.com\"}";
+// oxmcp_client_set_oauth(client, (const uint8_t *)machine, strlen(machine), NULL);
+// oxmcp_client_connect_http(client, "http://127.0.0.1:3000/mcp", on_connected, &state, NULL);
+// ```
+//
+// # Safety
+// `client` is a live client; `oauth_json` points to `oauth_len` bytes; `token_file` is NULL or NUL-terminated.
+OxmcpStatus oxmcp_client_set_oauth(const struct OxmcpClient *client,
+                                   const uint8_t *oauth_json,
+                                   size_t oauth_len,
+                                   const char *token_file);
 
 // Chooses the protocol era the client speaks (NUL-terminated, case-insensitive):
 // - `"auto"` (the default): probe the server with `server/discover` and speak the
@@ -273,7 +315,10 @@ OxmcpStatus oxmcp_client_connect_stdio(const struct OxmcpClient *client,
                                        struct OxmcpRequest **out_request);
 
 // Connects to a Streamable HTTP server at `url` (falls back to legacy HTTP+SSE when the
-// server only speaks that). Same callback and request rules as oxmcp_client_connect_stdio().
+// server only speaks that), authorizing with OAuth when oxmcp_client_set_oauth() set it
+// up (a protected server refusing a client without it fails with
+// `OXMCP_STATUS_UNAUTHORIZED`). Same callback and request rules as
+// oxmcp_client_connect_stdio().
 //
 // # Safety
 // `client` is a live client; `url` is NUL-terminated; `out_request` is NULL or writable.
@@ -507,6 +552,30 @@ OxmcpStatus oxmcp_incoming_log(const struct OxmcpIncoming *request,
                                const uint8_t *data_json,
                                size_t data_len);
 
+// Who the request's OAuth access token speaks for, on a protected HTTP listener (see
+// oxmcp_server_start_http_options()): `*out_json` / `*out_len` get a JSON object
+// `{"subject", "clientId", "scopes": [...], "expiresAt", "claims": {...}}` (members the
+// token lacks are null), or `null` when the request came without a token (stdio, an
+// unprotected listener). The scopes are those the token was granted; `claims` holds every
+// claim of a JWT access token. The bytes (not NUL-terminated) are owned by the request
+// and valid until oxmcp_incoming_free(). Only for a server handler's request (a client's
+// incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
+//
+// ```c
+// static void whoami(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
+//     const uint8_t *auth; size_t auth_len;
+//     if (oxmcp_incoming_auth(req, &auth, &auth_len) == OXMCP_STATUS_OK)
+//         printf("%.*s\n", (int)auth_len, (const char *)auth); // {"subject":"alice",...}
+//     ...
+// }
+// ```
+//
+// # Safety
+// `request` is a live incoming request; `out_json` and `out_len` are writable.
+OxmcpStatus oxmcp_incoming_auth(const struct OxmcpIncoming *request,
+                                const uint8_t **out_json,
+                                size_t *out_len);
+
 // Asks the client during a server handler's request: `method` is
 // `"sampling/createMessage"`, `"elicitation/create"` or `"roots/list"` (NUL-terminated),
 // `params_json` its params (NULL / 0 for `{}`; a sampling request without `maxTokens` gets
@@ -700,6 +769,34 @@ OxmcpStatus oxmcp_server_start_http(const struct OxmcpServer *server,
                                     const char *path,
                                     uint32_t flags,
                                     uint16_t *out_port);
+
+// Starts Streamable HTTP (and legacy HTTP+SSE) as `options_json` says: an object,
+// camelCase, every member optional: `host` (default `"127.0.0.1"`), `port` (0, the
+// default, picks a free one), `path` (`"/mcp"`), `stateless`, `jsonResponse`,
+// `allowedHosts`, `allowedOrigins`, `maxSessions`, and `auth` to require OAuth access
+// tokens: `{"issuer": URL, "audience": URL, "scopes": [...], "toolScopes": {"tool":
+// [...]}}`. With `auth`, the server publishes its protected resource metadata, answers
+// requests without a valid token with 401 (403 when a scope is missing, so the client can
+// ask for it), and checks JWT access tokens against the issuer's keys (its JWKS) for
+// `audience` (default: the endpoint's own URL, `http://HOST:PORT/PATH`); `scopes` are
+// needed by every request, `toolScopes` by a call of that tool besides. Handlers read who
+// the token speaks for with oxmcp_incoming_auth(). NULL / 0 means the defaults. Otherwise
+// as oxmcp_server_start_http() (blocks until bound; `*out_port`, may be NULL).
+//
+// ```c
+// const char *opts = "{\"port\":0,\"auth\":{\"issuer\":\"https://auth.example.com\",\"scopes\":[\"mcp:read\"]}}";
+// uint16_t port;
+// oxmcp_server_start_http_options(server, (const uint8_t *)opts, strlen(opts), &port);
+// ```
+//
+// Threading: a host thread, not an oxmcp callback (`OXMCP_STATUS_INVALID_INPUT`).
+//
+// # Safety
+// `server` is a live server; `options_json` points to `options_len` bytes; `out_port` is NULL or writable.
+OxmcpStatus oxmcp_server_start_http_options(const struct OxmcpServer *server,
+                                            const uint8_t *options_json,
+                                            size_t options_len,
+                                            uint16_t *out_port);
 
 // Stops the HTTP listener gracefully (in-flight requests get a few seconds), blocking until
 // it is closed. Nothing happens if none runs. Threading: a host thread, not a callback.

@@ -6,6 +6,7 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use oxmcp::auth::OAuthOptions;
 use oxmcp::client::{Client, Era};
 use oxmcp::host::{client as host, ClientHooks, ConnectOptions, HostCalls};
 use oxmcp::protocol::LoggingLevel;
@@ -14,7 +15,7 @@ use oxmcp::Error;
 use serde_json::{json, Value};
 
 use crate::callback::{c_string, Gate, OxmcpCompletionFn, OxmcpNotificationFn, OxmcpProgressFn, UserData};
-use crate::error::{guard, invalid, json_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::error::{bytes_arg, guard, invalid, json_arg, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
 use crate::incoming::{client_request_fn, OxmcpClientRequestFn};
 use crate::request::{start, OxmcpRequest};
 use crate::runtime::{rt_arg, OxmcpRuntime, Rt};
@@ -40,6 +41,9 @@ pub struct OxmcpClient {
     answers: Mutex<Option<Answers>>,
     /// The era oxmcp_client_set_era() asked for (Auto by default); read when connecting.
     era: Mutex<Era>,
+    /// What oxmcp_client_set_oauth() configured (options, token file); read when connecting
+    /// over HTTP.
+    oauth: Mutex<Option<(OAuthOptions, Option<String>)>>,
     /// `None` until connected.
     client: Arc<Mutex<Option<Arc<Client>>>>,
 }
@@ -76,6 +80,12 @@ impl OxmcpClient {
         options.name = Some(self.name.clone());
         options.version = Some(self.version.clone());
         options.era = Some(era.as_str().to_owned());
+        if options.url.is_some() {
+            if let Some((oauth, token_file)) = self.oauth.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+                options.oauth = Some(oauth);
+                options.token_file = token_file;
+            }
+        }
         let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
         let mut hooks = ClientHooks::default();
         if let Some((cb, ud)) = *self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
@@ -150,6 +160,7 @@ pub unsafe extern "C" fn oxmcp_client_new(
             notifications: Mutex::new(None),
             answers: Mutex::new(None),
             era: Mutex::new(Era::Auto),
+            oauth: Mutex::new(None),
             client: Arc::new(Mutex::new(None)),
         };
         out(out_client, Box::into_raw(Box::new(c)), "out_client")
@@ -179,7 +190,8 @@ pub unsafe extern "C" fn oxmcp_client_on_notification(
 }
 
 /// Sets the callback answering the server's requests: `answers` is a comma-separated list
-/// of `"sampling"`, `"elicitation"` and `"roots"` (each declares its client capability).
+/// of `"sampling"`, `"elicitation"` and `"roots"` (each declares its client capability),
+/// and `"authorize"` for the OAuth authorization code grant (see oxmcp_client_set_oauth()).
 /// The callback gets an `OxmcpIncoming` per request, which the host completes with the
 /// result JSON (any thread, now or later) and frees; oxmcp_incoming_on_cancel() tells when
 /// the server cancels. Call it before connecting. It is not called after
@@ -199,13 +211,71 @@ pub unsafe extern "C" fn oxmcp_client_on_request(
         let cb = callback.ok_or_else(|| invalid("callback is NULL"))?;
         let kinds: Vec<String> =
             str_arg(answers, "answers")?.split(',').map(|k| k.trim().to_owned()).filter(|k| !k.is_empty()).collect();
-        if let Some(bad) = kinds.iter().find(|k| !["sampling", "elicitation", "roots"].contains(&k.as_str())) {
-            return Err(invalid(format!("cannot answer {bad:?}: say sampling, elicitation or roots")));
+        if let Some(bad) = kinds.iter().find(|k| !["sampling", "elicitation", "roots", host::AUTHORIZE].contains(&k.as_str())) {
+            return Err(invalid(format!("cannot answer {bad:?}: say sampling, elicitation, roots or authorize")));
         }
         if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
             return Err(invalid("set the request callback before connecting"));
         }
         *c.answers.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, UserData(user_data), kinds));
+        Ok(())
+    })
+}
+
+/// Sets how the client authorizes at a protected HTTP server (OAuth 2.1, as the MCP
+/// authorization spec has it): `oauth_json` is an object of options, camelCase, all
+/// optional: `grant` (`"authorization_code"`, the default, or `"client_credentials"`),
+/// `clientId` and `clientSecret` (a client registered beforehand; without `clientId` the
+/// client registers itself dynamically), `scope`, `clientName`, `redirectUri`,
+/// `clientMetadataUrl`, `privateKeyPem` and `signingAlg` (`private_key_jwt`), `issuer` (pins
+/// the configured credentials to that authorization server: recommended with a secret or a
+/// key, so a hostile server cannot send them to another one). `token_file`
+/// (NULL: tokens kept in memory) keeps the tokens between runs, in a file readable by its
+/// owner only. NULL / 0 for `oauth_json` removes OAuth. Read by oxmcp_client_connect_http()
+/// (a stdio connection ignores it); call it before connecting. Unknown keys or a bad value
+/// fail with `OXMCP_STATUS_INVALID_INPUT` and change nothing.
+///
+/// The engine then discovers the authorization server from the server's 401 challenge,
+/// registers, gets tokens, refreshes them and asks for more scope when the server wants it.
+/// The authorization code grant needs the user's browser: name `"authorize"` in
+/// oxmcp_client_on_request(), whose callback then gets the method `"authorize"` with
+/// `{"url": <authorization URL>, "redirectUri": ...}`; show the user `url` (or open a
+/// browser) and complete the request with the URL the browser was sent back to, as a JSON
+/// string (e.g. `"\"http://127.0.0.1:8765/callback?code=...&state=...\""`). Its `state`
+/// is checked before the code is used. When the server refuses the client and no token
+/// can be had, the connect or call fails with `OXMCP_STATUS_UNAUTHORIZED`.
+///
+/// ```c
+/// const char *machine = "{\"grant\":\"client_credentials\",\"clientId\":\"machine\",\"clientSecret\":\"s3cret\","
+///                       "\"issuer\":\"https://auth.example.com\"}";
+/// oxmcp_client_set_oauth(client, (const uint8_t *)machine, strlen(machine), NULL);
+/// oxmcp_client_connect_http(client, "http://127.0.0.1:3000/mcp", on_connected, &state, NULL);
+/// ```
+///
+/// # Safety
+/// `client` is a live client; `oauth_json` points to `oauth_len` bytes; `token_file` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_set_oauth(
+    client: *const OxmcpClient,
+    oauth_json: *const u8,
+    oauth_len: usize,
+    token_file: *const c_char,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let bytes = bytes_arg(oauth_json, oauth_len, "oauth_json")?;
+        let token_file = opt_str_arg(token_file, "token_file")?.map(str::to_owned);
+        let oauth = if bytes.is_empty() {
+            None
+        } else {
+            let options: OAuthOptions =
+                serde_json::from_slice(bytes).map_err(|e| invalid(format!("invalid OAuth options: {e}")))?;
+            Some((options, token_file))
+        };
+        if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return Err(invalid("set OAuth before connecting: the client is already connected"));
+        }
+        *c.oauth.lock().unwrap_or_else(|e| e.into_inner()) = oauth;
         Ok(())
     })
 }
@@ -305,7 +375,10 @@ pub unsafe extern "C" fn oxmcp_client_connect_stdio(
 }
 
 /// Connects to a Streamable HTTP server at `url` (falls back to legacy HTTP+SSE when the
-/// server only speaks that). Same callback and request rules as oxmcp_client_connect_stdio().
+/// server only speaks that), authorizing with OAuth when oxmcp_client_set_oauth() set it
+/// up (a protected server refusing a client without it fails with
+/// `OXMCP_STATUS_UNAUTHORIZED`). Same callback and request rules as
+/// oxmcp_client_connect_stdio().
 ///
 /// # Safety
 /// `client` is a live client; `url` is NUL-terminated; `out_request` is NULL or writable.

@@ -7,7 +7,7 @@
 
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::ThreadId;
 
 use oxmcp::host::{CallId, HandlerKind, HostCalls};
@@ -43,6 +43,10 @@ pub type OxmcpHandlerFn =
 /// with the `CreateMessageResult`, `ElicitResult` or `ListRootsResult` (any thread, now or
 /// later), or fail it; oxmcp_incoming_on_cancel() tells when the server cancels. Runs on a
 /// runtime thread.
+///
+/// With `"authorize"` among the answers (OAuth, see oxmcp_client_set_oauth()) the engine
+/// also asks `"authorize"` with `{"url", "redirectUri"}` while it authorizes: complete it
+/// with the URL the user's browser was sent back to, as a JSON string.
 pub type OxmcpClientRequestFn = Option<
     unsafe extern "C" fn(
         user_data: *mut c_void,
@@ -70,6 +74,9 @@ impl Owes {
             Owes::Handler(kind) => kind.check_result(result),
             Owes::Client(m @ methods::SAMPLING_CREATE_MESSAGE) => shape::<CreateMessageResult>(m, result),
             Owes::Client(m @ methods::ELICITATION_CREATE) => shape::<ElicitResult>(m, result),
+            Owes::Client(m @ oxmcp::host::client::AUTHORIZE) => serde_json::from_str::<String>(result)
+                .map(drop)
+                .map_err(|_| invalid(format!("the {m} result must be the URL the browser came back to, as a JSON string"))),
             Owes::Client(m) => shape::<ListRootsResult>(m, result),
         }
     }
@@ -89,6 +96,8 @@ struct Incoming {
     calls: Arc<HostCalls>,
     /// The request's context (server handlers only).
     ctx: Option<RequestContext>,
+    /// Who the request's access token speaks for (JSON), once oxmcp_incoming_auth() asked.
+    auth: OnceLock<Vec<u8>>,
     completed: AtomicBool,
     cancel: Mutex<CancelSlot>,
     cancel_done: Condvar,
@@ -158,6 +167,7 @@ pub(crate) fn hand_over(
         id,
         calls: calls.clone(),
         ctx,
+        auth: OnceLock::new(),
         completed: AtomicBool::new(false),
         cancel: Mutex::new(CancelSlot::default()),
         cancel_done: Condvar::new(),
@@ -380,6 +390,47 @@ pub unsafe extern "C" fn oxmcp_incoming_log(
         let logger = opt_str_arg(logger, "logger")?;
         let data = json_arg(data_json, data_len, "data_json", Value::Null)?;
         r.ctx()?.log_with_logger(level, logger, data)
+    })
+}
+
+/// Who the request's OAuth access token speaks for, on a protected HTTP listener (see
+/// oxmcp_server_start_http_options()): `*out_json` / `*out_len` get a JSON object
+/// `{"subject", "clientId", "scopes": [...], "expiresAt", "claims": {...}}` (members the
+/// token lacks are null), or `null` when the request came without a token (stdio, an
+/// unprotected listener). The scopes are those the token was granted; `claims` holds every
+/// claim of a JWT access token. The bytes (not NUL-terminated) are owned by the request
+/// and valid until oxmcp_incoming_free(). Only for a server handler's request (a client's
+/// incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
+///
+/// ```c
+/// static void whoami(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
+///     const uint8_t *auth; size_t auth_len;
+///     if (oxmcp_incoming_auth(req, &auth, &auth_len) == OXMCP_STATUS_OK)
+///         printf("%.*s\n", (int)auth_len, (const char *)auth); // {"subject":"alice",...}
+///     ...
+/// }
+/// ```
+///
+/// # Safety
+/// `request` is a live incoming request; `out_json` and `out_len` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_auth(
+    request: *const OxmcpIncoming,
+    out_json: *mut *const u8,
+    out_len: *mut usize,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let ctx = r.ctx.as_ref().ok_or_else(|| invalid("only a server handler's request has an access token"))?;
+        let json = r.auth.get_or_init(|| {
+            let info = oxmcp::host::context::info(ctx);
+            serde_json::to_vec(info.get("auth").unwrap_or(&Value::Null)).unwrap_or_else(|_| b"null".to_vec())
+        });
+        if out_len.is_null() {
+            return Err(invalid("out_len is NULL"));
+        }
+        out(out_json, json.as_ptr(), "out_json")?;
+        out(out_len, json.len(), "out_len")
     })
 }
 

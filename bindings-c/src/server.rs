@@ -251,6 +251,51 @@ pub unsafe extern "C" fn oxmcp_server_start_http(
     })
 }
 
+/// Starts Streamable HTTP (and legacy HTTP+SSE) as `options_json` says: an object,
+/// camelCase, every member optional: `host` (default `"127.0.0.1"`), `port` (0, the
+/// default, picks a free one), `path` (`"/mcp"`), `stateless`, `jsonResponse`,
+/// `allowedHosts`, `allowedOrigins`, `maxSessions`, and `auth` to require OAuth access
+/// tokens: `{"issuer": URL, "audience": URL, "scopes": [...], "toolScopes": {"tool":
+/// [...]}}`. With `auth`, the server publishes its protected resource metadata, answers
+/// requests without a valid token with 401 (403 when a scope is missing, so the client can
+/// ask for it), and checks JWT access tokens against the issuer's keys (its JWKS) for
+/// `audience` (default: the endpoint's own URL, `http://HOST:PORT/PATH`); `scopes` are
+/// needed by every request, `toolScopes` by a call of that tool besides. Handlers read who
+/// the token speaks for with oxmcp_incoming_auth(). NULL / 0 means the defaults. Otherwise
+/// as oxmcp_server_start_http() (blocks until bound; `*out_port`, may be NULL).
+///
+/// ```c
+/// const char *opts = "{\"port\":0,\"auth\":{\"issuer\":\"https://auth.example.com\",\"scopes\":[\"mcp:read\"]}}";
+/// uint16_t port;
+/// oxmcp_server_start_http_options(server, (const uint8_t *)opts, strlen(opts), &port);
+/// ```
+///
+/// Threading: a host thread, not an oxmcp callback (`OXMCP_STATUS_INVALID_INPUT`).
+///
+/// # Safety
+/// `server` is a live server; `options_json` points to `options_len` bytes; `out_port` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_start_http_options(
+    server: *const OxmcpServer,
+    options_json: *const u8,
+    options_len: usize,
+    out_port: *mut u16,
+) -> OxmcpStatus {
+    guard(|| {
+        let s = server_arg(server)?;
+        let text = std::str::from_utf8(bytes_arg(options_json, options_len, "options_json")?)
+            .map_err(|e| invalid(format!("options_json is not UTF-8: {e}")))?;
+        let options = HttpOptions::from_json(text)?;
+        let staged = s.staged.clone();
+        s.rt.block_on(async move { staged.start_http(options).await })??;
+        if !out_port.is_null() {
+            let port = s.staged.http_addr().map_or(0, |a| a.port());
+            out(out_port, port, "out_port")?;
+        }
+        Ok(())
+    })
+}
+
 /// Stops the HTTP listener gracefully (in-flight requests get a few seconds), blocking until
 /// it is closed. Nothing happens if none runs. Threading: a host thread, not a callback.
 ///

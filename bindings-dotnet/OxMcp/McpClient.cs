@@ -82,6 +82,7 @@ namespace OxMcp
         private readonly ClientHandle _handle;
         private readonly long _id;
         private readonly McpClientHandlers _handlers;
+        private readonly McpOAuth _oauth;
 
         /// <summary>
         /// The server's <c>initialize</c> result (JSON). In the stateless era, which has no
@@ -96,9 +97,10 @@ namespace OxMcp
         /// <summary>Raised for each server notification, on a native thread, in order.</summary>
         public event EventHandler<McpNotification> Notification;
 
-        private McpClient(McpRuntime runtime, string name, string version, string era, McpClientHandlers handlers)
+        private McpClient(McpRuntime runtime, string name, string version, string era, McpClientHandlers handlers, McpOAuth oauth = null)
         {
             _handlers = handlers;
+            _oauth = oauth;
             runtime = runtime ?? McpRuntime.Default;
             ClientHandle h;
             McpException.Check(Native.oxmcp_client_new(runtime.Handle, Native.Z(name), Native.Z(version), out h));
@@ -110,6 +112,12 @@ namespace OxMcp
                 // null keeps the native default (auto); an unknown name throws InvalidInput here.
                 if (era != null) McpException.Check(Native.oxmcp_client_set_era(_handle, Native.Z(era)));
                 string answers = handlers == null ? "" : handlers.Answers();
+                if (oauth != null)
+                {
+                    byte[] json = Native.Bytes(oauth.ToJson());
+                    McpException.Check(Native.oxmcp_client_set_oauth(_handle, json, Native.Len(json), Native.Z(oauth.TokenFile)));
+                    if (oauth.Authorize != null) answers = answers.Length == 0 ? "authorize" : answers + ",authorize";
+                }
                 if (answers.Length > 0)
                     McpException.Check(Native.oxmcp_client_on_request(_handle, Native.Z(answers), OnServerRequestFn, new IntPtr(_id)));
             }
@@ -154,13 +162,21 @@ namespace OxMcp
             });
         }
 
-        /// <summary>Connects to a Streamable HTTP server at <paramref name="url"/>, in the protocol era
-        /// <paramref name="era"/> (as in <see cref="ConnectStdioAsync"/>).</summary>
+        /// <summary>
+        /// Connects to a Streamable HTTP server at <paramref name="url"/>, in the protocol era
+        /// <paramref name="era"/> (as in <see cref="ConnectStdioAsync"/>). <paramref name="oauth"/>
+        /// authorizes at a protected server (see <see cref="McpOAuth"/>); without it a protected
+        /// server refuses the client with <see cref="McpStatus.Unauthorized"/>.
+        /// <code>
+        /// var machine = new McpOAuth { Grant = "client_credentials", ClientId = "machine", ClientSecret = secret };
+        /// using (var client = await McpClient.ConnectHttpAsync(url, oauth: machine)) { ... }
+        /// </code>
+        /// </summary>
         public static Task<McpClient> ConnectHttpAsync(string url, CancellationToken cancellationToken = default(CancellationToken),
             EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0",
-            string era = "auto", McpClientHandlers handlers = null)
+            string era = "auto", McpClientHandlers handlers = null, McpOAuth oauth = null)
         {
-            var client = new McpClient(runtime, name, version, era, handlers);
+            var client = new McpClient(runtime, name, version, era, handlers, oauth);
             if (onNotification != null) client.Notification += onNotification;
             return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
                 Native.oxmcp_client_connect_http(client._handle, Native.Z(url), Pending.OnComplete, ud, out req));
@@ -284,6 +300,19 @@ namespace OxMcp
             string name = Native.Utf8Z(method);
             var handler = client == null || client._handlers == null ? null : client._handlers.For(name);
             string paramsJson = Native.Utf8(json, len);
+            if (name == "authorize")
+            {
+                // The engine's OAuth client asks for the user's browser: {"url", "redirectUri"} in,
+                // the URL the browser came back to (a JSON string) out.
+                var authorize = client == null || client._oauth == null ? null : client._oauth.Authorize;
+                Incoming.Answer(request, async (req, token) =>
+                {
+                    if (authorize == null) throw new McpException(-32603, "no authorize handler (client disposed)");
+                    string landed = await authorize(JsonText.Unquote(JsonText.Members(paramsJson)["url"]), token).ConfigureAwait(false);
+                    return McpJson.Quote(landed);
+                });
+                return;
+            }
             Incoming.Answer(request, (req, token) =>
             {
                 if (handler == null) throw new McpException(-32603, "no handler for " + name + " (client disposed)");

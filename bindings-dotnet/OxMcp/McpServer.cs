@@ -30,6 +30,27 @@ namespace OxMcp
             }
         }
 
+        /// <summary>
+        /// Who the request's OAuth access token speaks for, on a listener started with
+        /// <c>auth</c> (<see cref="McpHttpAuth"/>): subject, client id, granted scopes, expiry
+        /// and the token's claims; null when the request came without a token (stdio, an
+        /// unprotected listener).
+        /// <code>
+        /// var who = ctx.Auth;
+        /// if (who == null || Array.IndexOf(who.Scopes, "admin") &lt; 0) throw new McpException(-32001, "admins only");
+        /// </code>
+        /// </summary>
+        public McpAuth Auth
+        {
+            get
+            {
+                IntPtr json;
+                UIntPtr len;
+                McpException.Check(Native.oxmcp_incoming_auth(_request, out json, out len));
+                return McpAuth.Parse(Native.Utf8(json, len));
+            }
+        }
+
         /// <summary>Sends a progress notification (nothing if the client asked for none).</summary>
         public void ReportProgress(double progress, double? total = null, string message = null)
         {
@@ -212,12 +233,31 @@ namespace OxMcp
         /// <summary>
         /// Starts Streamable HTTP on <paramref name="bind"/> (<c>127.0.0.1:0</c> = a free port) at
         /// <paramref name="path"/>; returns the bound port. Stateless and JSON-response modes are flags.
+        /// <paramref name="auth"/> requires OAuth access tokens (see <see cref="McpHttpAuth"/>);
+        /// handlers see who a token speaks for in <see cref="McpRequestContext.Auth"/>.
+        /// <code>
+        /// int port = server.StartHttp("127.0.0.1:0", auth: new McpHttpAuth("https://auth.example.com") { Scopes = new[] { "mcp:read" } });
+        /// </code>
         /// </summary>
-        public int StartHttp(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false)
+        public int StartHttp(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false, McpHttpAuth auth = null)
         {
             ushort port;
-            uint flags = (stateless ? 1u : 0u) | (jsonResponse ? 2u : 0u);
-            McpException.Check(Native.oxmcp_server_start_http(_handle, Native.Z(bind), Native.Z(path), flags, out port));
+            if (auth == null)
+            {
+                uint flags = (stateless ? 1u : 0u) | (jsonResponse ? 2u : 0u);
+                McpException.Check(Native.oxmcp_server_start_http(_handle, Native.Z(bind), Native.Z(path), flags, out port));
+                return port;
+            }
+            int colon = (bind ?? "").LastIndexOf(':');
+            int portNumber;
+            if (colon < 0 || !int.TryParse(bind.Substring(colon + 1), out portNumber))
+                throw new McpException(McpStatus.InvalidInput, bind + " is not host:port", null, null);
+            string host = bind.Substring(0, colon).TrimStart('[').TrimEnd(']');
+            string json = "{\"host\":" + McpJson.Quote(host) + ",\"port\":" + portNumber.ToString(System.Globalization.CultureInfo.InvariantCulture) +
+                          ",\"path\":" + McpJson.Quote(path ?? "/mcp") + ",\"stateless\":" + (stateless ? "true" : "false") +
+                          ",\"jsonResponse\":" + (jsonResponse ? "true" : "false") + ",\"auth\":" + auth.ToJson() + "}";
+            byte[] options = Native.Bytes(json);
+            McpException.Check(Native.oxmcp_server_start_http_options(_handle, options, Native.Len(options), out port));
             return port;
         }
 

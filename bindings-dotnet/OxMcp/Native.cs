@@ -78,6 +78,7 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_client_on_notification(ClientHandle client, NotificationFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_client_on_request(ClientHandle client, byte[] answers, ClientRequestFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_client_set_era(ClientHandle client, byte[] era);
+        [DllImport(Lib)] internal static extern int oxmcp_client_set_oauth(ClientHandle client, byte[] oauthJson, UIntPtr oauthLen, byte[] tokenFile);
         [DllImport(Lib)] internal static extern int oxmcp_client_era(ClientHandle client, out IntPtr era);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_stdio(ClientHandle client, byte[] command, IntPtr[] args, UIntPtr argc, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_http(ClientHandle client, byte[] url, CompletionFn callback, IntPtr userData, out RequestHandle request);
@@ -103,6 +104,7 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_server_set_completion(ServerHandle server, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_serve_stdio(ServerHandle server, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_server_start_http(ServerHandle server, byte[] bind, byte[] path, uint flags, out ushort port);
+        [DllImport(Lib)] internal static extern int oxmcp_server_start_http_options(ServerHandle server, byte[] optionsJson, UIntPtr optionsLen, out ushort port);
         [DllImport(Lib)] internal static extern int oxmcp_server_stop_http(ServerHandle server);
         [DllImport(Lib)] internal static extern void oxmcp_server_free(IntPtr server);
 
@@ -114,6 +116,7 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_incoming_on_cancel(IncomingHandle request, CancelFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_progress(IncomingHandle request, double progress, [MarshalAs(UnmanagedType.I1)] bool hasTotal, double total, byte[] message);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_log(IncomingHandle request, byte[] level, byte[] logger, byte[] dataJson, UIntPtr dataLen);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_auth(IncomingHandle request, out IntPtr json, out UIntPtr len);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_ask_client(IncomingHandle request, byte[] method, byte[] paramsJson, UIntPtr paramsLen, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
         [DllImport(Lib)] internal static extern void oxmcp_incoming_free(IntPtr request);
 

@@ -3,6 +3,9 @@
 //   OxMcp.Tests.exe server --stdio|--http          the C# test server the official TS SDK client drives
 //   OxMcp.Tests.exe scenario-server                the scenario server (ScenarioServer.cs) on stdio
 //   OxMcp.Tests.exe scenarios                      the shared scenarios alone (they also run in `client`)
+//   OxMcp.Tests.exe oauth ISSUER PROTECTED_URL NODE BROWSER_MJS TOKEN_FILE
+//                                                  OAuth (OAuthTests.cs) against a real authorization
+//                                                  server and a protected server
 //   OxMcp.Tests.exe client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL]
 //                                                  C# client tests against `oxmcp everything-server`
 //                                                  (stdio and HTTP), an in-process C# server, and
@@ -77,13 +80,14 @@ internal static class Program
                 Console.WriteLine(_passed + " passed, " + _failed + " failed");
                 return _failed == 0 ? 0 : 1;
             }
+            if (args.Length >= 6 && args[0] == "oauth") return OAuthTests.Run(args);
             if (args.Length >= 3 && args[0] == "client")
             {
                 ClientTests(args[1], args[2], args.Length > 3 ? args[3] : null).GetAwaiter().GetResult();
                 Console.WriteLine(_passed + " passed, " + _failed + " failed");
                 return _failed == 0 ? 0 : 1;
             }
-            Console.Error.WriteLine("usage: server --stdio|--http | scenario-server | scenarios | client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL]");
+            Console.Error.WriteLine("usage: server --stdio|--http | scenario-server | scenarios | client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL] | oauth ISSUER PROTECTED_URL NODE BROWSER_MJS TOKEN_FILE");
             return 2;
         }
         catch (Exception e)

@@ -146,6 +146,28 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverStartHttp<'l>(
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
+/// Starts HTTP with the listen options JSON ([`HttpOptions`], `auth` included); completes
+/// with the endpoint's URL.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_serverStartHttpOptions<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    server: jlong,
+    options: JString<'l>,
+    call_id: jlong,
+) {
+    env.with_env(|env| -> jni::errors::Result<()> {
+        let options = req_str(env, &options)?;
+        let s = SERVERS.get(server);
+        spawn_call(call_id, async move {
+            let s = s.ok_or_else(closed)?;
+            Ok(Done::json(s.start_http(HttpOptions::from_json(&options)?).await?))
+        });
+        Ok(())
+    })
+    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverStopHttp<'l>(
     _env: EnvUnowned<'l>,

@@ -1,6 +1,8 @@
 package dev.oxmcp;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -132,6 +134,30 @@ public final class Json {
             i = skipSpace(object, end);
             if (i < object.length() && object.charAt(i) == ',') {
                 i = skipSpace(object, i + 1);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The strings of a JSON array of strings (empty for JSON null or a missing member).
+     */
+    static List<String> strings(String array) {
+        List<String> out = new ArrayList<>();
+        if (array == null || array.equals("null")) {
+            return out;
+        }
+        int i = skipSpace(array, 0);
+        if (i >= array.length() || array.charAt(i) != '[') {
+            throw new IllegalArgumentException("not a JSON array: " + array);
+        }
+        i = skipSpace(array, i + 1);
+        while (i < array.length() && array.charAt(i) != ']') {
+            int end = skipValue(array, i);
+            out.add(unquote(array.substring(i, end)));
+            i = skipSpace(array, end);
+            if (i < array.length() && array.charAt(i) == ',') {
+                i = skipSpace(array, i + 1);
             }
         }
         return out;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * An MCP client over stdio (a child process it starts) or Streamable HTTP. Every call
@@ -52,6 +53,7 @@ public final class McpClient implements AutoCloseable {
         private ClientRequestHandler sampling;
         private ClientRequestHandler elicitation;
         private ClientRequestHandler roots;
+        private OAuth oauth;
 
         private Options() {}
 
@@ -195,6 +197,24 @@ public final class McpClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Authorizes at a protected HTTP server with OAuth: client credentials, a client
+         * registered beforehand or dynamically, and the authorization code grant through
+         * {@link OAuth#onAuthorize}. Without it a protected server refuses the client with
+         * {@link McpException.Kind#UNAUTHORIZED}.
+         *
+         * <pre>{@code
+         * McpClient.connect(McpClient.Options.http(url).oauth(OAuth.clientCredentials("machine", secret))).join();
+         * }</pre>
+         *
+         * @param oauth the client's OAuth options
+         * @return these options
+         */
+        public Options oauth(OAuth oauth) {
+            this.oauth = oauth;
+            return this;
+        }
+
         /** The engine's connect options (JSON): the server requests answered are {@code answers}. */
         String toJson() {
             StringBuilder b = new StringBuilder("{");
@@ -208,6 +228,9 @@ public final class McpClient implements AutoCloseable {
             }
             if (roots != null) {
                 answers.add(Json.quote("roots"));
+            }
+            if (oauth != null && oauth.authorizeHandler() != null) {
+                answers.add(Json.quote("authorize"));
             }
             b.append(",\"answers\":[").append(String.join(",", answers)).append(']');
             if (era != null) {
@@ -228,6 +251,9 @@ public final class McpClient implements AutoCloseable {
             }
             if (url != null) {
                 b.append(",\"url\":").append(Json.quote(url)).append(",\"headers\":").append(Json.objectOfStrings(headers));
+                if (oauth != null) {
+                    b.append(',').append(oauth.toJsonMembers());
+                }
             }
             return b.append('}').toString();
         }
@@ -251,13 +277,23 @@ public final class McpClient implements AutoCloseable {
         ClientRequestHandler sampling = options.sampling;
         ClientRequestHandler elicitation = options.elicitation;
         ClientRequestHandler roots = options.roots;
-        if (sampling == null && elicitation == null && roots == null) {
+        Function<String, CompletableFuture<String>> authorize = options.oauth != null ? options.oauth.authorizeHandler() : null;
+        if (sampling == null && elicitation == null && roots == null && authorize == null) {
             return 0;
         }
         return Native.addHandler((params, method, ctx) -> switch (method) {
             case "sampling/createMessage" -> sampling.handle(params, ctx);
             case "elicitation/create" -> elicitation.handle(params, ctx);
             case "roots/list" -> roots.handle(params, ctx);
+            // The engine's OAuth client asks for the user's browser: {"url", "redirectUri"} in,
+            // the URL the browser came back to (a JSON string) out.
+            case "authorize" -> {
+                CompletableFuture<String> landed = authorize.apply(Json.unquote(Json.members(params).get("url")));
+                if (landed == null) {
+                    throw new IllegalStateException("the authorize handler returned a null future");
+                }
+                yield landed.thenApply(Json::quote);
+            }
             default -> throw new IllegalStateException("no handler for the server's " + method + " request");
         });
     }

@@ -247,6 +247,45 @@ public final class McpServer implements AutoCloseable {
     }
 
     /**
+     * Starts serving Streamable HTTP protected by OAuth: every request needs an access token
+     * for this server from the authorization server {@code auth} names (see {@link HttpAuth});
+     * handlers see who it speaks for in {@link RequestContext#auth()}.
+     *
+     * <pre>{@code
+     * server.tool("whoami", null, "{\"type\":\"object\"}",
+     *     (args, ctx) -> CompletableFuture.completedFuture(Json.textResult(ctx.auth().subject())));
+     * String url = server.startHttp("127.0.0.1", 0, HttpAuth.issuer("https://auth.example.com").scopes("mcp:read")).join();
+     * }</pre>
+     *
+     * @param host the address or host name to bind
+     * @param port the port, 0 for any free one
+     * @param auth the authorization server and the scopes required, or null for none
+     * @return the endpoint URL
+     */
+    public CompletableFuture<String> startHttp(String host, int port, HttpAuth auth) {
+        return startHttp(host, port, "/mcp", false, false, auth);
+    }
+
+    /**
+     * Starts serving Streamable HTTP with every option, OAuth included.
+     *
+     * @param host the address or host name to bind
+     * @param port the port, 0 for any free one
+     * @param path the endpoint path, e.g. {@code /mcp}
+     * @param stateless no sessions: every request stands alone
+     * @param jsonResponse answer with plain JSON bodies instead of SSE streams
+     * @param auth the authorization server and the scopes required, or null for none
+     * @return the endpoint URL
+     */
+    public CompletableFuture<String> startHttp(String host, int port, String path, boolean stateless, boolean jsonResponse, HttpAuth auth) {
+        long server = live();
+        String json = "{\"host\":" + Json.quote(host) + ",\"port\":" + port + ",\"path\":" + Json.quote(path)
+                + ",\"stateless\":" + stateless + ",\"jsonResponse\":" + jsonResponse
+                + (auth != null ? ",\"auth\":" + auth.toJson() : "") + "}";
+        return Native.call(Native.Done::json, null, id -> Native.serverStartHttpOptions(server, json, id));
+    }
+
+    /**
      * Stops the HTTP listener gracefully (open sessions end).
      *
      * @return completes when it stopped

@@ -135,6 +135,8 @@ final class Native {
 
     static native void serverStartHttp(long server, String host, int port, String path, boolean stateless, boolean jsonResponse, long callId);
 
+    static native void serverStartHttpOptions(long server, String optionsJson, long callId);
+
     static native void serverStopHttp(long server, long callId);
 
     static native void serverFree(long server);

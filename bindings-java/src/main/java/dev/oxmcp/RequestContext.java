@@ -88,12 +88,29 @@ public final class RequestContext {
     /**
      * The request's facts as JSON: {@code requestId}, {@code progressToken},
      * {@code clientInfo}, {@code clientCapabilities}, {@code protocolVersion},
-     * {@code cancelled}.
+     * {@code cancelled}, {@code auth} (see {@link #auth()}).
      *
      * @return the JSON object, or null once the request is over
      */
     public String infoJson() {
         return Native.requestInfo(handle);
+    }
+
+    /**
+     * Who the request's OAuth access token speaks for, on a listener protected with
+     * {@link HttpAuth}: subject, client id, granted scopes, expiry and the token's claims.
+     *
+     * <pre>{@code
+     * AuthInfo who = ctx.auth();
+     * if (who == null || !who.scopes().contains("admin")) { ... }
+     * }</pre>
+     *
+     * @return who the token speaks for; null when the request came without one (stdio, an
+     *     unprotected listener), for a client's handler, or once the request is over
+     */
+    public AuthInfo auth() {
+        String info = Native.requestInfo(handle);
+        return info == null ? null : AuthInfo.parse(Json.members(info).get("auth"));
     }
 
     /**
