@@ -17,7 +17,8 @@
 #    by tests/auth/install.sh) and `oxmcp everything-server --auth-issuer`: client
 #    credentials, Unauthorized without OAuth, the authorization code grant through the
 #    "authorize" request (the browser played with tests/auth/browser.mjs), and a protected C
-#    server whose handler reads the token's subject, client and scopes;
+#    server whose handler reads the token's subject, client and scopes, and one whose tokens a
+#    host function checks (oxmcp_server_verify_tokens(), clients with a Bearer header);
 #    then the official TypeScript SDK client against the C server (stdio and HTTP);
 # 6. runs the C client (default and session era), the C server and the scenario server (with
 #    the scenario client) once more under valgrind, failing on definite or indirect leaks and

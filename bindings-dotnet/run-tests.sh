@@ -14,7 +14,8 @@
 #  - OAuth (Tests/OAuthTests.cs) against a real authorization server (oidc-provider, installed
 #    by tests/auth/install.sh) and `oxmcp everything-server --auth-issuer`: client credentials,
 #    Unauthorized without OAuth, the authorization code grant (the browser played with
-#    tests/auth/browser.mjs), and a protected C# server whose handler reads ctx.Auth;
+#    tests/auth/browser.mjs), a protected C# server whose handler reads ctx.Auth, and one whose
+#    tokens McpServer.VerifyTokens checks (clients sending an Authorization header);
 #  - the official TypeScript SDK client against the C# server (stdio and HTTP), including
 #    cancellation reaching the C# handler and a clean exit code 0;
 # every mono process must exit by itself (a hang fails the run).

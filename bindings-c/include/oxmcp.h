@@ -188,6 +188,21 @@ typedef void (*OxmcpHandlerFn)(void *user_data,
                                const uint8_t *params_json,
                                size_t params_len);
 
+// Called when a client presents an access token to a protected HTTP listener (see
+// oxmcp_server_verify_tokens()).
+//
+// - `request`: the check, now owned by the host. Accept the token (any thread, now or later)
+//   with oxmcp_incoming_complete() and who it speaks for, a JSON object `{"subject",
+//   "clientId", "scopes": [...], "expiresAt", "claims": {...}}` (every member may be left
+//   out), or refuse it with oxmcp_incoming_fail() (the client gets 401); release it with
+//   oxmcp_incoming_free() (freeing an unanswered check refuses the token).
+// - `token`: the bearer token (NUL-terminated), valid during the call only.
+//
+// Runs on a runtime thread: return quickly and finish long work (introspection) elsewhere.
+typedef void (*OxmcpTokenVerifierFn)(void *user_data,
+                                     struct OxmcpIncoming *request,
+                                     const char *token);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -267,6 +282,22 @@ OxmcpStatus oxmcp_client_set_oauth(const struct OxmcpClient *client,
                                    const uint8_t *oauth_json,
                                    size_t oauth_len,
                                    const char *token_file);
+
+// Sets extra HTTP headers sent with every request of an HTTP connection: `headers_json` is
+// a JSON object of strings (e.g. `{"Authorization": "Bearer ..."}` for a token the host got
+// itself); NULL / 0 removes them. Read when connecting (a connected client fails with
+// `OXMCP_STATUS_INVALID_INPUT`); ignored over stdio.
+//
+// ```c
+// const char *headers = "{\"Authorization\":\"Bearer s3cret\"}";
+// oxmcp_client_set_headers(client, (const uint8_t *)headers, strlen(headers));
+// ```
+//
+// # Safety
+// `client` is a live client; `headers_json` points to `headers_len` bytes.
+OxmcpStatus oxmcp_client_set_headers(const struct OxmcpClient *client,
+                                     const uint8_t *headers_json,
+                                     size_t headers_len);
 
 // Chooses the protocol era the client speaks (NUL-terminated, case-insensitive):
 // - `"auto"` (the default): probe the server with `server/discover` and speak the
@@ -742,6 +773,35 @@ OxmcpStatus oxmcp_server_add_prompt(const struct OxmcpServer *server,
 OxmcpStatus oxmcp_server_set_completion(const struct OxmcpServer *server,
                                         OxmcpHandlerFn handler,
                                         void *user_data);
+
+// Checks the access tokens of a protected HTTP listener (oxmcp_server_start_http_options()
+// with `auth`) with `callback` instead of the built-in JWT check: it receives each bearer
+// token a client presents and accepts it with oxmcp_incoming_complete() and who the token
+// speaks for (`{"subject", "clientId", "scopes", "expiresAt", "claims"}`, any left out), or
+// refuses it with oxmcp_incoming_fail() (the client gets 401). The identity is what
+// handlers read with oxmcp_incoming_auth(), and its scopes are checked against the
+// listener's required `scopes`. Set it before starting the listener. `user_data` must stay
+// valid until oxmcp_server_free() returns.
+//
+// ```c
+// static void verify(void *ud, OxmcpIncoming *req, const char *token) {
+//     if (strcmp(token, "s3cret") == 0) {
+//         const char *who = "{\"subject\":\"alice\",\"scopes\":[\"mcp:read\"]}";
+//         oxmcp_incoming_complete(req, (const uint8_t *)who, strlen(who));
+//     } else {
+//         oxmcp_incoming_fail(req, "unknown token");
+//     }
+//     oxmcp_incoming_free(req);
+// }
+// ...
+// oxmcp_server_verify_tokens(server, verify, NULL);
+// ```
+//
+// # Safety
+// `server` is a live server.
+OxmcpStatus oxmcp_server_verify_tokens(const struct OxmcpServer *server,
+                                       OxmcpTokenVerifierFn callback,
+                                       void *user_data);
 
 // Serves one client on this process's stdin/stdout. Returns at once; `callback` runs once
 // when stdin closes (`OXMCP_STATUS_OK`, JSON `null`), when the serve is cancelled through

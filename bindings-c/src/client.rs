@@ -2,6 +2,7 @@
 //! Every call is asynchronous: it returns an `OxmcpRequest` handle at once and reports its
 //! outcome through a completion callback, exactly once.
 
+use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -44,6 +45,8 @@ pub struct OxmcpClient {
     /// What oxmcp_client_set_oauth() configured (options, token file); read when connecting
     /// over HTTP.
     oauth: Mutex<Option<(OAuthOptions, Option<String>)>>,
+    /// What oxmcp_client_set_headers() configured; sent with every HTTP request.
+    headers: Mutex<BTreeMap<String, String>>,
     /// `None` until connected.
     client: Arc<Mutex<Option<Arc<Client>>>>,
 }
@@ -85,6 +88,7 @@ impl OxmcpClient {
                 options.oauth = Some(oauth);
                 options.token_file = token_file;
             }
+            options.headers = self.headers.lock().unwrap_or_else(|e| e.into_inner()).clone();
         }
         let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
         let mut hooks = ClientHooks::default();
@@ -161,6 +165,7 @@ pub unsafe extern "C" fn oxmcp_client_new(
             answers: Mutex::new(None),
             era: Mutex::new(Era::Auto),
             oauth: Mutex::new(None),
+            headers: Mutex::new(BTreeMap::new()),
             client: Arc::new(Mutex::new(None)),
         };
         out(out_client, Box::into_raw(Box::new(c)), "out_client")
@@ -276,6 +281,40 @@ pub unsafe extern "C" fn oxmcp_client_set_oauth(
             return Err(invalid("set OAuth before connecting: the client is already connected"));
         }
         *c.oauth.lock().unwrap_or_else(|e| e.into_inner()) = oauth;
+        Ok(())
+    })
+}
+
+/// Sets extra HTTP headers sent with every request of an HTTP connection: `headers_json` is
+/// a JSON object of strings (e.g. `{"Authorization": "Bearer ..."}` for a token the host got
+/// itself); NULL / 0 removes them. Read when connecting (a connected client fails with
+/// `OXMCP_STATUS_INVALID_INPUT`); ignored over stdio.
+///
+/// ```c
+/// const char *headers = "{\"Authorization\":\"Bearer s3cret\"}";
+/// oxmcp_client_set_headers(client, (const uint8_t *)headers, strlen(headers));
+/// ```
+///
+/// # Safety
+/// `client` is a live client; `headers_json` points to `headers_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_set_headers(
+    client: *const OxmcpClient,
+    headers_json: *const u8,
+    headers_len: usize,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let bytes = bytes_arg(headers_json, headers_len, "headers_json")?;
+        let headers = if bytes.is_empty() {
+            BTreeMap::new()
+        } else {
+            serde_json::from_slice(bytes).map_err(|e| invalid(format!("the headers must be a JSON object of strings: {e}")))?
+        };
+        if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return Err(invalid("set the headers before connecting: the client is already connected"));
+        }
+        *c.headers.lock().unwrap_or_else(|e| e.into_inner()) = headers;
         Ok(())
     })
 }

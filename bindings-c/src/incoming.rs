@@ -62,6 +62,8 @@ pub type OxmcpClientRequestFn = Option<
 pub(crate) enum Owes {
     Handler(HandlerKind),
     Client(&'static str),
+    /// Who an access token speaks for (oxmcp_server_verify_tokens()).
+    Identity,
 }
 
 impl Owes {
@@ -72,6 +74,11 @@ impl Owes {
         }
         match self {
             Owes::Handler(kind) => kind.check_result(result),
+            Owes::Identity => serde_json::from_str::<oxmcp::auth::resource::AuthInfo>(result).map(drop).map_err(|e| {
+                invalid(format!(
+                    "not a valid identity (`{{\"subject\", \"clientId\", \"scopes\", \"expiresAt\", \"claims\"}}`): {e}"
+                ))
+            }),
             Owes::Client(m @ methods::SAMPLING_CREATE_MESSAGE) => shape::<CreateMessageResult>(m, result),
             Owes::Client(m @ methods::ELICITATION_CREATE) => shape::<ElicitResult>(m, result),
             Owes::Client(m @ oxmcp::host::client::AUTHORIZE) => serde_json::from_str::<String>(result)
@@ -160,7 +167,7 @@ pub(crate) fn hand_over(
             Ok(ctx) => Some(ctx),
             Err(_) => return false,
         },
-        Owes::Client(_) => None,
+        Owes::Client(_) | Owes::Identity => None,
     };
     let inner = Arc::new(Incoming {
         owes,
@@ -195,6 +202,40 @@ pub(crate) fn handler_fn(
         hand_over(Owes::Handler(kind), id, &calls, &rt, &gate, |handle| {
             // SAFETY: the host registered the callback with this user data; `input` outlives the call.
             unsafe { callback(user_data.ptr(), handle, input.as_ptr(), input.len()) }
+        })
+    })
+}
+
+/// Called when a client presents an access token to a protected HTTP listener (see
+/// oxmcp_server_verify_tokens()).
+///
+/// - `request`: the check, now owned by the host. Accept the token (any thread, now or later)
+///   with oxmcp_incoming_complete() and who it speaks for, a JSON object `{"subject",
+///   "clientId", "scopes": [...], "expiresAt", "claims": {...}}` (every member may be left
+///   out), or refuse it with oxmcp_incoming_fail() (the client gets 401); release it with
+///   oxmcp_incoming_free() (freeing an unanswered check refuses the token).
+/// - `token`: the bearer token (NUL-terminated), valid during the call only.
+///
+/// Runs on a runtime thread: return quickly and finish long work (introspection) elsewhere.
+pub type OxmcpTokenVerifierFn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, request: *mut OxmcpIncoming, token: *const c_char)>;
+
+/// A token verifier as a host function of the core's staged server.
+pub(crate) fn verifier_fn(
+    callback: unsafe extern "C" fn(*mut c_void, *mut OxmcpIncoming, *const c_char),
+    user_data: UserData,
+    calls: Arc<HostCalls>,
+    rt: Arc<Rt>,
+    gate: Gate,
+) -> oxmcp::host::HostFn {
+    Arc::new(move |id, input: String| {
+        let token = serde_json::from_str::<Value>(&input)
+            .ok()
+            .and_then(|v| v.get("token").and_then(Value::as_str).map(c_string))
+            .unwrap_or_else(|| c_string(""));
+        hand_over(Owes::Identity, id, &calls, &rt, &gate, |handle| {
+            // SAFETY: the host registered the callback with this user data; `token` outlives the call.
+            unsafe { callback(user_data.ptr(), handle, token.as_ptr()) }
         })
     })
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::callback::{Gate, OxmcpCompletionFn, UserData};
 use crate::error::{bytes_arg, guard, invalid, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
-use crate::incoming::{handler_fn, OxmcpHandlerFn};
+use crate::incoming::{handler_fn, verifier_fn, OxmcpHandlerFn, OxmcpTokenVerifierFn};
 use crate::request::{start, OxmcpRequest};
 use crate::runtime::{rt_arg, OxmcpRuntime, Rt};
 
@@ -192,6 +192,46 @@ pub unsafe extern "C" fn oxmcp_server_set_completion(
     user_data: *mut c_void,
 ) -> OxmcpStatus {
     guard(|| server_arg(server)?.register(HandlerKind::Completion, (b"{}".as_ptr(), 2), handler, user_data))
+}
+
+/// Checks the access tokens of a protected HTTP listener (oxmcp_server_start_http_options()
+/// with `auth`) with `callback` instead of the built-in JWT check: it receives each bearer
+/// token a client presents and accepts it with oxmcp_incoming_complete() and who the token
+/// speaks for (`{"subject", "clientId", "scopes", "expiresAt", "claims"}`, any left out), or
+/// refuses it with oxmcp_incoming_fail() (the client gets 401). The identity is what
+/// handlers read with oxmcp_incoming_auth(), and its scopes are checked against the
+/// listener's required `scopes`. Set it before starting the listener. `user_data` must stay
+/// valid until oxmcp_server_free() returns.
+///
+/// ```c
+/// static void verify(void *ud, OxmcpIncoming *req, const char *token) {
+///     if (strcmp(token, "s3cret") == 0) {
+///         const char *who = "{\"subject\":\"alice\",\"scopes\":[\"mcp:read\"]}";
+///         oxmcp_incoming_complete(req, (const uint8_t *)who, strlen(who));
+///     } else {
+///         oxmcp_incoming_fail(req, "unknown token");
+///     }
+///     oxmcp_incoming_free(req);
+/// }
+/// ...
+/// oxmcp_server_verify_tokens(server, verify, NULL);
+/// ```
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_verify_tokens(
+    server: *const OxmcpServer,
+    callback: OxmcpTokenVerifierFn,
+    user_data: *mut c_void,
+) -> OxmcpStatus {
+    guard(|| {
+        let s = server_arg(server)?;
+        let callback = callback.ok_or_else(|| invalid("callback is NULL"))?;
+        let f = verifier_fn(callback, UserData(user_data), s.staged.calls().clone(), s.rt.clone(), s.gate.clone());
+        s.staged.verify_tokens_with(f);
+        Ok(())
+    })
 }
 
 /// Serves one client on this process's stdin/stdout. Returns at once; `callback` runs once

@@ -12,7 +12,10 @@
  * a browser played with NODE and tests/auth/browser.mjs, its tokens kept 0600 in TOKEN_FILE
  * and reused by the next client without asking again; a forged redirect refused; option and
  * answer checks; a C server protected with oxmcp_server_start_http_options() whose tool reads
- * oxmcp_incoming_auth(), called with client credentials (and refused without).
+ * oxmcp_incoming_auth(), called with client credentials (and refused without); a C server
+ * whose tokens a host function checks (oxmcp_server_verify_tokens()), called by clients
+ * sending `Authorization: Bearer` (oxmcp_client_set_headers()): alice with the accepted
+ * token, OXMCP_STATUS_UNAUTHORIZED with another.
  * Ends with "N passed, M failed".
  */
 #include <sys/stat.h>
@@ -334,6 +337,89 @@ static void test_server(OxmcpRuntime *rt) {
   oxmcp_server_free(server);
 }
 
+/* --- a C server whose tokens a host function checks ----------------------------------------------- */
+
+/* The tokens the verifier saw, in order, and how its completions went. */
+static char g_seen[4][64];
+static int g_seen_count, g_accept_failed;
+static pthread_mutex_t g_seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Accepts "s3cret" as alice (mcp:read), refuses anything else. */
+static void verify_token(void *ud, OxmcpIncoming *req, const char *token) {
+  (void)ud;
+  pthread_mutex_lock(&g_seen_lock);
+  if (g_seen_count < 4) snprintf(g_seen[g_seen_count++], sizeof g_seen[0], "%s", token);
+  pthread_mutex_unlock(&g_seen_lock);
+  if (strcmp(token, "s3cret") == 0) {
+    const char *who = "{\"subject\":\"alice\",\"scopes\":[\"mcp:read\"]}";
+    if (oxmcp_incoming_complete(req, (const uint8_t *)who, strlen(who)) != OXMCP_STATUS_OK) {
+      pthread_mutex_lock(&g_seen_lock);
+      g_accept_failed++;
+      pthread_mutex_unlock(&g_seen_lock);
+    }
+  } else {
+    oxmcp_incoming_fail(req, "unknown token");
+  }
+  oxmcp_incoming_free(req);
+}
+
+/* A client sending `Authorization: Bearer TOKEN`, connected to `url`. */
+static OxmcpClient *connect_bearer(OxmcpRuntime *rt, const char *url, const char *token, Call *c) {
+  OxmcpClient *client = NULL;
+  REQUIRE(oxmcp_client_new(rt, "c-oauth-test", "1.0.0", &client) == OXMCP_STATUS_OK, "client");
+  char headers[256];
+  snprintf(headers, sizeof headers, "{\"Authorization\":\"Bearer %s\"}", token);
+  CHECK(oxmcp_client_set_headers(client, (const uint8_t *)headers, strlen(headers)) == OXMCP_STATUS_OK, "set_headers: %s",
+        last_message());
+  call_init(c);
+  REQUIRE(oxmcp_client_connect_http(client, url, on_complete, c, NULL) == OXMCP_STATUS_OK, "connect started");
+  REQUIRE(call_wait(c) == 1, "the connect completed");
+  return client;
+}
+
+static void test_verifier(OxmcpRuntime *rt) {
+  OxmcpServer *server = NULL;
+  REQUIRE(oxmcp_server_new(rt, "c-verified", "1.0.0", &server) == OXMCP_STATUS_OK, "server");
+  const char *tool = "{\"name\":\"whoami\",\"inputSchema\":{\"type\":\"object\"}}";
+  REQUIRE(oxmcp_server_add_tool(server, (const uint8_t *)tool, strlen(tool), whoami_tool, NULL) == OXMCP_STATUS_OK, "tool");
+  CHECK(oxmcp_server_verify_tokens(server, NULL, NULL) == OXMCP_STATUS_INVALID_INPUT, "a NULL verifier is refused");
+  REQUIRE(oxmcp_server_verify_tokens(server, verify_token, NULL) == OXMCP_STATUS_OK, "verify_tokens: %s", last_message());
+
+  const char *opts = "{\"host\":\"127.0.0.1\",\"port\":0,\"auth\":{\"issuer\":\"https://auth.example.com\",\"scopes\":[\"mcp:read\"]}}";
+  uint16_t port = 0;
+  REQUIRE(oxmcp_server_start_http_options(server, (const uint8_t *)opts, strlen(opts), &port) == OXMCP_STATUS_OK && port != 0,
+          "protected listener: %s", last_message());
+  char url[128];
+  snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", (unsigned)port);
+
+  Call c;
+  OxmcpClient *client = connect_bearer(rt, url, "s3cret", &c);
+  CHECK(c.status == OXMCP_STATUS_OK, "verified: connected with the bearer token (%s)", c.message ? c.message : "");
+  call_done(&c);
+  char *who = call(client, "whoami");
+  CHECK(who && strstr(who, "\\\"subject\\\":\\\"alice\\\""), "the handler sees the verifier's subject: %s", who ? who : "(failed)");
+  free(who);
+  oxmcp_client_free(client);
+
+  client = connect_bearer(rt, url, "wrong", &c);
+  CHECK(c.status == OXMCP_STATUS_UNAUTHORIZED, "the verifier refuses another token (got %s)", oxmcp_status_name(c.status));
+  call_done(&c);
+  oxmcp_client_free(client);
+
+  pthread_mutex_lock(&g_seen_lock);
+  int saw_good = 0, saw_bad = 0;
+  for (int i = 0; i < g_seen_count; i++) {
+    if (strcmp(g_seen[i], "s3cret") == 0) saw_good = 1;
+    if (strcmp(g_seen[i], "wrong") == 0) saw_bad = 1;
+  }
+  pthread_mutex_unlock(&g_seen_lock);
+  CHECK(saw_good && saw_bad, "the verifier saw both tokens (%d checks)", g_seen_count);
+  CHECK(g_accept_failed == 0, "the identity was a valid completion");
+
+  CHECK(oxmcp_server_stop_http(server) == OXMCP_STATUS_OK, "stop");
+  oxmcp_server_free(server);
+}
+
 int main(int argc, char **argv) {
   if (argc < 6) {
     fprintf(stderr, "usage: %s ISSUER PROTECTED_URL NODE BROWSER_MJS TOKEN_FILE\n", argv[0]);
@@ -346,6 +432,7 @@ int main(int argc, char **argv) {
   REQUIRE(oxmcp_runtime_new(2, &rt) == OXMCP_STATUS_OK, "runtime");
   test_client(rt, argv[2], argv[5]);
   test_server(rt);
+  test_verifier(rt);
   CHECK(oxmcp_runtime_shutdown(rt) == OXMCP_STATUS_OK, "runtime shutdown");
   oxmcp_runtime_free(rt);
   printf("%d passed, %d failed\n", g_passed, g_failed);

@@ -1,5 +1,7 @@
 using System;
+using System.Collections.Generic;
 using System.Runtime.InteropServices;
+using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -166,7 +168,8 @@ namespace OxMcp
         /// Connects to a Streamable HTTP server at <paramref name="url"/>, in the protocol era
         /// <paramref name="era"/> (as in <see cref="ConnectStdioAsync"/>). <paramref name="oauth"/>
         /// authorizes at a protected server (see <see cref="McpOAuth"/>); without it a protected
-        /// server refuses the client with <see cref="McpStatus.Unauthorized"/>.
+        /// server refuses the client with <see cref="McpStatus.Unauthorized"/>. <paramref name="headers"/>
+        /// are sent with every request (e.g. <c>Authorization: Bearer</c> with a token got elsewhere).
         /// <code>
         /// var machine = new McpOAuth { Grant = "client_credentials", ClientId = "machine", ClientSecret = secret };
         /// using (var client = await McpClient.ConnectHttpAsync(url, oauth: machine)) { ... }
@@ -174,9 +177,25 @@ namespace OxMcp
         /// </summary>
         public static Task<McpClient> ConnectHttpAsync(string url, CancellationToken cancellationToken = default(CancellationToken),
             EventHandler<McpNotification> onNotification = null, McpRuntime runtime = null, string name = "oxmcp-dotnet", string version = "0.1.0",
-            string era = "auto", McpClientHandlers handlers = null, McpOAuth oauth = null)
+            string era = "auto", McpClientHandlers handlers = null, McpOAuth oauth = null, IDictionary<string, string> headers = null)
         {
             var client = new McpClient(runtime, name, version, era, handlers, oauth);
+            if (headers != null)
+            {
+                var b = new StringBuilder("{");
+                foreach (KeyValuePair<string, string> h in headers)
+                    b.Append(b.Length > 1 ? "," : "").Append(McpJson.Quote(h.Key)).Append(':').Append(McpJson.Quote(h.Value));
+                byte[] json = Native.Bytes(b.Append('}').ToString());
+                try
+                {
+                    McpException.Check(Native.oxmcp_client_set_headers(client._handle, json, Native.Len(json)));
+                }
+                catch
+                {
+                    client.Dispose();
+                    throw;
+                }
+            }
             if (onNotification != null) client.Notification += onNotification;
             return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
                 Native.oxmcp_client_connect_http(client._handle, Native.Z(url), Pending.OnComplete, ud, out req));

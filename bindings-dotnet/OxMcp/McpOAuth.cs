@@ -178,6 +178,31 @@ namespace OxMcp
         /// <summary>All of it as the engine's JSON (<c>{"subject", "clientId", "scopes", "expiresAt", "claims"}</c>).</summary>
         public string Json { get; private set; }
 
+        private McpAuth()
+        {
+        }
+
+        /// <summary>
+        /// An identity a token verifier (<see cref="McpServer.VerifyTokens"/>) answers for an
+        /// accepted token: the subject, the scopes granted, and optionally the client, the
+        /// expiry (seconds since the epoch) and the claims (a JSON object).
+        /// </summary>
+        public McpAuth(string subject, string[] scopes = null, string clientId = null, long? expiresAt = null, string claimsJson = null)
+        {
+            Subject = subject;
+            Scopes = scopes ?? new string[0];
+            ClientId = clientId;
+            ExpiresAt = expiresAt;
+            ClaimsJson = claimsJson ?? "{}";
+            var b = new StringBuilder("{\"subject\":").Append(subject == null ? "null" : McpJson.Quote(subject))
+                .Append(",\"clientId\":").Append(clientId == null ? "null" : McpJson.Quote(clientId))
+                .Append(",\"scopes\":[");
+            for (int i = 0; i < Scopes.Length; i++) b.Append(i > 0 ? "," : "").Append(McpJson.Quote(Scopes[i]));
+            b.Append("],\"expiresAt\":").Append(expiresAt.HasValue ? expiresAt.Value.ToString(CultureInfo.InvariantCulture) : "null")
+                .Append(",\"claims\":").Append(ClaimsJson).Append('}');
+            Json = b.ToString();
+        }
+
         /// <summary>Reads the engine's JSON; null for JSON null.</summary>
         internal static McpAuth Parse(string json)
         {

@@ -128,9 +128,13 @@ namespace OxMcp
     {
         private static readonly Native.HandlerFn OnRequestFn = OnRequest;
         private static readonly Registry<McpHandler> Handlers = new Registry<McpHandler>();
+        private static readonly Native.TokenVerifierFn OnVerifyFn = OnVerify;
+        private static readonly Registry<Func<string, CancellationToken, Task<McpAuth>>> Verifiers =
+            new Registry<Func<string, CancellationToken, Task<McpAuth>>>();
 
         private readonly ServerHandle _handle;
         private readonly List<long> _handlerIds = new List<long>();
+        private readonly List<long> _verifierIds = new List<long>();
 
         /// <summary>A server named <paramref name="name"/> on <paramref name="runtime"/> (default: <see cref="McpRuntime.Default"/>).</summary>
         public McpServer(string name, string version, string instructions = null, McpRuntime runtime = null)
@@ -208,6 +212,32 @@ namespace OxMcp
             Register(null, handler, (server, json, len, fn, ud) => Native.oxmcp_server_set_completion(server, fn, ud));
         }
 
+        /// <summary>
+        /// Checks the access tokens of a listener started with <c>auth</c> (<see cref="McpHttpAuth"/>)
+        /// with <paramref name="verifier"/> instead of the built-in JWT check: it receives each
+        /// bearer token a client presents and returns who the token speaks for (its scopes are
+        /// checked against the listener's <see cref="McpHttpAuth.Scopes"/>), or null — or throws —
+        /// to refuse it (the client gets 401 and <see cref="McpStatus.Unauthorized"/>). Handlers
+        /// see the identity in <see cref="McpRequestContext.Auth"/>. Set it before
+        /// <see cref="StartHttp"/>.
+        /// <code>
+        /// server.VerifyTokens(async (token, ct) =>
+        ///     token == "s3cret" ? new McpAuth("alice", new[] { "mcp:read" }) : null);
+        /// </code>
+        /// </summary>
+        public void VerifyTokens(Func<string, CancellationToken, Task<McpAuth>> verifier)
+        {
+            if (verifier == null) throw new ArgumentNullException("verifier");
+            long id = Verifiers.Add(verifier);
+            int status = Native.oxmcp_server_verify_tokens(_handle, OnVerifyFn, new IntPtr(id));
+            if (status != 0)
+            {
+                Verifiers.Remove(id);
+                throw McpException.Last(status);
+            }
+            lock (_handlerIds) _verifierIds.Add(id);
+        }
+
         private delegate int AddFn(ServerHandle server, byte[] json, UIntPtr len, Native.HandlerFn handler, IntPtr userData);
 
         private void Register(string json, McpHandler handler, AddFn add)
@@ -275,6 +305,8 @@ namespace OxMcp
             {
                 foreach (long id in _handlerIds) Handlers.Remove(id);
                 _handlerIds.Clear();
+                foreach (long id in _verifierIds) Verifiers.Remove(id);
+                _verifierIds.Clear();
             }
         }
 
@@ -287,6 +319,20 @@ namespace OxMcp
             {
                 if (handler == null) throw new McpException(-32603, "the handler is gone (server disposed)");
                 return handler(args, new McpRequestContext(req), token);
+            });
+        }
+
+        // Runs on a native thread, like OnRequest: the verifier runs on the thread pool.
+        private static void OnVerify(IntPtr userData, IntPtr request, IntPtr token)
+        {
+            Func<string, CancellationToken, Task<McpAuth>> verifier = Verifiers.Get(userData.ToInt64());
+            string bearer = Native.Utf8Z(token);
+            Incoming.Answer(request, async (req, ct) =>
+            {
+                if (verifier == null) throw new InvalidOperationException("the token verifier is gone (server disposed)");
+                McpAuth who = await verifier(bearer, ct).ConfigureAwait(false);
+                if (who == null) throw new UnauthorizedAccessException("the token was refused");
+                return who.Json;
             });
         }
     }

@@ -55,6 +55,9 @@ namespace OxMcp
         internal delegate void CancelFn(IntPtr userData);
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void TokenVerifierFn(IntPtr userData, IntPtr request, IntPtr token);
+
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         internal delegate void ClientRequestFn(IntPtr userData, IntPtr request, IntPtr method, IntPtr paramsJson, UIntPtr paramsLen);
 
         // errors
@@ -79,6 +82,7 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_client_on_request(ClientHandle client, byte[] answers, ClientRequestFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_client_set_era(ClientHandle client, byte[] era);
         [DllImport(Lib)] internal static extern int oxmcp_client_set_oauth(ClientHandle client, byte[] oauthJson, UIntPtr oauthLen, byte[] tokenFile);
+        [DllImport(Lib)] internal static extern int oxmcp_client_set_headers(ClientHandle client, byte[] headersJson, UIntPtr headersLen);
         [DllImport(Lib)] internal static extern int oxmcp_client_era(ClientHandle client, out IntPtr era);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_stdio(ClientHandle client, byte[] command, IntPtr[] args, UIntPtr argc, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_http(ClientHandle client, byte[] url, CompletionFn callback, IntPtr userData, out RequestHandle request);
@@ -102,6 +106,7 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_server_session_count(ServerHandle server, out UIntPtr count);
         [DllImport(Lib)] internal static extern int oxmcp_server_remove_tool(ServerHandle server, byte[] name, [MarshalAs(UnmanagedType.I1)] out bool removed);
         [DllImport(Lib)] internal static extern int oxmcp_server_set_completion(ServerHandle server, HandlerFn handler, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_server_verify_tokens(ServerHandle server, TokenVerifierFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_serve_stdio(ServerHandle server, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_server_start_http(ServerHandle server, byte[] bind, byte[] path, uint flags, out ushort port);
         [DllImport(Lib)] internal static extern int oxmcp_server_start_http_options(ServerHandle server, byte[] optionsJson, UIntPtr optionsLen, out ushort port);

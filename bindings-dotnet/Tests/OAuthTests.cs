@@ -6,7 +6,8 @@
 //
 // The C# client gets tokens by client credentials and by the authorization code grant (its
 // Authorize handler plays the browser with NODE and tests/auth/browser.mjs), is refused
-// (Unauthorized) without OAuth; a C# server protected with McpHttpAuth reads ctx.Auth.
+// (Unauthorized) without OAuth; a C# server protected with McpHttpAuth reads ctx.Auth; a C#
+// server whose tokens McpServer.VerifyTokens checks, called with an Authorization header.
 // Ends with "N passed, M failed".
 using System;
 using System.Collections.Generic;
@@ -147,6 +148,7 @@ internal static class OAuthTests
         }
 
         await ServerTests();
+        await VerifierTests();
     }
 
     /// <summary>A C# server protected with McpHttpAuth: the handler reads ctx.Auth.</summary>
@@ -195,6 +197,39 @@ internal static class OAuthTests
             using (var c = await McpClient.ConnectHttpAsync("http://127.0.0.1:" + open + "/mcp"))
                 await c.CallToolAsync("whoami");
             Check(seen[seen.Count - 1] == null, "[oauth-server] unprotected: ctx.Auth is null");
+            server.StopHttp();
+        }
+    }
+
+    /// <summary>A C# server whose tokens a C# function checks; clients send a Bearer header.</summary>
+    private static async Task VerifierTests()
+    {
+        var tokens = new List<string>();
+        using (var server = new McpServer("csharp-verified", "1.0.0"))
+        {
+            server.AddTool("whoami", "Who the token speaks for", null, (args, ctx, ct) =>
+                Task.FromResult(McpJson.TextResult(ctx.Auth == null ? "anonymous" : ctx.Auth.Subject)));
+            server.VerifyTokens((token, ct) =>
+            {
+                lock (tokens) tokens.Add(token);
+                return Task.FromResult(token == "s3cret" ? new McpAuth("alice", new[] { "mcp:read" }) : null);
+            });
+            int port = server.StartHttp("127.0.0.1:0", auth: new McpHttpAuth("https://auth.example.com") { Scopes = new[] { "mcp:read" } });
+            string url = "http://127.0.0.1:" + port + "/mcp";
+
+            var good = new Dictionary<string, string> { { "Authorization", "Bearer s3cret" } };
+            using (var c = await McpClient.ConnectHttpAsync(url, headers: good))
+            {
+                string result = await c.CallToolAsync("whoami");
+                object text;
+                MiniJson.TryPath(MiniJson.Parse(result), "content.0.text", out text);
+                Check((string)text == "alice", "[verify-tokens] the accepted token speaks for alice (" + result + ")");
+            }
+            var bad = new Dictionary<string, string> { { "Authorization", "Bearer wrong" } };
+            Check(await Refused(() => McpClient.ConnectHttpAsync(url, headers: bad), "[verify-tokens] another token") == McpStatus.Unauthorized,
+                "[verify-tokens] another token: Unauthorized");
+            lock (tokens)
+                Check(tokens.Contains("s3cret") && tokens.Contains("wrong"), "[verify-tokens] the verifier saw both tokens (" + string.Join(" ", tokens) + ")");
             server.StopHttp();
         }
     }

@@ -60,6 +60,23 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverRegister<'l>(
     })
 }
 
+/// Checks a protected listener's access tokens with the Java handler `handlerId`: it gets
+/// `{"token"}` and answers who the token speaks for, or fails to refuse it.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_serverVerifyTokens<'l>(
+    env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    server: jlong,
+    handler_id: jlong,
+) -> JObject<'l> {
+    sync_result(env, |_env| {
+        let Some(s) = SERVERS.get(server) else { return Ok(Err(closed())) };
+        let calls = s.calls().clone();
+        s.verify_tokens_with(Arc::new(move |id, input: String| requests::deliver(&calls, id, handler_id, &input, None)));
+        Ok(Ok(()))
+    })
+}
+
 /// Removes a tool, staged or live; whether it existed.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverRemoveTool<'l>(

@@ -14,6 +14,8 @@ import java.util.Map;
  * });
  * }</pre>
  *
+ * <p>A token verifier ({@link McpServer#verifyTokens}) answers one for each token it accepts.
+ *
  * @param subject the user or workload ({@code sub}), or null
  * @param clientId the OAuth client the token was issued to, or null
  * @param scopes the scopes the token grants
@@ -21,6 +23,21 @@ import java.util.Map;
  * @param claimsJson every claim of a JWT access token, as a JSON object ({@code {}} when none)
  */
 public record AuthInfo(String subject, String clientId, List<String> scopes, Long expiresAt, String claimsJson) {
+
+    /** The engine's JSON: {@code {"subject", "clientId", "scopes", "expiresAt", "claims"}}. */
+    String toJson() {
+        StringBuilder b = new StringBuilder("{\"subject\":").append(subject == null ? "null" : Json.quote(subject))
+                .append(",\"clientId\":").append(clientId == null ? "null" : Json.quote(clientId))
+                .append(",\"scopes\":[");
+        if (scopes != null) {
+            for (int i = 0; i < scopes.size(); i++) {
+                b.append(i > 0 ? "," : "").append(Json.quote(scopes.get(i)));
+            }
+        }
+        return b.append("],\"expiresAt\":").append(expiresAt == null ? "null" : expiresAt.toString())
+                .append(",\"claims\":").append(claimsJson == null || claimsJson.isBlank() ? "{}" : claimsJson)
+                .append('}').toString();
+    }
 
     /** Reads the engine's {@code auth} JSON; null for JSON null. */
     static AuthInfo parse(String json) {

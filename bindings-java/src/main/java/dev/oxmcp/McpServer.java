@@ -3,8 +3,10 @@ package dev.oxmcp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * An MCP server whose tools, resources, prompts and completions are Java handlers
@@ -176,6 +178,48 @@ public final class McpServer implements AutoCloseable {
      */
     public McpServer completion(CompletionHandler handler) {
         return register("completion", null, (params, unused, ctx) -> handler.complete(params, ctx));
+    }
+
+    /**
+     * Checks the access tokens of a listener started with {@code auth} (see {@link HttpAuth})
+     * with {@code verifier} instead of the built-in JWT check: it receives each bearer token a
+     * client presents and completes with who the token speaks for (its scopes are checked
+     * against the listener's required scopes), or with null, or exceptionally, to refuse it (the
+     * client gets 401, {@link McpException.Kind#UNAUTHORIZED}). Handlers see the identity in
+     * {@link RequestContext#auth()}. Set it before {@link #startHttp(String, int, HttpAuth)}.
+     *
+     * <pre>{@code
+     * server.verifyTokens(token -> CompletableFuture.completedFuture(
+     *     token.equals("s3cret") ? new AuthInfo("alice", null, List.of("mcp:read"), null, "{}") : null));
+     * }</pre>
+     *
+     * @param verifier checks one token; may run concurrently for several
+     * @return this server
+     */
+    public McpServer verifyTokens(Function<String, CompletableFuture<AuthInfo>> verifier) {
+        Objects.requireNonNull(verifier, "verifier");
+        long server = live();
+        long id = Native.addHandler((input, unused, ctx) -> {
+            CompletableFuture<AuthInfo> who = verifier.apply(Json.unquote(Json.members(input).get("token")));
+            if (who == null) {
+                throw new IllegalStateException("the token verifier returned a null future");
+            }
+            return who.thenApply(auth -> {
+                if (auth == null) {
+                    throw new McpException(McpException.Kind.UNAUTHORIZED, null, "the token was refused", null);
+                }
+                return auth.toJson();
+            });
+        });
+        String error = Native.serverVerifyTokens(server, id);
+        if (error != null) {
+            Native.removeHandler(id);
+            throw McpException.fromNative(error);
+        }
+        synchronized (this) {
+            handlers.add(id);
+        }
+        return this;
     }
 
     /**

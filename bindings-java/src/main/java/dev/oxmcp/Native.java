@@ -125,6 +125,8 @@ final class Native {
 
     static native String serverRegister(long server, String kind, String definition, long handlerId);
 
+    static native String serverVerifyTokens(long server, long handlerId);
+
     static native boolean serverRemoveTool(long server, String name);
 
     static native long serverSessionCount(long server);

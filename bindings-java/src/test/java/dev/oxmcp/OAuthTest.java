@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * --auth-issuer` whose {@code whoami} tool answers who the token speaks for. The Java client
  * gets tokens by client credentials and by the authorization code grant, whose browser the
  * test plays over HTTP (login form, consent form, redirect back); a Java server protected
- * with {@link HttpAuth} reads {@link RequestContext#auth()}.
+ * with {@link HttpAuth} reads {@link RequestContext#auth()}; a Java server whose tokens
+ * {@link McpServer#verifyTokens} checks answers clients sending an Authorization header.
  */
 class OAuthTest {
     static final String REDIRECT = "http://127.0.0.1:9/callback";
@@ -209,6 +210,36 @@ class OAuthTest {
             }
             assertNull(seen.get(seen.size() - 1));
         }
+    }
+
+    @Test
+    void aHostFunctionChecksTheTokens() throws Exception {
+        List<String> tokens = new CopyOnWriteArrayList<>();
+        try (McpServer server = new McpServer("java-verified", "1.0.0")) {
+            server.tool("whoami", null, "{\"type\":\"object\"}", (args, ctx) ->
+                    CompletableFuture.completedFuture(Json.textResult(ctx.auth() == null ? "anonymous" : ctx.auth().subject())));
+            server.verifyTokens(token -> {
+                tokens.add(token);
+                return CompletableFuture.completedFuture(
+                        token.equals("s3cret") ? new AuthInfo("alice", null, List.of("mcp:read"), null, "{}") : null);
+            });
+            String url = server.startHttp("127.0.0.1", 0, HttpAuth.issuer("https://auth.example.com").scopes("mcp:read")).join();
+
+            try (McpClient c = McpClient.connect(McpClient.Options.http(url).header("Authorization", "Bearer s3cret")).join()) {
+                String result = c.callTool("whoami", null).join();
+                assertEquals("alice", Support.json(result).get("content").get(0).get("text").asText());
+            }
+            assertEquals(McpException.Kind.UNAUTHORIZED,
+                    failureKind(McpClient.connect(McpClient.Options.http(url).header("Authorization", "Bearer wrong"))));
+            assertTrue(tokens.contains("s3cret") && tokens.contains("wrong"), "the verifier saw both tokens: " + tokens);
+            server.stopHttp().join();
+        }
+    }
+
+    @Test
+    void authInfoWritesTheEnginesJson() {
+        AuthInfo a = new AuthInfo("alice", null, List.of("mcp:read", "x\"y"), 17L, "{\"k\":1}");
+        assertEquals(a, AuthInfo.parse(a.toJson()));
     }
 
     @Test
