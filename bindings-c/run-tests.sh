@@ -223,54 +223,20 @@ else
 fi
 
 # --- 5. OAuth against a real authorization server ------------------------------------------
-# A free port on 127.0.0.1 (the authorization server's issuer URL names it).
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# Waits until $2 (a log file) has a line matching $3; fails when process $1 died first.
-wait_line() {
-  for _ in $(seq 1 300); do
-    grep -qE "$3" "$2" && return 0
-    kill -0 "$1" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
+source "$REPO/tests/auth/serve.sh"
 if [[ -x "$BUILD/oauth_test_so" ]]; then
-  if bash "$REPO/tests/auth/install.sh" >&2; then
-    AUTH_NODE="$REPO/tests/auth/node_modules/node/bin/node"
-    as_port="$(free_port)"
-    "$AUTH_NODE" "$REPO/tests/auth/provider.mjs" "$as_port" >"$BUILD/provider.log" 2>&1 &
-    AS_PID=$!
-    PIDS+=("$AS_PID")
-    ISSUER="http://127.0.0.1:$as_port"
-    if wait_line "$AS_PID" "$BUILD/provider.log" '^listening'; then
-      mcp_port="$(free_port)"
-      "$OXMCP_BIN" everything-server --http "127.0.0.1:$mcp_port" --auth-issuer "$ISSUER" --auth-scopes mcp:read \
-        2>"$BUILD/protected.log" &
-      PROTECTED_PID=$!
-      PIDS+=("$PROTECTED_PID")
-      if wait_line "$PROTECTED_PID" "$BUILD/protected.log" 'http://127\.0\.0\.1:[0-9]+/mcp'; then
-        PROTECTED_URL="$(grep -oE 'http://127\.0\.0\.1:[0-9]+/mcp' "$BUILD/protected.log" | head -1)"
-        for lib in so a; do
-          [[ -x "$BUILD/oauth_test_$lib" ]] || continue
-          run_counted "c-oauth/$lib" "$BUILD/oauth_test_$lib" "$ISSUER" "$PROTECTED_URL" "$AUTH_NODE" \
-            "$REPO/tests/auth/browser.mjs" "$BUILD/oauth-tokens-$lib.json"
-        done
-      else
-        fail 1 "everything-server --auth-issuer did not start"
-      fi
-      kill "$PROTECTED_PID" 2>/dev/null
-      wait "$PROTECTED_PID" 2>/dev/null
-    else
-      cat "$BUILD/provider.log" >&2
-      fail 1 "the authorization server did not start"
-    fi
-    kill "$AS_PID" 2>/dev/null
-    wait "$AS_PID" 2>/dev/null
+  if auth_servers_start "$BUILD"; then
+    PIDS+=("$AS_PID" "$PROTECTED_PID")
+    for lib in so a; do
+      [[ -x "$BUILD/oauth_test_$lib" ]] || continue
+      run_counted "c-oauth/$lib" "$BUILD/oauth_test_$lib" "$ISSUER" "$PROTECTED_URL" "$AUTH_NODE" \
+        "$REPO/tests/auth/browser.mjs" "$BUILD/oauth-tokens-$lib.json"
+    done
   else
-    fail 1 "tests/auth/install.sh"
+    PIDS+=(${AS_PID:-} ${PROTECTED_PID:-})
+    fail 1 "the OAuth servers did not start"
   fi
+  auth_servers_stop
 fi
 
 # --- the official TypeScript SDK client against the C server ------------------------------

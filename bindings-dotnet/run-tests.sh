@@ -124,59 +124,27 @@ exec 9>&-
 [[ -n "${C_PID:-}" ]] && wait "$C_PID" 2>/dev/null
 
 # --- OAuth against a real authorization server ----------------------------------------------------
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# Waits until $2 (a log file) has a line matching $3; fails when process $1 died first.
-wait_line() {
-  for _ in $(seq 1 300); do
-    grep -qE "$3" "$2" && return 0
-    kill -0 "$1" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
-if bash "$REPO/tests/auth/install.sh" >&2; then
-  AUTH_NODE="$REPO/tests/auth/node_modules/node/bin/node"
-  as_port="$(free_port)"
-  "$AUTH_NODE" "$REPO/tests/auth/provider.mjs" "$as_port" >"$BUILD/provider.log" 2>&1 &
-  AS_PID=$!
-  PIDS+=("$AS_PID")
-  ISSUER="http://127.0.0.1:$as_port"
-  if wait_line "$AS_PID" "$BUILD/provider.log" '^listening'; then
-    mcp_port="$(free_port)"
-    "$OXMCP_BIN" everything-server --http "127.0.0.1:$mcp_port" --auth-issuer "$ISSUER" --auth-scopes mcp:read \
-      2>"$BUILD/protected.log" &
-    PROTECTED_PID=$!
-    PIDS+=("$PROTECTED_PID")
-    if wait_line "$PROTECTED_PID" "$BUILD/protected.log" 'http://127\.0\.0\.1:[0-9]+/mcp'; then
-      out="$(timeout 300 mono "$BUILD/OxMcp.Tests.exe" oauth "$ISSUER" "http://127.0.0.1:$mcp_port/mcp" "$AUTH_NODE" \
-        "$REPO/tests/auth/browser.mjs" "$BUILD/oauth-tokens.json" 2> >(sed 's|^|[csharp-oauth] |' >&2))"
-      rc=$?
-      line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
-      if [[ -n "$line" ]]; then
-        p="${line%% passed*}"; f="${line#*passed, }"; f="${f%% failed*}"
-        pass "$p"
-        [[ "$f" -gt 0 ]] && fail "$f" "C# OAuth: $line"
-        log "C# OAuth: $line"
-      else
-        fail 1 "C# OAuth printed no summary (exit $rc)"
-      fi
-      if [[ $rc -eq 124 ]]; then fail 1 "the C# OAuth process did not exit by itself"; elif [[ -n "$line" && $rc -eq 0 ]]; then pass; fi
-    else
-      fail 1 "everything-server --auth-issuer did not start"
-    fi
-    kill "$PROTECTED_PID" 2>/dev/null
-    wait "$PROTECTED_PID" 2>/dev/null
+source "$REPO/tests/auth/serve.sh"
+if auth_servers_start "$BUILD"; then
+  PIDS+=("$AS_PID" "$PROTECTED_PID")
+  out="$(timeout 300 mono "$BUILD/OxMcp.Tests.exe" oauth "$ISSUER" "$PROTECTED_URL" "$AUTH_NODE" \
+    "$REPO/tests/auth/browser.mjs" "$BUILD/oauth-tokens.json" 2> >(sed 's|^|[csharp-oauth] |' >&2))"
+  rc=$?
+  line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
+  if [[ -n "$line" ]]; then
+    p="${line%% passed*}"; f="${line#*passed, }"; f="${f%% failed*}"
+    pass "$p"
+    [[ "$f" -gt 0 ]] && fail "$f" "C# OAuth: $line"
+    log "C# OAuth: $line"
   else
-    cat "$BUILD/provider.log" >&2
-    fail 1 "the authorization server did not start"
+    fail 1 "C# OAuth printed no summary (exit $rc)"
   fi
-  kill "$AS_PID" 2>/dev/null
-  wait "$AS_PID" 2>/dev/null
+  if [[ $rc -eq 124 ]]; then fail 1 "the C# OAuth process did not exit by itself"; elif [[ -n "$line" && $rc -eq 0 ]]; then pass; fi
 else
-  fail 1 "tests/auth/install.sh"
+  PIDS+=(${AS_PID:-} ${PROTECTED_PID:-})
+  fail 1 "the OAuth servers did not start"
 fi
+auth_servers_stop
 
 # --- the official TypeScript SDK client against the C# server ------------------------------------
 TS="$REPO/bindings-c/tests/ts"
