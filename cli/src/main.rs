@@ -41,16 +41,9 @@ enum Command {
         /// With --stdio: add a `crash` tool that ends the process (for fault-handling tests).
         #[arg(long, requires = "stdio")]
         with_crash_tool: bool,
-        /// With --http: require OAuth access tokens (JWTs) from this authorization server,
-        /// checked against its JWKS; adds a `whoami` tool.
-        #[arg(long, value_name = "URL", requires = "http")]
-        auth_issuer: Option<String>,
-        /// The audience tokens must name (default: this server's own /mcp URL).
-        #[arg(long, value_name = "URL", requires = "auth_issuer")]
-        auth_audience: Option<String>,
-        /// Scopes every request needs, comma-separated.
-        #[arg(long, value_name = "SCOPES", requires = "auth_issuer", value_delimiter = ',')]
-        auth_scopes: Vec<String>,
+        /// With --auth-issuer: also a `whoami` tool naming the token's subject.
+        #[command(flatten)]
+        serve_auth: oxmcp_cli::oauth::ServeAuthArgs,
     },
     /// Show a server's info, capabilities, tools, resources, templates and prompts.
     Inspect {
@@ -105,6 +98,10 @@ enum Command {
         http: Option<std::net::SocketAddr>,
         #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
+        /// With --http: the proxy's clients need tokens for the proxy itself (it relays
+        /// with its own credentials, never theirs).
+        #[command(flatten)]
+        serve_auth: oxmcp_cli::oauth::ServeAuthArgs,
         /// The server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
@@ -245,16 +242,7 @@ impl Interrupts {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::EverythingServer {
-            stdio,
-            http,
-            stateless,
-            json_response,
-            with_crash_tool,
-            auth_issuer,
-            auth_audience,
-            auth_scopes,
-        } => {
+        Command::EverythingServer { stdio, http, stateless, json_response, with_crash_tool, serve_auth } => {
             if !stdio && http.is_none() {
                 bail!("choose a transport: --stdio or --http ADDR");
             }
@@ -269,14 +257,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             });
             if let Some(addr) = http {
                 let mut config = HttpServerConfig { bind: addr, stateless, json_response, ..Default::default() };
-                if let Some(issuer) = auth_issuer {
-                    if (addr.port() == 0 || addr.ip().is_unspecified()) && auth_audience.is_none() {
-                        bail!("--auth-issuer with port 0 or a wildcard address needs --auth-audience (the URL clients use)");
-                    }
-                    let audience = auth_audience.unwrap_or_else(|| format!("http://{addr}/mcp"));
-                    let mut resource = oxmcp::auth::ProtectedResource::jwt(audience, issuer);
-                    resource.required_scopes = auth_scopes;
-                    config.auth = Some(std::sync::Arc::new(resource));
+                config.auth = serve_auth.resource(addr)?;
+                if config.auth.is_some() {
                     oxmcp_cli::everything::add_whoami_tool(&server);
                 }
                 let http = HttpServer::bind(server, config).await?;
@@ -292,7 +274,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect { json, auth, server } => inspect(json, &server, &auth).await,
-        Command::Proxy { stdio, http, auth, server } => {
+        Command::Proxy { stdio, http, auth, serve_auth, server } => {
             let mut target = oxmcp_cli::proxy::Target::parse(&server).ok_or_else(|| anyhow!("give the server after --"))?;
             if let oxmcp_cli::proxy::Target::Url(_, oauth) = &mut target {
                 // A protected remote server: the proxy's own tokens (`oxmcp login`, or
@@ -302,7 +284,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             match (stdio, http) {
                 (_, Some(addr)) => {
                     let backend = std::sync::Arc::new(oxmcp_cli::proxy::PerSessionTarget(target));
-                    let http = HttpServer::bind_backend(backend, HttpServerConfig { bind: addr, ..Default::default() }).await?;
+                    let config = HttpServerConfig { bind: addr, auth: serve_auth.resource(addr)?, ..Default::default() };
+                    let http = HttpServer::bind_backend(backend, config).await?;
                     eprintln!("oxmcp proxy listening on {}", http.url());
                     stop_signal().await;
                     http.shutdown().await;

@@ -25,6 +25,38 @@ pub struct AuthArgs {
     pub issuer: Option<String>,
 }
 
+/// What a protected HTTP server (`everything-server --http`, `proxy --http`) asks of
+/// its clients' tokens.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ServeAuthArgs {
+    /// With --http: require OAuth access tokens (JWTs) from this authorization server,
+    /// checked against its JWKS.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub auth_issuer: Option<String>,
+    /// The audience tokens must name (default: this server's own /mcp URL).
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    pub auth_audience: Option<String>,
+    /// Scopes every request needs, comma-separated.
+    #[arg(long, value_name = "SCOPES", requires = "auth_issuer", value_delimiter = ',')]
+    pub auth_scopes: Vec<String>,
+}
+
+impl ServeAuthArgs {
+    /// The protection for a server bound to `addr`, if `--auth-issuer` was given. Tokens
+    /// must name this server (its audience): one minted for another server, even the one
+    /// a proxy relays to, is refused, so no client's token is ever passed on.
+    pub fn resource(&self, addr: std::net::SocketAddr) -> Result<Option<Arc<oxmcp::auth::ProtectedResource>>> {
+        let Some(issuer) = &self.auth_issuer else { return Ok(None) };
+        if (addr.port() == 0 || addr.ip().is_unspecified()) && self.auth_audience.is_none() {
+            anyhow::bail!("--auth-issuer with port 0 or a wildcard address needs --auth-audience (the URL clients use)");
+        }
+        let audience = self.auth_audience.clone().unwrap_or_else(|| format!("http://{addr}/mcp"));
+        let mut resource = oxmcp::auth::ProtectedResource::jwt(audience, issuer.clone());
+        resource.required_scopes = self.auth_scopes.clone();
+        Ok(Some(Arc::new(resource)))
+    }
+}
+
 /// Where tokens are kept: `$OXMCP_TOKENS`, else `$XDG_CONFIG_HOME/oxmcp/tokens.json`,
 /// else `~/.config/oxmcp/tokens.json`.
 pub fn token_file() -> PathBuf {

@@ -106,3 +106,35 @@ async fn a_stdio_client_reaches_an_http_server() {
     assert!(serde_json::to_string(&r).unwrap().contains("Data for ID: 9"));
     client.close().await;
 }
+
+/// A client that settles on the stateless era opens a `subscriptions/listen` stream: the
+/// proxy relays it, and the stream's acknowledgement and notifications come back on it
+/// (they quote the relayed request's id, which the proxy turns back into the client's).
+#[tokio::test]
+async fn a_stateless_client_listens_through_the_proxy() {
+    let server = Listening::start(&["everything-server", "--http", "127.0.0.1:0"]);
+    let proxy = Listening::start(&["proxy", "--http", "127.0.0.1:0", "--", &server.url]);
+    let notes = Arc::new(Mutex::new(Vec::new()));
+    let sink = notes.clone();
+    let client = Client::builder("listener", "1")
+        .on_notification(move |n| sink.lock().unwrap().push(n))
+        .connect(HttpClientTransport::new(&proxy.url))
+        .await
+        .unwrap();
+    assert_eq!(client.era(), Era::Stateless);
+    client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+    eventually("the tool list change arrived on the listen stream", || {
+        notes.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::ToolListChanged))
+    })
+    .await;
+    client.close().await;
+
+    // A stdio server behind the proxy: connecting waits for the listen stream's
+    // acknowledgement, which used to be lost (the connect then took the 30 s ack timeout).
+    let proxy = Listening::start(&["proxy", "--http", "127.0.0.1:0", "--", OXMCP, "everything-server", "--stdio"]);
+    let connecting = Client::builder("listener", "1").on_notification(|_| {}).connect(HttpClientTransport::new(&proxy.url));
+    let client =
+        tokio::time::timeout(Duration::from_secs(20), connecting).await.expect("connected before the ack timeout").unwrap();
+    assert_eq!(client.call_tool("echo", json!({"text": "hi"})).await.unwrap().content[0].as_text(), Some("hi"));
+    client.close().await;
+}

@@ -31,8 +31,8 @@ function freePort() {
 }
 
 /** Starts a process; resolves once a line of its output matches `ready`. */
-function start(cmd, args, ready) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+function start(cmd, args, ready, env = {}) {
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let seen = '';
@@ -207,4 +207,34 @@ test('oxmcp proxy authorizes as itself: a stdio host reaches the protected serve
   const who = JSON.parse(call.result.content[0].text);
   assert.equal(who.subject, 'machine');
   proxy.stdin.end();
+});
+
+test('a protected oxmcp proxy takes only tokens for itself and relays with its own', async () => {
+  const port = await freePort();
+  const proxyUrl = `http://127.0.0.1:${port}/mcp`;
+  await start(
+    oxmcp,
+    ['proxy', '--http', `127.0.0.1:${port}`, '--auth-issuer', asUrl, '--client-id', 'machine', '--client-secret', 'machine-secret', '--', mcpUrl],
+    /listening/,
+    { OXMCP_TOKENS: join(dir, 'relay.json') },
+  );
+  // A token the client holds for the server behind the proxy is not the proxy's: passing
+  // it through would let any client of the proxy spend it.
+  const upstreamToken = await tokenFor('machine', 'machine-secret', mcpUrl, 'mcp:read');
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${upstreamToken}` };
+  const refused = await fetch(proxyUrl, { method: 'POST', headers, body: INIT });
+  await refused.body?.cancel();
+  assert.equal(refused.status, 401);
+  assert.match(refused.headers.get('www-authenticate') ?? '', /another audience/);
+
+  // The CLI authorizes at the proxy; the proxy calls the protected server with a token of
+  // its own, for that server's audience.
+  const r = await cli(['call', '--client-id', 'machine', '--client-secret', 'machine-secret', '--json', 'whoami', proxyUrl], {
+    env: { OXMCP_TOKENS: join(dir, 'through-proxy.json') },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const who = JSON.parse(JSON.parse(r.stdout).content[0].text);
+  assert.equal(who.claims.aud, mcpUrl);
+  const kept = JSON.parse(readFileSync(join(dir, 'through-proxy.json'), 'utf8'));
+  assert.deepEqual(Object.keys(kept), [proxyUrl], 'the CLI holds a token for the proxy only');
 });

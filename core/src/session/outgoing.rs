@@ -53,6 +53,9 @@ pub struct RequestOptions {
     /// The incoming request whose handler sends this one (server-to-client requests
     /// during a tool call), so stream transports deliver it with that request.
     pub during: Option<RequestId>,
+    /// Told the request's id before the request is sent (a relay maps the ids a peer
+    /// quotes back, such as a listen stream's subscription id, to its own requester's).
+    pub on_sent: Option<Arc<dyn Fn(&RequestId) + Send + Sync>>,
 }
 
 impl fmt::Debug for RequestOptions {
@@ -64,6 +67,7 @@ impl fmt::Debug for RequestOptions {
             .field("on_progress", &self.on_progress.is_some())
             .field("cancel", &self.cancel.is_some())
             .field("during", &self.during)
+            .field("on_sent", &self.on_sent.is_some())
             .finish()
     }
 }
@@ -97,6 +101,12 @@ impl RequestOptions {
     /// Marks the request as sent by the handler of `request`.
     pub fn during(mut self, request: RequestId) -> Self {
         self.during = Some(request);
+        self
+    }
+
+    /// Calls `f` with the request's id just before the request is sent.
+    pub fn on_sent(mut self, f: impl Fn(&RequestId) + Send + Sync + 'static) -> Self {
+        self.on_sent = Some(Arc::new(f));
         self
     }
 }
@@ -187,6 +197,9 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
         return Err(shared.closed_error());
     }
     let message = Message::Request { id: RequestId::Number(id), method: method.to_owned(), params };
+    if let (Some(f), Message::Request { id, .. }) = (&options.on_sent, &message) {
+        f(id);
+    }
     if shared.send(&message, route).is_err() {
         guard.armed = false;
         shared.outgoing.remove(id);

@@ -15,7 +15,7 @@ use super::lifecycle::Session;
 use super::outgoing::RequestOptions;
 use super::peer::Peer;
 use super::service::{IncomingNotification, IncomingRequest, Service};
-use crate::protocol::{methods, ErrorObject, RequestId};
+use crate::protocol::{meta, methods, ErrorObject, RequestId};
 use crate::transport::Transport;
 
 /// Two sessions relayed to each other. Dropping it closes both.
@@ -27,9 +27,9 @@ pub struct Relay {
 impl Relay {
     /// Starts relaying between `a` and `b`.
     pub fn start<A: Transport, B: Transport>(a: A, b: B, config: SessionConfig) -> Relay {
-        let tokens = Arc::new(Mutex::new(HashMap::new()));
-        let to_b = Arc::new(Forward { other: OnceLock::new(), tokens: tokens.clone() });
-        let to_a = Arc::new(Forward { other: OnceLock::new(), tokens });
+        let (tokens, listens) = (Arc::default(), Arc::default());
+        let to_b = Arc::new(Forward { other: OnceLock::new(), tokens: Arc::clone(&tokens), listens: Arc::clone(&listens) });
+        let to_a = Arc::new(Forward { other: OnceLock::new(), tokens, listens });
         // B first, so A's first request (often waiting in its transport already) finds B.
         // B's peer speaks only after A's client initializes, by then A is connected too.
         let sb = Session::start(b, to_a.clone(), config.clone());
@@ -70,26 +70,51 @@ struct Forward {
     /// Progress tokens of relayed requests -> the request on the side that sent it, so
     /// progress travels with its request (e.g. on its Streamable HTTP stream).
     tokens: Arc<Mutex<HashMap<String, RequestId>>>,
+    /// Relayed `subscriptions/listen` requests: the id they were re-sent with -> the
+    /// requester's. The stream's notifications quote the first as their subscription id;
+    /// they go back on the requester's stream, quoting the second.
+    listens: Arc<Mutex<HashMap<RequestId, RequestId>>>,
 }
 
 fn token_key(params: Option<&Value>) -> Option<String> {
     params?.get("_meta")?.get("progressToken").map(Value::to_string)
 }
 
+impl Forward {
+    /// For a notification of a relayed listen stream: rewrites its subscription id to the
+    /// requester's and returns the requester's listen request.
+    fn requester_of_listen(&self, params: Option<&mut Value>) -> Option<RequestId> {
+        let quoted = params?.get_mut("_meta")?.get_mut(meta::SUBSCRIPTION_ID)?;
+        let sent_as: RequestId = serde_json::from_value(quoted.clone()).ok()?;
+        let requester = self.listens.lock().unwrap().get(&sent_as).cloned()?;
+        *quoted = serde_json::to_value(&requester).ok()?;
+        Some(requester)
+    }
+}
+
 impl Service for Forward {
     fn handle_request(&self, req: IncomingRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> {
         let other = self.other.get().cloned();
         let tokens = self.tokens.clone();
+        let listens = self.listens.clone();
         Box::pin(async move {
             let Some(other) = other else {
                 return Err(ErrorObject::internal("the relay is not connected yet"));
             };
             // No inactivity timeout of our own: the requester keeps its timeouts, and its
             // cancel (req.cancel) travels on as a cancel of the relayed request.
-            let options = RequestOptions::default()
+            let mut options = RequestOptions::default()
                 .timeout(other.config().max_request_timeout)
                 .reset_timeout_on_progress(false)
                 .cancel_token(req.cancel.clone());
+            let sent_as = Arc::new(Mutex::new(None));
+            if req.method == methods::SUBSCRIPTIONS_LISTEN {
+                let (listens, requester, sent_as) = (listens.clone(), req.id.clone(), sent_as.clone());
+                options = options.on_sent(move |id| {
+                    listens.lock().unwrap().insert(id.clone(), requester.clone());
+                    *sent_as.lock().unwrap() = Some(id.clone());
+                });
+            }
             let token = token_key(req.params.as_ref());
             if let Some(t) = &token {
                 tokens.lock().unwrap().insert(t.clone(), req.id.clone());
@@ -97,6 +122,9 @@ impl Service for Forward {
             let result = other.request(&req.method, req.params, options).await;
             if let Some(t) = &token {
                 tokens.lock().unwrap().remove(t);
+            }
+            if let Some(id) = sent_as.lock().unwrap().take() {
+                listens.lock().unwrap().remove(&id);
             }
             if req.method == methods::INITIALIZE {
                 if let Some(v) = result
@@ -122,15 +150,17 @@ impl Service for Forward {
             return;
         }
         let Some(other) = self.other.get() else { return };
+        let mut params = params.cloned();
         let during = match method {
-            methods::PROGRESS => {
-                params.and_then(|p| p.get("progressToken")).and_then(|t| self.tokens.lock().unwrap().get(&t.to_string()).cloned())
-            }
-            _ => None,
+            methods::PROGRESS => params
+                .as_ref()
+                .and_then(|p| p.get("progressToken"))
+                .and_then(|t| self.tokens.lock().unwrap().get(&t.to_string()).cloned()),
+            _ => self.requester_of_listen(params.as_mut()),
         };
         let _ = match during {
-            Some(id) => other.notify_during(method, params.cloned(), &id),
-            None => other.notify(method, params.cloned()),
+            Some(id) => other.notify_during(method, params, &id),
+            None => other.notify(method, params),
         };
     }
 
