@@ -86,7 +86,7 @@ impl std::fmt::Debug for ClientRegistration {
 
 /// Everything kept for one protected resource. Bound to the authorization server that
 /// issued it: when the resource moves to another one, none of it is used there.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Credentials {
     /// The issuer of the authorization server the rest came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +98,21 @@ pub struct Credentials {
     /// The latest tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
+    /// The private DPoP key (base64url P-256 scalar) the tokens are bound to, when they
+    /// are DPoP-bound: without it they are useless to the next process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<String>,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("issuer", &self.issuer)
+            .field("client", &self.client)
+            .field("tokens", &self.tokens)
+            .field("dpop_key", &self.dpop_key.as_ref().map(|_| "…"))
+            .finish()
+    }
 }
 
 /// Where an OAuth client keeps [`Credentials`], by resource (the server's canonical URL).
@@ -165,12 +180,23 @@ impl CredentialStore for FileStore {
 
     fn save(&self, resource: &str, credentials: &Credentials) -> Result<()> {
         let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut all = self.read_all()?;
-        all.insert(resource.to_string(), credentials.clone());
         let io = |e: std::io::Error| Error::new(ErrorKind::InvalidInput, format!("cannot write {}: {e}", self.path.display()));
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
+        // Other processes (another CLI run) save into the same file: each read-modify-write
+        // holds the lock file's exclusive lock, so none undoes another's save. Readers need
+        // no lock: the file is replaced whole, by a rename.
+        let mut lock_path = self.path.clone().into_os_string();
+        lock_path.push(".lock");
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let lock = options.open(&lock_path).map_err(io)?;
+        lock_exclusive(&lock).map_err(io)?;
+        let mut all = self.read_all()?;
+        all.insert(resource.to_string(), credentials.clone());
         // Written to a private temporary file, then renamed: never a moment where the
         // tokens sit in a file others can read, nor a half-written file.
         // A name of its own (another process may be saving too) that did not exist: its
@@ -184,6 +210,28 @@ impl CredentialStore for FileStore {
         std::io::Write::write_all(&mut options.open(&tmp).map_err(io)?, &body).map_err(io)?;
         std::fs::rename(&tmp, &self.path).map_err(io)
     }
+}
+
+/// Waits for `file`'s exclusive advisory lock, released when the file closes.
+#[cfg(unix)]
+fn lock_exclusive(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    loop {
+        // SAFETY: flock on a descriptor this function borrows for the call.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// Elsewhere, only the in-process lock orders saves.
+#[cfg(not(unix))]
+fn lock_exclusive(_file: &std::fs::File) -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]
@@ -204,10 +252,40 @@ mod tests {
             client_secret: Some("CS-value".into()),
             token_endpoint_auth_method: None,
         };
-        let shown = format!("{t:?} {c:?} {:?}", Credentials { tokens: Some(t.clone()), client: Some(c.clone()), issuer: None });
-        for value in ["AT-value", "RT-value", "CS-value"] {
+        let shown = format!(
+            "{t:?} {c:?} {:?}",
+            Credentials { tokens: Some(t.clone()), client: Some(c.clone()), issuer: None, dpop_key: Some("KEY-value".into()) }
+        );
+        for value in ["AT-value", "RT-value", "CS-value", "KEY-value"] {
             assert!(!shown.contains(value), "{shown}");
         }
+    }
+
+    #[test]
+    fn stores_of_the_same_file_never_undo_each_others_saves() {
+        // Two stores on one file stand for two processes: only the file lock orders them.
+        let dir = std::env::temp_dir().join(format!("oxmcp-store-race-{}-{}", std::process::id(), now_secs()));
+        let path = dir.join("tokens.json");
+        let stores = [std::sync::Arc::new(FileStore::new(&path)), std::sync::Arc::new(FileStore::new(&path))];
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let store = stores[t % 2].clone();
+                std::thread::spawn(move || {
+                    for i in 0..25 {
+                        let c = Credentials { issuer: Some(format!("https://as/{t}/{i}")), ..Default::default() };
+                        store.save(&format!("https://mcp/{t}/{i}"), &c).unwrap();
+                    }
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        for t in 0..8 {
+            for i in 0..25 {
+                let kept = stores[0].load(&format!("https://mcp/{t}/{i}"));
+                assert_eq!(kept.and_then(|c| c.issuer), Some(format!("https://as/{t}/{i}")), "save {t}/{i} was lost");
+            }
+        }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[cfg(unix)]

@@ -43,6 +43,6 @@ mod writer;
 
 pub use config::{SessionConfig, SessionStats};
 pub use lifecycle::Session;
-pub use outgoing::{Progress, ProgressCallback, RequestOptions};
+pub use outgoing::{Progress, ProgressCallback, RequestOptions, SentCallback};
 pub use peer::Peer;
 pub use service::{IncomingNotification, IncomingRequest, Service};

@@ -27,6 +27,9 @@ use crate::transport::Route;
 /// A callback invoked for each progress notification of a request.
 pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
 
+/// A callback told a request's id just before it is sent.
+pub type SentCallback = Arc<dyn Fn(&RequestId) + Send + Sync>;
+
 /// Per-request options. Unset fields take the session's [`super::SessionConfig`].
 ///
 /// ```
@@ -55,7 +58,7 @@ pub struct RequestOptions {
     pub during: Option<RequestId>,
     /// Told the request's id before the request is sent (a relay maps the ids a peer
     /// quotes back, such as a listen stream's subscription id, to its own requester's).
-    pub on_sent: Option<Arc<dyn Fn(&RequestId) + Send + Sync>>,
+    pub on_sent: Option<SentCallback>,
 }
 
 impl fmt::Debug for RequestOptions {

@@ -33,6 +33,22 @@ impl DpopKey {
                 break k;
             }
         };
+        Self::with(key)
+    }
+
+    /// The key whose private scalar [`DpopKey::secret`] gave; `None` for anything else.
+    pub(crate) fn from_secret(secret: &str) -> Option<Self> {
+        let bytes = URL_SAFE_NO_PAD.decode(secret).ok()?;
+        SigningKey::from_slice(&bytes).ok().map(Self::with)
+    }
+
+    /// The private scalar (base64url): what a store keeps so tokens bound to this key
+    /// stay usable in the next process.
+    pub(crate) fn secret(&self) -> String {
+        URL_SAFE_NO_PAD.encode(self.key.to_bytes())
+    }
+
+    fn with(key: SigningKey) -> Self {
         let point = key.verifying_key().to_encoded_point(false);
         let (x, y) = (point.x().expect("an uncompressed point"), point.y().expect("an uncompressed point"));
         let jwk = json!({"kty": "EC", "crv": "P-256", "x": URL_SAFE_NO_PAD.encode(x), "y": URL_SAFE_NO_PAD.encode(y)});
@@ -69,6 +85,16 @@ mod tests {
     use super::*;
     use p256::ecdsa::signature::Verifier;
     use p256::ecdsa::VerifyingKey;
+
+    #[test]
+    fn a_key_comes_back_from_its_secret_and_nothing_else_passes_for_one() {
+        let key = DpopKey::generate();
+        let again = DpopKey::from_secret(&key.secret()).unwrap();
+        assert_eq!(again.jwk, key.jwk);
+        assert!(DpopKey::from_secret("not base64!").is_none());
+        assert!(DpopKey::from_secret(&URL_SAFE_NO_PAD.encode([0u8; 32])).is_none(), "zero is no key");
+        assert!(DpopKey::from_secret(&URL_SAFE_NO_PAD.encode([1u8; 7])).is_none());
+    }
 
     #[test]
     fn a_proof_verifies_with_the_key_in_its_header_and_names_its_request() {

@@ -20,7 +20,7 @@ use crate::error::{Error, ErrorKind, Result};
 pub(crate) struct Cx<'a> {
     pub(crate) http: &'a reqwest::Client,
     pub(crate) options: &'a OAuthOptions,
-    pub(crate) dpop: &'a DpopKey,
+    pub(crate) dpop: std::sync::Arc<DpopKey>,
     pub(crate) as_nonce: &'a std::sync::Mutex<Option<String>>,
     /// The server challenged with the DPoP scheme.
     pub(crate) server_wants_dpop: bool,
@@ -38,7 +38,7 @@ impl Cx<'_> {
             Some(on) => on,
             None => self.server_wants_dpop || d.resource_wants_dpop,
         };
-        (es256 && wanted).then_some(self.dpop)
+        (es256 && wanted).then_some(&*self.dpop)
     }
 }
 

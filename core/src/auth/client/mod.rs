@@ -206,7 +206,8 @@ struct Shared {
     state: Mutex<State>,
     /// One flow at a time: concurrent 401s wait for the first one's tokens.
     flow: tokio::sync::Mutex<()>,
-    dpop: dpop::DpopKey,
+    /// The DPoP key: generated, or the one the stored tokens are bound to.
+    dpop: Mutex<Arc<dpop::DpopKey>>,
     /// The latest DPoP nonces of the authorization server and of the MCP server.
     as_nonce: Mutex<Option<String>>,
     rs_nonce: Mutex<Option<String>>,
@@ -270,7 +271,7 @@ impl OAuth {
             http: fetch::http_client(),
             state: Mutex::new(state),
             flow: tokio::sync::Mutex::new(()),
-            dpop: dpop::DpopKey::generate(),
+            dpop: Mutex::new(Arc::new(dpop::DpopKey::generate())),
             as_nonce: Mutex::new(None),
             rs_nonce: Mutex::new(None),
             rs_dpop: std::sync::atomic::AtomicBool::new(false),
@@ -299,7 +300,17 @@ impl OAuth {
 
     fn credentials(&self, server_url: &str) -> Credentials {
         let mut s = self.state();
-        s.credentials.get_or_insert_with(|| self.0.store.load(&Self::key(server_url)).unwrap_or_default()).clone()
+        if s.credentials.is_none() {
+            let kept = self.0.store.load(&Self::key(server_url)).unwrap_or_default();
+            // Tokens bound to a key need that key: it comes back with them.
+            self.take_key(&kept);
+            s.credentials = Some(kept);
+        }
+        s.credentials.clone().unwrap_or_default()
+    }
+
+    fn dpop_key(&self) -> Arc<dpop::DpopKey> {
+        self.0.dpop.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Ties this client to the first server it is used with: its tokens, registration and
@@ -320,7 +331,9 @@ impl OAuth {
         }
     }
 
-    fn keep(&self, server_url: &str, credentials: Credentials) -> Result<()> {
+    fn keep(&self, server_url: &str, mut credentials: Credentials) -> Result<()> {
+        let bound = credentials.tokens.as_ref().is_some_and(|t| t.token_type == "DPoP");
+        credentials.dpop_key = bound.then(|| self.dpop_key().secret());
         self.0.store.save(&Self::key(server_url), &credentials)?;
         let mut s = self.state();
         s.credentials = Some(credentials);
@@ -333,7 +346,7 @@ impl OAuth {
         grant::Cx {
             http: &self.0.http,
             options: &self.0.options,
-            dpop: &self.0.dpop,
+            dpop: self.dpop_key(),
             as_nonce: &self.0.as_nonce,
             server_wants_dpop,
         }
@@ -365,7 +378,7 @@ impl OAuth {
         let Some(t) = s.credentials.as_ref().and_then(|c| c.tokens.as_ref()) else { return Ok(None) };
         let dpop = (t.token_type == "DPoP").then(|| {
             let nonce = self.0.rs_nonce.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            self.0.dpop.proof(method, server_url, nonce.as_deref(), Some(&t.access_token))
+            self.dpop_key().proof(method, server_url, nonce.as_deref(), Some(&t.access_token))
         });
         Ok(Some(Authorization { header: format!("{} {}", t.token_type, t.access_token), dpop, generation: s.generation }))
     }
@@ -437,15 +450,45 @@ impl OAuth {
     }
 
     async fn refresh(&self, server_url: &str) -> Result<()> {
-        let mut creds = self.credentials(server_url);
+        let creds = self.credentials(server_url);
         let old = creds.tokens.clone().ok_or_else(|| denied("no tokens to refresh"))?;
+        match self.refresh_now(server_url, creds, &old).await {
+            Ok(()) => Ok(()),
+            // Another process sharing the store (a second CLI run) may have refreshed
+            // first: the server then refuses the refresh token it rotated, and the store
+            // holds the new tokens.
+            Err(e) => self.adopt_newer(server_url, &old).then_some(()).ok_or(e),
+        }
+    }
+
+    async fn refresh_now(&self, server_url: &str, mut creds: Credentials, old: &Tokens) -> Result<()> {
         let d = self.discovered(server_url, None).await?;
         if creds.issuer.as_deref() != Some(d.issuer.as_str()) {
             return Err(denied("the tokens come from another authorization server"));
         }
         let (client, _) = identity::identify(&self.0.http, &self.0.options, &d, creds.client.as_ref()).await?;
-        creds.tokens = Some(grant::refresh(&self.cx(), &d, &client, &old).await?);
+        creds.tokens = Some(grant::refresh(&self.cx(), &d, &client, old).await?);
         self.keep(server_url, creds)
+    }
+
+    /// Takes the store's tokens for `server_url` if they are not `old`; true if it did.
+    fn adopt_newer(&self, server_url: &str, old: &Tokens) -> bool {
+        let Some(kept) = self.0.store.load(&Self::key(server_url)) else { return false };
+        if kept.tokens.is_none() || kept.tokens.as_ref() == Some(old) {
+            return false;
+        }
+        self.take_key(&kept);
+        let mut s = self.state();
+        s.credentials = Some(kept);
+        s.generation += 1;
+        true
+    }
+
+    /// Signs with the key `kept` tokens are bound to, if they are.
+    fn take_key(&self, kept: &Credentials) {
+        if let Some(key) = kept.dpop_key.as_deref().and_then(dpop::DpopKey::from_secret) {
+            *self.0.dpop.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(key);
+        }
     }
 
     /// Discovery, identity and a grant, with the scope this challenge calls for.
@@ -461,7 +504,7 @@ impl OAuth {
         if creds.issuer.as_deref() != Some(d.issuer.as_str()) {
             // A new authorization server (or the first): nothing from another one is used
             // with it, neither the registration nor the tokens.
-            creds = Credentials { issuer: Some(d.issuer.clone()), client: None, tokens: None };
+            creds = Credentials { issuer: Some(d.issuer.clone()), ..Default::default() };
         }
         let scope = self.scope(&d, challenge.and_then(|c| c.scope.as_deref()), held.and_then(|t| t.scope.as_deref()));
         let (client, registered) = identity::identify(&self.0.http, &self.0.options, &d, creds.client.as_ref()).await?;
@@ -528,5 +571,61 @@ impl OAuth {
 impl std::fmt::Debug for OAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuth").field("options", &self.0.options).finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Tokens;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+
+    fn proof_jwk(proof: &str) -> serde_json::Value {
+        let header = URL_SAFE_NO_PAD.decode(proof.split('.').next().unwrap()).unwrap();
+        serde_json::from_slice::<serde_json::Value>(&header).unwrap()["jwk"].clone()
+    }
+
+    fn tokens(token_type: &str) -> Tokens {
+        Tokens { access_token: "AT".into(), token_type: token_type.into(), refresh_token: None, expires_at: None, scope: None }
+    }
+
+    #[tokio::test]
+    async fn dpop_bound_tokens_are_kept_with_their_key_and_signed_with_it_next_time() {
+        let url = "https://mcp.example.com/mcp";
+        let store = Arc::new(MemoryStore::default());
+        let first = OAuth::new(OAuthOptions::default()).store(store.clone());
+        first.check_server(url).unwrap();
+        first.keep(url, Credentials { tokens: Some(tokens("DPoP")), ..Default::default() }).unwrap();
+        let kept = store.load(&OAuth::key(url)).unwrap();
+        assert_eq!(kept.dpop_key, Some(first.dpop_key().secret()));
+        assert!(!format!("{kept:?}").contains(&first.dpop_key().secret()), "the key stays out of Debug");
+
+        // The next process's client signs its requests with the key the tokens are bound to.
+        let next = OAuth::new(OAuthOptions::default()).store(store.clone());
+        let auth = next.authorization("POST", url).await.unwrap().unwrap();
+        assert_eq!(auth.header, "DPoP AT");
+        let own_key = first.dpop_key().proof("POST", url, None, None);
+        assert_eq!(proof_jwk(auth.dpop.as_deref().unwrap()), proof_jwk(&own_key));
+
+        // Bearer tokens are bound to nothing: no key is kept.
+        first.keep(url, Credentials { tokens: Some(tokens("Bearer")), ..Default::default() }).unwrap();
+        assert_eq!(store.load(&OAuth::key(url)).unwrap().dpop_key, None);
+    }
+
+    #[tokio::test]
+    async fn a_refresh_that_fails_takes_the_tokens_another_process_refreshed_meanwhile() {
+        // Nothing listens on port 9: the refresh itself fails.
+        let url = "http://127.0.0.1:9/mcp";
+        let store = Arc::new(MemoryStore::default());
+        store.save(&OAuth::key(url), &Credentials { tokens: Some(tokens("Bearer")), ..Default::default() }).unwrap();
+        let client = OAuth::new(OAuthOptions::default()).store(store.clone());
+        assert_eq!(client.authorization("POST", url).await.unwrap().unwrap().header, "Bearer AT");
+        assert!(client.refresh(url).await.is_err(), "no newer tokens: the failure stands");
+
+        let newer = Tokens { access_token: "AT2".into(), ..tokens("Bearer") };
+        store.save(&OAuth::key(url), &Credentials { tokens: Some(newer), ..Default::default() }).unwrap();
+        client.refresh(url).await.unwrap();
+        assert_eq!(client.authorization("POST", url).await.unwrap().unwrap().header, "Bearer AT2");
     }
 }
