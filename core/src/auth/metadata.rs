@@ -86,15 +86,6 @@ impl ProtectedResourceMetadata {
         }
         Ok(m)
     }
-
-    /// The scope to ask for: the challenge's, else every scope the resource supports, else
-    /// none (the parameter is then left out).
-    pub fn scope_to_request(&self, challenge_scope: Option<&str>) -> Option<String> {
-        challenge_scope
-            .filter(|s| !s.trim().is_empty())
-            .map(str::to_string)
-            .or_else(|| self.scopes_supported.as_ref().filter(|s| !s.is_empty()).map(|s| s.join(" ")))
-    }
 }
 
 /// Authorization server metadata (RFC 8414 §2; OpenID Connect discovery shares these).
@@ -181,17 +172,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scope_comes_from_the_challenge_then_the_metadata() {
+    fn unknown_members_are_kept() {
         let m = ProtectedResourceMetadata::parse(
             br#"{"resource": "https://mcp.example.com/mcp", "authorization_servers": ["https://as.example.com"], "scopes_supported": ["a", "b"], "x": 1}"#,
             "https://mcp.example.com/mcp",
         )
         .unwrap();
-        assert_eq!(m.scope_to_request(Some("files:read")).as_deref(), Some("files:read"));
-        assert_eq!(m.scope_to_request(None).as_deref(), Some("a b"));
+        assert_eq!(m.scopes_supported.as_deref(), Some(&["a".to_string(), "b".to_string()][..]));
         assert_eq!(m.extra["x"], 1);
-        let none = ProtectedResourceMetadata { scopes_supported: None, ..m };
-        assert_eq!(none.scope_to_request(Some("  ")), None);
     }
 
     #[test]

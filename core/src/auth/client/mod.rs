@@ -259,16 +259,16 @@ impl OAuth {
     /// A client with these options, an in-memory store and no user agent (client
     /// credentials need none; the authorization code grant fails without one).
     pub fn new(options: OAuthOptions) -> Self {
-        Self::build(options, None, Arc::new(MemoryStore::default()))
+        Self::build(options, None, Arc::new(MemoryStore::default()), fetch::http_client())
     }
 
-    fn build(options: OAuthOptions, agent: Option<UserAgent>, store: Arc<dyn CredentialStore>) -> Self {
+    fn build(options: OAuthOptions, agent: Option<UserAgent>, store: Arc<dyn CredentialStore>, http: reqwest::Client) -> Self {
         let state = State { credentials: None, discovered: None, server: None, generation: 0 };
         OAuth(Arc::new(Shared {
             options,
             agent,
             store,
-            http: fetch::http_client(),
+            http,
             state: Mutex::new(state),
             flow: tokio::sync::Mutex::new(()),
             dpop: Mutex::new(Arc::new(dpop::DpopKey::generate())),
@@ -281,13 +281,14 @@ impl OAuth {
     /// The same client with `agent` as the user's browser.
     pub fn user_agent(self, agent: UserAgent) -> Self {
         let s = &self.0;
-        Self::build(s.options.clone(), Some(agent), s.store.clone())
+        // The same HTTP client too: building one loads the system's root certificates.
+        Self::build(s.options.clone(), Some(agent), s.store.clone(), s.http.clone())
     }
 
     /// The same client keeping its credentials in `store`.
     pub fn store(self, store: Arc<dyn CredentialStore>) -> Self {
         let s = &self.0;
-        Self::build(s.options.clone(), s.agent.clone(), store)
+        Self::build(s.options.clone(), s.agent.clone(), store, s.http.clone())
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
