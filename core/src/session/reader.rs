@@ -28,18 +28,25 @@ pub(super) async fn read_loop<R: MessageReader>(
             _ = shared.closed.cancelled() => break,
             f = reader.recv_inbound() => f,
         };
-        match inbound {
-            Ok(Inbound::Bytes(bytes)) => route_frame(&peer, &service, &notes, Message::parse(&bytes)),
-            Ok(Inbound::Parsed { frame, .. }) => route_frame(&peer, &service, &notes, Ok(frame)),
-            Ok(Inbound::Cancelled { request, reason }) => shared.incoming.cancel(request, &reason),
-            Ok(Inbound::Failed { request, error }) => shared.outgoing.complete(&request, Err(*error)),
-            Err(RecvError::TooLarge { limit }) => {
-                shared.send_error(None, ErrorObject::invalid_request(format!("message exceeds the size limit of {limit} bytes")))
+        // In a scope: a handler this message wakes (a cancel reaching the future that waits
+        // for it) goes on here and now, not after a wake-up of another runtime thread.
+        let ended = crate::drive::scope(|| {
+            match inbound {
+                Ok(Inbound::Bytes(bytes)) => route_frame(&peer, &service, &notes, Message::parse(&bytes)),
+                Ok(Inbound::Parsed { frame, .. }) => route_frame(&peer, &service, &notes, Ok(frame)),
+                Ok(Inbound::Cancelled { request, reason }) => shared.incoming.cancel(request, &reason),
+                Ok(Inbound::Failed { request, error }) => shared.outgoing.complete(&request, Err(*error)),
+                Err(RecvError::TooLarge { limit }) => shared
+                    .send_error(None, ErrorObject::invalid_request(format!("message exceeds the size limit of {limit} bytes"))),
+                Err(RecvError::Closed(reason)) => {
+                    shared.close(reason);
+                    return true;
+                }
             }
-            Err(RecvError::Closed(reason)) => {
-                shared.close(reason);
-                break;
-            }
+            false
+        });
+        if ended {
+            break;
         }
     }
 }
