@@ -1,9 +1,13 @@
 //! The `oxmcp` command-line tool's library half: the everything server, so tests and
 //! benchmarks can run it in-process too.
 
+pub mod arguments;
 pub mod conformance;
+pub mod elicit;
 pub mod everything;
 mod input_required_fixtures;
 pub mod media;
 pub mod oauth;
 pub mod proxy;
+pub mod show;
+pub mod target;

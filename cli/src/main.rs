@@ -7,11 +7,12 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Parser, Subcommand};
 use oxmcp::client::{Client, Era, ServerNotification};
-use oxmcp::protocol::{CallToolResult, ContentBlock};
+use oxmcp::protocol::CallToolResult;
 use oxmcp::session::{RequestOptions, SessionConfig};
 use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
 use oxmcp::transport::ChildProcess;
 use oxmcp::ErrorKind;
+use oxmcp_cli::target::Server;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -51,6 +52,8 @@ enum Command {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
+        target: oxmcp_cli::target::ServerArgs,
+        #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
         /// The server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
@@ -67,9 +70,12 @@ enum Command {
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
         #[command(flatten)]
+        target: oxmcp_cli::target::ServerArgs,
+        #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
-        /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object (`{}` when left out),
-        /// then the server: a URL, or a command and its arguments (after `--` or not).
+        /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object or `KEY=VALUE` words
+        /// (none when left out), then the server: a URL, or a command and its arguments
+        /// (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
@@ -80,6 +86,8 @@ enum Command {
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        target: oxmcp_cli::target::ServerArgs,
         #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
         /// The server: a URL, or a command and its arguments (after `--` or not).
@@ -131,6 +139,8 @@ enum Command {
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        target: oxmcp_cli::target::ServerArgs,
         #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
         /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object of strings (`{}` when
@@ -273,7 +283,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Inspect { json, auth, server } => inspect(json, &server, &auth).await,
+        Command::Inspect { json, target, auth, server } => inspect(json, &target.resolve(&server)?, &auth).await,
         Command::Proxy { stdio, http, auth, serve_auth, server } => {
             let mut target = oxmcp_cli::proxy::Target::parse(&server).ok_or_else(|| anyhow!("give the server after --"))?;
             if let oxmcp_cli::proxy::Target::Url(_, oauth) = &mut target {
@@ -297,12 +307,16 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::ConformanceClient { url } => oxmcp_cli::conformance::run(&url).await.map(|()| ExitCode::SUCCESS),
         Command::Login { url, auth, port } => oxmcp_cli::oauth::login(&url, &auth, port).await.map(|()| ExitCode::SUCCESS),
-        Command::Call { tool, json, timeout, auth, server } => {
-            let (arguments, server) = arguments_and_server(server);
-            call(&tool, &arguments, json, timeout, &server, &auth).await
+        Command::Call { tool, json, timeout, target, auth, server } => {
+            // With --config the server's name comes first: `call --config F SERVER TOOL ...`.
+            let (name, tool, words) = named_first(&target, tool, server)?;
+            let (arguments, words) = oxmcp_cli::arguments::split(words)?;
+            let server = target.resolve(name.as_ref().map_or(&words, std::slice::from_ref))?;
+            call(&tool, arguments, json, timeout, &server, &auth).await
         }
-        Command::Read { uri, json, auth, server } => {
-            let client = connect(&server, false, &auth).await?;
+        Command::Read { uri, json, target, auth, server } => {
+            let (name, uri, words) = named_first(&target, uri, server)?;
+            let client = connect(&target.resolve(name.as_ref().map_or(&words, std::slice::from_ref))?, false, &auth).await?;
             let result = client.read_resource(&uri).await;
             client.close().await;
             let result = result?;
@@ -318,10 +332,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Prompt { name, json, auth, server } => {
-            let (arguments, server) = arguments_and_server(server);
+        Command::Prompt { name, json, target, auth, server } => {
+            let (server_name, name, words) = named_first(&target, name, server)?;
+            let (arguments, words) = arguments_and_server(words);
             let args: std::collections::BTreeMap<String, String> =
                 serde_json::from_str(&arguments).context("prompt arguments must be a JSON object of strings")?;
+            let server = target.resolve(server_name.as_ref().map_or(&words, std::slice::from_ref))?;
             let client = connect(&server, false, &auth).await?;
             let result = client.get_prompt(&name, args).await;
             client.close().await;
@@ -330,7 +346,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 outln!("{}", serde_json::to_string_pretty(&result)?)?;
             } else {
                 for m in &result.messages {
-                    outln!("[{:?}] {}", m.role, describe(&m.content))?;
+                    outln!("[{:?}] {}", m.role, oxmcp_cli::show::describe(&m.content))?;
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -338,7 +354,28 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// `call TOOL [ARGUMENTS] SERVER...`: the optional JSON arguments come before the server,
+/// With `--config`, a command's first word names the server and the words after it are
+/// the command's own: `(Some(server name), first of those words, the rest)`. Without,
+/// `(None, first, rest)` as given.
+fn named_first(
+    target: &oxmcp_cli::target::ServerArgs,
+    first: String,
+    mut rest: Vec<String>,
+) -> Result<(Option<String>, String, Vec<String>)> {
+    if !target.from_config() {
+        return Ok((None, first, rest));
+    }
+    if rest.first().is_some_and(|w| w == "--") {
+        rest.remove(0);
+    }
+    if rest.is_empty() {
+        bail!("with --config, give the server's name, then what to do with it");
+    }
+    let own = rest.remove(0);
+    Ok((Some(first), own, rest))
+}
+
+/// `prompt NAME [ARGUMENTS] SERVER...`: the optional JSON arguments come before the server,
 /// which may follow `--` or not. A first word that is a JSON object is the arguments.
 fn arguments_and_server(mut words: Vec<String>) -> (String, Vec<String>) {
     match words.first() {
@@ -363,9 +400,9 @@ async fn stop_signal() {
     }
 }
 
-/// Connects to the server given after `--`: a URL (Streamable HTTP, or legacy HTTP+SSE,
-/// detected) or a command to run as a child process (stdio).
-async fn connect(server: &[String], show_logs: bool, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<Client> {
+/// Connects to the server: a URL (Streamable HTTP, or legacy HTTP+SSE, detected) or a
+/// command run as a child process (stdio).
+async fn connect(server: &Server, show_logs: bool, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<Client> {
     let client = connect_to(server, show_logs, auth).await?;
     if show_logs && client.era() == Era::Stateless {
         // A stateless-era server logs only to requests that ask for a level.
@@ -374,24 +411,30 @@ async fn connect(server: &[String], show_logs: bool, auth: &oxmcp_cli::oauth::Au
     Ok(client)
 }
 
-async fn connect_to(server: &[String], show_logs: bool, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<Client> {
-    let (program, args) = server.split_first().ok_or_else(|| anyhow!("give the server command or URL after --"))?;
+async fn connect_to(server: &Server, show_logs: bool, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<Client> {
     let builder = client_builder(show_logs);
-    if args.is_empty() && (program.starts_with("http://") || program.starts_with("https://")) {
-        // A server that asks for authorization gets it: the tokens `oxmcp login` kept,
-        // or client credentials.
-        let mut transport = HttpClientTransport::new(program).oauth(oxmcp_cli::oauth::for_command(auth).await?);
-        if let Ok(headers) = std::env::var("OXMCP_HEADERS") {
-            // "Name: value" lines, e.g. OXMCP_HEADERS='Authorization: Bearer ...'
-            for line in headers.lines().filter(|l| l.contains(':')) {
-                let (name, value) = line.split_once(':').unwrap();
-                transport = transport.header(name.trim(), value.trim());
+    match server {
+        Server::Url { url, headers } => {
+            // A server that asks for authorization gets it: the tokens `oxmcp login` kept,
+            // or client credentials.
+            let mut transport = HttpClientTransport::new(url).oauth(oxmcp_cli::oauth::for_command(auth).await?);
+            if let Ok(lines) = std::env::var("OXMCP_HEADERS") {
+                // "Name: value" lines, e.g. OXMCP_HEADERS='Authorization: Bearer ...'
+                for line in lines.lines().filter(|l| l.contains(':')) {
+                    let (name, value) = line.split_once(':').unwrap();
+                    transport = transport.header(name.trim(), value.trim());
+                }
             }
+            for (name, value) in headers {
+                transport = transport.header(name, value);
+            }
+            Ok(builder.connect(transport).await?)
         }
-        return Ok(builder.connect(transport).await?);
+        Server::Command { program, args, env } => {
+            let child = env.iter().fold(ChildProcess::new(program).args(args), |c, (k, v)| c.env(k, v));
+            Ok(builder.connect(child.spawn()?).await?)
+        }
     }
-    let transport = ChildProcess::new(program).args(args).spawn()?;
-    Ok(builder.connect(transport).await?)
 }
 
 fn client_builder(show_logs: bool) -> oxmcp::client::ClientBuilder {
@@ -400,6 +443,8 @@ fn client_builder(show_logs: bool) -> oxmcp::client::ClientBuilder {
     if let Some(era) = std::env::var("OXMCP_ERA").ok().and_then(|e| Era::parse(&e).ok()) {
         builder = builder.era(era);
     }
+    // A server may ask the user something: asked on the terminal.
+    builder = builder.on_elicitation(|params, _| oxmcp_cli::elicit::answer(params));
     if show_logs {
         builder = builder.on_notification(|n| {
             if let ServerNotification::LoggingMessage(m) = n {
@@ -410,22 +455,7 @@ fn client_builder(show_logs: bool) -> oxmcp::client::ClientBuilder {
     builder.session_config(SessionConfig::default())
 }
 
-fn describe(block: &ContentBlock) -> String {
-    match block {
-        ContentBlock::Text(t) => t.text.clone(),
-        ContentBlock::Image(i) => format!("<image {} {} bytes base64>", i.mime_type, i.data.len()),
-        ContentBlock::Audio(a) => format!("<audio {} {} bytes base64>", a.mime_type, a.data.len()),
-        ContentBlock::ResourceLink(l) => format!("<resource link {}>", l.uri),
-        ContentBlock::Resource(r) => match serde_json::to_value(&r.resource) {
-            Ok(Value::Object(o)) if o.contains_key("text") => {
-                format!("<resource {}>\n{}", r.resource.uri(), o["text"].as_str().unwrap_or_default())
-            }
-            _ => format!("<resource {} (binary)>", r.resource.uri()),
-        },
-    }
-}
-
-async fn inspect(as_json: bool, server: &[String], auth: &oxmcp_cli::oauth::AuthArgs) -> Result<ExitCode> {
+async fn inspect(as_json: bool, server: &Server, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<ExitCode> {
     let client = connect(server, false, auth).await?;
     let caps = client.server_capabilities().clone();
     let tools = if caps.tools.is_some() { client.list_all_tools().await? } else { vec![] };
@@ -458,7 +488,9 @@ async fn inspect(as_json: bool, server: &[String], auth: &oxmcp_cli::oauth::Auth
     outln!("\ntools ({}):", tools.len())?;
     for t in &tools {
         outln!("  {} - {}", t.name, t.description.as_deref().unwrap_or(""))?;
-        outln!("    input: {}", serde_json::to_string(&t.input_schema)?)?;
+        for line in oxmcp_cli::show::schema_lines(&t.input_schema, 4) {
+            outln!("{line}")?;
+        }
     }
     outln!("\nresources ({}):", resources.len())?;
     for r in &resources {
@@ -483,14 +515,25 @@ async fn inspect(as_json: bool, server: &[String], auth: &oxmcp_cli::oauth::Auth
 
 async fn call(
     tool: &str,
-    arguments: &str,
+    arguments: oxmcp_cli::arguments::Given,
     as_json: bool,
     timeout: f64,
-    server: &[String],
+    server: &Server,
     auth: &oxmcp_cli::oauth::AuthArgs,
 ) -> Result<ExitCode> {
-    let arguments: Value = serde_json::from_str(arguments).context("tool arguments must be JSON")?;
     let client = connect(server, true, auth).await?;
+    // KEY=VALUE values are read by the tool's input schema.
+    let schema = match arguments.needs_schema() {
+        true => client.list_all_tools().await?.into_iter().find(|t| t.name == tool).map(|t| t.input_schema),
+        false => None,
+    };
+    let arguments = match arguments.into_value(schema.as_ref()) {
+        Ok(a) => a,
+        Err(e) => {
+            client.close().await;
+            return Err(e);
+        }
+    };
     let cancel = CancellationToken::new();
     *CANCEL_ON_CTRL_C.lock().unwrap() = Some(cancel.clone());
     let options =
@@ -517,7 +560,7 @@ async fn call(
         outln!("{}", serde_json::to_string_pretty(&result)?)?;
     } else {
         for block in &result.content {
-            outln!("{}", describe(block))?;
+            outln!("{}", oxmcp_cli::show::describe(block))?;
         }
         if let Some(s) = &result.structured_content {
             outln!("structured: {s}")?;

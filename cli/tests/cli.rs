@@ -115,3 +115,93 @@ fn ctrl_c_cancels_the_call() {
     assert_eq!(out.status.code(), Some(130));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cancelled"));
 }
+
+/// Runs the CLI with `input` on its stdin.
+fn oxmcp_with_input(args: &[&str], input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child =
+        Command::new(OXMCP).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn call_takes_key_value_arguments_typed_by_the_tools_schema() {
+    let out = oxmcp(&["call", "--json", "slow", "tag=7", "ms=0"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // `slow` types both as integers: sent as numbers, it answers with the tag.
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(result.to_string().contains('7'), "{result}");
+    // A string property keeps the text as typed, even when it reads as a number.
+    let out = oxmcp(&["call", "echo", "text=007"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "007");
+    let out = oxmcp(&["call", "slow", "tag=seven", "ms=0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected integer"));
+}
+
+#[test]
+fn servers_come_from_a_config_file_with_their_environment() {
+    let dir = std::env::temp_dir().join(format!("oxmcp-cli-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("mcp.json");
+    // The server starts only when the config's and the command line's variables reach it.
+    let script = format!(r#"test "$FROM_FILE" = yes && test "$FROM_FLAG" = yes && exec {OXMCP} everything-server --stdio"#);
+    let doc =
+        serde_json::json!({"mcpServers": {"every": {"command": "sh", "args": ["-c", script], "env": {"FROM_FILE": "yes"}}}});
+    std::fs::write(&config, doc.to_string()).unwrap();
+    let path = config.to_str().unwrap();
+    let out =
+        Command::new(OXMCP).args(["call", "--config", path, "-e", "FROM_FLAG=yes", "every", "echo", "text=hi"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hi");
+    let out = Command::new(OXMCP).args(["call", "--config", path, "every", "echo", "text=hi"]).output().unwrap();
+    assert!(!out.status.success(), "without -e the server does not start");
+    let out = Command::new(OXMCP).args(["inspect", "--config", path, "-e", "FROM_FLAG=yes", "every"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Schemas print as a line per argument.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("    ms: integer, min 0 (required)"), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn header_flags_reach_a_url_server() {
+    use std::io::{BufRead, BufReader};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let mut cli = Command::new(OXMCP).args(["inspect", "-H", "X-Team: blue", "--header", "X-Other:2", &url]).spawn().unwrap();
+    let (conn, _) = listener.accept().unwrap();
+    let mut head = Vec::new();
+    for line in BufReader::new(conn).lines() {
+        let line = line.unwrap();
+        if line.is_empty() {
+            break;
+        }
+        head.push(line.to_ascii_lowercase());
+    }
+    let _ = cli.kill();
+    let _ = cli.wait();
+    assert!(head.iter().any(|h| h == "x-team: blue"), "{head:?}");
+    assert!(head.iter().any(|h| h == "x-other: 2"), "{head:?}");
+}
+
+#[test]
+fn the_cli_answers_elicitation_on_the_terminal() {
+    let server = ["--", OXMCP, "everything-server", "--stdio"];
+    let args = |tool: &'static str| {
+        let arguments: &[&str] = if tool == "test_elicitation" { &["message=Who are you?"] } else { &[] };
+        [&["call", tool][..], arguments, &server[..]].concat()
+    };
+    let out = oxmcp_with_input(&args("test_elicitation"), "alice\nalice@example.com\n");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(r#"action=accept, content={"username":"alice","email":"alice@example.com"}"#), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("username"), "the form is shown on stderr");
+    // Enter takes each default.
+    let out = oxmcp_with_input(&args("test_elicitation_sep1034_defaults"), "\n\n\n\n\n");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(r#""name":"John Doe","age":30"#));
+    let out = oxmcp_with_input(&args("test_elicitation"), "!decline\n");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("action=decline"));
+    let out = oxmcp_with_input(&args("test_elicitation"), "");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("action=cancel"));
+}
