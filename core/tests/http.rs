@@ -657,3 +657,22 @@ async fn a_malformed_url_fails_at_once_without_sending_anything() {
     assert_eq!(err.kind(), ErrorKind::Closed);
     assert!(err.message().contains("invalid URL"), "{}", err.message());
 }
+
+#[tokio::test]
+async fn an_unreachable_server_is_a_transport_error_in_every_era_and_a_taken_address_is_named() {
+    // A port that was free a moment ago: nothing listens there.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let url = format!("http://{addr}/mcp");
+    for era in [Era::Auto, Era::Session, Era::Stateless] {
+        let err = Client::builder("c", "1").era(era).connect(HttpClientTransport::new(&url)).await.err().unwrap();
+        assert_eq!(err.kind(), ErrorKind::Transport, "{era:?}: {err}");
+        assert!(err.to_string().contains(&url), "{era:?}: the URL is named: {err}");
+    }
+
+    let (http, _) = start(HttpServerConfig::default()).await;
+    let taken = HttpServerConfig { bind: http.local_addr(), ..Default::default() };
+    let err = HttpServer::bind(Server::builder("s", "1").build().unwrap(), taken).await.err().unwrap();
+    assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
+    assert!(err.to_string().contains(&http.local_addr().to_string()), "{err}");
+    http.shutdown().await;
+}

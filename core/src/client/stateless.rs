@@ -131,8 +131,9 @@ pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Du
                 Ok(None)
             }
         },
-        // Closed connections and our own cancellations are real failures, not an answer.
-        Err(e) if matches!(e.kind(), ErrorKind::Closed | ErrorKind::Cancelled) => Err(e),
+        // Closed connections, an unreachable server and our own cancellations are real
+        // failures, not an answer.
+        Err(e) if matches!(e.kind(), ErrorKind::Closed | ErrorKind::Cancelled | ErrorKind::Transport) => Err(e),
         Err(e) => {
             tracing::debug!("server/discover failed ({e}): an older server");
             Ok(None)

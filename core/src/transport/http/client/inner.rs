@@ -58,8 +58,10 @@ pub(super) enum Failure {
     TryLegacy,
     /// Give up on this message.
     Fatal(String),
-    /// Authorization failed: the caller gets this error as it is.
-    Denied(crate::Error),
+    /// The caller gets this error as it is: authorization failed
+    /// ([`crate::ErrorKind::Unauthorized`]), the server cannot be reached
+    /// ([`crate::ErrorKind::Transport`]).
+    Typed(crate::Error),
 }
 
 impl Failure {
@@ -68,7 +70,7 @@ impl Failure {
     pub(super) fn refused(status: reqwest::StatusCode, detail: String) -> Failure {
         let message = format!("HTTP {status}: {detail}");
         match status.as_u16() {
-            401 | 403 => Failure::Denied(crate::Error::new(crate::ErrorKind::Unauthorized, message)),
+            401 | 403 => Failure::Typed(crate::Error::new(crate::ErrorKind::Unauthorized, message)),
             _ => Failure::Fatal(message),
         }
     }
@@ -90,8 +92,11 @@ impl SendError {
     /// The failure of a message whose `what` failed this way.
     pub(super) fn failure(self, what: &str) -> Failure {
         match self {
+            SendError::Http(e) if e.is_connect() => {
+                Failure::Typed(crate::Error::new(crate::ErrorKind::Transport, format!("cannot reach the server: {e}")))
+            }
             SendError::Http(e) => Failure::Fatal(format!("{what} failed: {e}")),
-            SendError::Denied(e) => Failure::Denied(e),
+            SendError::Denied(e) => Failure::Typed(e),
         }
     }
 }

@@ -69,7 +69,7 @@ async fn post_in_session(inner: Arc<Inner>, bytes: Bytes, peek: Peek) {
         Err(Failure::SessionExpired) => inner.fail(&peek, "the server no longer knows this session".into()),
         Err(Failure::TryLegacy) => inner.fail(&peek, "the server refused the request".into()),
         Err(Failure::Fatal(m)) => inner.fail(&peek, m),
-        Err(Failure::Denied(e)) => inner.fail_with(&peek, e),
+        Err(Failure::Typed(e)) => inner.fail_with(&peek, e),
     }
     let legacy = inner.state.lock().unwrap().legacy_endpoint.is_some();
     if peek.is(methods::INITIALIZED) && !legacy && inner.config.open_get_stream {

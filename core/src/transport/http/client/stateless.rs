@@ -50,7 +50,7 @@ impl Inner {
         match outcome {
             Ok(()) => {}
             Err(Failure::Fatal(m)) => self.fail(peek, m),
-            Err(Failure::Denied(e)) => self.fail_with(peek, e),
+            Err(Failure::Typed(e)) => self.fail_with(peek, e),
             Err(Failure::SessionExpired | Failure::TryLegacy) => self.fail(peek, "the server refused the request".into()),
         }
     }

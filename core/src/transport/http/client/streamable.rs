@@ -25,7 +25,7 @@ impl Inner {
             Err(e) if e.is_connect() => {
                 let reason = format!("cannot reach {}: {e}", self.config.url);
                 self.close(reason.clone());
-                return Err(Failure::Fatal(reason));
+                return Err(Failure::Typed(crate::Error::new(crate::ErrorKind::Transport, reason)));
             }
             Err(e) => return Err(e.failure("HTTP POST")),
         };

@@ -71,7 +71,10 @@ impl HttpServer {
 
     /// Binds and starts serving sessions of any [`Backend`].
     pub async fn bind_backend(backend: Arc<dyn Backend>, config: HttpServerConfig) -> std::io::Result<HttpServer> {
-        let listener = tokio::net::TcpListener::bind(config.bind).await?;
+        // The address goes in the error: "address in use" alone does not say which.
+        let listener = tokio::net::TcpListener::bind(config.bind)
+            .await
+            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.bind)))?;
         let addr = listener.local_addr()?;
         let endpoint = config.endpoint.clone();
         let app = Arc::new(App::new(backend, config));
