@@ -97,17 +97,18 @@ def test_one_server_each_era(connect, era):
     run(main())
 
 
-def test_a_stateless_client_gets_no_logs_before_it_sets_a_level(connect):
+def test_a_stateless_client_with_on_log_gets_every_log_then_the_level_it_sets(connect):
     async def main():
         seen = Seen()
         async with connect(era="stateless", elicitation=seen.elicitation, on_log=seen.on_log) as c:
             assert (await c.call_tool("greet", {"greeting": "Hi"})).content[0].text == "Hi, Ada!"
-            await asyncio.sleep(0.2)
-            assert seen.logs == [], "a stateless request without a log level gets no logs"
-            await c.set_log_level("debug")
-            await c.call_tool("greet", {"greeting": "Hi"})
-            await eventually(lambda: len(seen.logs) >= 3, "three log messages")
+            await eventually(lambda: len(seen.logs) >= 3, "three log messages without set_log_level")
             assert [level for level, _ in seen.logs] == ["debug", "info", "warning"]
+            await c.set_log_level("warning")
+            await c.call_tool("greet", {"greeting": "Hi"})
+            await eventually(lambda: len(seen.logs) >= 4, "the warning")
+            await asyncio.sleep(0.2)
+            assert [level for level, _ in seen.logs] == ["debug", "info", "warning", "warning"]
     run(main())
 
 

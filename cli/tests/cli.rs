@@ -205,3 +205,11 @@ fn the_cli_answers_elicitation_on_the_terminal() {
     let out = oxmcp_with_input(&args("test_elicitation"), "");
     assert!(String::from_utf8_lossy(&out.stdout).contains("action=cancel"));
 }
+
+#[test]
+fn a_child_servers_stderr_reaches_the_user() {
+    let script = format!(r#"echo "the server starts" >&2; exec {OXMCP} everything-server --stdio"#);
+    let out = Command::new(OXMCP).args(["call", "echo", "text=hi", "--", "sh", "-c", &script]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the server starts"), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -135,7 +135,9 @@ impl ClientBuilder {
     }
 
     /// Receives every notification from the server (log messages, list changes, resource
-    /// updates, progress). Called in order, one at a time: keep it quick.
+    /// updates, progress). Called in order, one at a time: keep it quick. Logs of every
+    /// level arrive in both eras (in the stateless era each request asks for `debug` and
+    /// up) until [`Client::set_log_level`] says otherwise.
     pub fn on_notification(mut self, f: impl Fn(ServerNotification) + Send + Sync + 'static) -> Self {
         self.handlers.notification = Some(Arc::new(f));
         self
@@ -175,6 +177,12 @@ impl ClientBuilder {
                     peer.set_protocol_version(ProtocolVersion::STATELESS);
                     let has_callback = self.handlers.notification.is_some();
                     let state = Arc::new(stateless::Stateless::new(base, self.handlers));
+                    // The session era delivers a server's logs unasked; here each request
+                    // must ask. A client that listens gets them all, as it would there,
+                    // until it sets a level.
+                    if has_callback {
+                        state.set_log_level(LoggingLevel::Debug);
+                    }
                     let init = stateless::as_initialize_result(&found);
                     let listen = listen::Listen::new(inbox);
                     // The session era delivers list changes to the callback unasked; here

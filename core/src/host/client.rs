@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, CompleteRequestParams, CreateMessageResult, ElicitResult, ListRootsResult};
 use crate::session::{RequestOptions, SessionConfig};
 use crate::transport::http::HttpClientTransport;
-use crate::transport::ChildProcess;
+use crate::transport::{ChildProcess, ChildStderr};
 
 /// Hands a server request to the host: `(call id, method, params JSON)`; `false` when the
 /// host is gone. The host answers with [`HostCalls::complete`] (result JSON).
@@ -55,6 +55,9 @@ pub struct ConnectOptions {
     pub env: BTreeMap<String, String>,
     /// See `command`.
     pub cwd: Option<String>,
+    /// stdio: where the server's stderr goes: `"forward"` (default: this process's
+    /// stderr) or `"discard"`.
+    pub stderr: Option<String>,
     /// Streamable HTTP (or legacy HTTP+SSE): the endpoint URL and extra headers.
     pub url: Option<String>,
     /// See `url`.
@@ -206,6 +209,16 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
         if let Some(host) = hooks.read_on.clone() {
             child = child.read_on(host);
         }
+        child = child.stderr(match options.stderr.as_deref() {
+            None | Some("forward") => ChildStderr::Forward,
+            Some("discard") => ChildStderr::Discard,
+            Some(other) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("stderr must be \"forward\" or \"discard\", not {other:?}"),
+                ))
+            }
+        });
         let transport = child.spawn().map_err(|e| Error::new(ErrorKind::Transport, format!("cannot start {command:?}: {e}")))?;
         b.connect(transport).await
     } else if let Some(url) = options.url {

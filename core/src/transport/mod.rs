@@ -33,7 +33,7 @@ use bytes::Bytes;
 use crate::protocol::jsonrpc::Incoming;
 use crate::protocol::{methods, Message, RequestId};
 
-pub use child::{ChildProcess, ChildTransport};
+pub use child::{ChildProcess, ChildStderr, ChildTransport};
 pub use host_loop::{HostLoop, LoopFd};
 pub use memory::MemoryTransport;
 pub use sigpipe::block_sigpipe_on_this_thread;

@@ -46,8 +46,32 @@ pub struct ChildProcess {
     cwd: Option<PathBuf>,
     grace: Duration,
     stderr_tail_lines: usize,
+    stderr: ChildStderr,
     max_message_size: usize,
     read_on: Option<ReadOn>,
+}
+
+/// Where a child's stderr lines go, besides the last lines kept for error messages.
+#[derive(Clone, Default)]
+pub enum ChildStderr {
+    /// This process's stderr, a line at a time, as the child wrote it (the default: what
+    /// a server logs there is meant for its user).
+    #[default]
+    Forward,
+    /// Nowhere (they still show at the `debug` level of `oxmcp::child::stderr`).
+    Discard,
+    /// A function called with each line.
+    Lines(Arc<dyn Fn(&str) + Send + Sync>),
+}
+
+impl std::fmt::Debug for ChildStderr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ChildStderr::Forward => "Forward",
+            ChildStderr::Discard => "Discard",
+            ChildStderr::Lines(_) => "Lines",
+        })
+    }
 }
 
 /// The host loop a child's stdout is read on.
@@ -70,6 +94,7 @@ impl ChildProcess {
             cwd: None,
             grace: Duration::from_secs(2),
             stderr_tail_lines: 20,
+            stderr: ChildStderr::default(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             read_on: None,
         }
@@ -109,6 +134,11 @@ impl ChildProcess {
         self.stderr_tail_lines = lines;
         self
     }
+    /// Where the child's stderr lines go (default: this process's stderr).
+    pub fn stderr(mut self, to: ChildStderr) -> Self {
+        self.stderr = to;
+        self
+    }
     /// Largest accepted incoming message (default 16 MiB).
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
@@ -146,10 +176,20 @@ impl ChildProcess {
         let (stderr_done_tx, stderr_done) = watch::channel(false);
         let keep = self.stderr_tail_lines;
         let tail_writer = tail.clone();
+        let to = self.stderr.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 tracing::debug!(target: "oxmcp::child::stderr", pid, "{line}");
+                match &to {
+                    ChildStderr::Forward => {
+                        use std::io::Write;
+                        // One write per line: lines of several children do not interleave.
+                        let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
+                    }
+                    ChildStderr::Discard => {}
+                    ChildStderr::Lines(f) => f(&line),
+                }
                 let mut t = tail_writer.lock().unwrap();
                 if t.len() == keep {
                     t.pop_front();
@@ -319,5 +359,29 @@ impl MessageWriter for ChildWriter {
         tracing::warn!(pid = state.pid, "server ignored SIGTERM; sending SIGKILL");
         state.signal_group(libc::SIGKILL);
         state.wait_exit(state.grace).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn stderr_lines_reach_their_sink_while_the_child_runs() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        // Writes two lines, then waits for stdin to close: it is alive throughout.
+        let child = ChildProcess::new("sh")
+            .args(["-c", "echo first >&2; echo second >&2; exec cat >/dev/null"])
+            .stderr(ChildStderr::Lines(Arc::new(move |l: &str| sink.lock().unwrap().push(l.to_string()))))
+            .spawn()
+            .unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while seen.lock().unwrap().len() < 2 {
+            assert!(tokio::time::Instant::now() < deadline, "the lines never came: {:?}", seen.lock().unwrap());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(*seen.lock().unwrap(), ["first", "second"]);
+        drop(child);
     }
 }
