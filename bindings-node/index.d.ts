@@ -10,16 +10,23 @@ export interface ZodLike<Out = any> {
   readonly _zod: unknown
   safeParse(value: unknown): { success: true; data: Out } | { success: false; error: any }
 }
-/** A zod "raw shape": `{ a: z.number(), b: z.string() }`. */
-export type ZodShape = { [key: string]: ZodLike }
+/** A zod 3 schema, as far as oxmcp needs to know it. */
+export interface Zod3Like<Out = any> {
+  readonly _def: unknown
+  safeParse(value: unknown): { success: true; data: Out } | { success: false; error: any }
+}
+/** A zod 4 or zod 3 schema. */
+export type AnyZod<Out = any> = ZodLike<Out> | Zod3Like<Out>
+/** A zod "raw shape": `{ a: z.number(), b: z.string() }` (all zod 4 or all zod 3). */
+export type ZodShape = { [key: string]: AnyZod }
 /** The parsed type of a zod schema or shape. */
-export type Infer<S> = S extends ZodLike<infer O>
+export type Infer<S> = S extends AnyZod<infer O>
   ? O
   : S extends ZodShape
-    ? { [K in keyof S]: S[K] extends ZodLike<infer O> ? O : never }
+    ? { [K in keyof S]: S[K] extends AnyZod<infer O> ? O : never }
     : JsonObject
 /** A JSON Schema object, a zod schema, or a zod raw shape. */
-export type SchemaInput = JsonObject | ZodLike | ZodShape
+export type SchemaInput = JsonObject | AnyZod | ZodShape
 
 // --------------------------------------------------------------------------------------
 // Errors
@@ -158,13 +165,15 @@ export type ToolReturn = string | number | boolean | null | undefined | ContentB
 export interface ToolConfig<S extends SchemaInput | undefined = undefined> {
   title?: string
   description?: string
-  /** A JSON Schema object, a zod schema, or a zod raw shape. Arguments are validated by the
-   *  engine; with zod the handler receives the zod-parsed values. */
+  /** A JSON Schema object, a zod (4 or 3) schema, or a zod raw shape. Arguments are
+   *  validated by the engine; with zod the handler receives the zod-parsed values. */
   inputSchema?: S
   outputSchema?: SchemaInput
   annotations?: JsonObject
   _meta?: JsonObject
   icons?: JsonObject[]
+  /** Replace a tool of the same name (otherwise registering it again throws). */
+  replace?: boolean
 }
 
 export type ToolHandler<Args> = (args: Args, ctx: Context) => ToolReturn | Promise<ToolReturn>
@@ -177,6 +186,8 @@ export interface ResourceConfig {
   annotations?: JsonObject
   _meta?: JsonObject
   size?: number
+  /** Replace a resource of the same URI (otherwise registering it again throws). */
+  replace?: boolean
 }
 /** What a resource handler may return: text, bytes (a blob), `{ contents }`, a content
  *  (`{ text }` or `{ blob }`), an array of them, or JSON data. */
@@ -190,6 +201,8 @@ export interface PromptConfig<S extends SchemaInput | undefined = undefined> {
   /** Arguments as a zod shape/schema or a JSON Schema object. */
   argsSchema?: S
   _meta?: JsonObject
+  /** Replace a prompt of the same name (otherwise registering it again throws). */
+  replace?: boolean
 }
 export type PromptReturn = string | PromptMessage | { role: 'user' | 'assistant'; content: string | ContentBlock } | Array<string | { role: 'user' | 'assistant'; content: string | ContentBlock }> | GetPromptResult
 export type PromptHandler<Args> = (args: Args, ctx: Context) => PromptReturn | Promise<PromptReturn>
@@ -346,6 +359,9 @@ export class Client {
   static stdio(command: string, args?: string[], options?: StdioClientOptions): Promise<Client>
   /** Connects to a Streamable HTTP server (or a legacy HTTP+SSE one). */
   static http(url: string, options?: HttpClientOptions): Promise<Client>
+  /** A client of `server`, a `Server` of this process, through memory: no child process
+   *  and no socket (for tests). */
+  static inMemory(server: Server, options?: ClientOptions): Promise<Client>
 
   readonly serverInfo: Implementation
   readonly serverCapabilities: JsonObject

@@ -42,7 +42,7 @@ class Client extends EventEmitter {
 
   /** Connects with the engine's connect options (`oxmcp::host::ConnectOptions`) made of
    *  `transport` (command or URL) and the user's `options`. */
-  static async _connect(transport, options) {
+  static async _connect(transport, options, server) {
     const client = new Client(CONNECTING)
     client._options = options
     if (typeof options.onNotification === 'function') client.on('notification', n => options.onNotification(n))
@@ -53,15 +53,22 @@ class Client extends EventEmitter {
     if (options.auth != null) Object.assign(o, oauthOptions(options.auth))
     if (o.oauth && (options.auth.redirectHandler || options.auth.callbackHandler)) {
       if (typeof options.auth.redirectHandler !== 'function' || typeof options.auth.callbackHandler !== 'function') {
-        throw new InvalidInputError('auth needs both redirectHandler and callbackHandler for a user\'s browser')
+        throw new InvalidInputError(null, 'auth needs both redirectHandler and callbackHandler for a user\'s browser')
       }
       o.answers.push('authorize')
     }
     client._answers = wrapSync(() => native.connector((kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b)))
-    const n = await nativeCall(wrapSync(() => client._answers.connect(JSON.stringify(o))))
+    const n = await nativeCall(wrapSync(() => client._answers.connect(JSON.stringify(o), server)))
     client._native = n
     client._init = JSON.parse(n.initializeResult())
     return client
+  }
+
+  /** Connects to `server`, a `Server` of this process, through memory: no child process
+   *  and no socket, for tests. Options as for `stdio` (but `env` and `cwd`). */
+  static async inMemory(server, options = {}) {
+    if (!(server?._native instanceof native.NativeServer)) throw new InvalidInputError(null, 'inMemory needs an oxmcp Server')
+    return Client._connect({}, options, server._native)
   }
 
   /** Starts `command` with `args` and connects over stdio. Options: `env`, `cwd`, `name`,

@@ -71,15 +71,25 @@ impl Connector {
     /// Connects as `options_json` says (`oxmcp::host::ConnectOptions`: a `command` with
     /// `args`, `env`, `cwd`, or a `url` with `headers` and `oauth`; `name`, `version`,
     /// `era`, and the requests JS `answers`).
+    /// With `server` (a `NativeServer` of this process), connects to it in memory.
     #[napi]
-    pub fn connect<'env>(&self, env: &'env Env, options_json: String) -> napi::Result<PromiseRaw<'env, NativeClient>> {
+    pub fn connect<'env>(
+        &self,
+        env: &'env Env,
+        options_json: String,
+        server: Option<&crate::server::NativeServer>,
+    ) -> napi::Result<PromiseRaw<'env, NativeClient>> {
         let (events, calls) = (self.events.clone(), self.calls.clone());
         let mut hooks = hooks(&events, &calls);
         hooks.read_on = Some(UvLoop::of(env)?);
+        let server = server.map(|s| s.server.clone());
         errors::promise(env, async move {
             let mut options = ConnectOptions::from_json(&options_json)?;
             options.name.get_or_insert_with(|| "oxmcp-node".into());
-            let client = oxmcp::host::client::connect(options, hooks, &calls).await?;
+            let client = match server {
+                Some(server) => oxmcp::host::client::connect_in_memory(&server, options, hooks, &calls).await?,
+                None => oxmcp::host::client::connect(options, hooks, &calls).await?,
+            };
             Ok(NativeClient { client: Arc::new(client), events, cancels: Default::default() })
         })
     }

@@ -27,7 +27,7 @@ const STDIO_CLOSED: u32 = 6;
 /// The engine side of the JS `Server`.
 #[napi]
 pub struct NativeServer {
-    server: Arc<StagedServer>,
+    pub(crate) server: Arc<StagedServer>,
     events: Events,
 }
 

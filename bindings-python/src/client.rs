@@ -22,17 +22,27 @@ pub struct NativeClient {
 
 #[pymethods]
 impl NativeClient {
-    /// Connects as the core's client options (JSON) say. `on_request(method, params_json)`
+    /// Connects as the core's client options (JSON) say, or to `server` (a
+    /// `NativeServer` of this process) in memory. `on_request(method, params_json)`
     /// (async) answers the server's sampling, elicitation and roots requests named in
     /// `answers`; `on_notification(method, params_json)` runs on the event loop.
     #[staticmethod]
-    #[pyo3(signature = (options_json, on_request=None, on_notification=None))]
+    #[pyo3(signature = (options_json, on_request=None, on_notification=None, server=None))]
     fn connect<'py>(
         py: Python<'py>,
         options_json: &str,
         on_request: Option<Py<PyAny>>,
         on_notification: Option<Py<PyAny>>,
+        server: Option<PyRef<'py, crate::server::NativeServer>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let server = match server {
+            Some(s) => {
+                // The server's handlers run on this loop, as when it serves stdio or HTTP.
+                s.bind_loop(py)?;
+                Some(s.staged.clone())
+            }
+            None => None,
+        };
         let options = ConnectOptions::from_json(options_json).map_err(errors::raise)?;
         let event_loop = LoopHandle::current(py)?.0;
         let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
@@ -52,7 +62,10 @@ impl NativeClient {
             }));
         }
         awaitable(py, async move {
-            let client = host::connect(options, hooks, &calls).await?;
+            let client = match server {
+                Some(server) => host::connect_in_memory(&server, options, hooks, &calls).await?,
+                None => host::connect(options, hooks, &calls).await?,
+            };
             Ok(NativeClient { client: Arc::new(client) })
         })
     }

@@ -17,15 +17,15 @@ use crate::event_loop::{LoopHandle, PyLoop};
 /// The engine side of `oxmcp.Server`.
 #[pyclass(module = "oxmcp._oxmcp")]
 pub struct NativeServer {
-    staged: Arc<StagedServer>,
+    pub(crate) staged: Arc<StagedServer>,
     /// The event loop async handlers run on: the one serving started from (handlers are
     /// registered before any loop runs).
     event_loop: Arc<OnceLock<LoopHandle>>,
 }
 
 impl NativeServer {
-    /// Remembers the running loop on first serve.
-    fn bind_loop(&self, py: Python<'_>) -> PyResult<()> {
+    /// Remembers the running loop on first serve (or in-memory client).
+    pub(crate) fn bind_loop(&self, py: Python<'_>) -> PyResult<()> {
         let (handle, _) = LoopHandle::current(py)?;
         let _ = self.event_loop.set(handle);
         Ok(())

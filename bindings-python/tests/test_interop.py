@@ -515,7 +515,7 @@ def test_oxmcp_client_initializes_and_lists_tools(official):
 def test_oxmcp_client_in_auto_speaks_the_stateless_era_with_the_official_server(official):
     """The official SDK's server (2.3.0) serves both eras, so the oxmcp client's default (auto)
     finds server/discover and speaks 2026-07-28: the discover result stands in for initialize,
-    logs come only once the client asked for a level, and subscribe opens a
+    logs come at the level the client asks for (every level while it names none), and subscribe opens a
     subscriptions/listen stream the SDK's server sends the resource's updates on."""
 
     async def main():
@@ -538,14 +538,15 @@ def test_oxmcp_client_in_auto_speaks_the_stateless_era_with_the_official_server(
             assert r.content[0].text == "counted to 2"
             await eventually(lambda: len(progress) >= 2, what="progress")
             assert progress == [(1.0, 2.0, "step 1"), (2.0, 2.0, "step 2")]
-            await asyncio.sleep(0.1)
-            assert logs == [], "no logs to a stateless request without a level"
-
-            await c.set_log_level("info")
-            r = await c.call_tool("count_to", {"n": 2})
-            assert r.content[0].text == "counted to 2"
+            # A client with a log callback asks for every level, as the session era would
+            # deliver them; then the level it sets.
             await eventually(lambda: len(logs) >= 2, what="logs")
             assert logs == [("info", f"counted {i}", "count_to") for i in (1, 2)]
+            await c.set_log_level("warning")
+            r = await c.call_tool("count_to", {"n": 2})
+            assert r.content[0].text == "counted to 2"
+            await asyncio.sleep(0.1)
+            assert len(logs) == 2, "no info logs to a request that asks for warnings"
 
             await c.subscribe("official://static/readme")
             await c.call_tool("touch", {"uri": "official://static/readme"})

@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, Mapping, Optional, Sequence
 
 from . import _oxmcp
 from ._auth import OAuth
 from ._errors import InvalidInput
 from ._model import McpObject, wrap
+
+if TYPE_CHECKING:
+    from ._server import Server
 
 Handler = Callable[..., Any]
 
@@ -131,6 +134,25 @@ class Client:
             if auth.token_file is not None:
                 options["tokenFile"] = auth.token_file
         return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen))
+
+    @classmethod
+    async def connect_in_memory(cls, server: "Server", *, name: str = "oxmcp-python", version: str = "0.1.0",
+                                sampling: Optional[Handler] = None, elicitation: Optional[Handler] = None,
+                                roots: Any = None, on_notification: Optional[Callable] = None,
+                                on_log: Optional[Callable] = None, era: Era = "auto") -> "Client":
+        """Connects to ``server``, a :class:`Server` of this process, through memory: no
+        child process and no socket, for tests. The server keeps serving its other
+        clients (stdio, HTTP) as well."""
+        era = cls._era(era)
+        caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
+        options = {"name": name, "version": version, "answers": caps, "era": era}
+        return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen, server._native))
+
+    @classmethod
+    def in_memory(cls, server: "Server", **options: Any) -> "_Connecting":
+        """``async with Client.in_memory(server) as client:``: a client of ``server`` in
+        this process (see :meth:`connect_in_memory`), closed at the end of the block."""
+        return _Connecting(cls.connect_in_memory(server, **options))
 
     @classmethod
     def stdio(cls, command: str, args: Sequence[str] = (), **options: Any) -> "_Connecting":

@@ -7,12 +7,24 @@ import asyncio
 import dataclasses
 import inspect
 import json
-from typing import Any, Callable, Mapping, Optional, Sequence
+import re
+import sys
+from typing import Any, Callable, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import _oxmcp
 from ._content import jsonable, tool_result
 from ._context import Context
+from ._errors import InvalidInput
 from ._schema import Signature, doc_summary
+
+if sys.version_info >= (3, 10):
+    from typing import ParamSpec
+else:  # pydantic brings typing_extensions along
+    from typing_extensions import ParamSpec
+
+# The decorators hand the function back unchanged; these let type checkers see that.
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 def _bind(fn: Callable, prepare: Callable, finish: Callable):
@@ -55,17 +67,36 @@ def _prompt_messages(value: Any) -> list:
     return out
 
 
-def _resource_kwargs(sig: Signature, template: bool, read: dict, native: Any) -> dict:
+def _resource_kwargs(sig: Signature, template: bool, read: dict, native: Any, any_variable: bool = False) -> dict:
     """The keyword arguments of a resource function: the template's variables, and the URI
-    read for a ``uri`` parameter that is not a variable."""
+    read for a ``uri`` parameter that is not a variable. With ``any_variable`` (the function
+    takes ``**kwargs``) variables that name no parameter go in as the engine gives them."""
     values = dict(read.get("variables") or {}) if template else {}
     takes_uri = "uri" in sig.model.model_fields and "uri" not in values
     if takes_uri:
         values["uri"] = read["uri"]
     kwargs = sig.arguments(json.dumps(values)) if template or takes_uri else {}
+    if any_variable:
+        for key, value in values.items():
+            kwargs.setdefault(key, value)
     if sig.context_param:
         kwargs[sig.context_param] = Context(native)
     return kwargs
+
+
+def _template_variables(uri: str) -> list[str]:
+    """The variable names of a URI template, read as the engine reads them: ``{a,b}`` after an
+    optional operator (``{+path}``, ``{?q,lang}``), each name without ``*`` or ``:N``."""
+    names = []
+    for body in re.findall(r"\{([^}]*)\}", uri):
+        if body and body[0] in "+#./;?&":
+            body = body[1:]
+        names += [v.rstrip("*").split(":")[0] for v in body.split(",")]
+    return [n for n in names if n]  # the engine itself refuses empty ones
+
+
+def _takes_any_keyword(fn: Callable[..., Any]) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(fn).parameters.values())
 
 
 def _resource_contents(uri: str, value: Any, mime_type: Optional[str]) -> list:
@@ -95,7 +126,7 @@ class Server:
 
         server = Server("demo", version="1.0.0")
 
-        @server.tool()
+        @server.tool  # or @server.tool(name=..., description=...)
         async def add(a: int, b: int, ctx: Context) -> int:
             \"\"\"Add two numbers.\"\"\"
             await ctx.report_progress(50, 100)
@@ -107,19 +138,43 @@ class Server:
     def __init__(self, name: str, version: str = "0.1.0", instructions: Optional[str] = None) -> None:
         self.name = name
         self._native = _oxmcp.NativeServer(name, version, instructions)
+        # What is registered, by kind ("tool", "prompt": names; "resource": URIs and
+        # templates): the engine would silently keep only the later of two.
+        self._registered: dict[str, set[str]] = {"tool": set(), "prompt": set(), "resource": set()}
 
     # -- registration ----------------------------------------------------------------------
 
-    def tool(self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None,
-             annotations: Optional[dict] = None, structured_output: Optional[bool] = None,
-             input_schema: Optional[dict] = None) -> Callable:
-        """Registers a function as a tool. Its input schema comes from the signature, unless
-        ``input_schema`` gives one exactly (a JSON Schema dict): then the function receives
-        the validated arguments as plain JSON values, by keyword."""
+    def _check_new(self, kind: str, key: str, replace: bool) -> None:
+        if key in self._registered[kind] and not replace:
+            what = "a resource with URI" if kind == "resource" else f"a {kind} named"
+            raise InvalidInput(None, f"server {self.name!r} already has {what} {key!r}; "
+                                     f"pass replace=True to the decorator to replace it")
 
-        def decorate(fn: Callable) -> Callable:
+    @overload
+    def tool(self, fn: Callable[_P, _R], /) -> Callable[_P, _R]: ...
+
+    @overload
+    def tool(self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None,
+             annotations: Optional[dict[str, Any]] = None, structured_output: Optional[bool] = None,
+             input_schema: Optional[dict[str, Any]] = None,
+             replace: bool = False) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
+
+    def tool(self, name: Union[str, Callable[..., Any], None] = None, *, description: Optional[str] = None,
+             title: Optional[str] = None, annotations: Optional[dict[str, Any]] = None,
+             structured_output: Optional[bool] = None, input_schema: Optional[dict[str, Any]] = None,
+             replace: bool = False) -> Any:
+        """Registers a function as a tool: ``@server.tool`` or ``@server.tool(...)``. Its input
+        schema comes from the signature, unless ``input_schema`` gives one exactly (a JSON
+        Schema dict): then the function receives the validated arguments as plain JSON
+        values, by keyword. A second tool of one name is an error unless ``replace=True``."""
+        if callable(name):
+            return self.tool()(name)  # bare @server.tool: ``name`` is the function
+
+        def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+            tool_name = name or fn.__name__
+            self._check_new("tool", tool_name, replace)
             sig = Signature(fn, Context, explicit_schema=input_schema is not None)
-            tool: dict = {"name": name or fn.__name__, "description": description or doc_summary(fn) or "",
+            tool: dict = {"name": tool_name, "description": description or doc_summary(fn) or "",
                           "inputSchema": input_schema if input_schema is not None else sig.input_schema()}
             output = sig.output_schema() if structured_output is not False else None
             if output is not None:
@@ -136,48 +191,82 @@ class Server:
 
             handler, is_async = _bind(fn, prepare, lambda v: json.dumps(tool_result(v), ensure_ascii=False))
             self._native.register("tool", json.dumps(tool), handler, is_async)
+            self._registered["tool"].add(tool_name)
             return fn
 
         return decorate
 
     def resource(self, uri: str, *, name: Optional[str] = None, description: Optional[str] = None,
-                 mime_type: Optional[str] = None, title: Optional[str] = None) -> Callable:
+                 mime_type: Optional[str] = None, title: Optional[str] = None,
+                 replace: bool = False) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
         """Registers a resource; a URI with ``{variables}`` is a template whose variables
-        become the function's arguments. A ``uri`` parameter that is not a variable gets the
-        URI read. Return str (text), bytes (blob) or JSON data."""
+        become the function's arguments (each must name a parameter, unless the function
+        takes ``**kwargs``). A ``uri`` parameter that is not a variable gets the URI read.
+        Return str (text), bytes (blob) or JSON data. A second resource of one URI is an
+        error unless ``replace=True``."""
+        if not isinstance(uri, str):
+            # A bare @server.resource hands the function over as the URI.
+            raise TypeError("server.resource needs the resource's URI: use @server.resource(\"scheme://path\"), "
+                            f"not {uri!r}")
 
-        def decorate(fn: Callable) -> Callable:
+        def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+            self._check_new("resource", uri, replace)
             template = "{" in uri
-            sig = Signature(fn, Context)
+            any_variable = _takes_any_keyword(fn)
+            # explicit_schema lets **kwargs through (template variables arrive there).
+            sig = Signature(fn, Context, explicit_schema=any_variable)
+            if template and not any_variable:
+                # Found now rather than when a client first reads the resource.
+                unknown = [v for v in _template_variables(uri) if v not in sig.model.model_fields]
+                if unknown:
+                    names = ("variable " if len(unknown) == 1 else "variables ") + ", ".join(map(repr, unknown))
+                    raise InvalidInput(None, f"resource template {uri!r}: {fn.__name__}() has no parameter for "
+                                             f"{names} (add one of that name, or **kwargs)")
             meta = {"name": name or fn.__name__}
             for key, value in (("description", description or doc_summary(fn)), ("mimeType", mime_type), ("title", title)):
                 if value:
                     meta[key] = value
-            # The engine hands every resource read over as {"uri", "variables"}.
+            # The engine hands every resource read over as {"uri", "variables"}; the keyword
+            # arguments are built then, so call ``fn`` untyped.
+            call: Callable[..., Any] = fn
             if inspect.iscoroutinefunction(fn):
                 async def handler(input_json: str, native: Any) -> str:
                     read = json.loads(input_json)
-                    value = await fn(**_resource_kwargs(sig, template, read, native))
+                    value = await call(**_resource_kwargs(sig, template, read, native, any_variable))
                     return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
             else:
                 def handler(input_json: str, native: Any) -> str:  # type: ignore[misc]
                     read = json.loads(input_json)
-                    value = fn(**_resource_kwargs(sig, template, read, native))
+                    value = call(**_resource_kwargs(sig, template, read, native, any_variable))
                     return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
             is_async = inspect.iscoroutinefunction(fn)
             if template:
                 self._native.register("resource template", json.dumps({"uriTemplate": uri, **meta}), handler, is_async)
             else:
                 self._native.register("resource", json.dumps({"uri": uri, **meta}), handler, is_async)
+            self._registered["resource"].add(uri)
             return fn
 
         return decorate
 
-    def prompt(self, name: Optional[str] = None, *, description: Optional[str] = None,
-               title: Optional[str] = None) -> Callable:
-        """Registers a prompt. Return a str, a :class:`Message`, or a list of them."""
+    @overload
+    def prompt(self, fn: Callable[_P, _R], /) -> Callable[_P, _R]: ...
 
-        def decorate(fn: Callable) -> Callable:
+    @overload
+    def prompt(self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None,
+               replace: bool = False) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
+
+    def prompt(self, name: Union[str, Callable[..., Any], None] = None, *, description: Optional[str] = None,
+               title: Optional[str] = None, replace: bool = False) -> Any:
+        """Registers a prompt: ``@server.prompt`` or ``@server.prompt(...)``. Return a str, a
+        :class:`Message`, or a list of them. A second prompt of one name is an error unless
+        ``replace=True``."""
+        if callable(name):
+            return self.prompt()(name)  # bare @server.prompt: ``name`` is the function
+
+        def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+            prompt_name = name or fn.__name__
+            self._check_new("prompt", prompt_name, replace)
             sig = Signature(fn, Context)
             schema = sig.input_schema()
             required = set(schema.get("required", []))
@@ -187,7 +276,7 @@ class Server:
                 if prop.get("description"):
                     entry["description"] = prop["description"]
                 arguments.append(entry)
-            prompt: dict = {"name": name or fn.__name__, "arguments": arguments}
+            prompt: dict = {"name": prompt_name, "arguments": arguments}
             if description or doc_summary(fn):
                 prompt["description"] = description or doc_summary(fn)
             if title:
@@ -200,15 +289,16 @@ class Server:
 
             handler, is_async = _bind(fn, prepare, lambda v: json.dumps({"messages": _prompt_messages(v)}, ensure_ascii=False))
             self._native.register("prompt", json.dumps(prompt), handler, is_async)
+            self._registered["prompt"].add(prompt_name)
             return fn
 
         return decorate
 
-    def completion(self) -> Callable:
+    def completion(self) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
         """Registers the completion function ``fn(ref, argument, context) -> list[str]``:
         ``ref`` is the prompt or template reference, ``argument`` has ``name`` and ``value``."""
 
-        def decorate(fn: Callable) -> Callable:
+        def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:
             def prepare(params_json: str, native: Any) -> dict:
                 p = json.loads(params_json)
                 return {"ref": p["ref"], "argument": p["argument"], "context": p.get("context")}
@@ -225,7 +315,7 @@ class Server:
 
         return decorate
 
-    def token_verifier(self, fn: Callable) -> Callable:
+    def token_verifier(self, fn: Callable[_P, _R]) -> Callable[_P, _R]:
         """Registers ``fn(token) -> dict | None`` (plain or async) as the check of access
         tokens on a protected HTTP listener (``start_http(auth_issuer=...)``), instead of
         JWTs of the issuer: it answers who the token speaks for (``subject``, ``client_id``,
@@ -254,6 +344,7 @@ class Server:
     def remove_tool(self, name: str) -> bool:
         """Removes a tool (clients are told the list changed); whether it existed, staged
         or live."""
+        self._registered["tool"].discard(name)
         return self._native.remove_tool(name)
 
     @property

@@ -246,6 +246,39 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
     }
 }
 
+/// Connects to `server`, a staged server of this process, over an in-memory pipe: no
+/// child process, no socket (tests of a server, in the host's own test runner). The
+/// options' `command` and `url` are not used.
+///
+/// ```
+/// # #[tokio::main] async fn main() -> oxmcp::Result<()> {
+/// use std::sync::Arc;
+/// use oxmcp::host::{client, ClientHooks, ConnectOptions, HandlerKind, HostCalls, StagedServer};
+/// let server = StagedServer::new("demo", "1");
+/// let calls = server.calls().clone();
+/// let tool = r#"{"name": "hello", "inputSchema": {"type": "object"}}"#;
+/// server.register(HandlerKind::Tool, tool, Arc::new(move |id, _input| {
+///     calls.complete(id, Ok(r#"{"content": [{"type": "text", "text": "hi"}]}"#.into()))
+/// }))?;
+/// let options = ConnectOptions::default();
+/// let c = client::connect_in_memory(&server, options, ClientHooks::default(), &HostCalls::new(Default::default())).await?;
+/// let result = client::call(&c, "tools/call", Some("hello"), Some("{}"), Default::default()).await?;
+/// assert!(result.unwrap().contains("hi"));
+/// c.close().await;
+/// # Ok(()) }
+/// ```
+pub async fn connect_in_memory(
+    server: &super::StagedServer,
+    options: ConnectOptions,
+    hooks: ClientHooks,
+    calls: &Arc<HostCalls>,
+) -> Result<Client> {
+    let b = builder(&options, &hooks, calls)?;
+    let (ours, theirs) = crate::transport::MemoryTransport::pair();
+    server.serve_in_memory(theirs)?;
+    b.connect(ours).await
+}
+
 /// A client call by name, as hosts make them: `a` and `b` are its two text arguments
 /// (see the table); the outcome is the result as JSON text (`None` for calls that return
 /// nothing).

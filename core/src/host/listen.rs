@@ -1,5 +1,5 @@
-//! Where a staged server listens: its stdio session and its HTTP listener, with the
-//! options every host passes the same way.
+//! Where a staged server listens: its stdio session, its HTTP listener and its in-memory
+//! clients, with the options every host passes the same way.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, ErrorKind, Result};
 use crate::server::Server;
 use crate::transport::http::{HttpServer, HttpServerConfig};
-use crate::transport::{HostLoop, StdioTransport};
+use crate::transport::{HostLoop, MemoryTransport, StdioTransport};
 
 /// How to serve HTTP, as hosts pass it (JSON, camelCase keys, all optional):
 /// `{"host": "127.0.0.1", "port": 0, "path": "/mcp", "stateless": false,
@@ -203,6 +203,8 @@ pub(crate) struct Listeners {
     http: tokio::sync::Mutex<Option<HttpServer>>,
     /// The HTTP listener's address, readable without waiting.
     http_addr: Mutex<Option<SocketAddr>>,
+    /// Ends every in-memory session (`close`).
+    in_memory: CancellationToken,
 }
 
 impl Listeners {
@@ -269,7 +271,22 @@ impl Listeners {
         }
     }
 
+    /// Serves one in-process client on `transport` until either side ends it or the
+    /// listeners close.
+    pub(crate) fn serve_in_memory(&self, server: Server, transport: MemoryTransport) {
+        let stop = self.in_memory.clone();
+        let session = server.serve(transport);
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = session.wait() => {}
+                _ = stop.cancelled() => {}
+            }
+            session.close().await;
+        });
+    }
+
     pub(crate) async fn close(&self) {
+        self.in_memory.cancel();
         let stdio = self.stdio.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(s) = stdio {
             s.stop.cancel();

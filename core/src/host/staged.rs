@@ -330,6 +330,14 @@ impl StagedServer {
         self.listeners.serve_stdio(server, read_on)
     }
 
+    /// Serves one client of this process on `transport` (see
+    /// [`client::connect_in_memory`](super::client::connect_in_memory)).
+    pub fn serve_in_memory(&self, transport: crate::transport::MemoryTransport) -> Result<()> {
+        let server = self.server()?;
+        self.listeners.serve_in_memory(server, transport);
+        Ok(())
+    }
+
     /// Starts Streamable HTTP (and legacy HTTP+SSE) in the background; returns the
     /// endpoint's URL. A second start replaces the first listener.
     pub async fn start_http(&self, options: HttpOptions) -> Result<String> {
@@ -373,7 +381,8 @@ impl StagedServer {
         self.listeners.stop_http().await;
     }
 
-    /// Stops serving: the stdio session ends and the HTTP listener shuts down.
+    /// Stops serving: the stdio session and in-memory sessions end, and the HTTP listener
+    /// shuts down.
     pub async fn close(&self) {
         self.listeners.close().await;
     }
