@@ -270,14 +270,31 @@ impl StagedServer {
         Ok(())
     }
 
-    /// Removes a tool, staged or live; returns whether it existed.
+    /// Removes a tool, staged or live; returns whether it existed (clients are told the
+    /// list changed).
     pub fn remove_tool(&self, name: &str) -> bool {
+        self.remove(|r| matches!(r, Registration::Tool(t, _) if t.name == name), |s| s.remove_tool(name))
+    }
+
+    /// Removes a prompt, staged or live; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.remove(|r| matches!(r, Registration::Prompt(p, _) if p.name == name), |s| s.remove_prompt(name))
+    }
+
+    /// Removes a resource (not a template), staged or live; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.remove(|r| matches!(r, Registration::Resource(res, _) if res.uri == uri), |s| s.remove_resource(uri))
+    }
+
+    /// Drops the registrations `staged` matches, and what `live` removes from the running
+    /// server: true if either found something.
+    fn remove(&self, staged: impl Fn(&Registration) -> bool, live: impl FnOnce(&Server) -> bool) -> bool {
         let mut state = self.lock();
         let before = state.registrations.len();
-        state.registrations.retain(|r| !matches!(r, Registration::Tool(t, _) if t.name == name));
-        let staged = state.registrations.len() != before;
-        let live = state.running.as_ref().is_some_and(|s| s.remove_tool(name));
-        staged || live
+        state.registrations.retain(|r| !staged(r));
+        let was_staged = state.registrations.len() != before;
+        let was_live = state.running.as_ref().is_some_and(live);
+        was_staged || was_live
     }
 
     /// Tells subscribed clients that a resource changed (nothing before serving).
@@ -385,5 +402,36 @@ impl StagedServer {
     /// shuts down.
     pub async fn close(&self) {
         self.listeners.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::{client, ClientHooks, ConnectOptions};
+
+    fn answer_nothing() -> HostFn {
+        Arc::new(|_, _| false)
+    }
+
+    #[tokio::test]
+    async fn prompts_and_resources_are_removed_staged_or_live() {
+        let server = StagedServer::new("s", "1");
+        let prompt = |name: &str| format!(r#"{{"name": "{name}"}}"#);
+        let resource = |uri: &str| format!(r#"{{"uri": "{uri}", "name": "r"}}"#);
+        server.register(HandlerKind::Prompt, &prompt("staged"), answer_nothing()).unwrap();
+        server.register(HandlerKind::Resource, &resource("memo://staged"), answer_nothing()).unwrap();
+        assert!(server.remove_prompt("staged") && server.remove_resource("memo://staged"), "removed before serving");
+        assert!(!server.remove_prompt("staged") && !server.remove_resource("memo://staged"), "only once");
+
+        let calls = HostCalls::new(Default::default());
+        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        server.register(HandlerKind::Prompt, &prompt("live"), answer_nothing()).unwrap();
+        server.register(HandlerKind::Resource, &resource("memo://live"), answer_nothing()).unwrap();
+        assert_eq!(c.list_all_prompts().await.unwrap().len(), 1);
+        assert!(server.remove_prompt("live") && server.remove_resource("memo://live"), "removed while serving");
+        assert!(c.list_all_prompts().await.unwrap().is_empty());
+        assert!(c.list_all_resources().await.unwrap().is_empty());
+        c.close().await;
     }
 }
