@@ -676,3 +676,38 @@ async fn an_unreachable_server_is_a_transport_error_in_every_era_and_a_taken_add
     assert!(err.to_string().contains(&http.local_addr().to_string()), "{err}");
     http.shutdown().await;
 }
+
+#[tokio::test]
+async fn handlers_see_their_requests_http_headers_but_no_token() {
+    let server = Server::builder("h", "1")
+        .tool(
+            Tool::new("headers", "Answers the request's headers.", json!({"type": "object"})),
+            |_a: Arguments, ctx: RequestContext| async move {
+                Ok(CallToolResult::text(serde_json::to_string(&ctx.headers()).unwrap()))
+            },
+        )
+        .build()
+        .unwrap();
+    let http = HttpServer::bind(server, HttpServerConfig::default()).await.unwrap();
+    for era in [Era::Session, Era::Stateless] {
+        let transport = HttpClientTransport::new(http.url()).header("X-Tenant", "blue").header("Authorization", "Bearer secret");
+        let client = Client::builder("c", "1").era(era).connect(transport).await.unwrap();
+        let text = client.call_tool("headers", json!({})).await.unwrap().content[0].as_text().unwrap().to_string();
+        let seen: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(seen["x-tenant"], "blue", "{era:?}: {seen}");
+        assert!(seen.get("authorization").is_none(), "{era:?}: the token stays out: {seen}");
+        client.close().await;
+    }
+    http.shutdown().await;
+    // Over a transport without HTTP there are none.
+    let (a, b) = oxmcp::transport::MemoryTransport::pair();
+    let server = Server::builder("h", "1")
+        .tool(Tool::new("headers", "", json!({"type": "object"})), |_a: Arguments, ctx: RequestContext| async move {
+            Ok(CallToolResult::text(format!("{}", ctx.headers().is_none())))
+        })
+        .build()
+        .unwrap();
+    let _s = server.serve(a);
+    let client = Client::builder("c", "1").connect(b).await.unwrap();
+    assert_eq!(client.call_tool("headers", json!({})).await.unwrap().content[0].as_text(), Some("true"));
+}

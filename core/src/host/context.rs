@@ -11,7 +11,8 @@ use crate::server::RequestContext;
 pub const DEFAULT_MAX_TOKENS: u64 = 1000;
 
 /// The facts a handler may want (JSON): `requestId`, `progressToken`, `clientInfo`,
-/// `clientCapabilities`, `protocolVersion`, `cancelled`.
+/// `clientCapabilities`, `protocolVersion`, `cancelled`, `auth`, `headers` (the HTTP
+/// request's, lower-case names, no `Authorization`).
 pub fn info(ctx: &RequestContext) -> Value {
     json!({
         "requestId": ctx.request_id(),
@@ -21,6 +22,7 @@ pub fn info(ctx: &RequestContext) -> Value {
         "protocolVersion": ctx.protocol_version().map(|v| v.to_string()),
         "cancelled": ctx.is_cancelled(),
         "auth": ctx.auth(),
+        "headers": ctx.headers(),
     })
 }
 

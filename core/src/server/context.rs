@@ -76,6 +76,8 @@ pub struct RequestContext {
     pub(crate) input_key: Option<Arc<str>>,
     /// Who the request's access token speaks for (a protected HTTP server).
     pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
+    /// The HTTP request's headers (over HTTP).
+    pub(crate) headers: Option<Arc<crate::transport::http::headers::Headers>>,
 }
 
 impl RequestContext {
@@ -130,6 +132,12 @@ impl RequestContext {
     /// and claims. `None` unless the server is a protected HTTP server.
     pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
         self.auth.as_deref()
+    }
+
+    /// The headers of the HTTP request that carried this request (lower-case names; no
+    /// `Authorization`: see [`auth`](Self::auth)); `None` over other transports.
+    pub fn headers(&self) -> Option<&crate::transport::http::headers::Headers> {
+        self.headers.as_deref()
     }
 
     /// The session, for notifications and requests of your own.

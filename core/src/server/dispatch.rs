@@ -31,6 +31,8 @@ pub(crate) struct ServerService {
     pub(crate) session_id: u64,
     /// On a protected HTTP server: who the session's tokens speak for.
     pub(crate) auth: Option<crate::auth::SessionAuth>,
+    /// Over HTTP: each request's headers.
+    pub(crate) headers: Option<crate::transport::http::headers::RequestHeaders>,
 }
 
 fn parse<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
@@ -52,6 +54,7 @@ impl Service for ServerService {
         let client = self.client.clone();
         // Who the request's token speaks for, as of its arrival.
         let auth = self.auth.as_ref().and_then(|a| a.get());
+        let headers = self.headers.as_ref().and_then(|h| h.take(&req.id));
         Box::pin(async move {
             // A stateless-era request says who it is in its own _meta; a session serves
             // one once initialize fixed the client. Both eras can share a connection.
@@ -59,7 +62,7 @@ impl Service for ServerService {
                 && (req.peer.protocol_version().is_some_and(ProtocolVersion::is_stateless)
                     || meta::is_stateless_request(req.params.as_ref()));
             if stateless {
-                return stateless_request(&server, req, auth).await;
+                return stateless_request(&server, req, auth, headers).await;
             }
             if req.method != methods::INITIALIZE && client.info.get().is_none() {
                 return Err(ErrorObject::invalid_request(format!(
@@ -78,6 +81,7 @@ impl Service for ServerService {
                 inputs: None,
                 input_key: None,
                 auth,
+                headers,
             };
             match req.method.as_str() {
                 methods::INITIALIZE => initialize(&server, &ctx, req.params),
@@ -124,7 +128,12 @@ async fn route(server: &Server, ctx: RequestContext, method: &str, params: Optio
 
 /// One stateless-era (2026-07-28) request: the client is whoever its `_meta` says, for
 /// this request only; every result says `resultType`, cacheable ones carry caching hints.
-async fn stateless_request(server: &Server, req: IncomingRequest, auth: Option<Arc<crate::auth::AuthInfo>>) -> Reply {
+async fn stateless_request(
+    server: &Server,
+    req: IncomingRequest,
+    auth: Option<Arc<crate::auth::AuthInfo>>,
+    headers: Option<Arc<crate::transport::http::headers::Headers>>,
+) -> Reply {
     if methods::REMOVED_IN_STATELESS_ERA.contains(&req.method.as_str()) {
         return Err(ErrorObject::method_not_found(&req.method));
     }
@@ -149,6 +158,7 @@ async fn stateless_request(server: &Server, req: IncomingRequest, auth: Option<A
         inputs: Some(round.clone()),
         input_key: None,
         auth,
+        headers,
     };
     let mut result = match method {
         methods::SERVER_DISCOVER => discover(server)?,

@@ -11,10 +11,10 @@ use crate::transport::http::{Backend, BackendSession, HttpSessionTransport};
 
 impl Backend for Server {
     fn open(&self, transport: HttpSessionTransport, stateless: Option<ProtocolVersion>) -> BackendSession {
-        let auth = transport.auth();
+        let from = super::FromHttp { auth: transport.auth(), headers: Some(transport.request_headers()) };
         let session = match stateless {
-            Some(version) => self.serve_stateless_with(transport, version, auth),
-            None => self.serve_with(transport, auth),
+            Some(version) => self.serve_stateless_with(transport, version, from),
+            None => self.serve_with(transport, from),
         };
         BackendSession::new(session.peer().clone(), session)
     }

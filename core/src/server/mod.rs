@@ -229,6 +229,15 @@ impl ServerBuilder {
     }
 }
 
+/// What a session served over HTTP knows of its requests beyond their messages.
+#[derive(Default)]
+pub(crate) struct FromHttp {
+    /// Who the session's tokens speak for (a protected server).
+    pub(crate) auth: Option<crate::auth::SessionAuth>,
+    /// Each request's HTTP headers.
+    pub(crate) headers: Option<crate::transport::http::headers::RequestHeaders>,
+}
+
 /// One connected client; dropping it closes the session.
 pub struct ServerSession {
     session: Session,
@@ -289,15 +298,17 @@ impl Server {
     /// # Ok(()) }
     /// ```
     pub fn serve<T: Transport>(&self, transport: T) -> ServerSession {
-        self.serve_with(transport, None)
+        self.serve_with(transport, FromHttp::default())
     }
 
-    /// Serves a session whose requests' verified tokens `auth` holds (a protected HTTP
-    /// server's): handlers read it from [`RequestContext::auth`].
-    pub(crate) fn serve_with<T: Transport>(&self, transport: T, auth: Option<crate::auth::SessionAuth>) -> ServerSession {
+    /// Serves a session whose requests came over HTTP (`from`: their verified tokens and
+    /// headers, which handlers read from [`RequestContext::auth`] and
+    /// [`RequestContext::headers`]).
+    pub(crate) fn serve_with<T: Transport>(&self, transport: T, from: FromHttp) -> ServerSession {
         let id = self.inner.next_session.fetch_add(1, Ordering::Relaxed);
         let client = Arc::new(ClientState::new());
-        let service = dispatch::ServerService { server: self.clone(), client: client.clone(), session_id: id, auth };
+        let FromHttp { auth, headers } = from;
+        let service = dispatch::ServerService { server: self.clone(), client: client.clone(), session_id: id, auth, headers };
         let session = Session::start(transport, Arc::new(service), self.inner.config.session.clone());
         self.inner.sessions.lock().unwrap().insert(id, (session.peer().clone(), client.clone()));
         ServerSession { session, client }
@@ -307,16 +318,16 @@ impl Server {
     /// session starts as initialized at `version`, knowing nothing of the client (whose
     /// capabilities are then empty: no server-to-client requests).
     pub fn serve_stateless<T: Transport>(&self, transport: T, version: crate::protocol::ProtocolVersion) -> ServerSession {
-        self.serve_stateless_with(transport, version, None)
+        self.serve_stateless_with(transport, version, FromHttp::default())
     }
 
     pub(crate) fn serve_stateless_with<T: Transport>(
         &self,
         transport: T,
         version: crate::protocol::ProtocolVersion,
-        auth: Option<crate::auth::SessionAuth>,
+        from: FromHttp,
     ) -> ServerSession {
-        let session = self.serve_with(transport, auth);
+        let session = self.serve_with(transport, from);
         if !version.is_stateless() {
             // A session-era request without initialize (a stateless HTTP deployment);
             // stateless-era requests say who they are in their own _meta instead.

@@ -37,6 +37,8 @@ pub(crate) struct Hub {
     legacy: bool,
     /// Who the session's tokens speak for, on a protected server.
     pub(crate) auth: Option<crate::auth::SessionAuth>,
+    /// The HTTP headers of the requests on their way to the engine.
+    pub(crate) headers: super::headers::RequestHeaders,
 }
 
 #[derive(Default)]
@@ -109,6 +111,7 @@ impl Hub {
             closed: CancellationToken::new(),
             legacy,
             auth: protected.then(crate::auth::SessionAuth::default),
+            headers: Default::default(),
         });
         let transport = HttpSessionTransport { rx, hub: hub.clone() };
         (hub, transport)
@@ -125,6 +128,13 @@ impl Hub {
 
     pub(crate) fn touch(&self) {
         *self.last_activity.lock().unwrap() = Instant::now();
+    }
+
+    /// Hands what a POST carried to the engine, its requests' headers kept for their
+    /// handlers.
+    pub(crate) fn deliver_posted(&self, ids: &[RequestId], headers: &axum::http::HeaderMap, inbound: Inbound) {
+        self.headers.put(ids, headers);
+        self.deliver(inbound);
     }
 
     /// Hands a message from the client (parsed once, by the HTTP handler) to the engine.
@@ -371,6 +381,11 @@ impl HttpSessionTransport {
     /// hands its handlers.
     pub fn auth(&self) -> Option<crate::auth::SessionAuth> {
         self.hub.auth.clone()
+    }
+
+    /// The HTTP headers of each request, for its handler.
+    pub fn request_headers(&self) -> super::headers::RequestHeaders {
+        self.hub.headers.clone()
     }
 }
 

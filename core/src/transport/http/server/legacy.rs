@@ -81,6 +81,7 @@ pub(super) async fn post_legacy_message(
     if let Err(r) = guard::bind(&session.hub, auth) {
         return r;
     }
-    session.hub.deliver(posted.into_inbound());
+    let ids = crate::transport::http::hub::request_ids(posted.messages());
+    session.hub.deliver_posted(&ids, &h, posted.into_inbound());
     (StatusCode::ACCEPTED, "Accepted").into_response()
 }

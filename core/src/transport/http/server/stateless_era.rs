@@ -184,7 +184,7 @@ pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, posted: Posted, auth: Op
         return r;
     }
     let RawStreamHandle { mut handle, first: mut what } = hub.open_raw_request_stream(&id);
-    hub.deliver(posted.into_inbound());
+    hub.deliver_posted(std::slice::from_ref(&id), h, posted.into_inbound());
     let Some(first) = handle.rx.recv().await else {
         return error_with_id(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -75,11 +75,11 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
             return r;
         }
         if ids.is_empty() {
-            hub.deliver(posted.into_inbound());
+            hub.deliver_posted(&ids, &h, posted.into_inbound());
             return StatusCode::ACCEPTED.into_response();
         }
         let handle = hub.open_request_stream(&ids, app.config.json_response);
-        hub.deliver(posted.into_inbound());
+        hub.deliver_posted(&ids, &h, posted.into_inbound());
         let body = StreamBody::new(None, handle, hub, Some(session));
         return if app.config.json_response { json_response(body, batch, None).await } else { sse_response(body, None) };
     }
@@ -103,7 +103,7 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
         return r;
     }
     if ids.is_empty() {
-        hub.deliver(posted.into_inbound());
+        hub.deliver_posted(&ids, &h, posted.into_inbound());
         return StatusCode::ACCEPTED.into_response();
     }
     let handle = hub.open_request_stream(&ids, app.config.json_response);
@@ -111,7 +111,7 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
     if polling && hub.resumable() && !app.config.json_response {
         hub.prime(handle.id, app.config.sse_retry_ms);
     }
-    hub.deliver(posted.into_inbound());
+    hub.deliver_posted(&ids, &h, posted.into_inbound());
     let body = StreamBody::new(None, handle, hub, None);
     if app.config.json_response {
         json_response(body, batch, new_id.as_deref()).await
