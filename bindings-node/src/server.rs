@@ -23,6 +23,7 @@ const PROMPT: u32 = 3;
 const COMPLETE: u32 = 4;
 const CANCEL: u32 = 5;
 const STDIO_CLOSED: u32 = 6;
+const MIDDLEWARE: u32 = 7;
 
 /// The engine side of the JS `Server`.
 #[napi]
@@ -39,6 +40,7 @@ impl NativeServer {
             HandlerKind::Resource | HandlerKind::ResourceTemplate => RESOURCE,
             HandlerKind::Prompt => PROMPT,
             HandlerKind::Completion => COMPLETE,
+            HandlerKind::Middleware => MIDDLEWARE,
         };
         let (events, calls) = (self.events.clone(), self.server.calls().clone());
         Arc::new(move |id, input| {
@@ -102,6 +104,18 @@ impl NativeServer {
     #[napi]
     pub fn remove_tool(&self, name: String) -> bool {
         self.server.remove_tool(&name)
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    #[napi]
+    pub fn remove_prompt(&self, name: String) -> bool {
+        self.server.remove_prompt(&name)
+    }
+
+    /// Removes a resource; returns whether it existed.
+    #[napi]
+    pub fn remove_resource(&self, uri: String) -> bool {
+        self.server.remove_resource(&uri)
     }
 
     /// Tells subscribed clients that a resource changed.
@@ -212,5 +226,13 @@ impl NativeServer {
     ) -> napi::Result<PromiseRaw<'env, String>> {
         let ctx = self.ctx(env, id)?;
         errors::promise(env, async move { context::ask_client(&ctx, &method, &params_json).await })
+    }
+
+    /// In middleware call `id`: runs the rest of the chain with `params_json` (none: the
+    /// params the middleware got); resolves to the result JSON.
+    #[napi]
+    pub fn ctx_next<'env>(&self, env: &'env Env, id: i64, params_json: Option<String>) -> napi::Result<PromiseRaw<'env, String>> {
+        let ctx = self.ctx(env, id)?;
+        errors::promise(env, async move { context::next(&ctx, params_json.as_deref()).await })
     }
 }

@@ -76,6 +76,16 @@ impl NativeServer {
         self.staged.remove_tool(name)
     }
 
+    /// Removes a prompt, staged or live; returns whether it existed.
+    fn remove_prompt(&self, name: &str) -> bool {
+        self.staged.remove_prompt(name)
+    }
+
+    /// Removes a resource, staged or live; returns whether it existed.
+    fn remove_resource(&self, uri: &str) -> bool {
+        self.staged.remove_resource(uri)
+    }
+
     /// Tells subscribed clients that a resource changed.
     fn notify_resource_updated(&self, uri: &str) {
         self.staged.notify_resource_updated(uri);
@@ -158,6 +168,12 @@ impl NativeContext {
         self.ctx.auth().and_then(|a| serde_json::to_string(a).ok())
     }
 
+    /// The HTTP request's headers (JSON object: lower-case names, no Authorization), over
+    /// HTTP.
+    fn headers_json(&self) -> Option<String> {
+        self.ctx.headers().and_then(|h| serde_json::to_string(h).ok())
+    }
+
     /// The client's capabilities (JSON).
     fn client_capabilities_json(&self) -> Option<String> {
         self.ctx.client_capabilities().and_then(|c| serde_json::to_string(c).ok())
@@ -190,5 +206,13 @@ impl NativeContext {
     fn ask_client<'py>(&self, py: Python<'py>, method: String, params_json: String) -> PyResult<Bound<'py, PyAny>> {
         let ctx = self.ctx.clone();
         awaitable(py, async move { Ok(Some(context::ask_client(&ctx, &method, &params_json).await?)) })
+    }
+
+    /// In a middleware's call: runs the rest of the chain with `params_json` (none: the
+    /// params the middleware got); resolves to the result JSON (awaitable).
+    #[pyo3(signature = (params_json=None))]
+    fn next<'py>(&self, py: Python<'py>, params_json: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.ctx.clone();
+        awaitable(py, async move { Ok(Some(context::next(&ctx, params_json.as_deref()).await?)) })
     }
 }

@@ -100,3 +100,21 @@ impl Ask {
 pub async fn ask_client(ctx: &RequestContext, method: &str, params_json: &str) -> Result<String> {
     Ask::new(method, params_json)?.send(ctx).await
 }
+
+/// In a middleware's call: runs the rest of the chain with `params_json` (`None`: the
+/// params the middleware was given) and gives back its result (JSON text), or its
+/// JSON-RPC error as an [`ErrorKind::Rpc`] error. Once per call.
+pub async fn next(ctx: &RequestContext, params_json: Option<&str>) -> Result<String> {
+    let (next, given) = ctx
+        .take_next()
+        .ok_or_else(|| Error::new(ErrorKind::InvalidInput, "next: not in a middleware's call, or already called"))?;
+    let params = match params_json {
+        None => given,
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("next: invalid params JSON: {e}")))?,
+    };
+    match next.run(params).await {
+        Ok(v) => Ok(v.to_string()),
+        Err(e) => Err(Error::from_rpc(e)),
+    }
+}

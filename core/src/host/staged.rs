@@ -35,6 +35,7 @@ pub type HostFn = Arc<dyn Fn(CallId, String) -> bool + Send + Sync>;
 /// | `Resource`, `ResourceTemplate` | `{"uri", "variables"}` (`variables` empty for a plain resource) | `ReadResourceResult` |
 /// | `Prompt` | the arguments object (strings) | `GetPromptResult` |
 /// | `Completion` | the `completion/complete` params | `Completion` |
+/// | `Middleware` | `{"method", "params"}` of any routed request; [`context::next`](super::context::next) goes on | the request's result (any JSON) |
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HandlerKind {
     /// A tool.
@@ -47,6 +48,9 @@ pub enum HandlerKind {
     Prompt,
     /// The completion handler (one per server; its definition is ignored).
     Completion,
+    /// Code around every routed request (its definition is ignored; the first registered
+    /// is the outermost). See [`crate::server::Middleware`].
+    Middleware,
 }
 
 impl HandlerKind {
@@ -59,12 +63,13 @@ impl HandlerKind {
             HandlerKind::ResourceTemplate => "resource template",
             HandlerKind::Prompt => "prompt",
             HandlerKind::Completion => "completion",
+            HandlerKind::Middleware => "middleware",
         }
     }
 
     /// The kind named `name` (see [`name`](Self::name)).
     pub fn from_name(name: &str) -> Result<Self> {
-        [Self::Tool, Self::Resource, Self::ResourceTemplate, Self::Prompt, Self::Completion]
+        [Self::Tool, Self::Resource, Self::ResourceTemplate, Self::Prompt, Self::Completion, Self::Middleware]
             .into_iter()
             .find(|k| k.name() == name)
             .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("unknown handler kind {name:?}")))
@@ -85,6 +90,7 @@ impl HandlerKind {
             }
             HandlerKind::Prompt => shape::<GetPromptResult>(self, "GetPromptResult", result),
             HandlerKind::Completion => shape::<Completion>(self, "Completion", result),
+            HandlerKind::Middleware => shape::<Value>(self, "JSON", result),
         }
     }
 }
@@ -139,6 +145,22 @@ impl CompletionHandler for Adapter {
     }
 }
 
+impl crate::server::Middleware for Adapter {
+    fn handle(
+        &self,
+        method: String,
+        params: Option<Value>,
+        ctx: RequestContext,
+        next: crate::server::Next,
+    ) -> BoxFuture<'static, crate::server::Reply> {
+        let input = json!({ "method": method, "params": params });
+        // The host goes on with `context::next`, which takes the chain from its context.
+        let ctx = ctx.with_next(next, params);
+        let h = self.clone();
+        Box::pin(async move { h.run::<Value>(input, ctx).await.map_err(|e| e.to_error_object()) })
+    }
+}
+
 /// A parsed, checked definition and its handler.
 enum Registration {
     Tool(Tool, Adapter),
@@ -146,6 +168,7 @@ enum Registration {
     Template(ResourceTemplate, Adapter),
     Prompt(Prompt, Adapter),
     Completion(Adapter),
+    Middleware(Adapter),
 }
 
 fn definition<T: DeserializeOwned>(kind: HandlerKind, text: &str) -> Result<T> {
@@ -251,6 +274,7 @@ impl StagedServer {
             }
             HandlerKind::Prompt => Registration::Prompt(definition(kind, definition_json)?, h),
             HandlerKind::Completion => Registration::Completion(h),
+            HandlerKind::Middleware => Registration::Middleware(h),
         };
         let mut state = self.lock();
         if let Some(server) = &state.running {
@@ -258,10 +282,10 @@ impl StagedServer {
                 Registration::Tool(t, h) => server.add_tool_handler(t.clone(), h.clone())?,
                 Registration::Resource(res, h) => server.add_resource_handler(res.clone(), h.clone()),
                 Registration::Prompt(p, h) => server.add_prompt_handler(p.clone(), h.clone()),
-                Registration::Template(..) | Registration::Completion(..) => {
+                Registration::Template(..) | Registration::Completion(..) | Registration::Middleware(..) => {
                     return Err(Error::new(
                         ErrorKind::InvalidInput,
-                        "resource templates and completion must be registered before serving",
+                        "resource templates, completion and middleware must be registered before serving",
                     ))
                 }
             }
@@ -326,6 +350,7 @@ impl StagedServer {
                 Registration::Template(t, h) => b.resource_template_handler(t.clone(), h.clone()),
                 Registration::Prompt(p, h) => b.prompt_handler(p.clone(), h.clone()),
                 Registration::Completion(h) => b.completion_handler(h.clone()),
+                Registration::Middleware(h) => b.middleware(h.clone()),
             };
         }
         let server = b.build()?;
@@ -412,6 +437,53 @@ mod tests {
 
     fn answer_nothing() -> HostFn {
         Arc::new(|_, _| false)
+    }
+
+    #[tokio::test]
+    async fn a_host_middleware_goes_on_with_next_and_may_answer_itself() {
+        let server = StagedServer::new("s", "1");
+        let calls = server.calls().clone();
+        let echo = r#"{"name": "echo", "inputSchema": {"type": "object"}}"#;
+        server
+            .register(
+                HandlerKind::Tool,
+                echo,
+                Arc::new(move |id, input| {
+                    calls.complete(id, Ok(json!({"content": [{"type": "text", "text": input}]}).to_string()))
+                }),
+            )
+            .unwrap();
+        // The "host" middleware: refuses `tools/list`, passes calls on with changed
+        // arguments, and marks what came back.
+        let calls = server.calls().clone();
+        let middleware: HostFn = Arc::new(move |id, input| {
+            let calls = calls.clone();
+            tokio::spawn(async move {
+                let input: Value = serde_json::from_str(&input).unwrap();
+                if input["method"] == "tools/list" {
+                    calls.complete(id, Err(Error::from_rpc(crate::protocol::ErrorObject::new(-32001, "no lists today"))));
+                    return;
+                }
+                let ctx = calls.context(id).unwrap();
+                let params = json!({"name": "echo", "arguments": {"changed": true}}).to_string();
+                let out = crate::host::context::next(&ctx, Some(&params)).await.unwrap();
+                assert!(crate::host::context::next(&ctx, None).await.is_err(), "next runs once");
+                let mut result: Value = serde_json::from_str(&out).unwrap();
+                result["_meta"] = json!({"seen": true});
+                calls.complete(id, Ok(result.to_string()));
+            });
+            true
+        });
+        server.register(HandlerKind::Middleware, "{}", middleware).unwrap();
+        let calls = HostCalls::new(Default::default());
+        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let r = c.call_tool("echo", json!({"original": true})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some(r#"{"changed":true}"#));
+        assert_eq!(r.meta.unwrap()["seen"], true);
+        let e = c.list_all_tools().await.unwrap_err();
+        assert_eq!(e.rpc().unwrap().code, -32001);
+        assert!(server.register(HandlerKind::Middleware, "{}", answer_nothing()).is_err(), "middleware comes before serving");
+        c.close().await;
     }
 
     #[tokio::test]

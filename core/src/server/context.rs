@@ -78,6 +78,8 @@ pub struct RequestContext {
     pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
     /// The HTTP request's headers (over HTTP).
     pub(crate) headers: Option<Arc<crate::transport::http::headers::Headers>>,
+    /// In a middleware's call: the rest of the chain, and the params it was given.
+    pub(crate) next: Option<Arc<std::sync::Mutex<Option<(super::Next, Option<Value>)>>>>,
 }
 
 impl RequestContext {
@@ -132,6 +134,17 @@ impl RequestContext {
     /// and claims. `None` unless the server is a protected HTTP server.
     pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
         self.auth.as_deref()
+    }
+
+    /// This context for a middleware holding `next` (see [`RequestContext::take_next`]).
+    pub fn with_next(&self, next: super::Next, params: Option<Value>) -> RequestContext {
+        RequestContext { next: Some(Arc::new(std::sync::Mutex::new(Some((next, params))))), ..self.clone() }
+    }
+
+    /// In a middleware's call made through [`with_next`](Self::with_next): the rest of the
+    /// chain and the params the middleware was given, once.
+    pub fn take_next(&self) -> Option<(super::Next, Option<Value>)> {
+        self.next.as_ref()?.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
     /// The headers of the HTTP request that carried this request (lower-case names; no

@@ -82,6 +82,7 @@ impl Service for ServerService {
                 input_key: None,
                 auth,
                 headers,
+                next: None,
             };
             match req.method.as_str() {
                 methods::INITIALIZE => initialize(&server, &ctx, req.params),
@@ -93,7 +94,7 @@ impl Service for ServerService {
                     Ok(json!({}))
                 }
                 methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => Err(ErrorObject::method_not_found(&req.method)),
-                other => route(&server, ctx, other, req.params).await,
+                other => through_middleware(server.clone(), ctx, other.to_string(), req.params, 0).await,
             }
         })
     }
@@ -108,6 +109,22 @@ impl Service for ServerService {
     fn on_closed(&self, _peer: &Peer) {
         self.server.forget_session(self.session_id);
     }
+}
+
+/// Runs the server's middleware from the `depth`-th on, then [`route`].
+fn through_middleware(
+    server: Server,
+    ctx: RequestContext,
+    method: String,
+    params: Option<Value>,
+    depth: usize,
+) -> BoxFuture<'static, Reply> {
+    let Some(m) = server.inner.middleware.get(depth).cloned() else {
+        return Box::pin(async move { route(&server, ctx, &method, params).await });
+    };
+    let (s, c, name) = (server.clone(), ctx.clone(), method.clone());
+    let next = super::Next(Box::new(move |params| through_middleware(s, c, name, params, depth + 1)));
+    m.handle(method, params, ctx, next)
 }
 
 /// The methods both eras share.
@@ -159,6 +176,7 @@ async fn stateless_request(
         input_key: None,
         auth,
         headers,
+        next: None,
     };
     let mut result = match method {
         methods::SERVER_DISCOVER => discover(server)?,
@@ -166,7 +184,7 @@ async fn stateless_request(
             // The handler runs until it finishes or asks what the client has not answered
             // yet; then the round ends with an InputRequiredResult, and the request's
             // cancellation lets the handler (and a host language's task) unwind.
-            let work = route(server, ctx, other, req.params);
+            let work = through_middleware(server.clone(), ctx, other.to_string(), req.params, 0);
             tokio::pin!(work);
             tokio::select! {
                 biased;

@@ -32,6 +32,7 @@ mod handler;
 mod http;
 mod input_required;
 mod listen;
+mod middleware;
 mod registry;
 mod uri_template;
 
@@ -45,6 +46,7 @@ use serde_json::json;
 pub use context::{ClientState, RequestContext};
 pub use handler::{Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
 pub use input_required::{StateKey, STATE_TTL};
+pub use middleware::{Middleware, Next, Reply};
 pub use uri_template::UriTemplate;
 
 use crate::error::Result;
@@ -105,6 +107,8 @@ struct Inner {
     state_key: StateKey,
     /// Open `subscriptions/listen` streams (stateless era).
     listeners: listen::Listeners,
+    /// Around every routed request, outermost first.
+    middleware: Vec<Arc<dyn Middleware>>,
 }
 
 /// Builds a [`Server`]; registration errors (an invalid schema) surface at [`ServerBuilder::build`].
@@ -114,6 +118,7 @@ pub struct ServerBuilder {
     config: ServerConfig,
     registry: Registry,
     error: Option<crate::Error>,
+    middleware: Vec<Arc<dyn Middleware>>,
 }
 
 impl ServerBuilder {
@@ -204,6 +209,12 @@ impl ServerBuilder {
     {
         self.completion_handler(handler)
     }
+    /// Adds a middleware around every routed request (see [`Middleware`]); the first one
+    /// added is the outermost.
+    pub fn middleware(mut self, m: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(m));
+        self
+    }
     /// Sets the completion provider with any [`CompletionHandler`].
     pub fn completion_handler(mut self, handler: impl CompletionHandler) -> Self {
         self.registry.completion = Some(Arc::new(handler));
@@ -224,6 +235,7 @@ impl ServerBuilder {
                 sessions: Mutex::new(HashMap::new()),
                 next_session: AtomicU64::new(1),
                 listeners: listen::Listeners::default(),
+                middleware: self.middleware,
             }),
         })
     }
@@ -272,6 +284,7 @@ impl Server {
             config: ServerConfig::default(),
             registry: Registry::default(),
             error: None,
+            middleware: Vec::new(),
         }
     }
 

@@ -1,0 +1,79 @@
+//! Middleware around a server's requests, in both eras.
+
+use std::sync::{Arc, Mutex};
+
+use oxmcp::client::{Client, Era};
+use oxmcp::protocol::{CallToolResult, ErrorObject, Tool};
+use oxmcp::server::{Arguments, Next, RequestContext, Server};
+use oxmcp::transport::MemoryTransport;
+use oxmcp::ErrorKind;
+use serde_json::{json, Value};
+
+fn server(log: Arc<Mutex<Vec<String>>>) -> Server {
+    let (outer, inner) = (log.clone(), log);
+    Server::builder("mw", "1")
+        // Outermost: records every request and what came back.
+        .middleware(move |method: String, params: Option<Value>, _ctx: RequestContext, next: Next| {
+            let log = outer.clone();
+            async move {
+                log.lock().unwrap().push(format!("outer {method}"));
+                let reply = next.run(params).await;
+                log.lock().unwrap().push(format!("outer done {}", if reply.is_ok() { "ok" } else { "error" }));
+                reply
+            }
+        })
+        // Inner: refuses one tool by itself and shouts every echo.
+        .middleware(move |method: String, params: Option<Value>, _ctx: RequestContext, next: Next| {
+            let log = inner.clone();
+            async move {
+                log.lock().unwrap().push(format!("inner {method}"));
+                let mut params = params;
+                if method == "tools/call" {
+                    let p = params.as_mut().unwrap();
+                    if p["name"] == "secret" {
+                        return Err(ErrorObject::new(-32001, "the middleware says no"));
+                    }
+                    if let Some(text) = p["arguments"]["text"].as_str() {
+                        p["arguments"]["text"] = json!(text.to_uppercase());
+                    }
+                }
+                next.run(params).await
+            }
+        })
+        .tool(
+            Tool::new("echo", "", json!({"type": "object", "properties": {"text": {"type": "string"}}})),
+            |a: Arguments, _| async move { Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default())) },
+        )
+        .tool(Tool::new("secret", "", json!({"type": "object"})), |_, _| async { Ok(CallToolResult::text("leaked")) })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn middleware_wraps_every_routed_request_in_both_eras() {
+    for era in [Era::Session, Era::Stateless] {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (a, b) = MemoryTransport::pair();
+        let _served = server(log.clone()).serve(a);
+        let client = Client::builder("c", "1").era(era).connect(b).await.unwrap();
+        log.lock().unwrap().clear();
+
+        let r = client.call_tool("echo", json!({"text": "quiet"})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some("QUIET"), "{era:?}: the inner middleware changed the arguments");
+        assert_eq!(
+            *log.lock().unwrap(),
+            ["outer tools/call", "inner tools/call", "outer done ok"],
+            "{era:?}: outermost first, and it sees the answer"
+        );
+
+        let e = client.call_tool("secret", json!({})).await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Rpc, "{era:?}");
+        assert_eq!(e.rpc().unwrap().code, -32001, "{era:?}: the middleware answered by itself");
+        assert!(log.lock().unwrap().ends_with(&["outer done error".to_string()]));
+
+        log.lock().unwrap().clear();
+        assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+        assert!(log.lock().unwrap().contains(&"outer tools/list".to_string()), "{era:?}: lists go through it too");
+        client.close().await;
+    }
+}
