@@ -47,6 +47,9 @@ impl ClientState {
     }
 }
 
+/// A middleware's way on: the rest of the chain and the params it was given.
+type NextSlot = (super::Next, Option<Value>);
+
 /// The context handed to every handler, one per request.
 ///
 /// ```
@@ -79,7 +82,7 @@ pub struct RequestContext {
     /// The HTTP request's headers (over HTTP).
     pub(crate) headers: Option<Arc<crate::transport::http::headers::Headers>>,
     /// In a middleware's call: the rest of the chain, and the params it was given.
-    pub(crate) next: Option<Arc<std::sync::Mutex<Option<(super::Next, Option<Value>)>>>>,
+    pub(crate) next: Option<Arc<std::sync::Mutex<Option<NextSlot>>>>,
 }
 
 impl RequestContext {

@@ -15,7 +15,7 @@
 //! let calls = Arc::new(AtomicUsize::new(0));
 //! let counted = calls.clone();
 //! let server = Server::builder("demo", "1")
-//!     .middleware(move |method: String, params, _ctx, next: Next| {
+//!     .middleware(move |method: String, params: Option<serde_json::Value>, _ctx, next: Next| {
 //!         let counted = counted.clone();
 //!         async move {
 //!             counted.fetch_add(1, Ordering::Relaxed);
