@@ -27,7 +27,7 @@ import socket
 import struct
 import sys
 import zlib
-from typing import Annotated, Any
+from typing import Annotated, Any, Union
 
 from pydantic import Field
 
@@ -40,7 +40,7 @@ server = Server("oxmcp-everything-python", version=oxmcp.__version__,
 
 # -- media made at run time --------------------------------------------------------------
 
-def png(size: int, rgb: tuple) -> bytes:
+def png(size: int, rgb: tuple[int, int, int]) -> bytes:
     """A ``size`` x ``size`` 8-bit RGB PNG of one colour (stored deflate, like the Rust one)."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
@@ -53,7 +53,7 @@ def png(size: int, rgb: tuple) -> bytes:
 def wav(millis: int, hz: float) -> bytes:
     """A short 8 kHz mono 16-bit PCM WAV tone (samples computed in float32, like the Rust one)."""
     def f32(x: float) -> float:
-        return struct.unpack("<f", struct.pack("<f", x))[0]
+        return float(struct.unpack("<f", struct.pack("<f", x))[0])
 
     rate = 8000
     tau = f32(2 * math.pi)
@@ -71,8 +71,8 @@ def compact(value: Any) -> str:
 
 
 # -- tools -------------------------------------------------------------------------------
-# Handlers that return content helpers or a ToolResult carry no return annotation: the
-# decorator would turn such an annotation into an output schema.
+# Handlers that return content helpers (lists of them) or a ToolResult get no output
+# schema from their return annotation: the helpers say themselves what they send.
 
 @server.tool(description="Returns its `text` argument as one text block.", annotations={"readOnlyHint": True})
 async def echo(text: str) -> str:
@@ -96,23 +96,23 @@ async def test_simple_text() -> str:
 
 
 @server.tool(description="Returns an image.")
-async def test_image_content():
+async def test_image_content() -> list[Image]:
     return [Image(png(8, (220, 40, 40)), "image/png")]
 
 
 @server.tool(description="Returns audio.")
-async def test_audio_content():
+async def test_audio_content() -> list[Audio]:
     return [Audio(wav(100, 440.0), "audio/wav")]
 
 
 @server.tool(description="Returns an embedded resource.")
-async def test_embedded_resource():
+async def test_embedded_resource() -> list[EmbeddedResource]:
     return [EmbeddedResource("test://embedded-resource", text="This is an embedded resource content.",
                              mime_type="text/plain")]
 
 
 @server.tool(description="Returns text, an image and a resource.")
-async def test_multiple_content_types():
+async def test_multiple_content_types() -> list[Union[str, Image, EmbeddedResource]]:
     return ["Multiple content types test:",
             Image(png(8, (40, 160, 40)), "image/png"),
             EmbeddedResource("test://mixed-content-resource", text='{"test":"data","value":123}',
@@ -140,7 +140,7 @@ async def test_tool_with_progress(ctx: Context) -> str:
 
 
 @server.tool(description="Always fails with an isError result.")
-async def test_error_handling():
+async def test_error_handling() -> ToolResult:
     return ToolResult(content=["This tool intentionally returns an error for testing"], is_error=True)
 
 
@@ -151,11 +151,11 @@ async def test_sampling(prompt: str, ctx: Context) -> str:
     return "LLM response: " + " ".join(b.text for b in blocks if b and b.type == "text")
 
 
-def form(properties: dict, required: list) -> dict:
+def form(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required}
 
 
-async def elicit_and_report(ctx: Context, message: str, schema: dict) -> str:
+async def elicit_and_report(ctx: Context, message: str, schema: dict[str, Any]) -> str:
     answer = await ctx.elicit(message, schema)
     return f"User response: action={answer.action}, content={compact(answer.get('content'))}"
 
@@ -256,7 +256,7 @@ async def watched_resource() -> str:
 
 
 @server.resource("test://template/{id}/data", name="template", description="A templated resource")
-async def template(id: str) -> dict:
+async def template(id: str) -> dict[str, Any]:
     # A dict is sent as application/json text (the Rust fixture's JSON has no spaces).
     return {"id": id, "templateTest": True, "data": f"Data for ID: {id}"}
 
@@ -264,26 +264,26 @@ async def template(id: str) -> dict:
 # -- prompts -----------------------------------------------------------------------------
 
 @server.prompt(description="A prompt without arguments")
-def test_simple_prompt() -> list:
+def test_simple_prompt() -> list[Message]:
     return [Message("user", "This is a simple prompt for testing.")]
 
 
 @server.prompt(description="A prompt with two arguments")
 def test_prompt_with_arguments(arg1: Annotated[str, Field(description="First test argument")],
-                               arg2: Annotated[str, Field(description="Second test argument")]) -> list:
+                               arg2: Annotated[str, Field(description="Second test argument")]) -> list[Message]:
     return [Message("user", f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")]
 
 
 @server.prompt(description="A prompt that embeds a resource")
 def test_prompt_with_embedded_resource(
-        resourceUri: Annotated[str, Field(description="URI of the resource to embed")]) -> list:  # noqa: N803
+        resourceUri: Annotated[str, Field(description="URI of the resource to embed")]) -> list[Message]:  # noqa: N803
     return [Message("user", EmbeddedResource(resourceUri, text="Embedded resource content for testing.",
                                              mime_type="text/plain")),
             Message("user", "Please process the embedded resource above.")]
 
 
 @server.prompt(description="A prompt with an image")
-def test_prompt_with_image() -> list:
+def test_prompt_with_image() -> list[Message]:
     return [Message("user", Image(png(8, (200, 200, 0)), "image/png")),
             Message("user", "Please analyze the image above.")]
 
@@ -291,7 +291,7 @@ def test_prompt_with_image() -> list:
 # -- completion --------------------------------------------------------------------------
 
 @server.completion()
-def complete(ref: dict, argument: dict, context: Any) -> list:
+def complete(ref: dict[str, Any], argument: dict[str, Any], context: Any) -> list[str]:
     kind, name = ref.get("type"), argument.get("name")
     if kind == "ref/prompt" and name == "arg1":
         candidates = ["alpha", "alpine", "beta", "gamma"]
@@ -337,7 +337,7 @@ async def serve(args: argparse.Namespace) -> None:
         ticker.cancel()
 
 
-def host_port(text: str) -> tuple:
+def host_port(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
     if not sep or not port.isdigit():
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
@@ -346,7 +346,7 @@ def host_port(text: str) -> tuple:
         ipaddress.ip_address(host)
     except ValueError:  # Server.start_http takes an IP address, not a name
         try:
-            host = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][4][0]
+            host = str(socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][4][0])
         except OSError as e:
             raise argparse.ArgumentTypeError(f"cannot resolve {host!r}: {e}") from None
     return host, int(port)

@@ -7,15 +7,18 @@ API around it.
 
 import atexit as _atexit
 
-from . import _oxmcp
+from . import _oxmcp, types
 from ._auth import OAuth
-from ._client import Client
+from ._client import Client, ConnectOptions, HttpOptions, StdioOptions
 from ._content import Audio, EmbeddedResource, Image, ResourceLink, Text, ToolResult
 from ._context import Context
 from ._errors import (CapabilityMissing, ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
                       RequestCancelled, RequestTimeout, TransportError, Unauthorized)
 from ._model import McpObject
-from ._server import Message, Server
+from ._server import Message, Middleware, Request, Server
+# The results of the client's calls; their parts (content blocks, ...) are in oxmcp.types.
+from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, LogLevel, Prompt,
+                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool)
 
 __version__ = _oxmcp.__version__
 
@@ -23,7 +26,10 @@ __version__ = _oxmcp.__version__
 _atexit.register(_oxmcp._shutdown)
 
 __all__ = [
-    "Audio", "CapabilityMissing", "Client", "ConnectionClosed", "Context", "EmbeddedResource", "HandlerError", "Image",
-    "InvalidInput", "McpError", "McpObject", "Message", "OAuth", "ProtocolError", "RequestCancelled", "RequestTimeout",
-    "ResourceLink", "Server", "Text", "ToolResult", "TransportError", "Unauthorized", "__version__",
+    "Audio", "CallToolResult", "CapabilityMissing", "Client", "Completion", "ConnectOptions", "ConnectionClosed",
+    "Context", "EmbeddedResource", "Era", "GetPromptResult", "HandlerError", "HttpOptions", "Image", "Implementation",
+    "InvalidInput", "LogLevel", "McpError", "McpObject", "Message", "Middleware", "OAuth", "Prompt", "ProtocolError",
+    "ReadResourceResult", "Request", "RequestCancelled", "RequestTimeout", "Resource", "ResourceLink", "ResourceTemplate",
+    "Server", "ServerCapabilities", "StdioOptions", "Text", "Tool", "ToolResult", "TransportError", "Unauthorized",
+    "__version__", "types",
 ]

@@ -3,29 +3,95 @@ coroutine, and cancelling it (or timing out) cancels the request at the server."
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, Mapping, Optional, Sequence
+import sys
+from typing import (TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable, Literal, Mapping, Optional, Sequence,
+                    Tuple, TypedDict, TypeVar, Union, cast)
+
+import pydantic
 
 from . import _oxmcp
 from ._auth import OAuth
-from ._errors import InvalidInput
+from ._errors import InvalidInput, ProtocolError
 from ._model import McpObject, wrap
+from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, InitializeResult, LogLevel, Prompt,
+                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool)
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pydantic brings typing_extensions along
+    from typing_extensions import Unpack
 
 if TYPE_CHECKING:
     from ._server import Server
 
-Handler = Callable[..., Any]
+_T = TypeVar("_T")
 
-#: Which protocol era a client speaks: ``"auto"`` (probe with ``server/discover``, fall back
-#: to ``initialize`` when the server is older), ``"session"`` (``initialize`` and a session,
-#: protocol versions up to 2025-11-25) or ``"stateless"`` (2026-07-28).
-Era = Literal["auto", "session", "stateless"]
+#: What a sampling or elicitation handler returns: the result as JSON data, or an awaitable of it.
+Answer = Union[Mapping[str, Any], Awaitable[Mapping[str, Any]]]
+#: Answers the server's ``sampling/createMessage`` or ``elicitation/create``: ``handler(params)``.
+RequestHandler = Callable[[McpObject], Answer]
+#: A root: its URI, or ``{"uri": ..., "name": ...}``.
+Root = Union[str, Mapping[str, Any]]
+#: The client's roots: a list, or a function (plain or async) that lists them when asked.
+Roots = Union[Iterable[Root], Callable[[], Union[Iterable[Root], Awaitable[Iterable[Root]]]]]
+#: ``on_notification(method, params)``: every notification from the server.
+NotificationHandler = Callable[[str, McpObject], object]
+#: ``on_log(level, data, logger)``: the server's log messages.
+LogHandler = Callable[[LogLevel, Any, Optional[str]], object]
+#: ``on_progress(progress, total, message)``, on the event loop.
+ProgressHandler = Callable[[float, Optional[float], Optional[str]], object]
+
+
+class ConnectOptions(TypedDict, total=False):
+    """The keywords every way of connecting takes (:meth:`Client.in_memory`)."""
+
+    name: str
+    version: str
+    sampling: Optional[RequestHandler]
+    elicitation: Optional[RequestHandler]
+    roots: Optional[Roots]
+    on_notification: Optional[NotificationHandler]
+    on_log: Optional[LogHandler]
+    era: Era
+
+
+class StdioOptions(ConnectOptions, total=False):
+    """The keywords of :meth:`Client.stdio`."""
+
+    env: Optional[Mapping[str, str]]
+
+
+class HttpOptions(ConnectOptions, total=False):
+    """The keywords of :meth:`Client.http`."""
+
+    headers: Optional[Mapping[str, str]]
+    auth: Optional[OAuth]
 
 
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+def _parse(adapter: "pydantic.TypeAdapter[_T]", text: Optional[str], method: str) -> _T:
+    """A result as its model; one that does not fit is the server breaking the protocol."""
+    try:
+        return adapter.validate_json(text or "null")
+    except pydantic.ValidationError as e:
+        raise ProtocolError(None, f"the server's {method} result does not fit the protocol: {e}") from None
+
+
+# Built once: a TypeAdapter compiles its validator.
+_INITIALIZE = pydantic.TypeAdapter(InitializeResult)
+_TOOLS = pydantic.TypeAdapter(list[Tool])
+_CALL_TOOL = pydantic.TypeAdapter(CallToolResult)
+_RESOURCES = pydantic.TypeAdapter(list[Resource])
+_TEMPLATES = pydantic.TypeAdapter(list[ResourceTemplate])
+_READ = pydantic.TypeAdapter(ReadResourceResult)
+_PROMPTS = pydantic.TypeAdapter(list[Prompt])
+_GET_PROMPT = pydantic.TypeAdapter(GetPromptResult)
+_COMPLETE = pydantic.TypeAdapter(Completion)
 
 
 class Client:
@@ -48,17 +114,23 @@ class Client:
     makes every later request ask for that level (a stateless server sends no logs to a
     client that has not set one); :meth:`ping` is a ``server/discover`` round trip; and the
     server's sampling, elicitation and roots questions are answered by the same handlers.
+
+    Results are typed models (:mod:`oxmcp.types`): ``list_tools()`` gives :class:`Tool`
+    objects, ``call_tool()`` a :class:`CallToolResult` whose ``content`` blocks are
+    ``TextContent``, ``ImageContent``, ... (check with ``isinstance`` before reading
+    ``block.text``). :meth:`request` returns any result as its plain JSON.
     """
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: _oxmcp.NativeClient) -> None:
         self._native = native
-        self._init = wrap(json.loads(native.initialize_result_json()))
+        self._init = _parse(_INITIALIZE, native.initialize_result_json(), "initialize")
 
     # -- connecting ------------------------------------------------------------------------
 
     @staticmethod
-    def _hooks(sampling: Optional[Handler], elicitation: Optional[Handler], roots: Any,
-               on_notification: Optional[Callable], on_log: Optional[Callable], auth: Optional[OAuth] = None):
+    def _hooks(sampling: Optional[RequestHandler], elicitation: Optional[RequestHandler], roots: Optional[Roots],
+               on_notification: Optional[NotificationHandler], on_log: Optional[LogHandler],
+               auth: Optional[OAuth] = None) -> Tuple[list[str], Any, Any]:
         capabilities = [c for c, h in (("sampling", sampling), ("elicitation", elicitation), ("roots", roots)) if h is not None]
         if auth is not None and auth._interactive:
             if auth.redirect_handler is None or auth.callback_handler is None:
@@ -74,15 +146,15 @@ class Client:
                     raise InvalidInput(None, "callback_handler must return the URL the browser came back to")
                 return json.dumps(landed)
             params = wrap(json.loads(params_json))
-            if method == "sampling/createMessage":
+            if method == "sampling/createMessage" and sampling is not None:
                 result = await _maybe_await(sampling(params))
-            elif method == "elicitation/create":
+            elif method == "elicitation/create" and elicitation is not None:
                 result = await _maybe_await(elicitation(params))
-            elif method == "roots/list":
+            elif method == "roots/list" and roots is not None:
                 listed = roots() if callable(roots) else roots
                 listed = await _maybe_await(listed)
                 result = {"roots": [r if isinstance(r, dict) else {"uri": str(r)} for r in listed]}
-            else:  # pragma: no cover - the engine only forwards the three above
+            else:  # pragma: no cover - the engine only forwards what the client declared
                 raise ValueError(f"unexpected request {method}")
             return json.dumps(result)
 
@@ -97,7 +169,7 @@ class Client:
         return capabilities, (on_request if capabilities else None), listen
 
     @staticmethod
-    def _era(era: Any) -> str:
+    def _era(era: object) -> str:
         if era is None:
             return "auto"
         if not isinstance(era, str):
@@ -106,29 +178,27 @@ class Client:
 
     @classmethod
     async def connect_stdio(cls, command: str, args: Sequence[str] = (), *, env: Optional[Mapping[str, str]] = None,
-                            name: str = "oxmcp-python", version: str = "0.1.0", sampling: Optional[Handler] = None,
-                            elicitation: Optional[Handler] = None, roots: Any = None,
-                            on_notification: Optional[Callable] = None, on_log: Optional[Callable] = None,
-                            era: Era = "auto") -> "Client":
+                            name: str = "oxmcp-python", version: str = "0.1.0",
+                            sampling: Optional[RequestHandler] = None, elicitation: Optional[RequestHandler] = None,
+                            roots: Optional[Roots] = None, on_notification: Optional[NotificationHandler] = None,
+                            on_log: Optional[LogHandler] = None, era: Era = "auto") -> "Client":
         """Starts ``command`` and connects to it over stdio, in ``era`` (see :class:`Client`)."""
-        era = cls._era(era)
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
         options = {"command": command, "args": list(args), "env": dict(env or {}), "name": name, "version": version,
-                   "answers": caps, "era": era}
+                   "answers": caps, "era": cls._era(era)}
         return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen))
 
     @classmethod
     async def connect_http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, name: str = "oxmcp-python",
-                           version: str = "0.1.0", sampling: Optional[Handler] = None, elicitation: Optional[Handler] = None,
-                           roots: Any = None, on_notification: Optional[Callable] = None,
-                           on_log: Optional[Callable] = None, era: Era = "auto",
-                           auth: Optional[OAuth] = None) -> "Client":
+                           version: str = "0.1.0", sampling: Optional[RequestHandler] = None,
+                           elicitation: Optional[RequestHandler] = None, roots: Optional[Roots] = None,
+                           on_notification: Optional[NotificationHandler] = None, on_log: Optional[LogHandler] = None,
+                           era: Era = "auto", auth: Optional[OAuth] = None) -> "Client":
         """Connects to a Streamable HTTP server (or a legacy HTTP+SSE one), in ``era``;
         ``auth`` answers a protected server's authorization challenges (see :class:`OAuth`)."""
-        era = cls._era(era)
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log, auth)
         options: dict[str, Any] = {"url": url, "headers": dict(headers or {}), "name": name, "version": version,
-                                   "answers": caps, "era": era}
+                                   "answers": caps, "era": cls._era(era)}
         if auth is not None:
             options["oauth"] = auth._options()
             if auth.token_file is not None:
@@ -137,25 +207,27 @@ class Client:
 
     @classmethod
     async def connect_in_memory(cls, server: "Server", *, name: str = "oxmcp-python", version: str = "0.1.0",
-                                sampling: Optional[Handler] = None, elicitation: Optional[Handler] = None,
-                                roots: Any = None, on_notification: Optional[Callable] = None,
-                                on_log: Optional[Callable] = None, era: Era = "auto") -> "Client":
+                                sampling: Optional[RequestHandler] = None, elicitation: Optional[RequestHandler] = None,
+                                roots: Optional[Roots] = None, on_notification: Optional[NotificationHandler] = None,
+                                on_log: Optional[LogHandler] = None, era: Era = "auto") -> "Client":
         """Connects to ``server``, a :class:`Server` of this process, through memory: no
         child process and no socket, for tests. The server keeps serving its other
         clients (stdio, HTTP) as well."""
-        era = cls._era(era)
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
-        options = {"name": name, "version": version, "answers": caps, "era": era}
+        options = {"name": name, "version": version, "answers": caps, "era": cls._era(era)}
         return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen, server._native))
 
+    # The keywords are TypedDicts (Unpack) rather than repeated, so a type checker still
+    # catches a misspelled or mistyped one.
+
     @classmethod
-    def in_memory(cls, server: "Server", **options: Any) -> "_Connecting":
+    def in_memory(cls, server: "Server", **options: Unpack[ConnectOptions]) -> "_Connecting":
         """``async with Client.in_memory(server) as client:``: a client of ``server`` in
         this process (see :meth:`connect_in_memory`), closed at the end of the block."""
         return _Connecting(cls.connect_in_memory(server, **options))
 
     @classmethod
-    def stdio(cls, command: str, args: Sequence[str] = (), **options: Any) -> "_Connecting":
+    def stdio(cls, command: str, args: Sequence[str] = (), **options: Unpack[StdioOptions]) -> "_Connecting":
         """``async with Client.stdio(cmd, args, era="auto") as client:`` (or ``await Client.stdio(...)``).
 
         Options: ``env``, ``name``, ``version``, ``sampling``, ``elicitation``, ``roots``,
@@ -164,7 +236,7 @@ class Client:
         return _Connecting(cls.connect_stdio(command, args, **options))
 
     @classmethod
-    def http(cls, url: str, **options: Any) -> "_Connecting":
+    def http(cls, url: str, **options: Unpack[HttpOptions]) -> "_Connecting":
         """``async with Client.http(url, headers={...}, era="auto") as client:``.
 
         Options: ``headers``, ``name``, ``version``, ``sampling``, ``elicitation``, ``roots``,
@@ -186,11 +258,13 @@ class Client:
     # -- what the server said --------------------------------------------------------------
 
     @property
-    def server_info(self) -> McpObject:
+    def server_info(self) -> Implementation:
+        """The server's name and version."""
         return self._init.server_info
 
     @property
-    def server_capabilities(self) -> McpObject:
+    def server_capabilities(self) -> ServerCapabilities:
+        """What the server declared it can do (``None`` for what it cannot)."""
         return self._init.capabilities
 
     @property
@@ -199,9 +273,9 @@ class Client:
         return self._init.protocol_version
 
     @property
-    def era(self) -> str:
+    def era(self) -> Literal["session", "stateless"]:
         """The era the connection settled on: ``"session"`` or ``"stateless"``."""
-        return self._native.era()
+        return cast(Literal["session", "stateless"], self._native.era())
 
     @property
     def instructions(self) -> Optional[str]:
@@ -209,35 +283,43 @@ class Client:
 
     # -- calls -----------------------------------------------------------------------------
 
-    async def request(self, method: str, params: Optional[dict] = None, *, timeout: Optional[float] = None,
-                      on_progress: Optional[Callable] = None) -> McpObject:
+    async def request(self, method: str, params: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None,
+                      on_progress: Optional[ProgressHandler] = None) -> McpObject:
         """Sends any request; ``timeout`` is seconds without a response or progress. In the
         stateless era the request carries the client's ``_meta`` and the server's questions
-        are answered with the client's handlers before the result comes back."""
-        text = await self._native.call("request", method, json.dumps(params or {}), timeout, on_progress)
-        return wrap(json.loads(text))
+        are answered with the client's handlers before the result comes back. The result is
+        the JSON as it came (an :class:`McpObject`); the named calls below return models."""
+        return cast(McpObject, wrap(json.loads(await self._request(method, params, timeout, on_progress) or "null")))
+
+    async def _request(self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None,
+                       on_progress: Optional[ProgressHandler] = None) -> Optional[str]:
+        return await self._native.call("request", method, json.dumps(dict(params or {})), timeout, on_progress)
 
     async def ping(self) -> None:
         """``ping`` (session era); a ``server/discover`` round trip in the stateless era."""
         await self._native.call("ping")
 
-    async def list_tools(self) -> list:
-        return wrap(json.loads(await self._native.call("tools/list")))
+    async def list_tools(self) -> list[Tool]:
+        """Every tool (all pages)."""
+        return _parse(_TOOLS, await self._native.call("tools/list"), "tools/list")
 
-    async def call_tool(self, name: str, arguments: Optional[dict] = None, *, timeout: Optional[float] = None,
-                        on_progress: Optional[Callable[[float, Optional[float], Optional[str]], Any]] = None) -> McpObject:
+    async def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *,
+                        timeout: Optional[float] = None,
+                        on_progress: Optional[ProgressHandler] = None) -> CallToolResult:
         """Calls a tool. ``on_progress(progress, total, message)`` runs on the event loop."""
-        return await self.request("tools/call", {"name": name, "arguments": arguments or {}}, timeout=timeout,
-                                  on_progress=on_progress)
+        text = await self._request("tools/call", {"name": name, "arguments": dict(arguments or {})}, timeout, on_progress)
+        return _parse(_CALL_TOOL, text, "tools/call")
 
-    async def list_resources(self) -> list:
-        return wrap(json.loads(await self._native.call("resources/list")))
+    async def list_resources(self) -> list[Resource]:
+        """Every resource (all pages)."""
+        return _parse(_RESOURCES, await self._native.call("resources/list"), "resources/list")
 
-    async def list_resource_templates(self) -> list:
-        return wrap(json.loads(await self._native.call("resources/templates/list")))
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """Every resource template (all pages)."""
+        return _parse(_TEMPLATES, await self._native.call("resources/templates/list"), "resources/templates/list")
 
-    async def read_resource(self, uri: str) -> McpObject:
-        return await self.request("resources/read", {"uri": uri})
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        return _parse(_READ, await self._request("resources/read", {"uri": uri}), "resources/read")
 
     async def subscribe(self, uri: str) -> None:
         """Subscribes to updates of a resource; they reach ``on_notification`` as
@@ -250,23 +332,30 @@ class Client:
         """Ends a subscription (session era; :class:`InvalidInput` in the stateless era)."""
         await self._native.call("resources/unsubscribe", uri)
 
-    async def list_prompts(self) -> list:
-        return wrap(json.loads(await self._native.call("prompts/list")))
+    async def list_prompts(self) -> list[Prompt]:
+        """Every prompt (all pages)."""
+        return _parse(_PROMPTS, await self._native.call("prompts/list"), "prompts/list")
 
-    async def get_prompt(self, name: str, arguments: Optional[Mapping[str, str]] = None) -> McpObject:
-        params: dict = {"name": name}
+    async def get_prompt(self, name: str, arguments: Optional[Mapping[str, str]] = None) -> GetPromptResult:
+        params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = dict(arguments)
-        return await self.request("prompts/get", params)
+        return _parse(_GET_PROMPT, await self._request("prompts/get", params), "prompts/get")
 
-    async def complete(self, ref: dict, argument_name: str, value: str, context: Optional[dict] = None) -> McpObject:
-        """Completion for a prompt (``{"type": "ref/prompt", "name": ...}``) or template argument."""
-        params: dict = {"ref": ref, "argument": {"name": argument_name, "value": value}}
+    async def complete(self, ref: Mapping[str, Any], argument_name: str, value: str,
+                       context: Optional[Mapping[str, str]] = None) -> Completion:
+        """Completion for a prompt (``{"type": "ref/prompt", "name": ...}``) or template
+        (``{"type": "ref/resource", "uri": ...}``) argument; ``context`` holds the values of
+        the other arguments."""
+        params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument_name, "value": value}}
         if context is not None:
-            params["context"] = {"arguments": context}
-        return wrap(json.loads(await self._native.call("completion/complete", None, json.dumps(params)))).completion
+            params["context"] = {"arguments": dict(context)}
+        text = await self._native.call("completion/complete", None, json.dumps(params))
+        # The engine answers the whole CompleteResult; the completion is what callers want.
+        completion = json.dumps(json.loads(text or "{}").get("completion"))
+        return _parse(_COMPLETE, completion, "completion/complete")
 
-    async def set_log_level(self, level: str) -> None:
+    async def set_log_level(self, level: LogLevel) -> None:
         """The minimum level of the server's log messages: ``logging/setLevel`` in the session
         era; in the stateless era every later request asks for it (no logs before)."""
         await self._native.call("logging/setLevel", level)
@@ -282,7 +371,7 @@ class _Connecting:
         self._coro = coro
         self._client: Optional[Client] = None
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, Client]:
         return self._coro.__await__()
 
     async def __aenter__(self) -> Client:

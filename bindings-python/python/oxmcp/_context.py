@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Union
+from typing import Any, Generator, Optional, Union, cast
 
 import pydantic
 
+from . import _oxmcp
 from ._model import McpObject, wrap
+from .types import LogLevel
 
 
 class _Done:
     """Already done, yet awaitable: ``ctx.report_progress(...)`` works with and without ``await``."""
 
-    def __await__(self):
+    def __await__(self) -> Generator[None, None, None]:
         return
         yield  # pragma: no cover
 
@@ -32,7 +34,7 @@ class Context:
             ...
     """
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: _oxmcp.NativeContext) -> None:
         self._native = native
 
     @property
@@ -59,6 +61,16 @@ class Context:
         return wrap(json.loads(text)) if text else None
 
     @property
+    def headers(self) -> Optional[dict[str, str]]:
+        """The HTTP request's headers (lower-case names; ``Authorization`` is left out, see
+        :attr:`auth`), or ``None`` when the request did not come over HTTP."""
+        text = self._native.headers_json()
+        if not text:
+            return None
+        headers: dict[str, str] = json.loads(text)
+        return headers
+
+    @property
     def client_capabilities(self) -> Optional[McpObject]:
         """What the client declared it can do."""
         text = self._native.client_capabilities_json()
@@ -79,8 +91,10 @@ class Context:
         self._native.report_progress(float(progress), None if total is None else float(total), message)
         return _DONE
 
-    def log(self, level: str, data: Any, logger: Optional[str] = None) -> _Done:
-        """Sends a log message to the client (debug, info, notice, warning, error, ...)."""
+    def log(self, level: LogLevel, data: Any, logger: Optional[str] = None) -> _Done:
+        """Sends a log message to the client at ``level`` (``"debug"``, ``"info"``,
+        ``"notice"``, ``"warning"``, ``"error"``, ``"critical"``, ``"alert"`` or
+        ``"emergency"``); ``data`` is any JSON data."""
         self._native.log(level, json.dumps(data), logger)
         return _DONE
 
@@ -104,27 +118,27 @@ class Context:
         if model:
             requested.pop("title", None)
         text = await self._native.ask_client("elicitation/create", json.dumps({"message": message, "requestedSchema": requested}))
-        result = wrap(json.loads(text))
+        result = cast(McpObject, wrap(json.loads(text)))
         if model is not None and result.get("action") == "accept":
             result["content"] = model.model_validate(result.get("content") or {})
         return result
 
-    async def sample(self, messages: Union[str, list], *, max_tokens: Optional[int] = None,
+    async def sample(self, messages: Union[str, list[Any]], *, max_tokens: Optional[int] = None,
                      system_prompt: Optional[str] = None, **params: Any) -> McpObject:
         """Asks the client's model (``sampling/createMessage``). A string is one user message;
         without ``max_tokens`` the engine asks for its default (1000)."""
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
-        body: dict = {"messages": messages, **params}
+        body: dict[str, Any] = {"messages": messages, **params}
         if max_tokens is not None:
             body["maxTokens"] = max_tokens
         if system_prompt is not None:
             body["systemPrompt"] = system_prompt
-        return wrap(json.loads(await self._native.ask_client("sampling/createMessage", json.dumps(body))))
+        return cast(McpObject, wrap(json.loads(await self._native.ask_client("sampling/createMessage", json.dumps(body)))))
 
-    async def list_roots(self) -> list:
-        """The client's roots."""
-        return wrap(json.loads(await self._native.ask_client("roots/list", "{}"))["roots"])
+    async def list_roots(self) -> list[McpObject]:
+        """The client's roots (each with ``uri``, maybe ``name``)."""
+        return cast("list[McpObject]", wrap(json.loads(await self._native.ask_client("roots/list", "{}"))["roots"]))
 
     def end_response_stream(self) -> None:
         """Over Streamable HTTP, closes this request's SSE connection; the client resumes it."""

@@ -1,5 +1,7 @@
-"""Light result objects: the JSON the engine returns, with attribute access in snake_case
-(``tool.input_schema`` reads ``inputSchema``), so nothing is lost from the wire."""
+"""Light JSON objects with attribute access in snake_case (``params.requested_schema``
+reads ``requestedSchema``): what :meth:`Client.request` returns, and what the client's
+handlers and a handler's :class:`Context` receive from the peer. The named client calls
+return typed models instead (:mod:`oxmcp.types`)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ def _camel(name: str) -> str:
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
-class McpObject(dict):
+class McpObject(dict[str, Any]):
     """A JSON object from the protocol: a ``dict`` with attribute access.
 
     Fields win over dict methods of the same name (``completion.values`` is the field);

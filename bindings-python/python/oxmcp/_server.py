@@ -9,7 +9,7 @@ import inspect
 import json
 import re
 import sys
-from typing import Any, Callable, Mapping, Optional, Sequence, TypeVar, Union, overload
+from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import _oxmcp
 from ._content import jsonable, tool_result
@@ -25,6 +25,20 @@ else:  # pydantic brings typing_extensions along
 # The decorators hand the function back unchanged; these let type checkers see that.
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """A request as a middleware sees it: its method, its params (``None`` when it has
+    none) and its :class:`Context`."""
+
+    method: str
+    params: Optional[dict[str, Any]]
+    context: Context
+
+
+#: ``async def middleware(request, call_next) -> result``.
+Middleware = Callable[[Request, Callable[..., Awaitable[Any]]], Awaitable[Any]]
 
 
 def _bind(fn: Callable, prepare: Callable, finish: Callable):
@@ -346,6 +360,50 @@ class Server:
         or live."""
         self._registered["tool"].discard(name)
         return self._native.remove_tool(name)
+
+    def remove_prompt(self, name: str) -> bool:
+        """Removes a prompt (clients are told the list changed); whether it existed."""
+        self._registered["prompt"].discard(name)
+        return self._native.remove_prompt(name)
+
+    def remove_resource(self, uri: str) -> bool:
+        """Removes a resource (not a template; clients are told the list changed); whether
+        it existed."""
+        self._registered["resource"].discard(uri)
+        return self._native.remove_resource(uri)
+
+    def middleware(self, fn: Middleware) -> Middleware:
+        """Registers ``async def fn(request, call_next)`` around every request the server
+        routes (tool calls, reads, prompts, completion and their lists), in both eras:
+        ``request`` has ``method``, ``params`` and ``context``; ``await call_next()`` (or
+        ``call_next(changed_params)``) runs the rest and gives the result as a dict, which
+        ``fn`` returns (or changes, or replaces). Raising :class:`McpError` answers with that
+        JSON-RPC error. The first registered is the outermost. Register before serving.
+
+        Example::
+
+            @server.middleware
+            async def timing(request, call_next):
+                started = time.perf_counter()
+                try:
+                    return await call_next()
+                finally:
+                    log.info("%s took %.1f ms", request.method, (time.perf_counter() - started) * 1e3)
+        """
+        if not inspect.iscoroutinefunction(fn):
+            raise TypeError(f"middleware {getattr(fn, '__name__', fn)!r} must be an async function")
+
+        async def handler(input_json: str, native: Any) -> str:
+            data = json.loads(input_json)
+            request = Request(data["method"], data.get("params"), Context(native))
+
+            async def call_next(params: Optional[dict[str, Any]] = None) -> Any:
+                return json.loads(await native.next(None if params is None else json.dumps(params)))
+
+            return json.dumps(await fn(request, call_next), ensure_ascii=False)
+
+        self._native.register("middleware", "{}", handler, True)
+        return fn
 
     @property
     def session_count(self) -> int:

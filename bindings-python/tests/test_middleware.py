@@ -1,0 +1,100 @@
+"""Middleware around every request a Python server routes, and the server's other
+runtime surface: removing prompts and resources, the HTTP request's headers."""
+
+import pytest
+
+from conftest import run
+from oxmcp import Client, Context, McpError, Server
+
+
+def make_server(log: list) -> Server:
+    server = Server("mw")
+
+    @server.middleware
+    async def outer(request, call_next):
+        log.append(f"outer {request.method}")
+        try:
+            return await call_next()
+        finally:
+            log.append(f"outer done {request.method}")
+
+    @server.middleware
+    async def inner(request, call_next):
+        log.append(f"inner {request.method}")
+        if request.method == "tools/call":
+            if request.params["name"] == "secret":
+                raise McpError(-32001, "the middleware says no")
+            params = dict(request.params, arguments={"text": request.params["arguments"]["text"].upper()})
+            result = await call_next(params)
+            result["_meta"] = {"seen_by": "inner"}
+            return result
+        return await call_next()
+
+    @server.tool
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool
+    def secret() -> str:
+        return "leaked"
+
+    return server
+
+
+@pytest.mark.parametrize("era", ["session", "stateless"])
+def test_middleware_wraps_every_routed_request(era):
+    async def go():
+        log: list = []
+        async with Client.in_memory(make_server(log), era=era) as client:
+            log.clear()
+            r = await client.call_tool("echo", {"text": "quiet"})
+            assert r.content[0].text == "QUIET", "the inner middleware changed the arguments"
+            assert r.meta == {"seen_by": "inner"}, "and the result"
+            assert log == ["outer tools/call", "inner tools/call", "outer done tools/call"]
+            with pytest.raises(McpError) as refused:
+                await client.call_tool("secret", {})
+            assert refused.value.code == -32001
+            log.clear()
+            assert {t.name for t in await client.list_tools()} == {"echo", "secret"}
+            assert "outer tools/list" in log
+
+    run(go())
+
+
+def test_middleware_must_be_async():
+    with pytest.raises(TypeError):
+        Server("x").middleware(lambda request, call_next: None)
+
+
+def test_prompts_and_resources_can_be_removed_and_handlers_see_http_headers():
+    async def go():
+        server = Server("rm")
+
+        @server.prompt
+        def hello() -> str:
+            return "hi"
+
+        @server.resource("memo://note")
+        def note() -> str:
+            return "a note"
+
+        @server.tool
+        def headers(ctx: Context) -> dict:
+            return {"headers": ctx.headers}
+
+        async with Client.in_memory(server) as client:
+            assert [p.name for p in await client.list_prompts()] == ["hello"]
+            assert server.remove_prompt("hello") and server.remove_resource("memo://note")
+            assert not server.remove_prompt("hello")
+            assert await client.list_prompts() == [] and await client.list_resources() == []
+            r = await client.call_tool("headers", {})
+            assert r.structured_content == {"headers": None}, "no HTTP, no headers"
+        url = await server.start_http("127.0.0.1", 0)
+        try:
+            async with Client.http(url, headers={"X-Tenant": "blue"}) as client:
+                seen = (await client.call_tool("headers", {})).structured_content["headers"]
+                assert seen["x-tenant"] == "blue"
+        finally:
+            await server.stop_http()
+
+    run(go())
