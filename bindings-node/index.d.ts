@@ -144,6 +144,9 @@ export class Context {
   readonly protocolVersion: string | undefined
   /** Who the request's access token speaks for, on a protected server. */
   readonly auth: AuthInfo | undefined
+  /** The HTTP request's headers (lower-case names, no `authorization`), or undefined when
+   *  the request did not come over HTTP. */
+  readonly headers: Record<string, string> | undefined
   /** Sends a progress notification (nothing if the client asked for none). */
   progress(progress: number, total?: number, message?: string): Promise<void>
   /** Sends a log message (if the client's level lets it through). */
@@ -245,6 +248,16 @@ export interface AuthInfo {
 }
 
 /** An MCP server whose tools, resources and prompts are JavaScript functions. */
+/** A request as a middleware sees it. */
+export interface MiddlewareRequest {
+  method: string
+  params: JsonObject | undefined
+  ctx: Context
+}
+
+/** `async ({ method, params, ctx }, next) => result`. */
+export type Middleware = (request: MiddlewareRequest, next: (params?: JsonObject) => Promise<JsonObject>) => JsonObject | Promise<JsonObject>
+
 export class Server {
   constructor(info: { name: string; version?: string; instructions?: string } | string, options?: { instructions?: string })
   tool(name: string, handler: ToolHandler<JsonObject>): this
@@ -256,6 +269,14 @@ export class Server {
   completion(handler: CompletionHandler): this
   /** Removes a tool (clients are told the list changed). */
   removeTool(name: string): boolean
+  /** Removes a prompt (clients are told the list changed). */
+  removePrompt(name: string): boolean
+  /** Removes a resource, not a template (clients are told the list changed). */
+  removeResource(uri: string): boolean
+  /** Adds a middleware around every request the server routes (both eras); the first
+   *  added is the outermost. `next()` runs the rest (with the request's params, or the
+   *  ones given) and resolves to the result. */
+  use(middleware: Middleware): this
   /** Tells clients subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void
   /** Live sessions. */

@@ -59,6 +59,9 @@ class Context {
   /** Who the request's verified access token speaks for, on a protected server:
    *  `{ subject, clientId, scopes, expiresAt, claims }`. */
   get auth() { return this._details().auth ?? undefined }
+  /** The HTTP request's headers (lower-case names; no `authorization`: see `auth`), or
+   *  undefined when the request did not come over HTTP. */
+  get headers() { return this._details().headers ?? undefined }
 
   /** Sends a progress notification (nothing if the client asked for none). */
   progress(progress, total, message) {
@@ -129,6 +132,8 @@ class Server {
     if (typeof info === 'string') info = { name: info }
     const instructions = options.instructions ?? info.instructions ?? null
     this._slots = []
+    // Registered tool and prompt names and resource URIs (templates by their template).
+    this._names = { tool: new Set(), prompt: new Set(), resource: new Set() }
     this._live = new Map()
     this._listening = { stdio: false, http: false }
     this._native = new native.NativeServer(String(info.name || 'oxmcp-node-server'), String(info.version || '0.1.0'),
@@ -142,6 +147,14 @@ class Server {
     return this._slots.length - 1
   }
 
+  /** Refuses a second registration of a name (or URI) unless `{ replace: true }`: the
+   *  engine would replace the first one without a word. */
+  _checkNew(kind, key, config) {
+    if (this._names[kind].has(key) && config.replace !== true) {
+      throw new InvalidInputError(null, `${kind} ${key} is already registered (pass { replace: true } to replace it)`)
+    }
+  }
+
   /** Checks the access tokens of a protected HTTP listener (`listenHttp({ auth })`) with
    *  `fn(token)` instead of JWTs of the issuer: it returns (or resolves to) who the token
    *  speaks for, `{ subject, clientId, scopes, claims }` (any left out), or `null` (or
@@ -152,7 +165,7 @@ class Server {
    *  ```
    */
   verifyTokens(fn) {
-    if (typeof fn !== 'function') throw new InvalidInputError('verifyTokens takes a function')
+    if (typeof fn !== 'function') throw new InvalidInputError(null, 'verifyTokens takes a function')
     const slot = this._slot(input => fn(input.token), info => {
       if (info == null) throw new UnauthorizedError(null, 'the token was refused')
       return info
@@ -162,29 +175,35 @@ class Server {
 
   /** Registers a tool: `tool(name, handler)` or `tool(name, config, handler)`; config has
    *  `description`, `title`, `inputSchema` (JSON Schema or zod), `outputSchema`,
-   *  `annotations`, `_meta`. The handler gets `(args, ctx)`. */
+   *  `annotations`, `_meta`, and `replace: true` to replace a tool of the same name. The
+   *  handler gets `(args, ctx)`. */
   tool(name, config, handler) {
     if (typeof config === 'function') [config, handler] = [{}, config]
     if (typeof handler !== 'function') throw new InvalidInputError(null, `tool ${name}: the handler must be a function`)
     config = config || {}
+    name = String(name)
+    this._checkNew('tool', name, config)
     const input = schemaOf(config.inputSchema, 'inputSchema')
-    const tool = definitionFields({ name: String(name) }, config, ['title', 'description', 'annotations', '_meta', 'icons'])
+    const tool = definitionFields({ name }, config, ['title', 'description', 'annotations', '_meta', 'icons'])
     tool.inputSchema = input.json
     if (config.outputSchema !== undefined) tool.outputSchema = schemaOf(config.outputSchema, 'outputSchema').json
     const z = input.zod
     const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult)
     wrapSync(() => this._native.register('tool', JSON.stringify(tool), slot))
+    this._names.tool.add(name)
     return this
   }
 
   /** Registers a resource: `resource(uri, handler)` or `resource(uri, config, handler)`. A
    *  URI with `{variables}` is a template. The handler gets `(uri, variables, ctx)` and
-   *  returns a string (text), bytes (a blob), `{contents}`, or JSON data. */
+   *  returns a string (text), bytes (a blob), `{contents}`, or JSON data. `replace: true`
+   *  in config replaces a resource of the same URI. */
   resource(uri, config, handler) {
     if (typeof config === 'function') [config, handler] = [{}, config]
     if (typeof handler !== 'function') throw new InvalidInputError(null, `resource ${uri}: the handler must be a function`)
     config = config || {}
     uri = String(uri)
+    this._checkNew('resource', uri, config)
     const template = uri.includes('{')
     const def = definitionFields({ name: config.name || uri }, config, ['title', 'description', 'mimeType', 'annotations', '_meta', 'icons', 'size'])
     const mimeType = config.mimeType
@@ -199,18 +218,22 @@ class Server {
     } else {
       wrapSync(() => this._native.register('resource', JSON.stringify({ uri, ...def }), slot))
     }
+    this._names.resource.add(uri)
     return this
   }
 
   /** Registers a prompt: `prompt(name, handler)` or `prompt(name, config, handler)`;
    *  config has `description`, `title`, and `arguments` (`[{name, description, required}]`)
-   *  or `argsSchema` (a zod shape or object). The handler gets `(args, ctx)` and returns
-   *  a string, a message `{role, content}`, an array of them, or `{messages}`. */
+   *  or `argsSchema` (a zod shape or object), and `replace: true` to replace a prompt of the
+   *  same name. The handler gets `(args, ctx)` and returns a string, a message
+   *  `{role, content}`, an array of them, or `{messages}`. */
   prompt(name, config, handler) {
     if (typeof config === 'function') [config, handler] = [{}, config]
     if (typeof handler !== 'function') throw new InvalidInputError(null, `prompt ${name}: the handler must be a function`)
     config = config || {}
-    const def = definitionFields({ name: String(name) }, config, ['title', 'description', '_meta', 'icons'])
+    name = String(name)
+    this._checkNew('prompt', name, config)
+    const def = definitionFields({ name }, config, ['title', 'description', '_meta', 'icons'])
     let z = null
     if (config.arguments) def.arguments = config.arguments
     else if (config.argsSchema) {
@@ -225,6 +248,7 @@ class Server {
     }
     const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), value => promptResult(value))
     wrapSync(() => this._native.register('prompt', JSON.stringify(def), slot))
+    this._names.prompt.add(name)
     return this
   }
 
@@ -238,7 +262,48 @@ class Server {
 
   /** Removes a tool (clients are told the list changed). */
   removeTool(name) {
+    this._names.tool.delete(String(name))
     return this._native.removeTool(String(name))
+  }
+
+  /** Removes a prompt (clients are told the list changed); whether it existed. */
+  removePrompt(name) {
+    this._names.prompt.delete(String(name))
+    return this._native.removePrompt(String(name))
+  }
+
+  /** Removes a resource (not a template; clients are told the list changed); whether it
+   *  existed. */
+  removeResource(uri) {
+    this._names.resource.delete(String(uri))
+    return this._native.removeResource(String(uri))
+  }
+
+  /** Adds a middleware, `async ({ method, params, ctx }, next) => result`, around every
+   *  request the server routes (tool calls, reads, prompts, completion and their lists) in
+   *  both eras: `await next()` (or `next(changedParams)`) runs the rest and resolves to the
+   *  result object, which the middleware returns, changes or replaces; throwing an
+   *  `McpError` answers with that JSON-RPC error. The first added is the outermost. Add
+   *  them before serving.
+   *
+   *  ```js
+   *  server.use(async ({ method }, next) => {
+   *    const started = performance.now()
+   *    try { return await next() } finally { console.error(method, performance.now() - started, 'ms') }
+   *  })
+   *  ```
+   */
+  use(fn) {
+    if (typeof fn !== 'function') throw new InvalidInputError(null, 'use takes a function')
+    const slot = this._slot((input, ctx) => {
+      const next = async params => {
+        const json = params === undefined ? null : JSON.stringify(params)
+        return JSON.parse(await nativeCall(wrapSync(() => this._native.ctxNext(ctx._id, json))))
+      }
+      return fn({ method: input.method, params: input.params ?? undefined, ctx }, next)
+    }, value => value)
+    wrapSync(() => this._native.register('middleware', '{}', slot))
+    return this
   }
 
   /** Tells clients subscribed to `uri` that it changed. */
