@@ -2,7 +2,7 @@
 //! staged server; each handler is a Python function taking JSON text and a context and
 //! returning JSON text (the Python layer does the conversions).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use oxmcp::host::{context, HandlerKind, HttpOptions, StagedServer};
 use oxmcp::protocol::RequestId;
@@ -18,16 +18,17 @@ use crate::event_loop::{LoopHandle, PyLoop};
 #[pyclass(module = "oxmcp._oxmcp")]
 pub struct NativeServer {
     pub(crate) staged: Arc<StagedServer>,
-    /// The event loop async handlers run on: the one serving started from (handlers are
-    /// registered before any loop runs).
-    event_loop: Arc<OnceLock<LoopHandle>>,
+    /// The event loop handlers run on: the one serving (or an in-memory client) last
+    /// started from. Handlers are registered before any loop runs, and a server may outlive
+    /// a loop (a module-level server in tests, each run on a loop of its own).
+    event_loop: Arc<Mutex<Option<LoopHandle>>>,
 }
 
 impl NativeServer {
-    /// Remembers the running loop on first serve (or in-memory client).
+    /// Makes the running loop the one handlers run on (each serve and in-memory client).
     pub(crate) fn bind_loop(&self, py: Python<'_>) -> PyResult<()> {
         let (handle, _) = LoopHandle::current(py)?;
-        let _ = self.event_loop.set(handle);
+        *self.event_loop.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
         Ok(())
     }
 }
@@ -53,8 +54,9 @@ impl NativeServer {
         let f = PyFn { func: Arc::new(handler), is_async };
         let (calls, event_loop) = (self.staged.calls().clone(), self.event_loop.clone());
         let host = Arc::new(move |id, input: String| {
-            let (Ok(ctx), Some(lp)) = (calls.context(id), event_loop.get()) else { return false };
-            f.start(lp, &calls, id, move |py| {
+            let lp = event_loop.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let (Ok(ctx), Some(lp)) = (calls.context(id), lp) else { return false };
+            f.start(&lp, &calls, id, move |py| {
                 PyTuple::new(py, [input.into_pyobject(py)?.into_any(), Bound::new(py, NativeContext { ctx })?.into_any()])
             })
         });
@@ -66,8 +68,8 @@ impl NativeServer {
         let f = PyFn { func: Arc::new(handler), is_async };
         let (calls, event_loop) = (self.staged.calls().clone(), self.event_loop.clone());
         self.staged.verify_tokens_with(Arc::new(move |id, input: String| {
-            let Some(lp) = event_loop.get() else { return false };
-            f.start(lp, &calls, id, move |py| PyTuple::new(py, [input.into_pyobject(py)?.into_any()]))
+            let Some(lp) = event_loop.lock().unwrap_or_else(|e| e.into_inner()).clone() else { return false };
+            f.start(&lp, &calls, id, move |py| PyTuple::new(py, [input.into_pyobject(py)?.into_any()]))
         }));
     }
 

@@ -3,6 +3,7 @@ coroutine, and cancelling it (or timing out) cancels the request at the server."
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import sys
@@ -61,6 +62,8 @@ class StdioOptions(ConnectOptions, total=False):
     """The keywords of :meth:`Client.stdio`."""
 
     env: Optional[Mapping[str, str]]
+    cwd: Optional[str]
+    stderr: Literal["forward", "discard"]
 
 
 class HttpOptions(ConnectOptions, total=False):
@@ -161,9 +164,9 @@ class Client:
         def notified(method: str, params_json: str) -> None:
             params = wrap(json.loads(params_json))
             if on_log is not None and method == "notifications/message":
-                on_log(params.level, params.data, params.logger)
+                _run_callback(on_log(params.level, params.data, params.logger))
             if on_notification is not None:
-                on_notification(method, params)
+                _run_callback(on_notification(method, params))
 
         listen = notified if (on_notification or on_log) else None
         return capabilities, (on_request if capabilities else None), listen
@@ -178,14 +181,19 @@ class Client:
 
     @classmethod
     async def connect_stdio(cls, command: str, args: Sequence[str] = (), *, env: Optional[Mapping[str, str]] = None,
+                            cwd: Optional[str] = None, stderr: Literal["forward", "discard"] = "forward",
                             name: str = "oxmcp-python", version: str = "0.1.0",
                             sampling: Optional[RequestHandler] = None, elicitation: Optional[RequestHandler] = None,
                             roots: Optional[Roots] = None, on_notification: Optional[NotificationHandler] = None,
                             on_log: Optional[LogHandler] = None, era: Era = "auto") -> "Client":
-        """Starts ``command`` and connects to it over stdio, in ``era`` (see :class:`Client`)."""
+        """Starts ``command`` (in ``cwd``, with ``env`` added) and connects to it over stdio, in
+        ``era`` (see :class:`Client`). What the server writes to its stderr goes to this
+        process's stderr as it comes (``stderr="discard"`` drops it)."""
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
-        options = {"command": command, "args": list(args), "env": dict(env or {}), "name": name, "version": version,
-                   "answers": caps, "era": cls._era(era)}
+        options: dict[str, Any] = {"command": command, "args": list(args), "env": dict(env or {}), "name": name,
+                                   "version": version, "answers": caps, "era": cls._era(era), "stderr": stderr}
+        if cwd is not None:
+            options["cwd"] = cwd
         return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen))
 
     @classmethod
@@ -293,7 +301,13 @@ class Client:
 
     async def _request(self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None,
                        on_progress: Optional[ProgressHandler] = None) -> Optional[str]:
-        return await self._native.call("request", method, json.dumps(dict(params or {})), timeout, on_progress)
+        progress = None
+        if on_progress is not None:
+            handler = on_progress
+
+            def progress(p: float, total: Optional[float], message: Optional[str]) -> None:
+                _run_callback(handler(p, total, message))
+        return await self._native.call("request", method, json.dumps(dict(params or {})), timeout, progress)
 
     async def ping(self) -> None:
         """``ping`` (session era); a ``server/discover`` round trip in the stateless era."""
@@ -329,7 +343,8 @@ class Client:
         await self._native.call("resources/subscribe", uri)
 
     async def unsubscribe(self, uri: str) -> None:
-        """Ends a subscription (session era; :class:`InvalidInput` in the stateless era)."""
+        """Ends a subscription (in the stateless era: drops the URI from the client's
+        ``subscriptions/listen`` stream)."""
         await self._native.call("resources/unsubscribe", uri)
 
     async def list_prompts(self) -> list[Prompt]:
@@ -362,6 +377,13 @@ class Client:
 
     def notify_roots_changed(self) -> None:
         self._native.notify_roots_changed()
+
+
+def _run_callback(result: object) -> None:
+    """A callback declared ``async def`` returns a coroutine: it runs as a task of its own
+    (the engine calls callbacks on the loop and does not wait for them)."""
+    if inspect.isawaitable(result):
+        asyncio.ensure_future(result)
 
 
 class _Connecting:

@@ -104,11 +104,17 @@ class Context:
     def info(self, data: Any) -> _Done:
         return self.log("info", data)
 
+    def notice(self, data: Any) -> _Done:
+        return self.log("notice", data)
+
     def warning(self, data: Any) -> _Done:
         return self.log("warning", data)
 
     def error(self, data: Any) -> _Done:
         return self.log("error", data)
+
+    def critical(self, data: Any) -> _Done:
+        return self.log("critical", data)
 
     async def elicit(self, message: str, schema: Any) -> McpObject:
         """Asks the user for input. ``schema`` is a JSON Schema dict or a pydantic model

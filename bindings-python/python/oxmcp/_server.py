@@ -308,9 +308,18 @@ class Server:
 
         return decorate
 
-    def completion(self) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    @overload
+    def completion(self, fn: Callable[_P, _R], /) -> Callable[_P, _R]: ...
+
+    @overload
+    def completion(self) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
+
+    def completion(self, fn: Optional[Callable[..., Any]] = None) -> Any:
         """Registers the completion function ``fn(ref, argument, context) -> list[str]``:
-        ``ref`` is the prompt or template reference, ``argument`` has ``name`` and ``value``."""
+        ``ref`` is the prompt or template reference, ``argument`` has ``name`` and ``value``.
+        ``@server.completion`` or ``@server.completion()``."""
+        if fn is not None:
+            return self.completion()(fn)
 
         def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:
             def prepare(params_json: str, native: Any) -> dict:
@@ -407,7 +416,9 @@ class Server:
 
     @property
     def session_count(self) -> int:
-        """How many clients are connected (0 before serving)."""
+        """How many sessions are open (0 before serving): one per stdio, in-memory or
+        session-era HTTP client; a stateless-era HTTP request is one only while it is
+        served."""
         return self._native.session_count()
 
     def notify_resource_updated(self, uri: str) -> None:
@@ -421,11 +432,18 @@ class Server:
         await self._native.serve_stdio()
 
     async def start_http(self, host: str = "127.0.0.1", port: int = 8000, *, path: str = "/mcp",
-                         stateless: bool = False, json_response: bool = False, auth_issuer: Optional[str] = None,
+                         stateless: bool = False, json_response: bool = False,
+                         allowed_hosts: Optional[Sequence[str]] = None, allowed_origins: Optional[Sequence[str]] = None,
+                         max_sessions: Optional[int] = None, auth_issuer: Optional[str] = None,
                          auth_audience: Optional[str] = None, auth_scopes: Sequence[str] = (),
                          tool_scopes: Optional[Mapping[str, Sequence[str]]] = None) -> str:
         """Starts Streamable HTTP (and legacy SSE on /sse) in the background; returns the URL.
         Port 0 picks a free port.
+
+        ``allowed_hosts`` and ``allowed_origins`` are the ``Host`` and ``Origin`` header
+        values accepted (by default only the local ones: a guard against DNS rebinding; a
+        server behind a proxy or on another name lists its names here); ``max_sessions``
+        caps the sessions kept at once.
 
         ``auth_issuer`` protects the endpoint with OAuth: requests need an access token (a
         JWT of that issuer, checked against its published keys) for ``auth_audience``
@@ -434,6 +452,12 @@ class Server:
         :attr:`Context.auth`."""
         options: dict[str, Any] = {"host": host, "port": port, "path": path, "stateless": stateless,
                                    "jsonResponse": json_response}
+        if allowed_hosts is not None:
+            options["allowedHosts"] = list(allowed_hosts)
+        if allowed_origins is not None:
+            options["allowedOrigins"] = list(allowed_origins)
+        if max_sessions is not None:
+            options["maxSessions"] = max_sessions
         if auth_issuer is not None:
             options["auth"] = {"issuer": auth_issuer, "scopes": list(auth_scopes),
                                "toolScopes": {k: list(v) for k, v in (tool_scopes or {}).items()}}
@@ -446,8 +470,9 @@ class Server:
         await self._native.stop_http()
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Serves Streamable HTTP until cancelled."""
-        await self.start_http(host, port, **options)
+        """Serves Streamable HTTP until cancelled; says where on stderr."""
+        url = await self.start_http(host, port, **options)
+        print(f"{self.name}: serving MCP on {url}", file=sys.stderr, flush=True)
         try:
             await asyncio.Event().wait()
         finally:

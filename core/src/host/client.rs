@@ -219,7 +219,8 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
                 ))
             }
         });
-        let transport = child.spawn().map_err(|e| Error::new(ErrorKind::Transport, format!("cannot start {command:?}: {e}")))?;
+        // The error names the command already.
+        let transport = child.spawn().map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
         b.connect(transport).await
     } else if let Some(url) = options.url {
         let mut transport = HttpClientTransport::new(url);
