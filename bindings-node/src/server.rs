@@ -228,6 +228,14 @@ impl NativeServer {
         errors::promise(env, async move { context::ask_client(&ctx, &method, &params_json).await })
     }
 
+    /// During call `id`: reads one of this server's own resources; resolves to the result
+    /// JSON.
+    #[napi]
+    pub fn ctx_read_resource<'env>(&self, env: &'env Env, id: i64, uri: String) -> napi::Result<PromiseRaw<'env, String>> {
+        let ctx = self.ctx(env, id)?;
+        errors::promise(env, async move { context::read_resource(&ctx, &uri).await })
+    }
+
     /// In middleware call `id`: runs the rest of the chain with `params_json` (none: the
     /// params the middleware got); resolves to the result JSON.
     #[napi]

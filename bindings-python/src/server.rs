@@ -210,6 +210,12 @@ impl NativeContext {
         awaitable(py, async move { Ok(Some(context::ask_client(&ctx, &method, &params_json).await?)) })
     }
 
+    /// Reads one of this server's own resources; resolves to the result JSON (awaitable).
+    fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.ctx.clone();
+        awaitable(py, async move { Ok(Some(context::read_resource(&ctx, &uri).await?)) })
+    }
+
     /// In a middleware's call: runs the rest of the chain with `params_json` (none: the
     /// params the middleware got); resolves to the result JSON (awaitable).
     #[pyo3(signature = (params_json=None))]

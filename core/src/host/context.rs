@@ -118,3 +118,9 @@ pub async fn next(ctx: &RequestContext, params_json: Option<&str>) -> Result<Str
         Err(e) => Err(Error::from_rpc(e)),
     }
 }
+
+/// Reads one of the handler's own server's resources (see
+/// [`RequestContext::read_resource`]); the result as JSON text.
+pub async fn read_resource(ctx: &RequestContext, uri: &str) -> Result<String> {
+    Ok(serde_json::to_string(&ctx.read_resource(uri).await?)?)
+}

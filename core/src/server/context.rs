@@ -81,6 +81,8 @@ pub struct RequestContext {
     pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
     /// The HTTP request's headers (over HTTP).
     pub(crate) headers: Option<Arc<crate::transport::http::headers::Headers>>,
+    /// The server the request came to (for [`read_resource`](Self::read_resource)).
+    pub(crate) server: Option<super::Server>,
     /// In a middleware's call: the rest of the chain, and the params it was given.
     pub(crate) next: Option<Arc<std::sync::Mutex<Option<NextSlot>>>>,
 }
@@ -137,6 +139,14 @@ impl RequestContext {
     /// and claims. `None` unless the server is a protected HTTP server.
     pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
         self.auth.as_deref()
+    }
+
+    /// Reads one of this server's own resources (or templates), as a client's
+    /// `resources/read` would, with this request's context (its auth and headers); no
+    /// middleware runs. [`ErrorKind::Rpc`] with the protocol's code when there is none.
+    pub async fn read_resource(&self, uri: &str) -> Result<crate::protocol::ReadResourceResult> {
+        let server = self.server.clone().ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no server to read from"))?;
+        super::dispatch::read_own(&server, self.clone(), uri).await
     }
 
     /// This context for a middleware holding `next` (see [`RequestContext::take_next`]).

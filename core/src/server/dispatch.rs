@@ -82,6 +82,7 @@ impl Service for ServerService {
                 input_key: None,
                 auth,
                 headers,
+                server: Some(server.clone()),
                 next: None,
             };
             match req.method.as_str() {
@@ -176,6 +177,7 @@ async fn stateless_request(
         input_key: None,
         auth,
         headers,
+        server: Some(server.clone()),
         next: None,
     };
     let mut result = match method {
@@ -352,6 +354,16 @@ async fn read_resource(server: &Server, ctx: RequestContext, params: Option<Valu
     };
     let result = handler.read(ResourceRequest { uri: p.uri, variables }, ctx).await.map_err(|e| e.to_error_object())?;
     to_value(&result)
+}
+
+/// A handler reading one of its own server's resources (`RequestContext::read_resource`).
+pub(crate) async fn read_own(
+    server: &Server,
+    ctx: RequestContext,
+    uri: &str,
+) -> crate::Result<crate::protocol::ReadResourceResult> {
+    let value = read_resource(server, ctx, Some(json!({ "uri": uri }))).await.map_err(crate::Error::from_rpc)?;
+    Ok(serde_json::from_value(value)?)
 }
 
 fn subscribe(server: &Server, ctx: &RequestContext, params: Option<Value>, on: bool) -> Reply {

@@ -96,6 +96,12 @@ pub struct Server {
     inner: Arc<Inner>,
 }
 
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("name", &self.inner.info.name).finish_non_exhaustive()
+    }
+}
+
 struct Inner {
     info: Implementation,
     instructions: Option<String>,

@@ -1,4 +1,5 @@
-//! Middleware around a server's requests, in both eras.
+//! What a server offers around its handlers: middleware around its requests (both eras),
+//! and handlers reading the server's own resources.
 
 use std::sync::{Arc, Mutex};
 
@@ -74,6 +75,45 @@ async fn middleware_wraps_every_routed_request_in_both_eras() {
         log.lock().unwrap().clear();
         assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
         assert!(log.lock().unwrap().contains(&"outer tools/list".to_string()), "{era:?}: lists go through it too");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_handler_reads_its_own_servers_resources() {
+    use oxmcp::protocol::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+    use oxmcp::server::ResourceRequest;
+    let server = Server::builder("r", "1")
+        .resource(Resource::new("memo://note", "note"), |r: ResourceRequest, _| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, "a note")]))
+        })
+        .resource_template(ResourceTemplate::new("memo://{name}/upper", "upper"), |r: ResourceRequest, _| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, r.variables["name"].to_uppercase())]))
+        })
+        .tool(
+            Tool::new("quote", "", json!({"type": "object", "properties": {"uri": {"type": "string"}}})),
+            |a: Arguments, ctx: RequestContext| async move {
+                match ctx.read_resource(a["uri"].as_str().unwrap()).await {
+                    Ok(r) => Ok(CallToolResult::text(
+                        serde_json::to_value(&r.contents[0]).unwrap()["text"].as_str().unwrap_or_default(),
+                    )),
+                    Err(e) => Ok(CallToolResult::text(format!("error {}", e.rpc().map_or(0, |r| r.code)))),
+                }
+            },
+        )
+        .build()
+        .unwrap();
+    for era in [Era::Session, Era::Stateless] {
+        let (a, b) = MemoryTransport::pair();
+        let _served = server.serve(a);
+        let client = Client::builder("c", "1").era(era).connect(b).await.unwrap();
+        let quote = |uri: &'static str| {
+            let client = &client;
+            async move { client.call_tool("quote", json!({"uri": uri})).await.unwrap().content[0].as_text().unwrap().to_string() }
+        };
+        assert_eq!(quote("memo://note").await, "a note");
+        assert_eq!(quote("memo://ada/upper").await, "ADA", "templates too");
+        assert!(quote("memo://none").await.starts_with("error -3"), "{era:?}: an unknown one is the protocol's error");
         client.close().await;
     }
 }
