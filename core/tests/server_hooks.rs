@@ -117,3 +117,68 @@ async fn a_handler_reads_its_own_servers_resources() {
         client.close().await;
     }
 }
+
+fn weather() -> Server {
+    use oxmcp::protocol::{
+        GetPromptResult, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
+    };
+    use oxmcp::server::{PromptArguments, ResourceRequest};
+    Server::builder("weather", "1")
+        .tool(
+            Tool::new("forecast", "", json!({"type": "object", "properties": {"city": {"type": "string"}}})),
+            |a: Arguments, _| async move { Ok(CallToolResult::text(format!("sunny in {}", a["city"].as_str().unwrap_or("?")))) },
+        )
+        .prompt(Prompt::new("advice"), |_: PromptArguments, _| async {
+            Ok(GetPromptResult::new(vec![PromptMessage::text(Role::User, "take an umbrella")]))
+        })
+        .resource(Resource::new("weather://today", "today"), |r: ResourceRequest, _| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, "rain")]))
+        })
+        .resource_template(ResourceTemplate::new("weather://city/{name}", "city"), |r: ResourceRequest, _| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                r.uri.clone(),
+                format!("{} from {}", r.variables["name"], r.uri),
+            )]))
+        })
+        .build()
+        .unwrap()
+}
+
+/// What a client of `main` sees of the weather server mounted under `w`.
+async fn check_mounted(main: &Server, era: Era) {
+    let (a, b) = MemoryTransport::pair();
+    let _served = main.serve(a);
+    let client = Client::builder("c", "1").era(era).connect(b).await.unwrap();
+    let tools: Vec<String> = client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert!(tools.contains(&"w_forecast".to_string()), "{era:?}: {tools:?}");
+    let r = client.call_tool("w_forecast", json!({"city": "Oslo"})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("sunny in Oslo"));
+    let p = client.get_prompt("w_advice", Vec::<(String, String)>::new()).await.unwrap();
+    assert!(serde_json::to_string(&p).unwrap().contains("umbrella"));
+    let text = |r: oxmcp::protocol::ReadResourceResult| {
+        serde_json::to_value(&r.contents[0]).unwrap()["text"].as_str().unwrap().to_string()
+    };
+    assert_eq!(text(client.read_resource("weather://w/today").await.unwrap()), "rain");
+    // The mounted template's handler gets the URI its own server knows.
+    assert_eq!(text(client.read_resource("weather://w/city/oslo").await.unwrap()), "oslo from weather://city/oslo");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_server_mounts_another_under_a_prefix_local_or_through_a_client() {
+    let main = Server::builder("main", "1").mount("w", &weather()).unwrap().build().unwrap();
+    for era in [Era::Session, Era::Stateless] {
+        check_mounted(&main, era).await;
+    }
+
+    // Mounted while serving, the other server reached through a client.
+    let (a, b) = MemoryTransport::pair();
+    let _remote = weather().serve(a);
+    let upstream = std::sync::Arc::new(Client::builder("proxy", "1").connect(b).await.unwrap());
+    let main = Server::builder("main", "1").build().unwrap();
+    main.mount_client("w", upstream).await.unwrap();
+    for era in [Era::Session, Era::Stateless] {
+        check_mounted(&main, era).await;
+    }
+    assert!(main.mount("not a prefix", &weather()).is_err());
+}

@@ -33,6 +33,7 @@ mod http;
 mod input_required;
 mod listen;
 mod middleware;
+mod mount;
 mod registry;
 mod uri_template;
 
