@@ -184,9 +184,8 @@ impl Server {
         for (name, e) in &theirs.prompts {
             ours.prompts.insert(name.clone(), e.clone());
         }
-        let mut only_resources = Registry::default();
-        only_resources.resources = theirs.resources.clone();
-        only_resources.templates = theirs.templates.clone();
+        let only_resources =
+            Registry { resources: theirs.resources.clone(), templates: theirs.templates.clone(), ..Registry::default() };
         import(&mut ours, prefix, &only_resources)?;
         drop((ours, theirs));
         self.list_changed();
