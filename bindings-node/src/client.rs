@@ -111,7 +111,7 @@ impl Connector {
 /// A connected client.
 #[napi]
 pub struct NativeClient {
-    client: Arc<Client>,
+    pub(crate) client: Arc<Client>,
     events: Events,
     /// The cancellable calls JS started, by its ids.
     cancels: Arc<Mutex<HashMap<CallId, CancellationToken>>>,

@@ -106,6 +106,24 @@ impl NativeServer {
         self.server.remove_tool(&name)
     }
 
+    /// Serves `other`'s tools, prompts and resources under `prefix`.
+    #[napi]
+    pub fn mount(&self, env: &Env, prefix: String, other: &NativeServer) -> napi::Result<()> {
+        self.server.mount(&prefix, &other.server).map_err(|e| errors::to_js(env, &e))
+    }
+
+    /// Serves what `client`'s server offers under `prefix`, forwarding each call.
+    #[napi]
+    pub fn mount_client<'env>(
+        &self,
+        env: &'env Env,
+        prefix: String,
+        client: &crate::client::NativeClient,
+    ) -> napi::Result<PromiseRaw<'env, ()>> {
+        let (server, client) = (self.server.clone(), client.client.clone());
+        errors::promise(env, async move { server.mount_client(&prefix, client).await })
+    }
+
     /// Removes a prompt; returns whether it existed.
     #[napi]
     pub fn remove_prompt(&self, name: String) -> bool {

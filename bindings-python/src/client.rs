@@ -17,7 +17,7 @@ use crate::event_loop::{self, LoopHandle, PyLoop};
 /// A connected client.
 #[pyclass(module = "oxmcp._oxmcp")]
 pub struct NativeClient {
-    client: Arc<Client>,
+    pub(crate) client: Arc<Client>,
 }
 
 #[pymethods]

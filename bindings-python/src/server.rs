@@ -22,13 +22,19 @@ pub struct NativeServer {
     /// started from. Handlers are registered before any loop runs, and a server may outlive
     /// a loop (a module-level server in tests, each run on a loop of its own).
     event_loop: Arc<Mutex<Option<LoopHandle>>>,
+    /// The loop slots of the servers this one mounts (theirs and what they mount): their
+    /// handlers run on the loop this one serves from.
+    mounted: Mutex<Vec<Arc<Mutex<Option<LoopHandle>>>>>,
 }
 
 impl NativeServer {
     /// Makes the running loop the one handlers run on (each serve and in-memory client).
     pub(crate) fn bind_loop(&self, py: Python<'_>) -> PyResult<()> {
         let (handle, _) = LoopHandle::current(py)?;
-        *self.event_loop.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+        let mounted = self.mounted.lock().unwrap_or_else(|e| e.into_inner());
+        for slot in std::iter::once(&self.event_loop).chain(mounted.iter()) {
+            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle.clone());
+        }
         Ok(())
     }
 }
@@ -42,7 +48,7 @@ impl NativeServer {
         if let Some(i) = instructions {
             staged.set_instructions(i).map_err(errors::raise)?;
         }
-        Ok(Self { staged, event_loop: Arc::default() })
+        Ok(Self { staged, event_loop: Arc::default(), mounted: Mutex::default() })
     }
 
     /// Files `definition_json` as a `kind` (`"tool"`, `"resource"`, `"resource template"`,
@@ -76,6 +82,31 @@ impl NativeServer {
     /// Removes a tool, staged or live; returns whether it existed.
     fn remove_tool(&self, name: &str) -> bool {
         self.staged.remove_tool(name)
+    }
+
+    /// Serves `other`'s tools, prompts and resources under `prefix`.
+    fn mount(&self, prefix: &str, other: PyRef<'_, NativeServer>) -> PyResult<()> {
+        self.staged.mount(prefix, &other.staged).map_err(errors::raise)?;
+        let theirs = other.mounted.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut mounted = self.mounted.lock().unwrap_or_else(|e| e.into_inner());
+        mounted.push(other.event_loop.clone());
+        mounted.extend(theirs);
+        Ok(())
+    }
+
+    /// Serves what `client`'s server offers under `prefix`, forwarding each call
+    /// (awaitable).
+    fn mount_client<'py>(
+        &self,
+        py: Python<'py>,
+        prefix: String,
+        client: PyRef<'py, crate::client::NativeClient>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (staged, client) = (self.staged.clone(), client.client.clone());
+        awaitable(py, async move {
+            staged.mount_client(&prefix, client).await?;
+            Ok(None::<String>)
+        })
     }
 
     /// Removes a prompt, staged or live; returns whether it existed.

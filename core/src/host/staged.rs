@@ -169,6 +169,8 @@ enum Registration {
     Prompt(Prompt, Adapter),
     Completion(Adapter),
     Middleware(Adapter),
+    /// Another staged server's registrations, under a prefix.
+    Mount(String, Arc<StagedServer>),
 }
 
 fn definition<T: DeserializeOwned>(kind: HandlerKind, text: &str) -> Result<T> {
@@ -282,7 +284,10 @@ impl StagedServer {
                 Registration::Tool(t, h) => server.add_tool_handler(t.clone(), h.clone())?,
                 Registration::Resource(res, h) => server.add_resource_handler(res.clone(), h.clone()),
                 Registration::Prompt(p, h) => server.add_prompt_handler(p.clone(), h.clone()),
-                Registration::Template(..) | Registration::Completion(..) | Registration::Middleware(..) => {
+                Registration::Template(..)
+                | Registration::Completion(..)
+                | Registration::Middleware(..)
+                | Registration::Mount(..) => {
                     return Err(Error::new(
                         ErrorKind::InvalidInput,
                         "resource templates, completion and middleware must be registered before serving",
@@ -298,6 +303,45 @@ impl StagedServer {
     /// list changed).
     pub fn remove_tool(&self, name: &str) -> bool {
         self.remove(|r| matches!(r, Registration::Tool(t, _) if t.name == name), |s| s.remove_tool(name))
+    }
+
+    /// Serves `other`'s tools, prompts, resources and templates under `prefix` (see
+    /// [`crate::server::Server::mount`]): what `other` has when this server starts
+    /// serving, or now if it serves already.
+    pub fn mount(&self, prefix: &str, other: &Arc<StagedServer>) -> Result<()> {
+        // A cycle would build each server from the other, for ever.
+        if std::ptr::eq(self, other.as_ref()) || other.mounts(self) {
+            return Err(Error::new(ErrorKind::InvalidInput, "a server cannot mount itself, even through others"));
+        }
+        let running = self.lock().running.clone();
+        match running {
+            Some(server) => server.mount(prefix, &other.server()?),
+            None => {
+                self.lock().registrations.push(Registration::Mount(prefix.to_string(), other.clone()));
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether this server mounts `target`, directly or through others.
+    fn mounts(&self, target: &StagedServer) -> bool {
+        let mounted: Vec<Arc<StagedServer>> = self
+            .lock()
+            .registrations
+            .iter()
+            .filter_map(|r| match r {
+                Registration::Mount(_, s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        mounted.iter().any(|s| std::ptr::eq(s.as_ref(), target) || s.mounts(target))
+    }
+
+    /// Serves what the server at the other end of `client` offers, under `prefix`, each
+    /// call forwarded (see [`crate::server::Server::mount_client`]). This starts the
+    /// engine's server: templates, completion and middleware must be registered before.
+    pub async fn mount_client(&self, prefix: &str, client: Arc<crate::client::Client>) -> Result<()> {
+        self.server()?.mount_client(prefix, client).await
     }
 
     /// Removes a prompt, staged or live; returns whether it existed.
@@ -351,6 +395,7 @@ impl StagedServer {
                 Registration::Prompt(p, h) => b.prompt_handler(p.clone(), h.clone()),
                 Registration::Completion(h) => b.completion_handler(h.clone()),
                 Registration::Middleware(h) => b.middleware(h.clone()),
+                Registration::Mount(prefix, other) => b.mount(prefix, &other.server()?)?,
             };
         }
         let server = b.build()?;
@@ -483,6 +528,29 @@ mod tests {
         let e = c.list_all_tools().await.unwrap_err();
         assert_eq!(e.rpc().unwrap().code, -32001);
         assert!(server.register(HandlerKind::Middleware, "{}", answer_nothing()).is_err(), "middleware comes before serving");
+        c.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_staged_server_mounts_another_and_refuses_cycles() {
+        let (main, weather) = (StagedServer::new("main", "1"), StagedServer::new("weather", "1"));
+        let calls = weather.calls().clone();
+        let tool = r#"{"name": "forecast", "inputSchema": {"type": "object"}}"#;
+        weather
+            .register(
+                HandlerKind::Tool,
+                tool,
+                Arc::new(move |id, _| {
+                    calls.complete(id, Ok(json!({"content": [{"type": "text", "text": "sunny"}]}).to_string()))
+                }),
+            )
+            .unwrap();
+        main.mount("w", &weather).unwrap();
+        assert!(weather.mount("m", &main).is_err(), "a cycle");
+        assert!(main.mount("me", &main).is_err());
+        let calls = HostCalls::new(Default::default());
+        let c = client::connect_in_memory(&main, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        assert_eq!(c.call_tool("w_forecast", json!({})).await.unwrap().content[0].as_text(), Some("sunny"));
         c.close().await;
     }
 
