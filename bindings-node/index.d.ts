@@ -121,15 +121,47 @@ export interface CreateMessageResult {
   stopReason?: string
   [key: string]: any
 }
+/** The options of `ctx.sample()`: the request's fields but its messages (no others, so a
+ *  misspelled one is a type error). */
+export interface SampleOptions {
+  /** Default: chosen by the engine. */
+  maxTokens?: number
+  systemPrompt?: string
+  temperature?: number
+  stopSequences?: string[]
+  modelPreferences?: ModelPreferences
+  includeContext?: 'none' | 'thisServer' | 'allServers'
+  metadata?: JsonObject
+  /** Tools the model may call (sampling with tools). */
+  tools?: Tool[]
+  toolChoice?: { mode?: 'auto' | 'required' | 'none' }
+  _meta?: JsonObject
+}
+export interface ModelPreferences {
+  hints?: Array<{ name?: string }>
+  costPriority?: number
+  speedPriority?: number
+  intelligencePriority?: number
+}
+/** The options of `ctx.elicit()` beside its message and schema. */
+export interface ElicitOptions {
+  mode?: 'form' | 'url'
+  url?: string
+  elicitationId?: string
+  _meta?: JsonObject
+}
 export interface ElicitParams { message: string; requestedSchema?: JsonObject; mode?: 'form' | 'url'; url?: string; [key: string]: any }
 export interface ElicitResult<C = JsonObject> { action: 'accept' | 'decline' | 'cancel'; content?: C }
 
 // --------------------------------------------------------------------------------------
 // Server
 
-/** One request's context, the last argument of every handler. */
-export class Context {
+/** One request's context, the last argument of every handler; `L` is the type of the
+ *  server's lifespan value. */
+export class Context<L = unknown> {
   private constructor()
+  /** The `value` the server's `lifespan` resolved to (undefined without a lifespan). */
+  readonly lifespan: L
   /** Fires when the client cancels the request (its reason is a RequestCancelledError). */
   readonly signal: AbortSignal
   /** The client's id of this request. */
@@ -152,9 +184,9 @@ export class Context {
   /** Sends a log message (if the client's level lets it through). */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>
   /** Asks the user for input; with a zod schema an accepted answer's content is parsed. */
-  elicit<S extends SchemaInput>(message: string, schema: S, options?: JsonObject): Promise<ElicitResult<Infer<S>>>
+  elicit<S extends SchemaInput>(message: string, schema: S, options?: ElicitOptions): Promise<ElicitResult<Infer<S>>>
   /** Asks the client's model. A string is one user message. */
-  sample(messages: string | Array<string | SamplingMessage>, options?: Partial<Omit<CreateMessageParams, 'messages'>>): Promise<CreateMessageResult>
+  sample(messages: string | Array<string | SamplingMessage>, options?: SampleOptions): Promise<CreateMessageResult>
   /** The client's roots. */
   listRoots(): Promise<Root[]>
   /** Over Streamable HTTP, closes this request's SSE stream; the client resumes it. */
@@ -172,22 +204,41 @@ export interface ToolConfig<S extends SchemaInput | undefined = undefined> {
    *  validated by the engine; with zod the handler receives the zod-parsed values. */
   inputSchema?: S
   outputSchema?: SchemaInput
-  annotations?: JsonObject
+  annotations?: ToolAnnotations
   _meta?: JsonObject
   icons?: JsonObject[]
   /** Replace a tool of the same name (otherwise registering it again throws). */
   replace?: boolean
 }
 
-export type ToolHandler<Args> = (args: Args, ctx: Context) => ToolReturn | Promise<ToolReturn>
+/** Hints about a tool's behaviour, for clients (not enforced). */
+export interface ToolAnnotations {
+  title?: string
+  readOnlyHint?: boolean
+  destructiveHint?: boolean
+  idempotentHint?: boolean
+  openWorldHint?: boolean
+}
+
+export type ToolHandler<Args, L = unknown> = (args: Args, ctx: Context<L>) => ToolReturn | Promise<ToolReturn>
+
+/** Hints about a resource or content for clients. */
+export interface Annotations {
+  audience?: Array<'user' | 'assistant'>
+  priority?: number
+  /** ISO 8601. */
+  lastModified?: string
+}
 
 export interface ResourceConfig {
   name?: string
   title?: string
   description?: string
   mimeType?: string
-  annotations?: JsonObject
+  annotations?: Annotations
   _meta?: JsonObject
+  icons?: JsonObject[]
+  /** Of a fixed resource (a template has none). */
   size?: number
   /** Replace a resource of the same URI (otherwise registering it again throws). */
   replace?: boolean
@@ -195,7 +246,18 @@ export interface ResourceConfig {
 /** What a resource handler may return: text, bytes (a blob), `{ contents }`, a content
  *  (`{ text }` or `{ blob }`), an array of them, or JSON data. */
 export type ResourceReturn = string | Uint8Array | ArrayBuffer | ReadResourceResult | Partial<ResourceContents> | JsonObject | Array<string | Uint8Array | Partial<ResourceContents>>
-export type ResourceHandler = (uri: string, variables: Record<string, string>, ctx: Context) => ResourceReturn | Promise<ResourceReturn>
+export type ResourceHandler<Vars = Record<string, string>, L = unknown> = (uri: string, variables: Vars, ctx: Context<L>) => ResourceReturn | Promise<ResourceReturn>
+
+// The variables of a URI template (RFC 6570) by name: `'file://{dir}/{name}{?rev}'` has
+// dir, name and rev. A URI that is not a literal type has any names.
+type TemplateExpressions<U extends string> = U extends `${string}{${infer E}}${infer Rest}` ? E | TemplateExpressions<Rest> : never
+type TemplateVarList<E extends string> = E extends `${infer A},${infer B}` ? TemplateVarName<A> | TemplateVarList<B> : TemplateVarName<E>
+type TemplateVarName<V extends string> = V extends `${infer N}*` ? N : V extends `${infer N}:${string}` ? N : V
+type TemplateExpressionVars<E extends string> = E extends `${'+' | '#' | '.' | '/' | ';' | '?' | '&'}${infer R}` ? TemplateVarList<R> : TemplateVarList<E>
+/** The `variables` a resource handler of URI (template) `U` gets. */
+export type TemplateVariables<U extends string> = string extends U
+  ? Record<string, string>
+  : { [K in TemplateExpressionVars<TemplateExpressions<U>>]: string }
 
 export interface PromptConfig<S extends SchemaInput | undefined = undefined> {
   title?: string
@@ -204,18 +266,22 @@ export interface PromptConfig<S extends SchemaInput | undefined = undefined> {
   /** Arguments as a zod shape/schema or a JSON Schema object. */
   argsSchema?: S
   _meta?: JsonObject
+  icons?: JsonObject[]
   /** Replace a prompt of the same name (otherwise registering it again throws). */
   replace?: boolean
 }
 export type PromptReturn = string | PromptMessage | { role: 'user' | 'assistant'; content: string | ContentBlock } | Array<string | { role: 'user' | 'assistant'; content: string | ContentBlock }> | GetPromptResult
-export type PromptHandler<Args> = (args: Args, ctx: Context) => PromptReturn | Promise<PromptReturn>
+export type PromptHandler<Args, L = unknown> = (args: Args, ctx: Context<L>) => PromptReturn | Promise<PromptReturn>
 
+/** The reference a completion request names, as a completion handler gets it. */
 export interface CompletionReference { type: 'ref/prompt' | 'ref/resource'; name?: string; uri?: string }
-export type CompletionHandler = (
+/** The reference a client completes: a prompt by name or a resource template by URI. */
+export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }
+export type CompletionHandler<L = unknown> = (
   ref: CompletionReference,
   argument: { name: string; value: string },
   context: { arguments?: Record<string, string> } | undefined,
-  ctx: Context,
+  ctx: Context<L>,
 ) => string[] | Completion | Promise<string[] | Completion>
 
 export interface HttpOptions {
@@ -247,26 +313,58 @@ export interface AuthInfo {
   claims: JsonObject
 }
 
-/** An MCP server whose tools, resources and prompts are JavaScript functions. */
 /** A request as a middleware sees it. */
-export interface MiddlewareRequest {
+export interface MiddlewareRequest<L = unknown> {
   method: string
   params: JsonObject | undefined
-  ctx: Context
+  ctx: Context<L>
 }
 
 /** `async ({ method, params, ctx }, next) => result`. */
-export type Middleware = (request: MiddlewareRequest, next: (params?: JsonObject) => Promise<JsonObject>) => JsonObject | Promise<JsonObject>
+export type Middleware<L = unknown> = (request: MiddlewareRequest<L>, next: (params?: JsonObject) => Promise<JsonObject>) => JsonObject | Promise<JsonObject>
 
-export class Server {
-  constructor(info: { name: string; version?: string; instructions?: string } | string, options?: { instructions?: string })
-  tool(name: string, handler: ToolHandler<JsonObject>): this
-  tool<S extends SchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<S extends undefined ? JsonObject : Infer<S>>): this
-  resource(uri: string, handler: ResourceHandler): this
-  resource(uri: string, config: ResourceConfig, handler: ResourceHandler): this
-  prompt(name: string, handler: PromptHandler<Record<string, string>>): this
-  prompt<S extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<S extends undefined ? Record<string, string> : Infer<S>>): this
-  completion(handler: CompletionHandler): this
+/** Whose error `onError` gets: the handler's kind and its name (a resource's URI or
+ *  template, a middleware's request method, the prompt or URI a completion is for). A
+ *  lifespan whose `close` fails when stdin closes (no caller to throw to) is `lifespan`. */
+export interface HandlerErrorInfo {
+  kind: 'tool' | 'resource' | 'prompt' | 'completion' | 'middleware' | 'lifespan'
+  name: string
+}
+
+/** What a lifespan function resolves to: the state handlers read as `ctx.lifespan`, and
+ *  its cleanup, run by `server.close()` (or when a stdio server's stdin closes). */
+export interface Lifespan<L> {
+  value?: L
+  close?: () => void | Promise<void>
+}
+
+export interface ServerOptions<L = unknown> {
+  /** Told to clients at initialization. */
+  instructions?: string
+  /** Gets every error a handler throws (or rejects with) but an McpError, instead of
+   *  console.error (which prints the handler's kind and name, then the stack). */
+  onError?: (error: unknown, info: HandlerErrorInfo) => void | Promise<void>
+  /** Answer such errors with a generic message (`internal error in tool NAME`), keeping
+   *  their text from the client and the model; McpErrors are still sent as they are. */
+  maskErrors?: boolean
+  /** Runs once when the server starts serving (the first listener or in-memory client),
+   *  before any request. */
+  lifespan?: (server: Server<any>) => Lifespan<L> | null | void | Promise<Lifespan<L> | null | void>
+}
+
+/** An MCP server whose tools, resources and prompts are JavaScript functions; `L` is the
+ *  type of its lifespan value (`ctx.lifespan`). */
+export class Server<L = unknown> {
+  constructor(info: { name: string; version?: string; instructions?: string } | string, options?: ServerOptions<L>)
+  tool(name: string, handler: ToolHandler<JsonObject, L>): this
+  tool<S extends SchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<S extends undefined ? JsonObject : Infer<S>, L>): this
+  /** A URI with `{variables}` is a template; the handler's `variables` are typed by their
+   *  names when the URI is a literal. */
+  resource<U extends string>(uri: U, handler: ResourceHandler<TemplateVariables<U>, L>): this
+  resource<U extends string>(uri: U, config: ResourceConfig, handler: ResourceHandler<TemplateVariables<U>, L>): this
+  prompt(name: string, handler: PromptHandler<Record<string, string>, L>): this
+  prompt<S extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<S extends undefined ? Record<string, string> : Infer<S>, L>): this
+  completion(handler: CompletionHandler<L>): this
   /** Removes a tool (clients are told the list changed). */
   removeTool(name: string): boolean
   /** Removes a prompt (clients are told the list changed). */
@@ -276,19 +374,19 @@ export class Server {
   /** Adds a middleware around every request the server routes (both eras); the first
    *  added is the outermost. `next()` runs the rest (with the request's params, or the
    *  ones given) and resolves to the result. */
-  use(middleware: Middleware): this
+  use(middleware: Middleware<L>): this
   /** Tells clients subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void
   /** Live sessions. */
   readonly sessionCount: number
   /** Serves one client on stdin/stdout; resolves once serving. */
   listenStdio(): Promise<void>
-  /** Serves Streamable HTTP (and legacy SSE); resolves to the endpoint URL. */
   /** Checks the access tokens of a protected HTTP listener with `fn` instead of JWTs:
    *  who the token speaks for, or `null` to refuse it. */
   verifyTokens(fn: (token: string) => Partial<AuthInfo> | null | Promise<Partial<AuthInfo> | null>): void
+  /** Serves Streamable HTTP (and legacy SSE); resolves to the endpoint URL. */
   listenHttp(options?: HttpOptions): Promise<string>
-  /** Stops serving; the process can exit. */
+  /** Stops serving, then ends the lifespan; the process can exit. */
   close(): Promise<void>
 }
 
@@ -378,11 +476,12 @@ export class Client {
   private constructor()
   /** Starts `command` and connects over stdio. */
   static stdio(command: string, args?: string[], options?: StdioClientOptions): Promise<Client>
+  static stdio(command: string, options?: StdioClientOptions): Promise<Client>
   /** Connects to a Streamable HTTP server (or a legacy HTTP+SSE one). */
   static http(url: string, options?: HttpClientOptions): Promise<Client>
   /** A client of `server`, a `Server` of this process, through memory: no child process
    *  and no socket (for tests). */
-  static inMemory(server: Server, options?: ClientOptions): Promise<Client>
+  static inMemory(server: Server<any>, options?: ClientOptions): Promise<Client>
 
   readonly serverInfo: Implementation
   readonly serverCapabilities: JsonObject
@@ -407,7 +506,7 @@ export class Client {
   listPrompts(options?: RequestOptions): Promise<Prompt[]>
   listPromptsPage(cursor?: string, options?: RequestOptions): Promise<{ prompts: Prompt[]; nextCursor?: string }>
   getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult>
-  complete(ref: CompletionReference, argument: { name: string; value: string }, context?: Record<string, string>, options?: RequestOptions): Promise<Completion>
+  complete(ref: CompletionRef, argument: { name: string; value: string }, context?: Record<string, string>, options?: RequestOptions): Promise<Completion>
   setLogLevel(level: LoggingLevel, options?: RequestOptions): Promise<void>
   notifyRootsChanged(): void
   /** The engine's pending and in-flight request counts (for leak checks). */

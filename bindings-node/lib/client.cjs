@@ -65,9 +65,11 @@ class Client extends EventEmitter {
   }
 
   /** Connects to `server`, a `Server` of this process, through memory: no child process
-   *  and no socket, for tests. Options as for `stdio` (but `env` and `cwd`). */
+   *  and no socket, for tests. Options as for `stdio` (but `env` and `cwd`). The first
+   *  one starts the server's lifespan, as a listener would. */
   static async inMemory(server, options = {}) {
     if (!(server?._native instanceof native.NativeServer)) throw new InvalidInputError(null, 'inMemory needs an oxmcp Server')
+    await server._start()
     return Client._connect({}, options, server._native)
   }
 

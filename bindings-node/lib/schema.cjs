@@ -84,11 +84,13 @@ function schemaOf(schema, what) {
 }
 
 // zod 3 and zod 4 answer safeParse alike: `{ success, data }` or `{ error: { issues } }`.
+// The failure is an InvalidInputError: the caller's mistake, which the model must read
+// (maskErrors leaves it alone) and the server need not report.
 function zodParse(z, value) {
   const r = z.safeParse(value)
   if (r.success) return r.data
   const issues = (r.error.issues || []).map(i => `${(i.path || []).join('.') || '(root)'}: ${i.message}`)
-  throw new Error(`Invalid arguments: ${issues.join('; ') || r.error.message}`)
+  throw new InvalidInputError(null, `Invalid arguments: ${issues.join('; ') || r.error.message}`)
 }
 
 module.exports = { schemaOf, zod, zodParse }

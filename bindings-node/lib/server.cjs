@@ -2,7 +2,7 @@
 // The Server and the Context its handlers get.
 
 const native = require('../native.cjs')
-const { InvalidInputError, RequestCancelledError, UnauthorizedError, nativeCall, thrownToJson, wrapSync } = require('./errors.cjs')
+const { InvalidInputError, McpError, RequestCancelledError, UnauthorizedError, nativeCall, thrownToJson, wrapSync } = require('./errors.cjs')
 const { schemaOf, zod, zodParse } = require('./schema.cjs')
 const { completionResult, promptResult, resourceResult, toolResult } = require('./results.cjs')
 
@@ -14,9 +14,10 @@ const HTTP_OPTIONS = ['host', 'port', 'path', 'stateless', 'jsonResponse', 'allo
 
 /** One request's context, handed to every handler as its last argument. */
 class Context {
-  constructor(native, id) {
+  constructor(native, id, lifespan) {
     this._native = native
     this._id = id
+    this._lifespan = lifespan
     this._info = null
     this._controller = null
   }
@@ -62,6 +63,8 @@ class Context {
   /** The HTTP request's headers (lower-case names; no `authorization`: see `auth`), or
    *  undefined when the request did not come over HTTP. */
   get headers() { return this._details().headers ?? undefined }
+  /** The `value` of the server's `lifespan` (undefined without one). */
+  get lifespan() { return this._lifespan }
 
   /** Sends a progress notification (nothing if the client asked for none). */
   progress(progress, total, message) {
@@ -128,9 +131,27 @@ function definitionFields(out, config, keys) {
  * ```
  */
 class Server {
+  /** `info`: `{ name, version, instructions }` (or the name). `options`: `instructions`;
+   *  `onError(err, { kind, name })`, which gets every error a handler throws but an
+   *  McpError (default: console.error, with its stack); `maskErrors: true` answers such
+   *  an error with a generic message instead of its own; `lifespan: async server =>
+   *  ({ value, close })`, run when the server starts serving (`ctx.lifespan` is `value`)
+   *  and ended by `close()`. */
   constructor(info = {}, options = {}) {
     if (typeof info === 'string') info = { name: info }
+    options = options || {}
     const instructions = options.instructions ?? info.instructions ?? null
+    for (const k of ['onError', 'lifespan']) {
+      if (options[k] != null && typeof options[k] !== 'function') throw new InvalidInputError(null, `${k} must be a function`)
+    }
+    this._onError = options.onError ?? null
+    this._maskErrors = options.maskErrors === true
+    this._lifespanFn = options.lifespan ?? null
+    // The lifespan while serving: a promise of `{ value, close }` (null when not serving),
+    // and the promise of its end (close() and a closed stdin may both end it).
+    this._life = null
+    this._ended = Promise.resolve()
+    this._state = undefined
     this._slots = []
     // Registered tool and prompt names and resource URIs (templates by their template).
     this._names = { tool: new Set(), prompt: new Set(), resource: new Set() }
@@ -141,9 +162,11 @@ class Server {
   }
 
   /** Files a handler: `run(input, ctx)` calls the user's function with the engine's input
-   *  (parsed JSON), `finish(value, input)` makes its return value the result the kind owes. */
-  _slot(run, finish) {
-    this._slots.push({ run, finish })
+   *  (parsed JSON), `finish(value, input)` makes its return value the result the kind owes.
+   *  `kind` and `name` (a string, or a function of the input) say whose failures they are
+   *  when reported; a slot without a kind (verifyTokens) fails quietly. */
+  _slot(run, finish, kind = null, name = null) {
+    this._slots.push({ run, finish, kind, name })
     return this._slots.length - 1
   }
 
@@ -188,7 +211,7 @@ class Server {
     tool.inputSchema = input.json
     if (config.outputSchema !== undefined) tool.outputSchema = schemaOf(config.outputSchema, 'outputSchema').json
     const z = input.zod
-    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult)
+    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult, 'tool', name)
     wrapSync(() => this._native.register('tool', JSON.stringify(tool), slot))
     this._names.tool.add(name)
     return this
@@ -211,6 +234,7 @@ class Server {
     const slot = this._slot(
       (input, ctx) => handler(input.uri, input.variables || {}, ctx),
       (value, input) => resourceResult(input.uri, value, mimeType),
+      'resource', uri,
     )
     if (template) {
       delete def.size
@@ -246,7 +270,7 @@ class Server {
         return entry
       })
     }
-    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), value => promptResult(value))
+    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), value => promptResult(value), 'prompt', name)
     wrapSync(() => this._native.register('prompt', JSON.stringify(def), slot))
     this._names.prompt.add(name)
     return this
@@ -255,7 +279,8 @@ class Server {
   /** Sets the completion function `(ref, argument, context, ctx)`: `ref` is the prompt or
    *  template reference, `argument` has `name` and `value`. Returns candidate strings. */
   completion(handler) {
-    const slot = this._slot((p, ctx) => handler(p.ref, p.argument, p.context, ctx), completionResult)
+    const slot = this._slot((p, ctx) => handler(p.ref, p.argument, p.context, ctx), completionResult,
+      'completion', p => String(p?.ref?.name ?? p?.ref?.uri ?? ''))
     wrapSync(() => this._native.register('completion', '{}', slot))
     return this
   }
@@ -301,7 +326,7 @@ class Server {
         return JSON.parse(await nativeCall(wrapSync(() => this._native.ctxNext(ctx._id, json))))
       }
       return fn({ method: input.method, params: input.params ?? undefined, ctx }, next)
-    }, value => value)
+    }, value => value, 'middleware', input => String(input?.method ?? ''))
     wrapSync(() => this._native.register('middleware', '{}', slot))
     return this
   }
@@ -319,6 +344,7 @@ class Server {
   /** Serves one client on stdin/stdout (write nothing else to stdout); resolves once
    *  serving. The process stays alive until stdin closes or `close()`. */
   async listenStdio() {
+    await this._start()
     // Listening before the engine starts: stdin may close (an event) before this resumes.
     this._listening.stdio = true
     this._updateRef()
@@ -341,13 +367,15 @@ class Server {
     // The engine rejects keys it does not know; this API has always ignored them.
     const o = {}
     for (const k of HTTP_OPTIONS) if (options[k] != null) o[k] = options[k]
+    await this._start()
     const url = await nativeCall(wrapSync(() => this._native.listenHttp(JSON.stringify(o))))
     this._listening.http = true
     this._updateRef()
     return url
   }
 
-  /** Stops serving; the process may exit once nothing else keeps it alive. */
+  /** Stops serving, then ends the lifespan (its `close`); the process may exit once nothing
+   *  else keeps it alive. */
   async close() {
     try {
       await nativeCall(this._native.close())
@@ -355,7 +383,48 @@ class Server {
       this._listening.stdio = false
       this._listening.http = false
       this._updateRef()
+      await this._end()
     }
+  }
+
+  /** Starts the lifespan unless it runs already: once per serving, before the first
+   *  listener or in-memory client. A failed start is tried again by the next one. */
+  _start() {
+    if (this._life === null) {
+      const fn = this._lifespanFn
+      this._life = (async () => {
+        await this._ended.catch(() => undefined) // the last close's failure was its caller's
+        if (fn === null) return null
+        const got = await fn(this)
+        if (got == null) return null
+        const extra = typeof got === 'object' ? Object.keys(got).filter(k => k !== 'value' && k !== 'close') : ['?']
+        if (extra.length || (got.close != null && typeof got.close !== 'function')) {
+          throw new InvalidInputError(null, 'lifespan must return (or resolve to) { value, close } (both optional)')
+        }
+        this._state = got.value
+        return got
+      })()
+      const life = this._life
+      life.catch(() => {
+        if (this._life === life) this._life = null
+      })
+    }
+    return this._life
+  }
+
+  /** Ends the lifespan (its `close`, after serving stopped); the same promise while ending. */
+  _end() {
+    const life = this._life
+    if (life === null) return this._ended
+    this._life = null
+    this._ended = life.then(
+      got => {
+        this._state = undefined
+        return got && got.close ? got.close() : undefined
+      },
+      () => undefined, // a failed start has nothing to close
+    )
+    return this._ended
   }
 
   _updateRef() {
@@ -372,6 +441,8 @@ class Server {
       if (kind === STDIO_CLOSED) {
         this._listening.stdio = false
         this._updateRef()
+        // Stdin closing ends a stdio server: its lifespan too, unless HTTP still serves.
+        if (!this._listening.http) this._end().catch(err => this._report(err, 'lifespan', 'close'))
         return
       }
       this._run(id, this._slots[slot], a)
@@ -385,41 +456,75 @@ class Server {
   }
 
   _run(id, entry, inputJson) {
-    const ctx = new Context(this._native, id)
+    const ctx = new Context(this._native, id, this._state)
     let input, value
     try {
       input = JSON.parse(inputJson)
       value = entry.run(input, ctx)
     } catch (err) {
-      this._native.fail(id, thrownToJson(err))
+      this._fail(id, entry, input, err, ctx)
       return
     }
     if (value === null || typeof value !== 'object' || typeof value.then !== 'function') {
-      this._finish(id, entry, value, input)
+      this._finish(id, entry, value, input, ctx)
       return
     }
     this._live.set(id, ctx)
     value.then(
       v => {
         this._live.delete(id)
-        this._finish(id, entry, v, input)
+        this._finish(id, entry, v, input, ctx)
       },
       err => {
         this._live.delete(id)
-        this._native.fail(id, thrownToJson(err))
+        this._fail(id, entry, input, err, ctx)
       },
     )
   }
 
-  _finish(id, entry, value, input) {
+  _finish(id, entry, value, input, ctx) {
     let text
     try {
       text = JSON.stringify(entry.finish(value, input))
     } catch (err) {
-      this._native.fail(id, thrownToJson(err))
+      this._fail(id, entry, input, err, ctx)
       return
     }
     this._native.complete(id, text)
+  }
+
+  /** Answers call `id` with what its handler threw. An McpError is deliberate and sent as
+   *  it is; anything else is a bug: reported here (before the client hears of it, so
+   *  tests see it in order), and with `maskErrors` its text stays on the server. A
+   *  handler giving up on a request the client cancelled is no bug: nobody hears it. */
+  _fail(id, entry, input, err, ctx) {
+    let json
+    if (entry.kind === null || err instanceof McpError) json = thrownToJson(err)
+    else {
+      const name = typeof entry.name === 'function' ? entry.name(input) : entry.name
+      const cancelled = ctx._controller !== null && ctx._controller.signal.aborted
+      if (!cancelled) this._report(err, entry.kind, name)
+      json = this._maskErrors
+        ? JSON.stringify({ message: `internal error in ${entry.kind}${name ? ` ${name}` : ''}` })
+        : thrownToJson(err)
+    }
+    this._native.fail(id, json)
+  }
+
+  /** Reports an error no caller can see: to `onError`, or with its stack on stderr. A hook
+   *  that fails is reported on stderr, never to the client. */
+  _report(err, kind, name) {
+    const hookFailed = e => console.error('oxmcp: the onError hook failed:', e)
+    if (this._onError === null) {
+      console.error(`oxmcp: ${kind} ${JSON.stringify(name)} failed:`, err)
+      return
+    }
+    try {
+      const r = this._onError(err, { kind, name })
+      if (r && typeof r.then === 'function') r.then(null, hookFailed)
+    } catch (e) {
+      hookFailed(e)
+    }
   }
 }
 
