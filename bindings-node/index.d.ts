@@ -189,6 +189,8 @@ export class Context<L = unknown> {
   sample(messages: string | Array<string | SamplingMessage>, options?: SampleOptions): Promise<CreateMessageResult>
   /** The client's roots. */
   listRoots(): Promise<Root[]>
+  /** Reads one of this server's own resources, with this request's context. */
+  readResource(uri: string): Promise<ReadResourceResult>
   /** Over Streamable HTTP, closes this request's SSE stream; the client resumes it. */
   endResponseStream(): void
 }
@@ -371,6 +373,10 @@ export class Server<L = unknown> {
   removePrompt(name: string): boolean
   /** Removes a resource, not a template (clients are told the list changed). */
   removeResource(uri: string): boolean
+  /** Serves `other`'s tools, prompts, resources and templates under `prefix` (names
+   *  `prefix_name`, URIs `scheme://prefix/rest`); a `Client` is forwarded to, each call. */
+  mount(prefix: string, other: Server<any>): this
+  mount(prefix: string, other: Client): Promise<this>
   /** Adds a middleware around every request the server routes (both eras); the first
    *  added is the outermost. `next()` runs the rest (with the request's params, or the
    *  ones given) and resolves to the result. */

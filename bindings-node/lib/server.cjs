@@ -106,6 +106,12 @@ class Context {
     return JSON.parse(await this._ask('roots/list', {})).roots
   }
 
+  /** Reads one of this server's own resources (or templates), as a client would, with
+   *  this request's context. */
+  async readResource(uri) {
+    return JSON.parse(await nativeCall(wrapSync(() => this._native.ctxReadResource(this._id, String(uri)))))
+  }
+
   _ask(method, params) {
     return nativeCall(wrapSync(() => this._native.ctxAsk(this._id, method, JSON.stringify(params))))
   }
@@ -302,6 +308,23 @@ class Server {
   removeResource(uri) {
     this._names.resource.delete(String(uri))
     return this._native.removeResource(String(uri))
+  }
+
+  /** Serves another server's tools, prompts, resources and templates under `prefix`:
+   *  names become `prefix_name`, URIs `scheme://prefix/rest` (a read reaches the other
+   *  server with its own URI). `other` is a `Server` of this process (what it has when
+   *  this one starts serving, or now if it serves already), or a connected `Client`,
+   *  whose server's offer is listed now and each call forwarded (then this returns a
+   *  Promise). */
+  mount(prefix, other) {
+    if (other instanceof Server) {
+      wrapSync(() => this._native.mount(String(prefix), other._native))
+      return this
+    }
+    if (other?._native instanceof native.NativeClient) {
+      return nativeCall(wrapSync(() => this._native.mountClient(String(prefix), other._native))).then(() => this)
+    }
+    throw new InvalidInputError(null, 'mount takes an oxmcp Server or a connected Client')
   }
 
   /** Adds a middleware, `async ({ method, params, ctx }, next) => result`, around every
