@@ -165,7 +165,7 @@ def test_official_client_initializes_and_lists_tools(demo):
             assert add.input_schema["properties"]["a"] == {"description": "the first number", "title": "A",
                                                            "type": "integer"}
             assert add.input_schema["properties"]["b"]["description"] == "the second number"
-            assert add.output_schema is None
+            assert add.output_schema["properties"]["result"]["type"] == "integer", "an int is structured as result"
 
             shout = tools["shout"]
             assert shout.description == "Upper-cases text (a sync handler)."

@@ -126,6 +126,8 @@ class Client:
 
     def __init__(self, native: _oxmcp.NativeClient) -> None:
         self._native = native
+        # An in-memory client holds its server's lifespan until it is closed.
+        self._on_close: Optional[Callable[[], Awaitable[None]]] = None
         self._init = _parse(_INITIALIZE, native.initialize_result_json(), "initialize")
 
     # -- connecting ------------------------------------------------------------------------
@@ -220,10 +222,18 @@ class Client:
                                 on_log: Optional[LogHandler] = None, era: Era = "auto") -> "Client":
         """Connects to ``server``, a :class:`Server` of this process, through memory: no
         child process and no socket, for tests. The server keeps serving its other
-        clients (stdio, HTTP) as well."""
+        clients (stdio, HTTP) as well. The server's lifespan is entered first (unless it
+        already runs) and held until the client is closed."""
         caps, on_request, listen = cls._hooks(sampling, elicitation, roots, on_notification, on_log)
         options = {"name": name, "version": version, "answers": caps, "era": cls._era(era)}
-        return cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen, server._native))
+        await server._hold()
+        try:
+            client = cls(await _oxmcp.NativeClient.connect(json.dumps(options), on_request, listen, server._native))
+        except BaseException:
+            await server._release()
+            raise
+        client._on_close = server._release
+        return client
 
     # The keywords are TypedDicts (Unpack) rather than repeated, so a type checker still
     # catches a misspelled or mistyped one.
@@ -260,8 +270,14 @@ class Client:
         await self.close()
 
     async def close(self) -> None:
-        """Closes the connection (a child process is stopped)."""
-        await self._native.close()
+        """Closes the connection (a child process is stopped; an in-memory server's
+        lifespan is let go)."""
+        try:
+            await self._native.close()
+        finally:
+            on_close, self._on_close = self._on_close, None  # once, however often close is called
+            if on_close is not None:
+                await on_close()
 
     # -- what the server said --------------------------------------------------------------
 

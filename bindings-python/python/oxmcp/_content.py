@@ -9,6 +9,7 @@ import json
 from typing import Any, Optional
 
 import pydantic
+import pydantic_core
 
 
 def _b64(data: bytes) -> str:
@@ -140,12 +141,20 @@ def is_structured(value: Any) -> bool:
     return isinstance(value, (dict, pydantic.BaseModel)) or (dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, Content))
 
 
-def tool_result(value: Any) -> dict:
+def tool_result(value: Any, wrap: bool = False) -> dict:
     """What a tool returned, as a CallToolResult: str -> text; dict, model or dataclass ->
     structuredContent plus its JSON as text; bytes or Image -> image; a list -> several
-    blocks; ToolResult and content objects pass through."""
+    blocks; ToolResult and content objects pass through. With ``wrap`` (a tool whose
+    output schema is ``{"result": ...}``) the value is also ``structuredContent["result"]``."""
     if isinstance(value, ToolResult):
         return value.to_mcp()
+    out = _content(value)
+    if wrap:
+        out["structuredContent"] = {"result": pydantic_core.to_jsonable_python(value, by_alias=True)}
+    return out
+
+
+def _content(value: Any) -> dict:
     if value is None:
         return {"content": []}
     if is_structured(value):

@@ -34,8 +34,15 @@ class Context:
             ...
     """
 
-    def __init__(self, native: _oxmcp.NativeContext) -> None:
+    def __init__(self, native: _oxmcp.NativeContext, *, lifespan: Any = None) -> None:
         self._native = native
+        self._lifespan = lifespan
+
+    @property
+    def lifespan(self) -> Any:
+        """What the server's lifespan yielded (``Server(..., lifespan=...)``), as it was when
+        the request came; ``None`` without a lifespan."""
+        return self._lifespan
 
     @property
     def request_id(self) -> Union[int, str]:

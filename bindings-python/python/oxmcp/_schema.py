@@ -5,8 +5,11 @@ values. The engine validates arguments against the input schema before Python ru
 
 from __future__ import annotations
 
+import collections.abc
+import functools
 import inspect
 import re
+import types
 import typing
 from typing import Any, Callable, Optional
 
@@ -73,19 +76,39 @@ class Signature:
         return schema
 
     def output_schema(self) -> Optional[dict]:
-        """An object schema for structured returns (models, dataclasses, TypedDicts, dicts)."""
+        """The tool's output schema from the return annotation: the annotation's own when it
+        is an object (models, dataclasses, TypedDicts, dicts); for other JSON data (``int``,
+        ``str``, ``list[...]``, ...) an object whose ``result`` property is that data (see
+        :attr:`wraps_result`); ``None`` without an annotation, for ``None``/``Any``, and for
+        content helpers and bytes, which say themselves what they send."""
+        schema = self._return_schema
+        if schema is None or not self.wraps_result:
+            return schema
+        schema = dict(schema)
+        defs = schema.pop("$defs", None)  # the refs ("#/$defs/...") point at the root
+        wrapped: dict = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+        if defs:
+            wrapped["$defs"] = defs
+        return wrapped
+
+    @property
+    def wraps_result(self) -> bool:
+        """Whether the output schema wraps the returned value as ``{"result": value}``."""
+        schema = self._return_schema
+        return schema is not None and schema.get("type") != "object"
+
+    @functools.cached_property
+    def _return_schema(self) -> Optional[dict]:
+        """The return annotation's JSON Schema, when it describes JSON data."""
         ret = self.returns
-        if ret in (inspect.Signature.empty, None, type(None), Any, str, bytes, int, float, bool):
+        if ret in (inspect.Signature.empty, None, type(None), Any) or not _is_data(ret):
             return None
-        from ._content import Content, ToolResult
-        if isinstance(ret, type) and issubclass(ret, (Content, ToolResult, list, tuple)):
-            return None  # content helpers say themselves what they send
         try:
             schema = pydantic.TypeAdapter(ret).json_schema()
         except Exception:
             return None
-        if schema.get("type") != "object":
-            return None
+        if "$ref" in schema:
+            return None  # a self-referencing model: no top-level type to wrap or send
         schema.pop("title", None)
         return schema
 
@@ -109,3 +132,26 @@ def _has_description(ann: Any) -> bool:
     if typing.get_origin(ann) is typing.Annotated:
         return any(isinstance(m, FieldInfo) and m.description for m in typing.get_args(ann)[1:])
     return False
+
+
+# The containers whose items may be content blocks (a tool returns a list of blocks), and
+# unions (of which each member may be returned).
+_SEQUENCES = (list, tuple, set, frozenset, collections.abc.Sequence, collections.abc.Iterable)
+_UNIONS = (typing.Union, getattr(types, "UnionType", typing.Union))  # X | Y from 3.10
+
+
+def _is_data(ann: Any, top: bool = True) -> bool:
+    """Whether what a tool returns under ``ann`` is JSON data: no content helper, bytes or
+    ToolResult anywhere, and, at the top or as a list's items, no untyped ``object``/``Any``
+    (a ``list[object]`` is a list of blocks). Inside a dict or model anything goes."""
+    from ._content import Content, ToolResult
+    if ann is Any or ann is object or ann in _SEQUENCES:  # a bare list: untyped items
+        return not top
+    if isinstance(ann, type) and issubclass(ann, (Content, ToolResult, bytes, bytearray)):
+        return False
+    origin = typing.get_origin(ann)
+    args = typing.get_args(ann)
+    if origin is typing.Annotated:
+        return _is_data(args[0], top)
+    inner_top = top and (origin in _SEQUENCES or origin in _UNIONS)
+    return all(_is_data(a, inner_top) for a in args if a is not Ellipsis)

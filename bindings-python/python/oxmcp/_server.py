@@ -4,17 +4,20 @@ resources and prompts; the engine does the protocol."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import inspect
 import json
+import logging
 import re
 import sys
-from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, TypeVar, Union, overload
+from typing import (Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Mapping, Optional, Sequence, TypeVar,
+                    Union, cast, overload)
 
 from . import _oxmcp
 from ._content import jsonable, tool_result
 from ._context import Context
-from ._errors import InvalidInput
+from ._errors import InvalidInput, McpError
 from ._schema import Signature, doc_summary
 
 if sys.version_info >= (3, 10):
@@ -25,6 +28,13 @@ else:  # pydantic brings typing_extensions along
 # The decorators hand the function back unchanged; these let type checkers see that.
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+#: Where a handler's exception is logged, with its traceback.
+_log = logging.getLogger("oxmcp")
+
+#: ``lifespan(server)``: an async context manager around the time the server serves (or a
+#: bare async generator function, which is made one).
+Lifespan = Callable[["Server"], Union[AsyncContextManager[Any], AsyncIterator[Any]]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,18 +51,37 @@ class Request:
 Middleware = Callable[[Request, Callable[..., Awaitable[Any]]], Awaitable[Any]]
 
 
-def _bind(fn: Callable, prepare: Callable, finish: Callable):
+#: ``failed(exc)``: the answer for an exception of a handler, or ``None`` to let it go on.
+Failed = Callable[[Exception], Optional[str]]
+
+
+def _bind(fn: Callable, prepare: Callable, finish: Callable, failed: Optional[Failed] = None):
     """The native handler for ``fn``: ``prepare(*native_args)`` gives its keyword arguments,
-    ``finish(value)`` the JSON result. Coroutine functions run on the event loop; plain
-    functions run on the engine's worker threads (never blocking the loop). Returns the
-    handler and whether it is async."""
+    ``finish(value)`` the JSON result, ``failed(exc)`` the answer when ``fn`` or ``finish``
+    raises (``None``: the exception goes to the engine). Coroutine functions run on the
+    event loop; plain functions run on the engine's worker threads (never blocking the
+    loop). Returns the handler and whether it is async."""
     if inspect.iscoroutinefunction(fn):
         async def run_async(*native_args: Any) -> str:
-            return finish(await fn(**prepare(*native_args)))
+            kwargs = prepare(*native_args)  # invalid arguments are the client's error, not logged
+            try:
+                return finish(await fn(**kwargs))
+            except Exception as exc:
+                answer = failed(exc) if failed else None
+                if answer is None:
+                    raise
+                return answer
         return run_async, True
 
     def run_sync(*native_args: Any) -> str:
-        return finish(fn(**prepare(*native_args)))
+        kwargs = prepare(*native_args)
+        try:
+            return finish(fn(**kwargs))
+        except Exception as exc:
+            answer = failed(exc) if failed else None
+            if answer is None:
+                raise
+            return answer
     return run_sync, False
 
 
@@ -81,7 +110,8 @@ def _prompt_messages(value: Any) -> list:
     return out
 
 
-def _resource_kwargs(sig: Signature, template: bool, read: dict, native: Any, any_variable: bool = False) -> dict:
+def _resource_kwargs(sig: Signature, template: bool, read: dict, native: Any, context: Callable[[Any], Context],
+                     any_variable: bool = False) -> dict:
     """The keyword arguments of a resource function: the template's variables, and the URI
     read for a ``uri`` parameter that is not a variable. With ``any_variable`` (the function
     takes ``**kwargs``) variables that name no parameter go in as the engine gives them."""
@@ -94,7 +124,7 @@ def _resource_kwargs(sig: Signature, template: bool, read: dict, native: Any, an
         for key, value in values.items():
             kwargs.setdefault(key, value)
     if sig.context_param:
-        kwargs[sig.context_param] = Context(native)
+        kwargs[sig.context_param] = context(native)
     return kwargs
 
 
@@ -149,12 +179,50 @@ class Server:
         server.run()  # stdio; or server.run(transport="http", port=8000)
     """
 
-    def __init__(self, name: str, version: str = "0.1.0", instructions: Optional[str] = None) -> None:
+    def __init__(self, name: str, version: str = "0.1.0", instructions: Optional[str] = None, *,
+                 lifespan: Optional[Lifespan] = None, mask_error_details: bool = False) -> None:
+        """``lifespan(server)``: an async context manager entered when the server starts
+        serving and exited when it stops; what it yields is :attr:`Context.lifespan`.
+        ``mask_error_details``: a handler's exception reaches the client as a generic
+        message ("internal error in tool 'x'") instead of its text (the server's log has
+        it whole); a raised :class:`McpError` is still sent as it is."""
         self.name = name
         self._native = _oxmcp.NativeServer(name, version, instructions)
         # What is registered, by kind ("tool", "prompt": names; "resource": URIs and
         # templates): the engine would silently keep only the later of two.
         self._registered: dict[str, set[str]] = {"tool": set(), "prompt": set(), "resource": set()}
+        self._mask_error_details = mask_error_details
+        if lifespan is not None and inspect.isasyncgenfunction(lifespan):
+            lifespan = contextlib.asynccontextmanager(lifespan)  # a bare async generator, as Starlette takes
+        self._lifespan = cast(Optional[Callable[["Server"], AsyncContextManager[Any]]], lifespan)
+        # The lifespan is entered by the first of its holders (stdio serving, the HTTP
+        # listener, an in-memory client, ``async with server``) and exited by the last.
+        self._holders = 0
+        self._lifespan_exit: Optional[Callable[[], Awaitable[Any]]] = None
+        self._lifespan_value: Any = None
+        self._http_held = False
+        self._lock: Optional[asyncio.Lock] = None
+        self._lock_loop: Optional[asyncio.AbstractEventLoop] = None
+
+    def _context(self, native: Any) -> Context:
+        return Context(native, lifespan=self._lifespan_value)
+
+    def _failed(self, kind: str, name: str) -> Failed:
+        """The answer for an exception of the ``kind`` handler ``name``: logged with its
+        traceback (a tool's becomes an ``isError`` result, others' a -32603 error, by the
+        engine); masked, a generic message instead of its text. An ``McpError`` is the
+        handler's deliberate answer: neither logged nor masked."""
+        def failed(exc: Exception) -> Optional[str]:
+            if isinstance(exc, McpError):
+                return None
+            _log.error("%s %r failed", kind, name, exc_info=exc)
+            if not self._mask_error_details:
+                return None
+            message = f"internal error in {kind} {name!r}"
+            if kind == "tool":
+                return json.dumps({"content": [{"type": "text", "text": message}], "isError": True})
+            raise McpError(-32603, message) from None
+        return failed
 
     # -- registration ----------------------------------------------------------------------
 
@@ -193,6 +261,7 @@ class Server:
             output = sig.output_schema() if structured_output is not False else None
             if output is not None:
                 tool["outputSchema"] = output
+            wrap = output is not None and sig.wraps_result  # int, str, list[...]: {"result": value}
             if title:
                 tool["title"] = title
             if annotations:
@@ -200,10 +269,11 @@ class Server:
             def prepare(args_json: str, native: Any) -> dict:
                 kwargs = json.loads(args_json) if input_schema is not None else sig.arguments(args_json)
                 if sig.context_param:
-                    kwargs[sig.context_param] = Context(native)
+                    kwargs[sig.context_param] = self._context(native)
                 return kwargs
 
-            handler, is_async = _bind(fn, prepare, lambda v: json.dumps(tool_result(v), ensure_ascii=False))
+            handler, is_async = _bind(fn, prepare, lambda v: json.dumps(tool_result(v, wrap), ensure_ascii=False),
+                                      self._failed("tool", tool_name))
             self._native.register("tool", json.dumps(tool), handler, is_async)
             self._registered["tool"].add(tool_name)
             return fn
@@ -243,16 +313,27 @@ class Server:
             # The engine hands every resource read over as {"uri", "variables"}; the keyword
             # arguments are built then, so call ``fn`` untyped.
             call: Callable[..., Any] = fn
+            failed = self._failed("resource", uri)  # not a tool: returns None or raises
             if inspect.iscoroutinefunction(fn):
                 async def handler(input_json: str, native: Any) -> str:
                     read = json.loads(input_json)
-                    value = await call(**_resource_kwargs(sig, template, read, native, any_variable))
-                    return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
+                    kwargs = _resource_kwargs(sig, template, read, native, self._context, any_variable)
+                    try:
+                        value = await call(**kwargs)
+                        return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
+                    except Exception as exc:
+                        failed(exc)  # logs it; raises the generic error when masking
+                        raise
             else:
                 def handler(input_json: str, native: Any) -> str:  # type: ignore[misc]
                     read = json.loads(input_json)
-                    value = call(**_resource_kwargs(sig, template, read, native, any_variable))
-                    return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
+                    kwargs = _resource_kwargs(sig, template, read, native, self._context, any_variable)
+                    try:
+                        value = call(**kwargs)
+                        return json.dumps({"contents": _resource_contents(read["uri"], value, mime_type)})
+                    except Exception as exc:
+                        failed(exc)  # logs it; raises the generic error when masking
+                        raise
             is_async = inspect.iscoroutinefunction(fn)
             if template:
                 self._native.register("resource template", json.dumps({"uriTemplate": uri, **meta}), handler, is_async)
@@ -298,10 +379,13 @@ class Server:
             def prepare(args_json: str, native: Any) -> dict:
                 kwargs = sig.arguments(args_json)
                 if sig.context_param:
-                    kwargs[sig.context_param] = Context(native)
+                    kwargs[sig.context_param] = self._context(native)
                 return kwargs
 
-            handler, is_async = _bind(fn, prepare, lambda v: json.dumps({"messages": _prompt_messages(v)}, ensure_ascii=False))
+            def finish(value: Any) -> str:
+                return json.dumps({"messages": _prompt_messages(value)}, ensure_ascii=False)
+
+            handler, is_async = _bind(fn, prepare, finish, self._failed("prompt", prompt_name))
             self._native.register("prompt", json.dumps(prompt), handler, is_async)
             self._registered["prompt"].add(prompt_name)
             return fn
@@ -332,7 +416,7 @@ class Server:
                 values = list(value)
                 return json.dumps({"values": values, "total": len(values), "hasMore": False})
 
-            handler, is_async = _bind(fn, prepare, finish)
+            handler, is_async = _bind(fn, prepare, finish, self._failed("completion", fn.__name__))
             self._native.register("completion", "{}", handler, is_async)
             return fn
 
@@ -402,14 +486,20 @@ class Server:
         if not inspect.iscoroutinefunction(fn):
             raise TypeError(f"middleware {getattr(fn, '__name__', fn)!r} must be an async function")
 
+        failed = self._failed("middleware", getattr(fn, "__name__", repr(fn)))
+
         async def handler(input_json: str, native: Any) -> str:
             data = json.loads(input_json)
-            request = Request(data["method"], data.get("params"), Context(native))
+            request = Request(data["method"], data.get("params"), self._context(native))
 
             async def call_next(params: Optional[dict[str, Any]] = None) -> Any:
                 return json.loads(await native.next(None if params is None else json.dumps(params)))
 
-            return json.dumps(await fn(request, call_next), ensure_ascii=False)
+            try:
+                return json.dumps(await fn(request, call_next), ensure_ascii=False)
+            except Exception as exc:
+                failed(exc)  # logs it (an McpError from call_next is not); raises the generic error when masking
+                raise
 
         self._native.register("middleware", "{}", handler, True)
         return fn
@@ -425,11 +515,58 @@ class Server:
         """Tells clients subscribed to ``uri`` that it changed."""
         self._native.notify_resource_updated(uri)
 
+    # -- lifespan --------------------------------------------------------------------------
+
+    def _loop_lock(self) -> asyncio.Lock:
+        """The lock of the lifespan's holders, on this event loop. A server may be served
+        from one loop, then another (each ``asyncio.run`` of a test): what a closed loop
+        still held is given up, unexited (its loop can run nothing any more)."""
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock_loop is not loop:
+            if self._lock_loop is not None and self._lock_loop.is_closed():
+                self._holders, self._lifespan_exit, self._lifespan_value, self._http_held = 0, None, None, False
+            self._lock, self._lock_loop = asyncio.Lock(), loop
+        return self._lock
+
+    async def _hold(self) -> None:
+        """One more holder of the lifespan; the first enters it."""
+        async with self._loop_lock():
+            if self._holders == 0 and self._lifespan is not None:
+                manager = self._lifespan(self)
+                self._lifespan_value = await manager.__aenter__()
+                self._lifespan_exit = lambda: manager.__aexit__(None, None, None)
+            self._holders += 1
+
+    async def _release(self) -> None:
+        """One holder fewer; the last exits the lifespan (without the exception that ended
+        the serving, if any: stopping is the normal end, and the cleanup after ``yield``
+        runs whether or not it sits in a ``finally``)."""
+        async with self._loop_lock():
+            if self._holders == 0:
+                return  # given up with a closed loop
+            self._holders -= 1
+            if self._holders == 0 and self._lifespan_exit is not None:
+                exit_lifespan, self._lifespan_exit, self._lifespan_value = self._lifespan_exit, None, None
+                await exit_lifespan()
+
+    async def __aenter__(self) -> "Server":
+        """``async with server:`` holds the lifespan for the block: in a test, one lifespan
+        for several in-memory clients (each of which holds it as long as it is open)."""
+        await self._hold()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._release()
+
     # -- serving ---------------------------------------------------------------------------
 
     async def serve_stdio(self) -> None:
-        """Serves one client on stdin/stdout until stdin closes."""
-        await self._native.serve_stdio()
+        """Serves one client on stdin/stdout until stdin closes (the lifespan around it)."""
+        await self._hold()
+        try:
+            await self._native.serve_stdio()
+        finally:
+            await self._release()
 
     async def start_http(self, host: str = "127.0.0.1", port: int = 8000, *, path: str = "/mcp",
                          stateless: bool = False, json_response: bool = False,
@@ -463,11 +600,24 @@ class Server:
                                "toolScopes": {k: list(v) for k, v in (tool_scopes or {}).items()}}
             if auth_audience is not None:
                 options["auth"]["audience"] = auth_audience
-        return await self._native.start_http(json.dumps(options))
+        await self._hold()  # the lifespan is entered before the first request can come
+        try:
+            url = await self._native.start_http(json.dumps(options))
+        except BaseException:
+            await self._release()
+            raise
+        if self._http_held:
+            await self._release()  # one hold for the listener, however often it is started
+        self._http_held = True
+        return url
 
     async def stop_http(self) -> None:
-        """Stops the HTTP server, letting in-flight requests finish."""
+        """Stops the HTTP server, letting in-flight requests finish; then the lifespan ends
+        (unless something else holds it)."""
         await self._native.stop_http()
+        if self._http_held:
+            self._http_held = False
+            await self._release()
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serves Streamable HTTP until cancelled; says where on stderr."""
