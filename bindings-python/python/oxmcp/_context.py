@@ -8,6 +8,7 @@ from typing import Any, Generator, Optional, Union, cast
 import pydantic
 
 from . import _oxmcp
+from .types import ReadResourceResult
 from ._model import McpObject, wrap
 from .types import LogLevel
 
@@ -152,6 +153,12 @@ class Context:
     async def list_roots(self) -> list[McpObject]:
         """The client's roots (each with ``uri``, maybe ``name``)."""
         return cast("list[McpObject]", wrap(json.loads(await self._native.ask_client("roots/list", "{}"))["roots"]))
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        """Reads one of this server's own resources (or templates), as a client would, with
+        this request's context; :class:`McpError` with the protocol's code when there is
+        none."""
+        return ReadResourceResult.model_validate(json.loads(await self._native.read_resource(uri)))
 
     def end_response_stream(self) -> None:
         """Over Streamable HTTP, closes this request's SSE connection; the client resumes it."""

@@ -11,14 +11,17 @@ import json
 import logging
 import re
 import sys
-from typing import (Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Mapping, Optional, Sequence, TypeVar,
-                    Union, cast, overload)
+from typing import (TYPE_CHECKING, Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Mapping, Optional,
+                    Sequence, TypeVar, Union, cast, overload)
 
 from . import _oxmcp
 from ._content import jsonable, tool_result
 from ._context import Context
 from ._errors import InvalidInput, McpError
 from ._schema import Signature, doc_summary
+
+if TYPE_CHECKING:
+    from ._client import Client
 
 if sys.version_info >= (3, 10):
     from typing import ParamSpec
@@ -464,6 +467,21 @@ class Server:
         it existed."""
         self._registered["resource"].discard(uri)
         return self._native.remove_resource(uri)
+
+    def mount(self, prefix: str, other: Server) -> None:
+        """Serves ``other``'s tools, prompts, resources and templates too, under ``prefix``:
+        names become ``prefix_name``, URIs ``scheme://prefix/rest`` (a read reaches
+        ``other`` with its own URI). What ``other`` has when this server starts serving
+        counts (or now, if it serves already); its handlers run on this server's loop.
+        ``other``'s lifespan is not entered: give this server the lifespan it needs."""
+        self._native.mount(prefix, other._native)
+
+    async def mount_client(self, prefix: str, client: Client) -> None:
+        """Serves what ``client``'s server offers now under ``prefix``, as :meth:`mount`
+        does, each call, read and prompt forwarded to it (cancellation too): a proxy of a
+        remote server inside this one. This starts the engine's server: register
+        templates, completion and middleware before."""
+        await self._native.mount_client(prefix, client._native)
 
     def middleware(self, fn: Middleware) -> Middleware:
         """Registers ``async def fn(request, call_next)`` around every request the server
