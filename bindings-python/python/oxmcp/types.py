@@ -75,29 +75,30 @@ class Implementation(McpModel):
 
 # -- content -------------------------------------------------------------------------------
 
-class TextContent(McpModel):
-    type: Literal["text"] = "text"
-    text: str
+class _Block(McpModel):
+    """What every content block may carry."""
+
     annotations: Optional[Annotations] = None
     meta: Optional[dict[str, Any]] = Field(None, alias="_meta")
 
 
-class ImageContent(McpModel):
+class TextContent(_Block):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageContent(_Block):
     type: Literal["image"] = "image"
     data: str
     """The image, base64-encoded."""
     mime_type: str
-    annotations: Optional[Annotations] = None
-    meta: Optional[dict[str, Any]] = Field(None, alias="_meta")
 
 
-class AudioContent(McpModel):
+class AudioContent(_Block):
     type: Literal["audio"] = "audio"
     data: str
     """The audio, base64-encoded."""
     mime_type: str
-    annotations: Optional[Annotations] = None
-    meta: Optional[dict[str, Any]] = Field(None, alias="_meta")
 
 
 class ResourceLink(McpModel):
@@ -140,13 +141,11 @@ ResourceContents = Annotated[Union[Annotated[TextResourceContents, Tag("text")],
                                    Annotated[BlobResourceContents, Tag("blob")]], Discriminator(_contents_kind)]
 
 
-class EmbeddedResource(McpModel):
+class EmbeddedResource(_Block):
     """A resource's contents inside a result."""
 
     type: Literal["resource"] = "resource"
     resource: ResourceContents
-    annotations: Optional[Annotations] = None
-    meta: Optional[dict[str, Any]] = Field(None, alias="_meta")
 
 
 class UnknownContent(McpModel):

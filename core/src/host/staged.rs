@@ -484,20 +484,20 @@ mod tests {
         Arc::new(|_, _| false)
     }
 
+    /// Registers tool `name` answering, at once, a text made of its input.
+    fn text_tool(server: &StagedServer, name: &str, text: impl Fn(String) -> String + Send + Sync + 'static) {
+        let calls = server.calls().clone();
+        let tool = json!({"name": name, "inputSchema": {"type": "object"}}).to_string();
+        let answer = Arc::new(move |id, input| {
+            calls.complete(id, Ok(json!({"content": [{"type": "text", "text": text(input)}]}).to_string()))
+        });
+        server.register(HandlerKind::Tool, &tool, answer).unwrap();
+    }
+
     #[tokio::test]
     async fn a_host_middleware_goes_on_with_next_and_may_answer_itself() {
         let server = StagedServer::new("s", "1");
-        let calls = server.calls().clone();
-        let echo = r#"{"name": "echo", "inputSchema": {"type": "object"}}"#;
-        server
-            .register(
-                HandlerKind::Tool,
-                echo,
-                Arc::new(move |id, input| {
-                    calls.complete(id, Ok(json!({"content": [{"type": "text", "text": input}]}).to_string()))
-                }),
-            )
-            .unwrap();
+        text_tool(&server, "echo", |input| input);
         // The "host" middleware: refuses `tools/list`, passes calls on with changed
         // arguments, and marks what came back.
         let calls = server.calls().clone();
@@ -534,17 +534,7 @@ mod tests {
     #[tokio::test]
     async fn a_staged_server_mounts_another_and_refuses_cycles() {
         let (main, weather) = (StagedServer::new("main", "1"), StagedServer::new("weather", "1"));
-        let calls = weather.calls().clone();
-        let tool = r#"{"name": "forecast", "inputSchema": {"type": "object"}}"#;
-        weather
-            .register(
-                HandlerKind::Tool,
-                tool,
-                Arc::new(move |id, _| {
-                    calls.complete(id, Ok(json!({"content": [{"type": "text", "text": "sunny"}]}).to_string()))
-                }),
-            )
-            .unwrap();
+        text_tool(&weather, "forecast", |_| "sunny".into());
         main.mount("w", &weather).unwrap();
         assert!(weather.mount("m", &main).is_err(), "a cycle");
         assert!(main.mount("me", &main).is_err());
