@@ -18,6 +18,9 @@
  * oxmcp_last_error(), NULL frees, and a runtime shutdown with a request in flight.
  * Ends with "N passed, M failed".
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -251,6 +254,42 @@ static void test_era_option(OxmcpRuntime *rt) {
   oxmcp_client_free(client);
 }
 
+/* A port nothing listens on: bound, read, closed. */
+static int free_port(void) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+    port = ntohs(a.sin_port);
+  if (fd >= 0) close(fd);
+  return port;
+}
+
+/* An unreachable server is a TRANSPORT error naming its URL, in every era. */
+static void test_unreachable(OxmcpRuntime *rt) {
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", free_port());
+  const char *eras[] = {"auto", "session", "stateless"};
+  for (size_t i = 0; i < sizeof eras / sizeof eras[0]; i++) {
+    OxmcpClient *client = NULL;
+    REQUIRE(oxmcp_client_new(rt, "c-unreachable", "1", &client) == OXMCP_STATUS_OK, "new client");
+    REQUIRE(oxmcp_client_set_era(client, eras[i]) == OXMCP_STATUS_OK, "era %s", eras[i]);
+    Call c;
+    call_init(&c);
+    REQUIRE(oxmcp_client_connect_http(client, url, on_complete, &c, NULL) == OXMCP_STATUS_OK, "connect started");
+    REQUIRE(call_wait(&c) == 1, "connect completed");
+    CHECK(c.status == OXMCP_STATUS_TRANSPORT && c.message && strstr(c.message, url),
+          "%s: an unreachable server is TRANSPORT naming its URL (got %s: %s)", eras[i], oxmcp_status_name(c.status),
+          c.message ? c.message : "");
+    call_done(&c);
+    oxmcp_client_free(client);
+  }
+}
+
 /* Once connected: the settled era, the protocol version it implies, and no more changes. */
 static const char *test_settled_era(OxmcpClient *client, const char *requested, const char *connect_result, const char *server) {
   /* Both test servers speak both eras, so everything but "session" ends up stateless. */
@@ -444,6 +483,7 @@ int main(int argc, char **argv) {
   OxmcpRuntime *rt = NULL;
   REQUIRE(oxmcp_runtime_new(2, &rt) == OXMCP_STATUS_OK, "runtime");
   test_era_option(rt);
+  test_unreachable(rt);
   OxmcpClient *client = NULL;
   REQUIRE(oxmcp_client_new(rt, "c-client-test", "1.0.0", &client) == OXMCP_STATUS_OK, "client");
   REQUIRE(oxmcp_client_on_notification(client, on_notification, NULL) == OXMCP_STATUS_OK, "notification callback");

@@ -393,6 +393,15 @@ internal static class Program
             Check(client.Era == "session", "[errors] era names are case-insensitive, legacy is session (" + client.Era + ")");
         await Expect<McpException>(() => McpClient.ConnectStdioAsync("/nonexistent/oxmcp-nothing", new string[0]),
             e => e.Status == McpStatus.Transport, "[errors] a missing command: Transport error");
+        // A port nothing listens on: an unreachable server is a Transport error naming its
+        // URL, in every era.
+        var probe = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        probe.Start();
+        string unreachable = "http://127.0.0.1:" + ((System.Net.IPEndPoint)probe.LocalEndpoint).Port + "/mcp";
+        probe.Stop();
+        foreach (string era in Eras)
+            await Expect<McpException>(() => McpClient.ConnectHttpAsync(unreachable, era: era),
+                e => e.Status == McpStatus.Transport && e.Message.Contains(unreachable), "[errors] " + era + ": an unreachable server is a Transport error");
         await Expect<McpException>(() => McpClient.ConnectStdioAsync(oxmcp, new[] { "no-such-subcommand" }),
             e => e.Status == McpStatus.Closed || e.Status == McpStatus.Transport || e.Status == McpStatus.Protocol, "[errors] a child that dies at start");
         var server = new McpServer("bad", "1");
