@@ -203,8 +203,9 @@ pub(crate) struct Listeners {
     http: tokio::sync::Mutex<Option<HttpServer>>,
     /// The HTTP listener's address, readable without waiting.
     http_addr: Mutex<Option<SocketAddr>>,
-    /// Ends every in-memory session (`close`).
-    in_memory: CancellationToken,
+    /// Ends the in-memory sessions open now (`close` cancels it and puts a fresh one in
+    /// its place: a closed server can serve again, as it can over stdio and HTTP).
+    in_memory: Mutex<CancellationToken>,
 }
 
 impl Listeners {
@@ -274,7 +275,7 @@ impl Listeners {
     /// Serves one in-process client on `transport` until either side ends it or the
     /// listeners close.
     pub(crate) fn serve_in_memory(&self, server: Server, transport: MemoryTransport) {
-        let stop = self.in_memory.clone();
+        let stop = self.in_memory.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let session = server.serve(transport);
         tokio::spawn(async move {
             tokio::select! {
@@ -286,7 +287,7 @@ impl Listeners {
     }
 
     pub(crate) async fn close(&self) {
-        self.in_memory.cancel();
+        std::mem::take(&mut *self.in_memory.lock().unwrap_or_else(|e| e.into_inner())).cancel();
         let stdio = self.stdio.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(s) = stdio {
             s.stop.cancel();

@@ -532,11 +532,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_staged_server_mounts_another_and_refuses_cycles() {
+    async fn a_staged_server_mounts_another_refuses_cycles_and_serves_again_after_close() {
         let (main, weather) = (StagedServer::new("main", "1"), StagedServer::new("weather", "1"));
         text_tool(&weather, "forecast", |_| "sunny".into());
         main.mount("w", &weather).unwrap();
         assert!(weather.mount("m", &main).is_err(), "a cycle");
+        // Closing ends in-memory sessions, and the server serves new ones after it.
+        let calls = HostCalls::new(Default::default());
+        let first = client::connect_in_memory(&main, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        main.close().await;
+        first.peer().closed().await;
         assert!(main.mount("me", &main).is_err());
         let calls = HostCalls::new(Default::default());
         let c = client::connect_in_memory(&main, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
