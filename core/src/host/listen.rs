@@ -247,10 +247,8 @@ impl Listeners {
         verify: Option<crate::auth::VerifyFn>,
     ) -> Result<String> {
         let config = options.config(verify).await?;
-        let bind = config.bind;
-        let http = HttpServer::bind(server, config)
-            .await
-            .map_err(|e| Error::new(ErrorKind::Transport, format!("cannot listen on {bind}: {e}")))?;
+        // The error names the address already.
+        let http = HttpServer::bind(server, config).await.map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
         let url = http.url();
         *self.http_addr.lock().unwrap_or_else(|e| e.into_inner()) = Some(http.local_addr());
         let old = self.http.lock().await.replace(http);

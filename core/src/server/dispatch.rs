@@ -95,7 +95,7 @@ impl Service for ServerService {
                     Ok(json!({}))
                 }
                 methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => Err(ErrorObject::method_not_found(&req.method)),
-                other => through_middleware(server.clone(), ctx, other.to_string(), req.params, 0).await,
+                other => routed(&server, ctx, other, req.params).await,
             }
         })
     }
@@ -110,6 +110,15 @@ impl Service for ServerService {
     fn on_closed(&self, _peer: &Peer) {
         self.server.forget_session(self.session_id);
     }
+}
+
+/// [`route`], through the server's middleware when it has some (without, no boxed future
+/// or owned method name per request).
+async fn routed(server: &Server, ctx: RequestContext, method: &str, params: Option<Value>) -> Reply {
+    if server.inner.middleware.is_empty() {
+        return route(server, ctx, method, params).await;
+    }
+    through_middleware(server.clone(), ctx, method.to_string(), params, 0).await
 }
 
 /// Runs the server's middleware from the `depth`-th on, then [`route`].
@@ -186,7 +195,7 @@ async fn stateless_request(
             // The handler runs until it finishes or asks what the client has not answered
             // yet; then the round ends with an InputRequiredResult, and the request's
             // cancellation lets the handler (and a host language's task) unwind.
-            let work = through_middleware(server.clone(), ctx, other.to_string(), req.params, 0);
+            let work = routed(server, ctx, other, req.params);
             tokio::pin!(work);
             tokio::select! {
                 biased;
