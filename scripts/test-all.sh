@@ -11,6 +11,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-toolchain.sh
+# A fresh checkout gains nothing from incremental caches, and full debug info in every
+# dependency is most of a target directory (16 GB in a fresh clone without these, which
+# once filled the disk): line tables keep backtraces readable at a fraction of the size.
+export CARGO_INCREMENTAL=0
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
 root="$PWD"
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT

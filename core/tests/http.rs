@@ -711,3 +711,26 @@ async fn handlers_see_their_requests_http_headers_but_no_token() {
     let client = Client::builder("c", "1").connect(b).await.unwrap();
     assert_eq!(client.call_tool("headers", json!({})).await.unwrap().content[0].as_text(), Some("true"));
 }
+
+#[tokio::test]
+async fn requests_answered_without_a_handler_leave_no_headers_waiting() {
+    // The engine answers ping itself: its headers must not wait for a handler that never
+    // takes them, or 1024 pings would leave every later handler without its headers.
+    let server = Server::builder("h", "1")
+        .tool(Tool::new("tenant", "", json!({"type": "object"})), |_a: Arguments, ctx: RequestContext| async move {
+            let tenant = ctx.headers().and_then(|h| h.get("x-tenant").cloned()).unwrap_or_default();
+            Ok(CallToolResult::text(tenant))
+        })
+        .build()
+        .unwrap();
+    let http = HttpServer::bind(server, HttpServerConfig::default()).await.unwrap();
+    let transport = HttpClientTransport::new(http.url()).header("X-Tenant", "blue");
+    let client = Client::builder("c", "1").era(Era::Session).connect(transport).await.unwrap();
+    for _ in 0..1100 {
+        client.ping().await.unwrap();
+    }
+    let text = client.call_tool("tenant", json!({})).await.unwrap().content[0].as_text().unwrap().to_string();
+    assert_eq!(text, "blue");
+    client.close().await;
+    http.shutdown().await;
+}

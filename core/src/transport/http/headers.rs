@@ -59,6 +59,17 @@ impl RequestHeaders {
         }
     }
 
+    /// Drops what still waits for the requests `ids` (answered without a handler).
+    pub(crate) fn forget(&self, ids: &[RequestId]) {
+        if ids.is_empty() {
+            return;
+        }
+        let mut waiting = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        for id in ids {
+            waiting.remove(id);
+        }
+    }
+
     /// The headers of request `id`, handed over once.
     pub fn take(&self, id: &RequestId) -> Option<Arc<Headers>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id)

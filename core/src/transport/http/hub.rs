@@ -307,10 +307,15 @@ impl Hub {
             }
             Route::Unanswered(id) => {
                 Self::forget_request(&mut st, id);
+                self.headers.forget(std::slice::from_ref(id));
                 return;
             }
             Route::Unrelated => (None, Vec::new()),
         };
+        // A request the engine answered without a handler (ping, a duplicate id, over the
+        // concurrency limit) left its headers waiting: drop them, or they would fill the
+        // session's share and starve later handlers of theirs.
+        self.headers.forget(&answered);
         // In JSON-response mode only responses can go in the body; the rest is unrelated.
         let target = target.filter(|sid| !answered.is_empty() || st.streams.get(sid).is_some_and(|s| !s.json));
         let what = match (answered.is_empty(), kind) {
