@@ -7,6 +7,7 @@ mod bridge;
 mod client;
 mod errors;
 mod event_loop;
+mod http_app;
 mod runtime;
 mod server;
 
@@ -32,6 +33,8 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::NativeServer>()?;
     m.add_class::<server::NativeContext>()?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<http_app::NativeHttpApp>()?;
+    m.add_class::<http_app::NativeHttpBody>()?;
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

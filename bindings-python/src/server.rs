@@ -148,6 +148,18 @@ impl NativeServer {
         awaitable(py, async move { Ok(Some(staged.start_http(options).await?)) })
     }
 
+    /// The engine's HTTP server for an ASGI server to hand requests to, with the core's
+    /// HTTP options (JSON; host and port are not used).
+    fn http_app(&self, py: Python<'_>, options_json: &str) -> PyResult<crate::http_app::NativeHttpApp> {
+        self.bind_loop(py)?;
+        let options = HttpOptions::from_json(options_json).map_err(errors::raise)?;
+        let rt = crate::runtime::handle()
+            .ok_or_else(|| errors::raise(oxmcp::Error::new(oxmcp::ErrorKind::Closed, "the interpreter is exiting")))?;
+        let _in_runtime = rt.enter(); // the app reaps idle sessions on the runtime
+        let app = self.staged.http_app(options).map_err(errors::raise)?;
+        Ok(crate::http_app::NativeHttpApp { app })
+    }
+
     /// Stops the HTTP server gracefully (awaitable).
     fn stop_http<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let staged = self.staged.clone();

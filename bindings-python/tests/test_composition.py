@@ -71,3 +71,33 @@ def test_a_handler_reads_its_own_resources():
             assert (await client.call_tool("quote", {"uri": "weather://nowhere"})).content[0].text.startswith("error -3")
 
     run(go())
+
+
+def test_a_mounted_servers_lifespan_runs_with_its_parents():
+    events: list = []
+
+    async def child_lifespan(server: Server):
+        events.append("child in")
+        yield {"db": "child-db"}
+        events.append("child out")
+
+    async def parent_lifespan(server: Server):
+        events.append("parent in")
+        yield None
+        events.append("parent out")
+
+    child = Server("child", lifespan=child_lifespan)
+
+    @child.tool
+    def which(ctx: Context) -> str:
+        return ctx.lifespan["db"]
+
+    main = Server("main", lifespan=parent_lifespan)
+    main.mount("c", child)
+
+    async def go():
+        async with Client.in_memory(main) as client:
+            assert events == ["parent in", "child in"]
+            assert (await client.call_tool("c_which")).content[0].text == "child-db"
+        assert events == ["parent in", "child in", "child out", "parent out"]
+    run(go())

@@ -8,6 +8,7 @@ API around it.
 import atexit as _atexit
 
 from . import _oxmcp, types
+from ._asgi import HttpApp
 from ._auth import OAuth
 from ._client import Client, ConnectOptions, HttpOptions, StdioOptions
 from ._content import Audio, EmbeddedResource, Image, ResourceLink, Text, ToolResult
@@ -27,7 +28,7 @@ _atexit.register(_oxmcp._shutdown)
 
 __all__ = [
     "Audio", "CallToolResult", "CapabilityMissing", "Client", "Completion", "ConnectOptions", "ConnectionClosed",
-    "Context", "EmbeddedResource", "Era", "GetPromptResult", "HandlerError", "HttpOptions", "Image", "Implementation",
+    "Context", "EmbeddedResource", "Era", "GetPromptResult", "HandlerError", "HttpApp", "HttpOptions", "Image", "Implementation",
     "InvalidInput", "LogLevel", "McpError", "McpObject", "Message", "Middleware", "OAuth", "Prompt", "ProtocolError",
     "ReadResourceResult", "Request", "RequestCancelled", "RequestTimeout", "Resource", "ResourceLink", "ResourceTemplate",
     "Server", "ServerCapabilities", "StdioOptions", "Text", "Tool", "ToolResult", "TransportError", "Unauthorized",

@@ -17,6 +17,7 @@ from typing import (TYPE_CHECKING, Any, AsyncContextManager, AsyncIterator, Awai
 from . import _oxmcp
 from ._content import jsonable, tool_result
 from ._context import Context
+from ._asgi import HttpApp
 from ._errors import InvalidInput, McpError
 from ._schema import Signature, doc_summary
 
@@ -204,6 +205,9 @@ class Server:
         self._lifespan_exit: Optional[Callable[[], Awaitable[Any]]] = None
         self._lifespan_value: Any = None
         self._http_held = False
+        # The servers mounted here, and those whose lifespans this one's holds now.
+        self._mounted: list[Server] = []
+        self._mounted_held: list[Server] = []
         self._lock: Optional[asyncio.Lock] = None
         self._lock_loop: Optional[asyncio.AbstractEventLoop] = None
 
@@ -473,8 +477,10 @@ class Server:
         names become ``prefix_name``, URIs ``scheme://prefix/rest`` (a read reaches
         ``other`` with its own URI). What ``other`` has when this server starts serving
         counts (or now, if it serves already); its handlers run on this server's loop.
-        ``other``'s lifespan is not entered: give this server the lifespan it needs."""
+        ``other``'s lifespan is entered and exited with this server's (when mounted
+        before this server starts serving)."""
         self._native.mount(prefix, other._native)
+        self._mounted.append(other)
 
     async def mount_client(self, prefix: str, client: Client) -> None:
         """Serves what ``client``'s server offers now under ``prefix``, as :meth:`mount`
@@ -543,17 +549,42 @@ class Server:
         if self._lock is None or self._lock_loop is not loop:
             if self._lock_loop is not None and self._lock_loop.is_closed():
                 self._holders, self._lifespan_exit, self._lifespan_value, self._http_held = 0, None, None, False
+                self._mounted_held = []
             self._lock, self._lock_loop = asyncio.Lock(), loop
         return self._lock
 
     async def _hold(self) -> None:
         """One more holder of the lifespan; the first enters it."""
         async with self._loop_lock():
-            if self._holders == 0 and self._lifespan is not None:
+            if self._holders == 0:
+                await self._enter_lifespans()
+            self._holders += 1
+
+    async def _enter_lifespans(self) -> None:
+        """This server's lifespan, then those of the servers mounted here; on a failure,
+        what was entered is exited again."""
+        entered: list[Server] = []
+        try:
+            if self._lifespan is not None:
                 manager = self._lifespan(self)
                 self._lifespan_value = await manager.__aenter__()
                 self._lifespan_exit = lambda: manager.__aexit__(None, None, None)
-            self._holders += 1
+            for other in self._mounted:
+                await other._hold()
+                entered.append(other)
+        except BaseException:
+            self._mounted_held = entered
+            await self._exit_lifespans()
+            raise
+        self._mounted_held = entered
+
+    async def _exit_lifespans(self) -> None:
+        held, self._mounted_held = self._mounted_held, []
+        for other in reversed(held):
+            await other._release()
+        if self._lifespan_exit is not None:
+            exit_lifespan, self._lifespan_exit, self._lifespan_value = self._lifespan_exit, None, None
+            await exit_lifespan()
 
     async def _release(self) -> None:
         """One holder fewer; the last exits the lifespan (without the exception that ended
@@ -563,9 +594,8 @@ class Server:
             if self._holders == 0:
                 return  # given up with a closed loop
             self._holders -= 1
-            if self._holders == 0 and self._lifespan_exit is not None:
-                exit_lifespan, self._lifespan_exit, self._lifespan_value = self._lifespan_exit, None, None
-                await exit_lifespan()
+            if self._holders == 0:
+                await self._exit_lifespans()
 
     async def __aenter__(self) -> "Server":
         """``async with server:`` holds the lifespan for the block: in a test, one lifespan
@@ -605,19 +635,9 @@ class Server:
         (default: this endpoint's URL) with ``auth_scopes``, and a call of a tool named in
         ``tool_scopes`` needs those too; handlers see who the token speaks for in
         :attr:`Context.auth`."""
-        options: dict[str, Any] = {"host": host, "port": port, "path": path, "stateless": stateless,
-                                   "jsonResponse": json_response}
-        if allowed_hosts is not None:
-            options["allowedHosts"] = list(allowed_hosts)
-        if allowed_origins is not None:
-            options["allowedOrigins"] = list(allowed_origins)
-        if max_sessions is not None:
-            options["maxSessions"] = max_sessions
-        if auth_issuer is not None:
-            options["auth"] = {"issuer": auth_issuer, "scopes": list(auth_scopes),
-                               "toolScopes": {k: list(v) for k, v in (tool_scopes or {}).items()}}
-            if auth_audience is not None:
-                options["auth"]["audience"] = auth_audience
+        options = _http_options(path, stateless, json_response, allowed_hosts, allowed_origins, max_sessions,
+                                auth_issuer, auth_audience, auth_scopes, tool_scopes)
+        options.update(host=host, port=port)
         await self._hold()  # the lifespan is entered before the first request can come
         try:
             url = await self._native.start_http(json.dumps(options))
@@ -636,6 +656,29 @@ class Server:
         if self._http_held:
             self._http_held = False
             await self._release()
+
+    def http_app(self, path: str = "/mcp", *, stateless: bool = False, json_response: bool = False,
+                 allowed_hosts: Optional[Sequence[str]] = None, allowed_origins: Optional[Sequence[str]] = None,
+                 max_sessions: Optional[int] = None, auth_issuer: Optional[str] = None,
+                 auth_audience: Optional[str] = None, auth_scopes: Sequence[str] = (),
+                 tool_scopes: Optional[Mapping[str, Sequence[str]]] = None) -> HttpApp:
+        """This server as an ASGI application, to run in uvicorn or mount in Starlette or
+        FastAPI beside routes of your own; the endpoint is ``path`` under the mount.
+        The options are :meth:`start_http`'s; a protected server names its
+        ``auth_audience`` (the URL clients use), and legacy HTTP+SSE is not served.
+
+        ::
+
+            from starlette.applications import Starlette
+            from starlette.routing import Mount, Route
+
+            mcp = server.http_app(allowed_hosts=["api.example.com"])
+            app = Starlette(routes=[Route("/health", health), Mount("/api", mcp)], lifespan=mcp.lifespan)
+            # clients connect to https://api.example.com/api/mcp
+        """
+        options = _http_options(path, stateless, json_response, allowed_hosts, allowed_origins, max_sessions,
+                                auth_issuer, auth_audience, auth_scopes, tool_scopes)
+        return HttpApp(self, options)
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serves Streamable HTTP until cancelled; says where on stderr."""
@@ -657,3 +700,23 @@ class Server:
                 pass
         else:
             raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")
+
+
+def _http_options(path: str, stateless: bool, json_response: bool, allowed_hosts: Optional[Sequence[str]],
+                  allowed_origins: Optional[Sequence[str]], max_sessions: Optional[int], auth_issuer: Optional[str],
+                  auth_audience: Optional[str], auth_scopes: Sequence[str],
+                  tool_scopes: Optional[Mapping[str, Sequence[str]]]) -> dict[str, Any]:
+    """The engine's HTTP options (the core's ``HttpOptions`` JSON) from the keywords."""
+    options: dict[str, Any] = {"path": path, "stateless": stateless, "jsonResponse": json_response}
+    if allowed_hosts is not None:
+        options["allowedHosts"] = list(allowed_hosts)
+    if allowed_origins is not None:
+        options["allowedOrigins"] = list(allowed_origins)
+    if max_sessions is not None:
+        options["maxSessions"] = max_sessions
+    if auth_issuer is not None:
+        options["auth"] = {"issuer": auth_issuer, "scopes": list(auth_scopes),
+                           "toolScopes": {k: list(v) for k, v in (tool_scopes or {}).items()}}
+        if auth_audience is not None:
+            options["auth"]["audience"] = auth_audience
+    return options

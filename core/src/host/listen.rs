@@ -10,7 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::server::Server;
-use crate::transport::http::{HttpServer, HttpServerConfig};
+use crate::transport::http::{HttpServer, HttpServerConfig, HttpService};
+
+pub use super::http_app::{HttpApp, HttpBody, HttpReply};
 use crate::transport::{HostLoop, MemoryTransport, StdioTransport};
 
 /// How to serve HTTP, as hosts pass it (JSON, camelCase keys, all optional):
@@ -139,7 +141,7 @@ impl HttpOptions {
     }
 
     async fn config(self, verify: Option<crate::auth::VerifyFn>) -> Result<HttpServerConfig> {
-        let host = self.host;
+        let host = self.host.clone();
         let mut bind = tokio::net::lookup_host((host.as_str(), self.port))
             .await
             .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("cannot resolve {host:?}: {e}")))?
@@ -159,8 +161,29 @@ impl HttpOptions {
             bind = probe.local_addr().map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
         }
         let url = format!("http://{bind}{}", self.path);
+        Ok(HttpServerConfig { bind, ..self.service_config(url, verify) })
+    }
+
+    /// Options for a host that owns the sockets (see [`HttpApp`]): nothing is bound, so a
+    /// protected endpoint names its audience itself, and legacy HTTP+SSE is off (its
+    /// `endpoint` event names an absolute path, which mounting under a prefix breaks).
+    fn app_config(self, verify: Option<crate::auth::VerifyFn>) -> Result<HttpServerConfig> {
+        let url = match &self.auth {
+            Some(HttpAuth { audience: Some(a), .. }) => a.clone(),
+            Some(_) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    "a protected server inside another web server needs its audience (the URL clients use)",
+                ))
+            }
+            None => String::new(),
+        };
+        Ok(HttpServerConfig { legacy_sse: false, ..self.service_config(url, verify) })
+    }
+
+    /// What does not depend on where the server listens; `url` is the endpoint's.
+    fn service_config(self, url: String, verify: Option<crate::auth::VerifyFn>) -> HttpServerConfig {
         let mut config = HttpServerConfig {
-            bind,
             endpoint: self.path,
             stateless: self.stateless,
             json_response: self.json_response,
@@ -178,7 +201,7 @@ impl HttpOptions {
         if let Some(auth) = self.auth {
             config.auth = Some(Arc::new(auth.resource(url, verify)));
         }
-        Ok(config)
+        config
     }
 }
 
@@ -206,6 +229,8 @@ pub(crate) struct Listeners {
     /// Ends the in-memory sessions open now (`close` cancels it and puts a fresh one in
     /// its place: a closed server can serve again, as it can over stdio and HTTP).
     in_memory: Mutex<CancellationToken>,
+    /// The services handed to hosts that own the sockets, shut down by `close`.
+    apps: Mutex<Vec<std::sync::Weak<HttpService>>>,
 }
 
 impl Listeners {
@@ -284,7 +309,26 @@ impl Listeners {
         });
     }
 
+    /// A service answering requests a host hands in; `close` shuts it down too.
+    pub(crate) fn http_app(
+        &self,
+        server: Server,
+        options: HttpOptions,
+        verify: Option<crate::auth::VerifyFn>,
+    ) -> Result<HttpApp> {
+        let config = options.app_config(verify)?;
+        let service = Arc::new(HttpService::new(Arc::new(server), config));
+        let mut apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
+        apps.retain(|a| a.strong_count() > 0);
+        apps.push(Arc::downgrade(&service));
+        Ok(HttpApp { service })
+    }
+
     pub(crate) async fn close(&self) {
+        let apps = std::mem::take(&mut *self.apps.lock().unwrap_or_else(|e| e.into_inner()));
+        for app in apps.iter().filter_map(|a| a.upgrade()) {
+            app.shutdown().await;
+        }
         std::mem::take(&mut *self.in_memory.lock().unwrap_or_else(|e| e.into_inner())).cancel();
         let stdio = self.stdio.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(s) = stdio {

@@ -18,11 +18,12 @@
 pub mod calls;
 pub mod client;
 pub mod context;
+mod http_app;
 mod listen;
 pub mod runtime;
 mod staged;
 
 pub use calls::{CallId, HostCalls, Outcome};
 pub use client::{ClientHooks, ConnectOptions};
-pub use listen::{HttpAuth, HttpOptions, IntrospectionOptions};
+pub use listen::{HttpApp, HttpAuth, HttpBody, HttpOptions, HttpReply, IntrospectionOptions};
 pub use staged::{HandlerKind, HostFn, StagedServer};

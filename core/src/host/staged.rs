@@ -433,6 +433,15 @@ impl StagedServer {
         self.listeners.start_http(server, options, verify).await
     }
 
+    /// Serves HTTP requests that a host hands in (it owns the sockets: an ASGI server, a
+    /// web framework) instead of listening itself. Call it within the runtime; `close`
+    /// shuts the app down with the rest.
+    pub fn http_app(&self, options: HttpOptions) -> Result<super::HttpApp> {
+        let server = self.server()?;
+        let verify = self.lock().token_verifier.clone().map(|f| self.host_verifier(f));
+        self.listeners.http_app(server, options, verify)
+    }
+
     /// Has a protected HTTP listener check access tokens with `f` instead of JWT or
     /// introspection: it gets `{"token": "..."}` and answers with who the token speaks
     /// for (`{"subject", "clientId", "scopes", "expiresAt", "claims"}`, any left out), or
@@ -469,7 +478,7 @@ impl StagedServer {
     }
 
     /// Stops serving: the stdio session and in-memory sessions end, and the HTTP listener
-    /// shuts down.
+    /// and the HTTP apps shut down.
     pub async fn close(&self) {
         self.listeners.close().await;
     }
@@ -568,5 +577,53 @@ mod tests {
         assert!(c.list_all_prompts().await.unwrap().is_empty());
         assert!(c.list_all_resources().await.unwrap().is_empty());
         c.close().await;
+    }
+
+    #[tokio::test]
+    async fn an_http_app_answers_handed_in_requests_and_close_ends_its_sessions() {
+        let server = StagedServer::new("s", "1");
+        text_tool(&server, "echo", |input| input);
+        let app = server.http_app(super::super::HttpOptions::default()).unwrap();
+        let headers = |session: Option<&str>| {
+            let mut h: Vec<(String, String)> = [
+                ("host", "127.0.0.1:8000"),
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-protocol-version", "2025-11-25"),
+            ]
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .to_vec();
+            h.extend(session.map(|s| ("mcp-session-id".to_string(), s.to_string())));
+            h
+        };
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
+        let reply = app.handle("POST", "/mcp", &headers(None), init.to_string().into_bytes()).await.unwrap();
+        assert_eq!(reply.status, 200);
+        let session = reply.headers.iter().find(|(n, _)| n == "mcp-session-id").map(|(_, v)| v.clone()).unwrap();
+        assert_eq!(app.session_count(), 1);
+
+        // A call's answer streams back as SSE, chunk by chunk.
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"x": 1}}});
+        let reply = app.handle("POST", "/mcp", &headers(Some(&session)), call.to_string().into_bytes()).await.unwrap();
+        assert!(reply.headers.iter().any(|(n, v)| n == "content-type" && v == "text/event-stream"));
+        let mut body = Vec::new();
+        while let Some(chunk) = reply.body.next_chunk().await {
+            body.extend_from_slice(&chunk);
+        }
+        assert!(String::from_utf8_lossy(&body).contains(r#"\"x\":1"#), "{}", String::from_utf8_lossy(&body));
+
+        // Bad input is the engine's answer, not a failure of the app.
+        let wrong_host = [("host".to_string(), "evil.example".to_string())];
+        assert_eq!(app.handle("POST", "/mcp", &wrong_host, b"{}".to_vec()).await.unwrap().status, 403);
+        assert_eq!(app.handle("GET", "/elsewhere", &headers(None), Vec::new()).await.unwrap().status, 404);
+        assert!(app.handle("BAD METHOD", "/mcp", &headers(None), Vec::new()).await.is_err());
+        let huge = vec![b' '; app.max_body_bytes() + 1];
+        assert_eq!(app.handle("POST", "/mcp", &headers(Some(&session)), huge).await.unwrap().status, 413);
+
+        server.close().await;
+        assert_eq!(app.session_count(), 0, "close ends the app's sessions");
+        let reply = app.handle("POST", "/mcp", &headers(Some(&session)), call.to_string().into_bytes()).await.unwrap();
+        assert_eq!(reply.status, 404);
     }
 }

@@ -1,7 +1,8 @@
 //! Streamable HTTP (2025-03-26 and later) and legacy HTTP+SSE (2024-11-05), server and
 //! client.
 //!
-//! - [`server`]: [`HttpServer`], one endpoint (default `/mcp`) plus `/sse` and `/message`.
+//! - [`server`]: [`HttpServer`], one endpoint (default `/mcp`) plus `/sse` and `/message`;
+//!   [`HttpService`], the same without a listener, for hosts that own the sockets.
 //! - [`backend`]: what the server runs for each session ([`Backend`]) and how it steers
 //!   it ([`SessionControl`]); roles and the engine implement them.
 //! - [`client`]: [`HttpClientTransport`], Streamable HTTP with a legacy fallback.
@@ -21,5 +22,5 @@ pub mod sse;
 pub use backend::{Backend, BackendSession, SessionControl};
 pub use client::HttpClientTransport;
 pub use hub::{HttpSessionTransport, HubReader, HubWriter};
-pub use server::{HttpServer, HttpServerConfig};
+pub use server::{HttpServer, HttpServerConfig, HttpService};
 pub use sse::{EventStore, MemoryEventStore};

@@ -56,9 +56,7 @@ pub use config::HttpServerConfig;
 /// ```
 pub struct HttpServer {
     addr: SocketAddr,
-    endpoint: String,
-    app: Arc<App>,
-    stop: CancellationToken,
+    service: HttpService,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -76,10 +74,73 @@ impl HttpServer {
             .await
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.bind)))?;
         let addr = listener.local_addr()?;
-        let endpoint = config.endpoint.clone();
+        let service = HttpService::new(backend, config);
+        let app = &service.app;
+        let limits = listener::Limits {
+            max_connections: app.config.max_connections,
+            header_read_timeout: app.config.header_read_timeout,
+            write_stall_timeout: app.config.write_stall_timeout,
+        };
+        let task = tokio::spawn(listener::serve(listener, service.router.clone(), limits, service.stop.clone()));
+        Ok(HttpServer { addr, service, task })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The endpoint URL, e.g. `http://127.0.0.1:8000/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.addr, self.service.app.config.endpoint)
+    }
+
+    /// Number of open sessions.
+    pub fn session_count(&self) -> usize {
+        self.service.session_count()
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish within the grace
+    /// period, then ends every stream and session.
+    pub async fn shutdown(self) {
+        self.service.shutdown().await;
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
+    }
+
+    /// Waits until the server stops.
+    pub async fn wait(&mut self) {
+        let _ = (&mut self.task).await;
+    }
+}
+
+/// The HTTP server without a listener, for a host that owns the sockets (an ASGI server,
+/// a web framework): it answers each request handed in exactly as [`HttpServer`] would.
+///
+/// ```
+/// # #[tokio::main] async fn main() {
+/// use oxmcp::transport::http::{HttpServerConfig, HttpService};
+/// let server = oxmcp::server::Server::builder("demo", "1.0.0").build().unwrap();
+/// let service = HttpService::new(std::sync::Arc::new(server), HttpServerConfig::default());
+/// let request = http::Request::get("/health").header("host", "localhost").body(Default::default()).unwrap();
+/// assert_eq!(service.handle(request).await.status(), 404);
+/// service.shutdown().await;
+/// # }
+/// ```
+pub struct HttpService {
+    app: Arc<App>,
+    router: Router,
+    stop: CancellationToken,
+}
+
+impl HttpService {
+    /// Serves `backend` with `config` (its `bind` is not used; its endpoint is the path
+    /// the requests handed in must name). Call from within a tokio runtime: idle sessions
+    /// are reaped in the background until [`shutdown`](Self::shutdown).
+    pub fn new(backend: Arc<dyn Backend>, config: HttpServerConfig) -> HttpService {
         let app = Arc::new(App::new(backend, config));
+        let endpoint = &app.config.endpoint;
         let mut router =
-            Router::new().route(&endpoint, post(streamable::post_mcp).get(streamable::get_mcp).delete(streamable::delete_mcp));
+            Router::new().route(endpoint, post(streamable::post_mcp).get(streamable::get_mcp).delete(streamable::delete_mcp));
         if let Some(resource) = &app.config.auth {
             // The path-aware location RFC 9728 defines, and the root one older clients try.
             router = router.route(&resource.metadata_path(), get(guard::metadata));
@@ -92,24 +153,18 @@ impl HttpServer {
         }
         let router = router.with_state(app.clone());
         let stop = CancellationToken::new();
-        let limits = listener::Limits {
-            max_connections: app.config.max_connections,
-            header_read_timeout: app.config.header_read_timeout,
-            write_stall_timeout: app.config.write_stall_timeout,
-        };
-        let task = tokio::spawn(listener::serve(listener, router, limits, stop.clone()));
         tokio::spawn(app::reap_idle_sessions(Arc::downgrade(&app), stop.clone()));
-        Ok(HttpServer { addr, endpoint, app, stop, task })
+        HttpService { app, router, stop }
     }
 
-    /// The bound address.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// The endpoint URL, e.g. `http://127.0.0.1:8000/mcp`.
-    pub fn url(&self) -> String {
-        format!("http://{}{}", self.addr, self.endpoint)
+    /// Answers one request. The response's body may be a stream that stays open (SSE):
+    /// read it as it comes, and drop it when the client goes away.
+    pub async fn handle(&self, request: http::Request<axum::body::Body>) -> http::Response<axum::body::Body> {
+        use tower::ServiceExt;
+        match self.router.clone().oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
     }
 
     /// Number of open sessions.
@@ -117,9 +172,14 @@ impl HttpServer {
         self.app.session_count()
     }
 
-    /// Stops accepting connections, lets in-flight requests finish within the grace
-    /// period, then ends every stream and session.
-    pub async fn shutdown(self) {
+    /// The largest request body it takes (413 beyond).
+    pub fn max_body_bytes(&self) -> usize {
+        self.app.config.max_body_bytes
+    }
+
+    /// Lets in-flight requests finish within the grace period, then ends every stream and
+    /// session; requests handed in later still get answers (404 for a session it ended).
+    pub async fn shutdown(&self) {
         self.stop.cancel();
         let deadline = Instant::now() + self.app.config.shutdown_grace;
         loop {
@@ -131,11 +191,5 @@ impl HttpServer {
         for s in self.app.drain() {
             s.control().close("the server is shutting down");
         }
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
-    }
-
-    /// Waits until the server stops.
-    pub async fn wait(&mut self) {
-        let _ = (&mut self.task).await;
     }
 }
