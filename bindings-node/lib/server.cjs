@@ -158,6 +158,8 @@ class Server {
     this._life = null
     this._ended = Promise.resolve()
     this._state = undefined
+    // The servers mounted here (their lifespans start and end with this one's).
+    this._mounted = []
     this._slots = []
     // Registered tool and prompt names and resource URIs (templates by their template).
     this._names = { tool: new Set(), prompt: new Set(), resource: new Set() }
@@ -319,6 +321,7 @@ class Server {
   mount(prefix, other) {
     if (other instanceof Server) {
       wrapSync(() => this._native.mount(String(prefix), other._native))
+      this._mounted.push(other)
       return this
     }
     if (other?._native instanceof native.NativeClient) {
@@ -411,21 +414,36 @@ class Server {
   }
 
   /** Starts the lifespan unless it runs already: once per serving, before the first
-   *  listener or in-memory client. A failed start is tried again by the next one. */
+   *  listener or in-memory client, then those of the servers mounted here. A failed start
+   *  is tried again by the next one. */
   _start() {
     if (this._life === null) {
       const fn = this._lifespanFn
       this._life = (async () => {
         await this._ended.catch(() => undefined) // the last close's failure was its caller's
-        if (fn === null) return null
-        const got = await fn(this)
-        if (got == null) return null
-        const extra = typeof got === 'object' ? Object.keys(got).filter(k => k !== 'value' && k !== 'close') : ['?']
-        if (extra.length || (got.close != null && typeof got.close !== 'function')) {
-          throw new InvalidInputError(null, 'lifespan must return (or resolve to) { value, close } (both optional)')
+        const got = fn === null ? null : await fn(this)
+        if (got != null) {
+          const extra = typeof got === 'object' ? Object.keys(got).filter(k => k !== 'value' && k !== 'close') : ['?']
+          if (extra.length || (got.close != null && typeof got.close !== 'function')) {
+            throw new InvalidInputError(null, 'lifespan must return (or resolve to) { value, close } (both optional)')
+          }
+          this._state = got.value
         }
-        this._state = got.value
-        return got
+        // Then the lifespans of the mounted servers that do not run already on their own.
+        const mounted = []
+        try {
+          for (const other of this._mounted) {
+            if (other._life !== null) continue
+            mounted.push(other)
+            await other._start()
+          }
+        } catch (err) {
+          for (const other of mounted.reverse()) await other._end().catch(() => undefined)
+          this._state = undefined
+          if (got?.close) await got.close()
+          throw err
+        }
+        return { close: got?.close, mounted }
       })()
       const life = this._life
       life.catch(() => {
@@ -441,9 +459,10 @@ class Server {
     if (life === null) return this._ended
     this._life = null
     this._ended = life.then(
-      got => {
+      async got => {
+        for (const other of [...got.mounted].reverse()) await other._end()
         this._state = undefined
-        return got && got.close ? got.close() : undefined
+        if (got.close) await got.close()
       },
       () => undefined, // a failed start has nothing to close
     )

@@ -55,3 +55,23 @@ it('a handler reads its own server\'s resources', async () => {
     await client.close()
   }
 })
+
+it("a mounted server's lifespan starts after its parent's and ends before it", async () => {
+  const events = []
+  const life = (name, value) => async () => {
+    events.push(`${name} in`)
+    return { value, close: () => { events.push(`${name} out`) } }
+  }
+  const child = new Server({ name: 'child', version: '1' }, { lifespan: life('child', { db: 'child-db' }) })
+  child.tool('which', (_args, ctx) => ctx.lifespan.db)
+  const main = new Server({ name: 'main', version: '1' }, { lifespan: life('main', null) }).mount('c', child)
+  const client = await Client.inMemory(main)
+  try {
+    assert.deepEqual(events, ['main in', 'child in'])
+    assert.equal((await client.callTool('c_which')).content[0].text, 'child-db')
+  } finally {
+    await client.close()
+    await main.close()
+  }
+  assert.deepEqual(events, ['main in', 'child in', 'child out', 'main out'])
+})
