@@ -1,6 +1,6 @@
 'use strict'
-// Schemas: a JSON Schema object, a zod 4 or zod 3 schema, or a zod "raw shape" (values of
-// one major).
+// Schemas: a JSON Schema object, a zod 4 (classic or mini) or zod 3 schema, or a zod "raw
+// shape" (values of one major).
 
 const { InvalidInputError } = require('./errors.cjs')
 
@@ -53,6 +53,8 @@ function zod() {
  *  ship each API under a subpath, whichever major `zod` itself is. */
 function objectOfShape(shape) {
   const values = Object.values(shape)
+  // zod/mini schemas have no methods (`.optional()`): a shape of them becomes a mini object.
+  if (values.every(v => isZod4(v) && typeof v.optional !== 'function')) return need('zod/v4/mini', 'a zod/mini raw shape was given').object(shape)
   if (values.every(isZod4)) return need('zod/v4', 'a zod 4 raw shape was given').object(shape)
   if (values.every(isZod3)) return need('zod/v3', 'a zod 3 raw shape was given').object(shape)
   throw new InvalidInputError(null, 'a zod raw shape mixes zod 3 and zod 4 schemas')
@@ -64,9 +66,9 @@ function jsonOfZod(z) {
     const { zodToJsonSchema } = need('zod-to-json-schema', 'a zod 3 schema was given')
     return zodToJsonSchema(z, { strictUnions: true, pipeStrategy: 'input' })
   }
-  return typeof z.toJSONSchema === 'function'
-    ? z.toJSONSchema({ io: 'input' })
-    : need('zod/v4', 'a zod 4 schema was given').toJSONSchema(z, { io: 'input' })
+  // The function, not the method: it knows every zod 4 type, zod/mini's (which carry no
+  // JSON Schema code of their own) among them.
+  return need('zod/v4', 'a zod 4 schema was given').toJSONSchema(z, { io: 'input' })
 }
 
 /** `{ json, zod }`: the JSON Schema to send and validate with, and the zod schema (if any)

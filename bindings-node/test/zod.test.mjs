@@ -128,3 +128,26 @@ it('names zod-to-json-schema when a zod 3 schema is given and it cannot be loade
   for (const line of lines.slice(0, 2)) assert.match(line, /^true .*zod 3.*zod-to-json-schema/)
   assert.equal(lines[2], 'zod 4 ok')
 })
+
+it('takes zod/mini schemas and raw shapes, published and parsed as zod 4 ones', async () => {
+  const m = await import('zod/mini')
+  const server = new Server({ name: 'mini', version: '1.0.0' })
+  server.tool('object', { inputSchema: m.object({ n: m.number(), tag: m._default(m.string(), 'none') }) }, args => JSON.stringify(args))
+  server.tool('shape', { inputSchema: { word: m.string(), times: m.optional(m.int()) } }, ({ word, times }) => word.repeat(times ?? 1))
+  const client = await Client.inMemory(server)
+  try {
+    const tools = Object.fromEntries((await client.listTools()).map(t => [t.name, t.inputSchema]))
+    assert.deepEqual(tools.shape.properties.word, { type: 'string' })
+    assert.deepEqual(tools.shape.required, ['word'])
+    assert.equal(tools.object.properties.n.type, 'number')
+    assert.ok(!leaksZod(tools.object) && !leaksZod(tools.shape))
+    // zod's own parse gives the handler the default the JSON Schema does not apply.
+    assert.equal((await client.callTool('object', { n: 2 })).content[0].text, '{"n":2,"tag":"none"}')
+    assert.equal((await client.callTool('shape', { word: 'ab', times: 2 })).content[0].text, 'abab')
+    const bad = await client.callTool('shape', { word: 3 })
+    assert.equal(bad.isError, true)
+  } finally {
+    await client.close()
+    await server.close()
+  }
+})
