@@ -2,8 +2,16 @@
 // The Server and the Context its handlers get.
 
 const native = require('../native.cjs')
-const { InvalidInputError, McpError, RequestCancelledError, UnauthorizedError, nativeCall, thrownToJson, wrapSync } = require('./errors.cjs')
+const {
+  CapabilityMissingError, ConnectionClosedError, HandlerError, InvalidInputError, McpError, ProtocolError, RequestCancelledError,
+  RequestTimeoutError, TransportError, UnauthorizedError, nativeCall, thrownToJson, wrapSync,
+} = require('./errors.cjs')
 const { schemaOf, zod, zodParse } = require('./schema.cjs')
+
+// What oxmcp's own calls throw (a client a handler uses, ctx.sample...): a handler letting
+// one through failed, unlike one throwing an McpError to answer with it.
+const RAISED_BY_CALLS = [CapabilityMissingError, ConnectionClosedError, HandlerError, ProtocolError, RequestCancelledError,
+  RequestTimeoutError, TransportError, UnauthorizedError]
 const { completionResult, promptResult, resourceResult, toolResult } = require('./results.cjs')
 
 // Server
@@ -536,19 +544,23 @@ class Server {
   }
 
   /** Answers call `id` with what its handler threw. An McpError is deliberate and sent as
-   *  it is; anything else is a bug: reported here (before the client hears of it, so
-   *  tests see it in order), and with `maskErrors` its text stays on the server. A
+   *  it is, unless oxmcp's own calls raised it (a client the handler used timed out or
+   *  lost its server); anything else is a bug: reported here (before the client hears of
+   *  it, so tests see it in order), and with `maskErrors` its text stays on the server. A
    *  handler giving up on a request the client cancelled is no bug: nobody hears it. */
   _fail(id, entry, input, err, ctx) {
     let json
-    if (entry.kind === null || err instanceof McpError) json = thrownToJson(err)
-    else {
+    if (entry.kind === null || (err instanceof McpError && !RAISED_BY_CALLS.some(c => err instanceof c))) {
+      json = thrownToJson(err)
+    } else {
       const name = typeof entry.name === 'function' ? entry.name(input) : entry.name
       const cancelled = ctx._controller !== null && ctx._controller.signal.aborted
       if (!cancelled) this._report(err, entry.kind, name)
       json = this._maskErrors
         ? JSON.stringify({ message: `internal error in ${entry.kind}${name ? ` ${name}` : ''}` })
-        : thrownToJson(err)
+        : err instanceof McpError
+          ? JSON.stringify({ message: err.message }) // not its code: that was another peer's answer
+          : thrownToJson(err)
     }
     this._native.fail(id, json)
   }

@@ -188,3 +188,41 @@ it('a hook that throws is reported on stderr and the client is still answered', 
   }
   assert.throws(() => new Server({ name: 'x' }, { onError: 'loud' }), /onError must be a function/)
 })
+
+it("what oxmcp's own calls throw in a handler is a failure: reported, masked when asked, a tool's isError", async () => {
+  const { createServer } = await import('node:net')
+  const port = await new Promise(resolve => {
+    const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)) })
+  })
+  const unreachable = `http://127.0.0.1:${port}/mcp`
+  class QuotaExceeded extends McpError {}
+  for (const maskErrors of [false, true]) {
+    const server = new Server({ name: 'nesting', version: '1' }, { maskErrors })
+    server.tool('forward', async () => { const up = await Client.http(unreachable); return up.callTool('echo', {}) })
+    server.prompt('summary', async () => { await Client.http(unreachable); return 'never' })
+    server.tool('quota', () => { throw new QuotaExceeded(-32050, 'quota exceeded') })
+    const client = await Client.inMemory(server)
+    try {
+      let forward, summary, quota
+      const calls = await capturingStderr(async () => {
+        forward = await client.callTool('forward', {})
+        summary = await client.getPrompt('summary').catch(e => e)
+        quota = await client.callTool('quota', {}).catch(e => e)
+      })
+      assert.deepEqual(calls.map(c => c[0]), ['oxmcp: tool "forward" failed:', 'oxmcp: prompt "summary" failed:'],
+        'both reported, the deliberate one not')
+      assert.equal(forward.isError, true, 'a tool failure, not the upstream error passed on')
+      assert.equal(summary.code, -32603)
+      if (maskErrors) {
+        assert.equal(text(forward), 'internal error in tool forward')
+        assert.equal(summary.message, 'internal error in prompt summary')
+      } else {
+        assert.match(text(forward), /127\.0\.0\.1/)
+      }
+      assert.equal(quota.code, -32050, 'an McpError subclass of the application is deliberate')
+    } finally {
+      await client.close()
+      await server.close()
+    }
+  }
+})

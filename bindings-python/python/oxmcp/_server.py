@@ -18,7 +18,8 @@ from . import _oxmcp
 from ._content import jsonable, tool_result
 from ._context import Context
 from ._asgi import HttpApp
-from ._errors import InvalidInput, McpError
+from ._errors import (CapabilityMissing, ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
+                      RequestCancelled, RequestTimeout, TransportError, Unauthorized)
 from ._schema import Signature, doc_summary
 
 if TYPE_CHECKING:
@@ -32,6 +33,11 @@ else:  # pydantic brings typing_extensions along
 # The decorators hand the function back unchanged; these let type checkers see that.
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+#: What oxmcp's own calls raise (a client a handler uses, ``ctx.sample``...): a handler
+#: letting one through failed, unlike one raising an ``McpError`` to answer with it.
+_RAISED_BY_CALLS = (CapabilityMissing, ConnectionClosed, HandlerError, ProtocolError, RequestCancelled, RequestTimeout,
+                    TransportError, Unauthorized)
 
 #: Where a handler's exception is logged, with its traceback.
 _log = logging.getLogger("oxmcp")
@@ -218,14 +224,19 @@ class Server:
         """The answer for an exception of the ``kind`` handler ``name``: logged with its
         traceback (a tool's becomes an ``isError`` result, others' a -32603 error, by the
         engine); masked, a generic message instead of its text. An ``McpError`` is the
-        handler's deliberate answer: neither logged nor masked."""
+        handler's deliberate answer: neither logged nor masked; but the errors of oxmcp's
+        own calls (a timeout or a lost connection of a client the handler used) are
+        failures like any other."""
         def failed(exc: Exception) -> Optional[str]:
-            if isinstance(exc, McpError):
+            if isinstance(exc, McpError) and not isinstance(exc, _RAISED_BY_CALLS):
                 return None
             _log.error("%s %r failed", kind, name, exc_info=exc)
-            if not self._mask_error_details:
+            if self._mask_error_details:
+                message = f"internal error in {kind} {name!r}"
+            elif isinstance(exc, McpError):
+                message = exc.message  # not its JSON-RPC code: that was another peer's answer
+            else:
                 return None
-            message = f"internal error in {kind} {name!r}"
             if kind == "tool":
                 return json.dumps({"content": [{"type": "text", "text": message}], "isError": True})
             raise McpError(-32603, message) from None
