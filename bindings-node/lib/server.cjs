@@ -3,15 +3,17 @@
 
 const native = require('../native.cjs')
 const {
-  CapabilityMissingError, ConnectionClosedError, HandlerError, InvalidInputError, McpError, ProtocolError, RequestCancelledError,
+  ConnectionClosedError, HandlerError, InvalidInputError, McpError, ProtocolError, RequestCancelledError,
   RequestTimeoutError, TransportError, UnauthorizedError, nativeCall, thrownToJson, wrapSync,
 } = require('./errors.cjs')
 const { schemaOf, zod, zodParse } = require('./schema.cjs')
 
-// What oxmcp's own calls throw (a client a handler uses, ctx.sample...): a handler letting
-// one through failed, unlike one throwing an McpError to answer with it.
-const RAISED_BY_CALLS = [CapabilityMissingError, ConnectionClosedError, HandlerError, ProtocolError, RequestCancelledError,
-  RequestTimeoutError, TransportError, UnauthorizedError]
+// What oxmcp's own calls throw (a client a handler uses...): a handler letting one through
+// failed, unlike one throwing an McpError to answer with it. Not CapabilityMissingError:
+// from ctx.sample and the like it names what this request's client lacks, and passed on
+// it answers the request with -32021 (in the stateless era).
+const RAISED_BY_CALLS = [ConnectionClosedError, HandlerError, ProtocolError, RequestCancelledError, RequestTimeoutError,
+  TransportError, UnauthorizedError]
 const { completionResult, promptResult, resourceResult, toolResult } = require('./results.cjs')
 
 // Server

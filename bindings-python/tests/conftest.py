@@ -32,7 +32,8 @@ def run(coro, timeout: float = 60):
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def wait_listening(proc, port: int, what: str) -> None:

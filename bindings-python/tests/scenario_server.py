@@ -35,7 +35,8 @@ def session_count() -> str:
 @server.tool(description='Asks the client\'s model (no maxTokens given); answers "sampled: " + the model\'s text.')
 async def ask_sampling(prompt: str, ctx: Context) -> str:
     reply = await ctx.sample(prompt)  # no max_tokens: the engine fills the protocol default
-    return "sampled: " + reply.content.text
+    text: str = reply.content.text
+    return "sampled: " + text
 
 
 @server.tool(description='Asks the user for a name; answers "elicited: " + action + " " + content.name.')

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import mcp
 import pytest
@@ -43,7 +44,7 @@ def test_the_app_serves_mcp_under_the_mount_beside_other_routes(served):
 
     async def main():
         for era in ("session", "stateless"):
-            logs: list = []
+            logs: list[Any] = []
             async with Client.http(f"{base}/api/mcp", era=era, headers={"X-Tenant": "blue"},
                                    on_log=lambda level, data, logger: logs.append(data)) as client:
                 assert {t.name for t in await client.list_tools()} == {"status", "slow", "was_cancelled"}
@@ -105,7 +106,7 @@ def test_the_lifespan_ends_when_the_server_stops(served):
 
 
 def test_an_app_used_without_lifespan_starts_on_first_request_and_close_ends_it():
-    entered: list = []
+    entered: list[str] = []
 
     async def lifespan(server: Server):
         entered.append("in")
@@ -116,7 +117,7 @@ def test_an_app_used_without_lifespan_starts_on_first_request_and_close_ends_it(
     app = server.http_app()
 
     async def main():
-        sent: list = []
+        sent: list[dict[str, Any]] = []
         messages = [{"type": "http.request", "body": b"", "more_body": False}]
 
         async def receive():

@@ -74,7 +74,7 @@ def test_a_handler_reads_its_own_resources():
 
 
 def test_a_mounted_servers_lifespan_runs_with_its_parents():
-    events: list = []
+    events: list[str] = []
 
     async def child_lifespan(server: Server):
         events.append("child in")
@@ -90,7 +90,8 @@ def test_a_mounted_servers_lifespan_runs_with_its_parents():
 
     @child.tool
     def which(ctx: Context) -> str:
-        return ctx.lifespan["db"]
+        db: str = ctx.lifespan["db"]
+        return db
 
     main = Server("main", lifespan=parent_lifespan)
     main.mount("c", child)

@@ -67,7 +67,7 @@ def everything_server(log: Path):
                 proc.wait()
 
 
-def failed_checks(results: Path) -> list:
+def failed_checks(results: Path) -> list[str]:
     """The failing checks the suite saved (one checks.json per scenario)."""
     out = []
     for checks in sorted(results.glob("*/checks.json")):

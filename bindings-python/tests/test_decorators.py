@@ -72,7 +72,7 @@ def test_a_bare_resource_decorator_says_a_uri_is_needed():
 @pytest.mark.parametrize("kind", ["tool", "prompt"])
 def test_a_second_tool_or_prompt_of_one_name_is_refused(kind):
     server = Server("twice")
-    register = getattr(server, kind)
+    register = server.tool if kind == "tool" else server.prompt
 
     @register()
     def lookup(key: str) -> str:
@@ -121,7 +121,7 @@ def test_replace_true_replaces_on_purpose():
     def answer() -> str:
         return "old"
 
-    @server.tool(replace=True)
+    @server.tool(replace=True)  # type: ignore[no-redef]
     def answer() -> str:  # noqa: F811
         return "new"
 

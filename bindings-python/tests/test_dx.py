@@ -10,6 +10,7 @@ import textwrap
 
 import http.client
 import json
+from typing import Any
 from urllib.parse import urlsplit
 
 from conftest import run
@@ -37,7 +38,7 @@ def test_a_server_serves_from_one_event_loop_then_another():
 
 def test_async_log_and_notification_callbacks_run():
     async def go():
-        seen: list = []
+        seen: list[tuple[str, Any]] = []
 
         async def on_log(level, data, logger):
             await asyncio.sleep(0)
@@ -73,6 +74,7 @@ def test_http_takes_allowed_hosts_and_origins():
 
         def post(url: str) -> int:
             parts = urlsplit(url)
+            assert parts.hostname is not None
             conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
             try:
                 conn.request("POST", parts.path, init, headers)

@@ -178,6 +178,7 @@ def test_over_streamable_http(http_demo):
                 await asyncio.sleep(0.05)
             assert "sleepy saw CancelledError" in logs
             r = await c.call_tool("who")
+            assert r.structured_content is not None
             assert r.structured_content["client"] == "oxmcp-python"
     run(main())
 

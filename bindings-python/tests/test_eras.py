@@ -8,6 +8,7 @@ one era says so."""
 import asyncio
 import sys
 import time
+from typing import Any, Optional
 
 import pytest
 
@@ -45,7 +46,9 @@ class Seen:
     """What the client's handlers saw: elicitations, logs, progress."""
 
     def __init__(self) -> None:
-        self.elicited, self.logs, self.progress = [], [], []
+        self.elicited: list[str] = []
+        self.logs: list[tuple[str, Any]] = []
+        self.progress: list[tuple[float, Optional[float], Optional[str]]] = []
 
     def elicitation(self, params):
         self.elicited.append(params.message)
@@ -182,11 +185,11 @@ def test_both_eras_on_one_http_server_give_the_same_results(eras_url):
 def test_an_unknown_era_is_invalid_input():
     async def main():
         with pytest.raises(InvalidInput, match="era"):
-            await Client.connect_stdio(sys.executable, [ERAS], era="modernist")
+            await Client.connect_stdio(sys.executable, [ERAS], era="modernist")  # type: ignore[arg-type]
         with pytest.raises(InvalidInput, match="era"):
-            await Client.connect_http("http://127.0.0.1:9/mcp", era="")
+            await Client.connect_http("http://127.0.0.1:9/mcp", era="")  # type: ignore[arg-type]
         with pytest.raises(InvalidInput, match="era"):
-            await Client.connect_http("http://127.0.0.1:9/mcp", era=2026)
+            await Client.connect_http("http://127.0.0.1:9/mcp", era=2026)  # type: ignore[arg-type]
     run(main())
 
 

@@ -19,7 +19,8 @@ def make_server() -> Server:
     async def ask(ctx: Context) -> str:
         """Asks the client's model."""
         answer = await ctx.sample("ping?", max_tokens=5)
-        return answer.content.text
+        text: str = answer.content.text
+        return text
 
     @server.resource("memo://note")
     def note() -> str:

@@ -16,12 +16,14 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any, Optional
 
 import anyio
 import mcp
 import pytest
 from mcp import StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
+from pydantic import FileUrl
 
 from conftest import DEMO, SERVERS, http_server, run
 from oxmcp import Client, McpError, RequestTimeout
@@ -37,7 +39,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
 # -- processes ---------------------------------------------------------------------------------
 
 
-def _children() -> dict:
+def _children() -> dict[int, str]:
     """This process's live children: pid -> command line (zombies count as gone)."""
     found = {}
     me = os.getpid()
@@ -64,7 +66,7 @@ def _stop(pid: int) -> None:
 
 
 # Pids of the HTTP servers this module starts itself (and stops in _http_server).
-_HTTP_SERVERS: set = set()
+_HTTP_SERVERS: set[int] = set()
 
 
 @pytest.fixture(autouse=True)
@@ -120,12 +122,12 @@ class Recorder:
     """Callbacks for the official client that record what the server sent."""
 
     def __init__(self) -> None:
-        self.logs = []
+        self.logs: list[tuple[str, Any, Optional[str]]] = []
 
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.logs.append((params.level, params.data, params.logger))
 
-    def data(self) -> list:
+    def data(self) -> list[Any]:
         return [data for _, data, _ in self.logs]
 
 
@@ -137,7 +139,7 @@ def demo(request):
     return request.getfixturevalue("demo_http_url")
 
 
-def official_client(target, recorder: Recorder = None, **options) -> mcp.Client:
+def official_client(target, recorder: Optional[Recorder] = None, **options) -> mcp.Client:
     """The official client, in the session era (``mode="legacy"``: initialize) unless told
     otherwise; ``mode="auto"`` probes ``server/discover`` and so picks the stateless era."""
     options.setdefault("mode", "legacy")
@@ -165,6 +167,7 @@ def test_official_client_initializes_and_lists_tools(demo):
             assert add.input_schema["properties"]["a"] == {"description": "the first number", "title": "A",
                                                            "type": "integer"}
             assert add.input_schema["properties"]["b"]["description"] == "the second number"
+            assert add.output_schema is not None
             assert add.output_schema["properties"]["result"]["type"] == "integer", "an int is structured as result"
 
             shout = tools["shout"]
@@ -180,6 +183,7 @@ def test_official_client_initializes_and_lists_tools(demo):
             assert kinds["properties"]["tags"] == {"items": {"type": "string"}, "title": "Tags", "type": "array"}
 
             mirror = tools["mirror"]
+            assert mirror.output_schema is not None
             assert mirror.output_schema["type"] == "object" and mirror.output_schema["required"] == ["x", "y"]
             assert tools["sleepy"].input_schema["properties"]["seconds"]["type"] == "number"
     run(main())
@@ -326,15 +330,15 @@ def test_official_client_gets_prompts_and_completions(demo):
                 await c.get_prompt("review", {})
             assert e.value.code == -32602 and "code" in e.value.message
 
-            r = await c.complete(types.PromptReference(type="ref/prompt", name="review"),
-                                 {"name": "language", "value": "p"})
-            assert r.completion.values == ["python", "perl"]
-            assert r.completion.total == 2 and r.completion.has_more is False
+            done = await c.complete(types.PromptReference(type="ref/prompt", name="review"),
+                                    {"name": "language", "value": "p"})
+            assert done.completion.values == ["python", "perl"]
+            assert done.completion.total == 2 and done.completion.has_more is False
 
-            r = await c.complete(types.ResourceTemplateReference(type="ref/resource",
-                                                                 uri="demo://users/{user_id}/profile"),
-                                 {"name": "user_id", "value": "r"})
-            assert r.completion.values == ["rust"]
+            done = await c.complete(types.ResourceTemplateReference(type="ref/resource",
+                                                                    uri="demo://users/{user_id}/profile"),
+                                    {"name": "user_id", "value": "r"})
+            assert done.completion.values == ["rust"]
     run(main())
 
 
@@ -394,7 +398,7 @@ def test_official_client_closes_with_a_call_in_flight(demo):
 
 def test_official_client_answers_sampling_elicitation_and_roots(demo):
     async def main():
-        asked = []
+        asked: list[tuple[str, Any, Any]] = []
 
         async def sampling(ctx, params: types.CreateMessageRequestParams):
             asked.append(("sampling", params.max_tokens, params.messages[0].content.text))
@@ -406,7 +410,8 @@ def test_official_client_answers_sampling_elicitation_and_roots(demo):
             return types.ElicitResult(action="accept", content={"name": "Ada", "age": 36})
 
         async def list_roots(ctx):
-            return types.ListRootsResult(roots=[types.Root(uri="file:///srv/a"), types.Root(uri="file:///srv/b")])
+            return types.ListRootsResult(roots=[types.Root(uri=FileUrl("file:///srv/a")),
+                                                types.Root(uri=FileUrl("file:///srv/b"))])
 
         async with official_client(demo, sampling_callback=sampling, elicitation_callback=elicitation,
                                    list_roots_callback=list_roots) as c:
@@ -460,7 +465,8 @@ def test_official_client_in_modern_mode_answers_input_requests(demo):
 
         async def list_roots(ctx):
             asked.append("roots")
-            return types.ListRootsResult(roots=[types.Root(uri="file:///srv/a"), types.Root(uri="file:///srv/b")])
+            return types.ListRootsResult(roots=[types.Root(uri=FileUrl("file:///srv/a")),
+                                                types.Root(uri=FileUrl("file:///srv/b"))])
 
         async with official_client(demo, mode="auto", sampling_callback=sampling, elicitation_callback=elicitation,
                                    list_roots_callback=list_roots) as c:

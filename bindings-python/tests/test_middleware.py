@@ -1,13 +1,15 @@
 """Middleware around every request a Python server routes, and the server's other
 runtime surface: removing prompts and resources, the HTTP request's headers."""
 
+from typing import Any
+
 import pytest
 
 from conftest import run
 from oxmcp import Client, Context, McpError, Server
 
 
-def make_server(log: list) -> Server:
+def make_server(log: list[str]) -> Server:
     server = Server("mw")
 
     @server.middleware
@@ -44,7 +46,7 @@ def make_server(log: list) -> Server:
 @pytest.mark.parametrize("era", ["session", "stateless"])
 def test_middleware_wraps_every_routed_request(era):
     async def go():
-        log: list = []
+        log: list[str] = []
         async with Client.in_memory(make_server(log), era=era) as client:
             log.clear()
             r = await client.call_tool("echo", {"text": "quiet"})
@@ -63,7 +65,7 @@ def test_middleware_wraps_every_routed_request(era):
 
 def test_middleware_must_be_async():
     with pytest.raises(TypeError):
-        Server("x").middleware(lambda request, call_next: None)
+        Server("x").middleware(lambda request, call_next: None)  # type: ignore[arg-type, return-value]
 
 
 def test_prompts_and_resources_can_be_removed_and_handlers_see_http_headers():
@@ -79,7 +81,7 @@ def test_prompts_and_resources_can_be_removed_and_handlers_see_http_headers():
             return "a note"
 
         @server.tool
-        def headers(ctx: Context) -> dict:
+        def headers(ctx: Context) -> dict[str, Any]:
             return {"headers": ctx.headers}
 
         async with Client.in_memory(server) as client:
@@ -92,7 +94,9 @@ def test_prompts_and_resources_can_be_removed_and_handlers_see_http_headers():
         url = await server.start_http("127.0.0.1", 0)
         try:
             async with Client.http(url, headers={"X-Tenant": "blue"}) as client:
-                seen = (await client.call_tool("headers", {})).structured_content["headers"]
+                result = await client.call_tool("headers", {})
+                assert result.structured_content is not None
+                seen = result.structured_content["headers"]
                 assert seen["x-tenant"] == "blue"
         finally:
             await server.stop_http()

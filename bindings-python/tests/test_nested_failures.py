@@ -22,7 +22,7 @@ def nesting_server(mask: bool) -> Server:
     @server.tool
     async def forward(text: str) -> str:
         async with Client.http(unreachable) as upstream:
-            return (await upstream.call_tool("echo", {"text": text})).content[0].text  # type: ignore[union-attr]
+            return (await upstream.call_tool("echo", {"text": text})).content[0].text
 
     @server.prompt
     async def summary() -> str:
@@ -43,7 +43,7 @@ def test_a_nested_calls_error_is_a_logged_failure(caplog: pytest.LogCaptureFixtu
         async with Client.in_memory(nesting_server(mask=False)) as client:
             r = await client.call_tool("forward", {"text": "hi"})
             assert r.is_error, "a tool's failure, not the upstream's JSON-RPC error"
-            assert "127.0.0.1" in r.content[0].text  # type: ignore[union-attr]
+            assert "127.0.0.1" in r.content[0].text
             with pytest.raises(McpError) as e:
                 await client.get_prompt("summary")
             assert e.value.code == -32603
@@ -62,7 +62,7 @@ def test_a_nested_calls_error_is_masked_when_asked(caplog: pytest.LogCaptureFixt
     async def go() -> None:
         async with Client.in_memory(nesting_server(mask=True)) as client:
             r = await client.call_tool("forward", {"text": "hi"})
-            assert r.is_error and r.content[0].text == "internal error in tool 'forward'"  # type: ignore[union-attr]
+            assert r.is_error and r.content[0].text == "internal error in tool 'forward'"
             with pytest.raises(McpError) as e:
                 await client.get_prompt("summary")
             assert (e.value.code, e.value.message) == (-32603, "internal error in prompt 'summary'")

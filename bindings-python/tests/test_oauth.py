@@ -12,6 +12,7 @@ import subprocess
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -81,8 +82,9 @@ def play_browser(url: str, user: str) -> str:
     raise AssertionError("the authorization did not come back")
 
 
-def whoami(result) -> dict:
-    return json.loads(result.content[0].text)
+def whoami(result) -> dict[str, Any]:
+    claims: dict[str, Any] = json.loads(result.content[0].text)
+    return claims
 
 
 def test_client_credentials_and_the_authorization_code_grant(tmp_path):

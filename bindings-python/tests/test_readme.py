@@ -144,14 +144,14 @@ def prepare(block: Block, where: Path) -> str:
     return name
 
 
-def run(command: list[str], block: Block, where: Path) -> subprocess.CompletedProcess:
+def run(command: list[str], block: Block, where: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     try:
         return subprocess.run(command, cwd=where, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               timeout=TIMEOUT)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"README.md:{block.line}: {command[1:]} still running after {TIMEOUT} s\n"
-                    f"stdout:\n{e.stdout}\nstderr:\n{e.stderr}")
+                    f"stdout:\n{e.stdout!r}\nstderr:\n{e.stderr!r}")
 
 
 def lines(text: str) -> list[str]:

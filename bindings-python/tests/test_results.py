@@ -36,11 +36,11 @@ def make_server() -> Server:
         return name.encode()
 
     @server.prompt(description="Greets.")
-    def greet(name: str, formal: bool = False) -> list:
+    def greet(name: str, formal: bool = False) -> list[Message]:
         return [Message("user", f"Hello {name}"), Message("assistant", Image(PNG))]
 
     @server.completion()
-    def complete(ref, argument, context) -> list:
+    def complete(ref, argument, context) -> list[str]:
         return ["alpha", "alpine"]
 
     return server

@@ -7,12 +7,14 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import REPO, run
 from oxmcp import (CapabilityMissing, Client, ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
                    RequestCancelled, RequestTimeout, TransportError, Unauthorized)
+from oxmcp.types import Era
 
 SERVER = str(Path(__file__).with_name("scenario_server.py"))
 SPEC = json.loads((REPO / "tests" / "scenarios" / "scenarios.json").read_text())
@@ -65,7 +67,7 @@ def at_path(value, path: str):
     return value
 
 
-def result_text(method: str, result: dict):
+def result_text(method: str, result: dict[str, Any]):
     """The text the ``text`` and ``contains`` matchers look at, by the request's method."""
     if method == "tools/call":
         return "".join(b["text"] for b in result.get("content") or [] if b.get("type") == "text")
@@ -76,13 +78,13 @@ def result_text(method: str, result: dict):
     pytest.fail(f"no text matcher for a {method} result")
 
 
-def named_items(result: dict, path: str) -> list:
+def named_items(result: dict[str, Any], path: str) -> list[Any]:
     items = at_path(result, path)
     assert isinstance(items, list), f"{path} is not an array in {result}"
     return [item.get("name") for item in items if isinstance(item, dict)]
 
 
-def check_result(method: str, expect: dict, result: dict) -> None:
+def check_result(method: str, expect: dict[str, Any], result: dict[str, Any]) -> None:
     """Every matcher of ``expect`` (but ``error`` and ``handler_cancelled``) against a result."""
     if "text" in expect:
         assert result_text(method, result) == expect["text"], result
@@ -108,7 +110,7 @@ def check_result(method: str, expect: dict, result: dict) -> None:
         assert name not in named_items(result, path), f"{name!r} is in {path}: {result}"
 
 
-async def cancel_during_sampling(client: Client, handlers: Handlers, scenario: dict) -> None:
+async def cancel_during_sampling(client: Client, handlers: Handlers, scenario: dict[str, Any]) -> None:
     """Starts the call, waits until the sampling handler holds, cancels the call (cancelling
     its task), and waits for the handler to see its own cancellation."""
     call = asyncio.ensure_future(client.request(scenario["method"], scenario["params"]))
@@ -131,7 +133,7 @@ async def cancel_during_sampling(client: Client, handlers: Handlers, scenario: d
         f"the sampling handler did not see its cancellation within {CANCEL_WITHIN} s"
 
 
-async def play(scenario: dict, era: str) -> None:
+async def play(scenario: dict[str, Any], era: Era) -> None:
     expect = scenario["expect"]
     unknown = set(expect) - MATCHERS
     assert not unknown, f"matchers this runner does not know: {unknown}"

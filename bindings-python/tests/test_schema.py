@@ -30,7 +30,7 @@ class TD(TypedDict):
     a: str
 
 
-def f(a: int, b: Annotated[str, Field(description="the b")], c: Optional[float] = None, d: Literal["x", "y"] = "x",
+def f(a: int, b: Annotated[str, Field(description="the b")], c: Optional[float] = None, d: Literal["x", "y"] = "x",  # type: ignore[empty-body]
       e: List[str] = [], color: Color = Color.RED, m: Optional[Model] = None, dc: Optional[DC] = None,
       td: Optional[TD] = None, ctx: Optional[Context] = None) -> Model:
     """Summary line.
@@ -59,32 +59,38 @@ def test_input_schema_from_signature():
 
 
 def test_output_schema_for_data_returns():
-    assert Signature(f, Context).output_schema()["properties"]["n"]["type"] == "integer"
+    schema = Signature(f, Context).output_schema()
+    assert schema is not None
+    assert schema["properties"]["n"]["type"] == "integer"
     assert not Signature(f, Context).wraps_result
 
-    def g() -> int: ...
+    def g() -> int: ...  # type: ignore[empty-body]
     def h() -> Optional[str]: ...
-    def k() -> dict: ...
-    def r() -> ToolResult: ...
-    def i() -> Image: ...
-    def images() -> List[Image]: ...
-    def blocks() -> list: ...
-    def untyped() -> List[object]: ...
-    def raw() -> bytes: ...
+    def k() -> dict: ...  # type: ignore[empty-body, type-arg]
+    def r() -> ToolResult: ...  # type: ignore[empty-body]
+    def i() -> Image: ...  # type: ignore[empty-body]
+    def images() -> List[Image]: ...  # type: ignore[empty-body]
+    def blocks() -> list: ...  # type: ignore[empty-body, type-arg]
+    def untyped() -> List[object]: ...  # type: ignore[empty-body]
+    def raw() -> bytes: ...  # type: ignore[empty-body]
     def nothing() -> None: ...
-    def models() -> List[Model]: ...
+    def models() -> List[Model]: ...  # type: ignore[empty-body]
     # Other JSON data is the "result" property of an object.
     assert Signature(g, Context).output_schema() == {"type": "object", "properties": {"result": {"type": "integer"}},
                                                      "required": ["result"]}
     assert Signature(g, Context).wraps_result
-    assert Signature(h, Context).output_schema()["properties"]["result"] == {"anyOf": [{"type": "string"},
-                                                                                      {"type": "null"}]}
+    schema = Signature(h, Context).output_schema()
+    assert schema is not None
+    assert schema["properties"]["result"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
     wrapped = Signature(models, Context).output_schema()
+    assert wrapped is not None
     assert wrapped["properties"]["result"]["items"] == {"$ref": "#/$defs/Model"} and "Model" in wrapped["$defs"]
     # What content helpers, bytes and untyped lists send is no schema's business.
     for fn in (r, i, images, blocks, untyped, raw, nothing):
         assert Signature(fn, Context).output_schema() is None, fn.__name__
-    assert Signature(k, Context).output_schema()["type"] == "object"
+    schema = Signature(k, Context).output_schema()
+    assert schema is not None
+    assert schema["type"] == "object"
 
 
 def test_arguments_are_rebuilt_as_python_values():
@@ -105,6 +111,7 @@ def test_the_engine_validator_names_the_field():
     schema = json.dumps(Signature(f, Context).input_schema())
     assert _oxmcp.validate_json(schema, json.dumps({"a": 1, "b": "x"})) is None
     problems = _oxmcp.validate_json(schema, json.dumps({"a": "one"}))
+    assert problems is not None
     assert "/a" in problems and '"b"' in problems
 
 

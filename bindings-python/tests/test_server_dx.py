@@ -48,13 +48,13 @@ def failing_server(**options) -> Server:
         raise RuntimeError(f"no prompt for {topic}")
 
     @server.completion
-    async def complete(ref, argument, context) -> list:
+    async def complete(ref, argument, context) -> list[str]:
         raise LookupError("no values")
 
     return server
 
 
-def failures(caplog) -> list:
+def failures(caplog) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "oxmcp"]
 
 
@@ -87,6 +87,7 @@ def test_a_handlers_exception_is_logged_with_its_traceback(caplog):
     divide = caplog.handler.format(records[0])
     assert "Traceback" in divide and "return a / b" in divide and "ZeroDivisionError" in divide
     assert "int(text)" in caplog.handler.format(records[1]), "sync handlers' tracebacks too"
+    assert records[2].exc_info is not None
     assert isinstance(records[2].exc_info[1], KeyError)
 
 
@@ -148,7 +149,7 @@ def test_a_failing_middleware_is_logged_and_masked(caplog):
 # -- lifespan ----------------------------------------------------------------------------------
 
 
-def lifespan_server(events: list) -> Server:
+def lifespan_server(events: list[str]) -> Server:
     @contextlib.asynccontextmanager
     async def lifespan(server: Server):
         events.append(f"enter {server.name}")
@@ -159,18 +160,20 @@ def lifespan_server(events: list) -> Server:
 
     @server.tool
     async def db(ctx: Context) -> str:
-        return ctx.lifespan["db"]
+        db: str = ctx.lifespan["db"]
+        return db
 
     @server.resource("db://name")
     def name(ctx: Context) -> str:  # a sync handler sees it too
-        return ctx.lifespan["db"]
+        db: str = ctx.lifespan["db"]
+        return db
 
     return server
 
 
 def test_the_lifespan_runs_around_an_in_memory_client_and_handlers_read_its_value():
     async def go():
-        events: list = []
+        events: list[str] = []
         server = lifespan_server(events)
         assert events == [], "nothing runs before serving"
         async with Client.in_memory(server) as client:
@@ -197,7 +200,7 @@ def test_the_lifespan_runs_around_an_in_memory_client_and_handlers_read_its_valu
 
 def test_the_lifespan_runs_from_start_http_to_stop_http():
     async def go():
-        events: list = []
+        events: list[str] = []
         server = lifespan_server(events)
         url = await server.start_http("127.0.0.1", 0)
         try:
@@ -216,7 +219,7 @@ def test_the_lifespan_runs_from_start_http_to_stop_http():
 
 def test_a_failing_lifespan_fails_the_start_and_holds_nothing():
     async def go():
-        events: list = []
+        events: list[str] = []
 
         @contextlib.asynccontextmanager
         async def lifespan(server: Server):
@@ -230,7 +233,8 @@ def test_a_failing_lifespan_fails_the_start_and_holds_nothing():
 
         @server.tool
         def state(ctx: Context) -> str:
-            return ctx.lifespan
+            value: str = ctx.lifespan
+            return value
 
         with pytest.raises(OSError, match="no database"):
             await Client.connect_in_memory(server)
@@ -246,7 +250,7 @@ def test_a_failing_lifespan_fails_the_start_and_holds_nothing():
 
 def test_a_bare_async_generator_is_a_lifespan_and_ctx_lifespan_is_none_without_one():
     async def go():
-        seen: list = []
+        seen: list[str] = []
 
         async def lifespan(server: Server):
             yield "ready"
@@ -257,7 +261,8 @@ def test_a_bare_async_generator_is_a_lifespan_and_ctx_lifespan_is_none_without_o
         for s in (server, plain):
             @s.tool
             def state(ctx: Context) -> Optional[str]:
-                return ctx.lifespan
+                value: Optional[str] = ctx.lifespan
+                return value
 
         async with Client.in_memory(server) as client:
             assert (await client.call_tool("state")).structured_content == {"result": "ready"}
@@ -352,7 +357,7 @@ def test_plain_return_values_are_structured_as_result():
         return 7
 
     @server.tool
-    def blocks() -> list:  # untyped items may be content blocks: as before
+    def blocks() -> list:  # type: ignore[type-arg]  # untyped items may be content blocks: as before
         return ["a", "b"]
 
     async def go():
@@ -360,8 +365,11 @@ def test_plain_return_values_are_structured_as_result():
             schemas = {t.name: t.output_schema for t in await client.list_tools()}
             for tool, kind in (("count", "integer"), ("name", "string"), ("evens", "array"), ("yes", "boolean"),
                                ("half", "number")):
-                assert schemas[tool]["type"] == "object" and schemas[tool]["required"] == ["result"], tool
-                assert schemas[tool]["properties"]["result"]["type"] == kind, tool
+                schema = schemas[tool]
+                assert schema is not None, tool
+                assert schema["type"] == "object" and schema["required"] == ["result"], tool
+                assert schema["properties"]["result"]["type"] == kind, tool
+            assert schemas["evens"] is not None and schemas["points"] is not None
             assert schemas["evens"]["properties"]["result"]["items"] == {"type": "integer"}
             assert schemas["points"]["properties"]["result"]["items"] == {"$ref": "#/$defs/Point"}
             assert schemas["points"]["$defs"]["Point"]["required"] == ["x", "y"]

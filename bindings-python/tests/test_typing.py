@@ -191,3 +191,21 @@ def test_mypy_strict_sees_the_clients_keywords_and_results_and_passes_the_exampl
     assert '"CallToolResult" has no attribute "is_eror"' in messages[wrong[0]], report
     assert 'Unexpected keyword argument "evn" for "stdio" of "Client"' in messages[wrong[1]], report
     assert '"Tool" has no attribute "input_shema"' in messages[wrong[-2]], report
+
+
+TESTS = Path(__file__).resolve().parent
+
+# How the test suite itself is checked: --strict, but test functions need no annotations
+# (--strict's check_untyped_defs still checks their bodies) and a content block's attribute
+# needs no narrowing (``result.content[0].text``: the tests know which block it is).
+TESTS_FLAGS = ["--strict", "--allow-untyped-defs", "--allow-untyped-calls", "--allow-incomplete-defs",
+               "--disable-error-code", "union-attr"]
+
+
+def test_the_tests_type_check(tmp_path):
+    """mypy over this directory (tests/servers/*.py and scenario_server.py too): a misspelled
+    attribute or keyword in a test fails here, not only when (and if) its line runs."""
+    r = subprocess.run([sys.executable, "-m", "mypy", *TESTS_FLAGS, "--config-file=", "--cache-dir",
+                        str(tmp_path / ".mypy_cache"), str(TESTS)],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr

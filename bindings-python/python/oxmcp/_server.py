@@ -18,7 +18,7 @@ from . import _oxmcp
 from ._content import jsonable, tool_result
 from ._context import Context
 from ._asgi import HttpApp
-from ._errors import (CapabilityMissing, ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
+from ._errors import (ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
                       RequestCancelled, RequestTimeout, TransportError, Unauthorized)
 from ._schema import Signature, doc_summary
 
@@ -34,10 +34,12 @@ else:  # pydantic brings typing_extensions along
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
-#: What oxmcp's own calls raise (a client a handler uses, ``ctx.sample``...): a handler
-#: letting one through failed, unlike one raising an ``McpError`` to answer with it.
-_RAISED_BY_CALLS = (CapabilityMissing, ConnectionClosed, HandlerError, ProtocolError, RequestCancelled, RequestTimeout,
-                    TransportError, Unauthorized)
+#: What oxmcp's own calls raise (a client a handler uses...): a handler letting one
+#: through failed, unlike one raising an ``McpError`` to answer with it. Not
+#: ``CapabilityMissing``: from ``ctx.sample`` and the like it names what this request's
+#: client lacks, and passed on it answers the request with -32021 (in the stateless era).
+_RAISED_BY_CALLS = (ConnectionClosed, HandlerError, ProtocolError, RequestCancelled, RequestTimeout, TransportError,
+                    Unauthorized)
 
 #: Where a handler's exception is logged, with its traceback.
 _log = logging.getLogger("oxmcp")

@@ -5,7 +5,7 @@ import dataclasses
 import enum
 import sys
 import time
-from typing import Annotated, List, Literal, Optional
+from typing import Annotated, Any, List, Literal, Optional
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
@@ -56,7 +56,7 @@ def shout(text: Annotated[str, Field(description="what to shout")], times: int =
 
 @server.tool()
 async def kinds(color: Color, mode: Literal["a", "b"], tags: List[str], box: Box, pair: Pair,
-                note: Optional[str] = None) -> dict:
+                note: Optional[str] = None) -> dict[str, Any]:
     """Echoes every kind of argument back as structured content."""
     return {"color": color.value, "mode": mode, "tags": tags, "area": box.width * box.height,
             "pair": pair["left"] + pair["right"], "note": note}
@@ -69,7 +69,7 @@ async def mirror(p: Point) -> Point:
 
 
 @server.tool()
-async def picture() -> list:
+async def picture() -> list[object]:
     """Returns a caption and an image (bytes)."""
     png = bytes.fromhex("89504e470d0a1a0a") + b"rest-of-png"
     return ["a caption", Image(png)]
@@ -141,7 +141,7 @@ async def roots(ctx: Context) -> str:
 
 
 @server.tool()
-async def who(ctx: Context) -> dict:
+async def who(ctx: Context) -> dict[str, Any]:
     return {"client": ctx.client_info.name, "id": ctx.request_id, "version": ctx.protocol_version}
 
 
@@ -156,7 +156,7 @@ def blob() -> bytes:
 
 
 @server.resource("demo://users/{user_id}/profile")
-async def profile(user_id: int) -> dict:
+async def profile(user_id: int) -> dict[str, Any]:
     return {"user_id": user_id, "kind": type(user_id).__name__}
 
 
@@ -167,7 +167,7 @@ def review(code: str, language: str = "python") -> str:
 
 
 @server.prompt()
-def conversation(topic: str) -> list:
+def conversation(topic: str) -> list[Message]:
     return [Message("user", f"Tell me about {topic}"), Message("assistant", "Gladly.")]
 
 

@@ -7,6 +7,7 @@ progress and logs, and the same result."""
 
 import asyncio
 import sys
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -40,7 +41,7 @@ async def consult(question: str, ctx: Context) -> str:
     return f"{reply.content.text} in {','.join(r.uri for r in roots)}"
 
 
-CANCELLED = []
+CANCELLED: list[float] = []
 
 
 @server.tool()
@@ -55,12 +56,12 @@ async def wait(seconds: float) -> str:
 
 
 @server.tool()
-def cancelled() -> dict:
+def cancelled() -> dict[str, Any]:
     return {"seconds": list(CANCELLED)}
 
 
 @server.tool()
-async def era(ctx: Context) -> dict:
+async def era(ctx: Context) -> dict[str, Any]:
     """What the handler sees of the request: the protocol version and the client's name."""
     return {"version": ctx.protocol_version, "client": ctx.client_info.name if ctx.client_info else None}
 

@@ -4,6 +4,7 @@ result that breaks the protocol (``content`` is not a list)."""
 
 import json
 import sys
+from typing import Any
 
 FUTURE = {
     "content": [
@@ -27,7 +28,7 @@ RESULTS = {
 }
 
 
-def answer(request: dict) -> dict:
+def answer(request: dict[str, Any]) -> dict[str, Any]:
     method = request["method"]
     if method == "tools/call":
         name = request["params"]["name"]

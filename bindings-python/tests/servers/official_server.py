@@ -39,7 +39,7 @@ server = MCPServer(
 )
 
 # Names of tool calls whose handler saw its cancellation (the `cancellations` tool reads it).
-CANCELLED: list = []
+CANCELLED: list[str] = []
 
 
 class Point(BaseModel):
@@ -162,7 +162,7 @@ def review_code(code: str, language: str = "rust") -> str:
 
 
 @server.prompt(description="A short conversation.")
-def chat(topic: str) -> list:
+def chat(topic: str) -> list[UserMessage | AssistantMessage]:
     return [UserMessage(f"Tell me about {topic}"), AssistantMessage("Gladly.")]
 
 
