@@ -83,6 +83,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares the extension `id` (with its `settings`, `{}` for none) in the client's
+    /// capabilities: in `initialize` (session era) and in every request's `_meta`
+    /// (stateless era). For example [`TASKS_EXTENSION`](crate::protocol::TASKS_EXTENSION),
+    /// after which a server may answer a tool call with a task handle.
+    pub fn extension(mut self, id: &str, settings: Value) -> Self {
+        self.capabilities.extensions.get_or_insert_with(Map::new).insert(id.to_string(), settings);
+        self
+    }
+
     /// The protocol version to ask for (default: the latest). A version names its era:
     /// a session-era version means [`Era::Session`], 2026-07-28 means [`Era::Stateless`].
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {

@@ -15,7 +15,7 @@ use super::handlers::{answer_request, ClientContext, Handlers};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
     meta, methods, ClientCapabilities, DiscoverResult, Implementation, InitializeResult, InputRequiredResult, LoggingLevel,
-    ProtocolVersion, RequestId, RESULT_COMPLETE, RESULT_INPUT_REQUIRED,
+    ProtocolVersion, RequestId, RESULT_COMPLETE, RESULT_INPUT_REQUIRED, RESULT_TASK, TASKS_EXTENSION,
 };
 use crate::session::{Peer, RequestOptions};
 
@@ -280,6 +280,10 @@ impl Stateless {
                     let responses = self.answer(peer, asked.input_requests.unwrap_or_default()).await?;
                     answers = Some((responses, asked.request_state));
                 }
+                // A task handle, where the extension allows one: the caller follows it.
+                Some(Value::String(t)) if t == RESULT_TASK && method == methods::TOOLS_CALL && declares_tasks(&first) => {
+                    return Ok(result)
+                }
                 Some(other) => {
                     return Err(Error::new(ErrorKind::Protocol, format!("{method}: unknown resultType {other} from the server")))
                 }
@@ -322,4 +326,13 @@ impl Stateless {
         });
         futures::future::try_join_all(asks).await.map(Map::from_iter)
     }
+}
+
+/// Whether a request's `_meta` declares the tasks extension.
+fn declares_tasks(params: &Map<String, Value>) -> bool {
+    params
+        .get("_meta")
+        .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
+        .and_then(|c| c.get("extensions"))
+        .is_some_and(|e| e.get(TASKS_EXTENSION).is_some())
 }

@@ -39,5 +39,11 @@ pub const SERVER_DISCOVER: &str = "server/discover";
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
+// The tasks extension (`io.modelcontextprotocol/tasks`).
+pub const TASKS_GET: &str = "tasks/get";
+pub const TASKS_UPDATE: &str = "tasks/update";
+pub const TASKS_CANCEL: &str = "tasks/cancel";
+pub const TASKS_STATUS: &str = "notifications/tasks";
+
 /// Session-era methods the stateless era removed (a 2026-07-28 request for one is -32601).
 pub const REMOVED_IN_STATELESS_ERA: [&str; 5] = [INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE];

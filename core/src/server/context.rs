@@ -50,6 +50,24 @@ impl ClientState {
 /// A middleware's way on: the rest of the chain and the params it was given.
 type NextSlot = (super::Next, Option<Value>);
 
+/// Where a handler's questions to the client go instead of requests of their own.
+#[derive(Clone)]
+pub(crate) enum Inputs {
+    /// The stateless era: an `InputRequiredResult` ends the round, the client retries.
+    Round(Arc<super::input_required::InputRound>),
+    /// A task: its `inputRequests`, answered through `tasks/update`.
+    Task(Arc<super::tasks::TaskInputs>),
+}
+
+impl std::fmt::Debug for Inputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Inputs::Round(_) => "Inputs::Round",
+            Inputs::Task(_) => "Inputs::Task",
+        })
+    }
+}
+
 /// The context handed to every handler, one per request.
 ///
 /// ```
@@ -73,8 +91,9 @@ pub struct RequestContext {
     pub(crate) client: Arc<ClientState>,
     /// The request's protocol version (per request in the stateless era).
     pub(crate) version: Option<ProtocolVersion>,
-    /// Stateless era: questions to the client become this round's input requests.
-    pub(crate) inputs: Option<Arc<super::input_required::InputRound>>,
+    /// Where questions to the client go when they cannot be requests of their own: the
+    /// stateless era's round of input requests, or a task's `inputRequests`.
+    pub(crate) inputs: Option<Inputs>,
     /// The key the next question to the client goes under (stateless era).
     pub(crate) input_key: Option<Arc<str>>,
     /// Who the request's access token speaks for (a protected HTTP server).
@@ -281,7 +300,8 @@ impl RequestContext {
     /// era, an input request of this round.
     async fn client_request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
         let value = match &self.inputs {
-            Some(round) => round.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
+            Some(Inputs::Round(round)) => round.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
+            Some(Inputs::Task(task)) => task.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
             None => {
                 let options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
                 self.peer.request(method, Some(params), options).await?

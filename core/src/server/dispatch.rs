@@ -9,17 +9,19 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::context::{ClientState, RequestContext};
+use super::context::{ClientState, Inputs, RequestContext};
 use super::handler::ResourceRequest;
 use super::input_required::InputRound;
-use super::registry::page;
+use super::registry::{page, ToolEntry};
+use super::tasks;
 use super::Server;
 use crate::protocol::meta::{self, RequestMeta};
 use crate::protocol::{
     codes, era, methods, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
     DiscoverResult, ErrorObject, GetPromptRequestParams, InitializeRequestParams, InitializeResult, PaginatedRequestParams,
     PromptsCapability, ProtocolVersion, ReadResourceRequestParams, ResourcesCapability, ServerCapabilities,
-    SetLevelRequestParams, SubscribeRequestParams, ToolsCapability, UnsubscribeRequestParams, RESULT_COMPLETE,
+    SetLevelRequestParams, SubscribeRequestParams, TaskIdParams, TaskSupport, ToolsCapability, UnsubscribeRequestParams,
+    UpdateTaskParams, RESULT_COMPLETE, TASKS_EXTENSION,
 };
 use crate::session::{IncomingNotification, IncomingRequest, Peer, Service};
 
@@ -149,7 +151,44 @@ async fn route(server: &Server, ctx: RequestContext, method: &str, params: Optio
         methods::PROMPTS_LIST => list_prompts(server, params),
         methods::PROMPTS_GET => get_prompt(server, ctx, params).await,
         methods::COMPLETION_COMPLETE => complete(server, ctx, params).await,
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => task_request(server, &ctx, method, params).await,
         other => Err(ErrorObject::method_not_found(other)),
+    }
+}
+
+/// Whether the request's client declared the tasks extension: for the session (in
+/// `initialize`) or for this request alone (its `_meta` client capabilities).
+fn declares_tasks(ctx: &RequestContext) -> bool {
+    ctx.client_capabilities().is_some_and(|c| c.has_extension(TASKS_EXTENSION))
+        || ctx
+            .meta
+            .as_ref()
+            .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
+            .and_then(|c| c.get("extensions"))
+            .is_some_and(|e| e.get(TASKS_EXTENSION).is_some())
+}
+
+/// Whose tasks a request may see: the access token's subject (or client) on a protected
+/// server; on an open one a task id alone (128 random bits) is the key to its task.
+fn task_owner(ctx: &RequestContext) -> Option<String> {
+    ctx.auth().and_then(|a| a.subject.clone().or_else(|| a.client_id.clone()))
+}
+
+/// `tasks/get`, `tasks/update` and `tasks/cancel`, for clients that declared the extension.
+async fn task_request(server: &Server, ctx: &RequestContext, method: &str, params: Option<Value>) -> Reply {
+    if !declares_tasks(ctx) {
+        return Err(tasks::extension_required(method));
+    }
+    let tasks = &server.inner.tasks;
+    let owner = task_owner(ctx);
+    if method == methods::TASKS_UPDATE {
+        let p: UpdateTaskParams = parse(params)?;
+        return tasks.update(&p.task_id, owner.as_deref(), p.input_responses).await;
+    }
+    let p: TaskIdParams = parse(params)?;
+    match method {
+        methods::TASKS_GET => tasks.get(&p.task_id, owner.as_deref()).await,
+        _ => tasks.cancel(&p.task_id, owner.as_deref()).await,
     }
 }
 
@@ -182,7 +221,7 @@ async fn stateless_request(
         cancel: cancel.clone(),
         client: Arc::new(ClientState::for_request(&request_meta)),
         version: Some(request_meta.version),
-        inputs: Some(round.clone()),
+        inputs: Some(Inputs::Round(round.clone())),
         input_key: None,
         auth,
         headers,
@@ -241,6 +280,11 @@ fn capabilities(server: &Server, version: ProtocolVersion) -> ServerCapabilities
             ..Default::default()
         }),
         prompts: (!registry.prompts.is_empty()).then(|| PromptsCapability { list_changed: Some(true), ..Default::default() }),
+        extensions: registry
+            .tools
+            .values()
+            .any(|t| t.tool.execution.as_ref().and_then(|e| e.task_support).is_some_and(|s| s != TaskSupport::Forbidden))
+            .then(|| Map::from_iter([(TASKS_EXTENSION.to_string(), json!({}))])),
         ..Default::default()
     }
 }
@@ -315,6 +359,11 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     let Some(entry) = entry else {
         return Err(ErrorObject::invalid_params(format!("unknown tool: {}", p.name)));
     };
+    let support = entry.tool.execution.as_ref().and_then(|e| e.task_support).unwrap_or(TaskSupport::Forbidden);
+    let as_task = support != TaskSupport::Forbidden && declares_tasks(&ctx);
+    if support == TaskSupport::Required && !as_task {
+        return Err(tasks::extension_required(&format!("tool {}", p.name)));
+    }
     let arguments = Value::Object(p.arguments.unwrap_or_default());
     if let Err(problems) = entry.input.validate(&arguments) {
         // Invalid arguments are a tool error the model can read and correct, not a protocol error.
@@ -322,6 +371,24 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
         return to_value(&CallToolResult::error_text(text));
     }
     let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
+    if !as_task {
+        return run_tool(entry, p.name, arguments, ctx).await;
+    }
+    // The handler runs after this request is answered: with the task's cancellation, and
+    // its questions to the client going into the task's inputRequests.
+    let owner = task_owner(&ctx);
+    server
+        .inner
+        .tasks
+        .start(owner, move |cancel, inputs| {
+            let ctx = RequestContext { cancel, inputs: Some(Inputs::Task(inputs)), ..ctx };
+            Box::pin(run_tool(entry, p.name, arguments, ctx))
+        })
+        .await
+}
+
+/// Runs a tool's handler and checks its result against the tool's output schema.
+async fn run_tool(entry: Arc<ToolEntry>, name: String, arguments: Map<String, Value>, ctx: RequestContext) -> Reply {
     let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
     let mut result = match entry.handler.call(arguments, ctx).await {
         Ok(result) => result,
@@ -330,15 +397,11 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     };
     if let (Some(schema), false) = (&entry.output, result.is_error()) {
         let Some(structured) = &result.structured_content else {
-            return Err(ErrorObject::internal(format!(
-                "tool {} declares an outputSchema but returned no structuredContent",
-                p.name
-            )));
+            return Err(ErrorObject::internal(format!("tool {name} declares an outputSchema but returned no structuredContent")));
         };
         if let Err(problems) = schema.validate(structured) {
             return Err(ErrorObject::internal(format!(
-                "tool {} returned structuredContent that does not match its outputSchema: {problems}",
-                p.name
+                "tool {name} returned structuredContent that does not match its outputSchema: {problems}"
             )));
         }
     }

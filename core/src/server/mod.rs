@@ -35,6 +35,7 @@ mod listen;
 mod middleware;
 mod mount;
 mod registry;
+pub mod tasks;
 mod uri_template;
 
 use std::collections::HashMap;
@@ -77,6 +78,10 @@ pub struct ServerConfig {
     /// random one per server by default; give servers that share clients (behind a load
     /// balancer) the same key.
     pub state_key: Option<StateKey>,
+    /// Tasks (the `io.modelcontextprotocol/tasks` extension): where they are kept and how
+    /// long. A tool declaring `execution.taskSupport` runs as a task for clients that
+    /// declared the extension.
+    pub tasks: tasks::TaskOptions,
 }
 
 impl Default for ServerConfig {
@@ -87,6 +92,7 @@ impl Default for ServerConfig {
             cache_ttl_ms: 0,
             cache_scope: crate::protocol::CacheScope::Private,
             state_key: None,
+            tasks: tasks::TaskOptions::default(),
         }
     }
 }
@@ -116,6 +122,8 @@ struct Inner {
     listeners: listen::Listeners,
     /// Around every routed request, outermost first.
     middleware: Vec<Arc<dyn Middleware>>,
+    /// The tasks this server runs and keeps.
+    tasks: Arc<tasks::Tasks>,
 }
 
 /// Builds a [`Server`]; registration errors (an invalid schema) surface at [`ServerBuilder::build`].
@@ -237,6 +245,7 @@ impl ServerBuilder {
                 info: self.info,
                 instructions: self.instructions,
                 state_key: self.config.state_key.clone().unwrap_or_else(StateKey::random),
+                tasks: tasks::Tasks::new(self.config.tasks.clone(), self.config.session.cancelled_handler_grace),
                 config: self.config,
                 registry: RwLock::new(self.registry),
                 sessions: Mutex::new(HashMap::new()),

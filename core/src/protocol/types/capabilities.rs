@@ -1,6 +1,7 @@
 //! Capabilities each side announces during `initialize`.
 //!
-//! Task-related capabilities (`tasks`) are not modelled; they survive in `extra`.
+//! The 2025-11-25 experimental `tasks` capability is not modelled (it survives in `extra`);
+//! tasks are the `io.modelcontextprotocol/tasks` extension's, under `extensions`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -21,6 +22,10 @@ pub struct ClientCapabilities {
     /// Present if the client can ask its user for information.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elicitation: Option<ElicitationCapability>,
+    /// Extensions the client supports, by identifier (2026-07-28; e.g.
+    /// [`TASKS_EXTENSION`](super::TASKS_EXTENSION)), each with its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
     /// Fields this version of oxmcp does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -70,6 +75,13 @@ pub struct ElicitationCapability {
     pub extra: Map<String, Value>,
 }
 
+impl ClientCapabilities {
+    /// Whether the client declared the extension `id`.
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+}
+
 impl ElicitationCapability {
     /// Whether form mode is supported (declared, or implied by declaring no mode at all).
     pub fn supports_form(&self) -> bool {
@@ -104,6 +116,9 @@ pub struct ServerCapabilities {
     /// Present if the server offers tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolsCapability>,
+    /// Extensions the server supports, by identifier, each with its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
     /// Fields this version of oxmcp does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

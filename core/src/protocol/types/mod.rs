@@ -3,7 +3,7 @@
 //!
 //! Every object keeps the fields it does not know in an `extra` map, so messages survive a
 //! parse/serialize round trip unchanged. Free-form JSON (schemas, tool arguments, structured
-//! content) stays as [`serde_json::Value`]. Task-related messages (`tasks/*`) are not modelled.
+//! content) stays as [`serde_json::Value`]. Tasks are the extension's ([`TASKS_EXTENSION`]).
 
 mod capabilities;
 mod common;
@@ -18,6 +18,7 @@ mod resources;
 mod roots;
 mod sampling;
 mod stateless;
+mod tasks;
 mod tools;
 
 pub use capabilities::*;
@@ -33,6 +34,7 @@ pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
 pub use stateless::*;
+pub use tasks::*;
 pub use tools::*;
 
 #[cfg(test)]

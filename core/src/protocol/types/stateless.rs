@@ -11,6 +11,8 @@ use super::{Meta, ServerCapabilities};
 pub const RESULT_COMPLETE: &str = "complete";
 /// `resultType` of an [`InputRequiredResult`].
 pub const RESULT_INPUT_REQUIRED: &str = "input_required";
+/// `resultType` of a `CreateTaskResult` (the tasks extension).
+pub const RESULT_TASK: &str = "task";
 
 /// Who may cache a result (`cacheScope`), like HTTP's `Cache-Control: public / private`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

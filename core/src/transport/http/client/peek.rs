@@ -27,6 +27,9 @@ struct PeekParams {
     name: Option<Value>,
     #[serde(default)]
     uri: Option<Value>,
+    /// A task's id (`tasks/get`, `tasks/update`, `tasks/cancel`).
+    #[serde(default, rename = "taskId")]
+    task_id: Option<Value>,
     #[serde(default, rename = "_meta")]
     meta: Option<PeekMeta>,
 }
@@ -70,6 +73,7 @@ impl Peek {
         match self.method.as_deref()? {
             methods::TOOLS_CALL | methods::PROMPTS_GET => p.name.as_ref()?.as_str(),
             methods::RESOURCES_READ => p.uri.as_ref()?.as_str(),
+            methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => p.task_id.as_ref()?.as_str(),
             _ => None,
         }
     }

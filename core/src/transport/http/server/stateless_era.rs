@@ -70,6 +70,8 @@ fn named_value<'a>(method: &str, params: Option<&'a Value>) -> Option<Option<&'a
     let key = match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
         methods::RESOURCES_READ => "uri",
+        // The tasks extension: routes a task's requests to the node holding it.
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => "taskId",
         _ => return None,
     };
     Some(params.and_then(|p| p.get(key)).and_then(Value::as_str))

@@ -1,0 +1,127 @@
+//! A running task's requests to the client. A task outlives the request that started it,
+//! so it cannot send the client a request of its own: what its handler asks
+//! (`ctx.elicit()`, `ctx.create_message()`, `ctx.list_roots()`) becomes an entry of the
+//! task's `inputRequests`, the task waits in `input_required`, and the answer arrives
+//! through `tasks/update` (on any node: answers go through the store).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::{clock, TaskStore};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{methods, DetailedTask, Task, TaskStatus};
+
+/// What one task asked and was answered.
+pub(crate) struct TaskInputs {
+    store: Arc<dyn TaskStore>,
+    poll: Duration,
+    state: Mutex<State>,
+    /// `tasks/update` on this node wakes the waiting asks at once.
+    wake: Notify,
+    /// One write of the task's state at a time, the latest state each time.
+    writing: tokio::sync::Mutex<()>,
+}
+
+struct State {
+    task: DetailedTask,
+    asks: usize,
+    /// Answers taken from the store and not yet claimed by their ask.
+    received: Map<String, Value>,
+}
+
+impl TaskInputs {
+    pub(crate) fn new(task: Task, store: Arc<dyn TaskStore>, poll: Duration) -> Self {
+        let task = DetailedTask { task, result: None, error: None, input_requests: None };
+        TaskInputs {
+            store,
+            poll,
+            state: Mutex::new(State { task, asks: 0, received: Map::new() }),
+            wake: Notify::new(),
+            writing: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The task as it stands here.
+    pub(crate) fn snapshot(&self) -> DetailedTask {
+        self.lock().task.clone()
+    }
+
+    /// New answers may be in the store.
+    pub(crate) fn answered(&self) {
+        self.wake.notify_waiters();
+    }
+
+    /// Stores the latest state (one write at a time, so an older state never lands last).
+    async fn publish(&self) -> Result<()> {
+        let _turn = self.writing.lock().await;
+        let latest = self.snapshot();
+        self.store.update(latest).await.map(|_| ())
+    }
+
+    /// Asks the client `method` with `params` under `key` (else `elicitation-N`,
+    /// `sampling-N` or `roots-N` by the order of the asks) and waits for the answer, or
+    /// fails as [`ErrorKind::Cancelled`] when the task is cancelled first.
+    pub(crate) async fn ask(&self, key: Option<&str>, method: &str, params: Value, cancel: &CancellationToken) -> Result<Value> {
+        let key = {
+            let mut st = self.lock();
+            st.asks += 1;
+            let key = key.map(str::to_owned).unwrap_or_else(|| {
+                let kind = match method {
+                    methods::ELICITATION_CREATE => "elicitation",
+                    methods::SAMPLING_CREATE_MESSAGE => "sampling",
+                    _ => "roots",
+                };
+                format!("{kind}-{}", st.asks)
+            });
+            let requests = st.task.input_requests.get_or_insert_with(Map::new);
+            requests.insert(key.clone(), json!({ "method": method, "params": params }));
+            st.task.task.status = TaskStatus::InputRequired;
+            st.task.task.last_updated_at = clock::now();
+            key
+        };
+        self.publish().await?;
+        loop {
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable(); // an answer arriving from here on is not missed
+            let answers = self.store.take_answers(&self.snapshot().task.task_id).await?;
+            let mine = {
+                let mut st = self.lock();
+                st.received.extend(answers);
+                let mine = st.received.remove(&key);
+                if mine.is_some() {
+                    let requests = st.task.input_requests.get_or_insert_with(Map::new);
+                    requests.remove(&key);
+                    if requests.is_empty() {
+                        st.task.input_requests = None;
+                        st.task.task.status = TaskStatus::Working;
+                    }
+                    st.task.task.last_updated_at = clock::now();
+                }
+                if !st.received.is_empty() {
+                    self.wake.notify_waiters(); // another ask's answer came along with this one
+                }
+                mine
+            };
+            if let Some(answer) = mine {
+                self.publish().await?;
+                return Ok(answer);
+            }
+            tokio::select! {
+                _ = woken => {}
+                _ = tokio::time::sleep(self.poll) => {}
+                _ = cancel.cancelled() => {
+                    return Err(Error::new(ErrorKind::Cancelled, "the task was cancelled while it waited for input"));
+                }
+            }
+        }
+    }
+}

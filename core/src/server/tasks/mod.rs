@@ -1,0 +1,247 @@
+//! Tasks (the `io.modelcontextprotocol/tasks` extension): a tool that declares
+//! `execution.taskSupport` and is called by a client that declared the extension is
+//! answered with a task handle at once and runs in the background; `tasks/get` reports
+//! it (the result inlined once it completed), `tasks/update` answers what it asked the
+//! client, `tasks/cancel` stops it.
+//!
+//! - `store`: [`TaskStore`], where tasks live (shared by several nodes, or
+//!   [`MemoryTaskStore`]);
+//! - `inputs`: a running task's requests to the client, surfaced as `inputRequests`;
+//! - `clock`: the tasks' timestamps.
+
+mod clock;
+mod inputs;
+mod store;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Result;
+use crate::protocol::{codes, DetailedTask, ErrorObject, Task, TaskStatus, TASKS_EXTENSION};
+
+pub(crate) use inputs::TaskInputs;
+pub use store::{MemoryTaskStore, TaskRecord, TaskStore, DEFAULT_TASK_CAPACITY};
+
+/// How a server keeps and paces its tasks.
+#[derive(Clone)]
+pub struct TaskOptions {
+    /// Where tasks live (default: a [`MemoryTaskStore`] of this process).
+    pub store: Arc<dyn TaskStore>,
+    /// How long after its creation a task is kept (`ttlMs`); `None` keeps it until the
+    /// store drops it. Default: one hour.
+    pub ttl: Option<Duration>,
+    /// The polling interval suggested to clients (`pollIntervalMs`). Default: 500 ms.
+    pub poll_interval: Duration,
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        TaskOptions {
+            store: Arc::new(MemoryTaskStore::default()),
+            ttl: Some(Duration::from_secs(3600)),
+            poll_interval: Duration::from_millis(500),
+        }
+    }
+}
+
+impl std::fmt::Debug for TaskOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskOptions").field("ttl", &self.ttl).field("poll_interval", &self.poll_interval).finish_non_exhaustive()
+    }
+}
+
+/// The -32021 error of a request that needs the tasks extension the client did not
+/// declare.
+pub(crate) fn extension_required(what: &str) -> ErrorObject {
+    ErrorObject::new(codes::MISSING_CLIENT_CAPABILITY, format!("{what} needs the client capability {TASKS_EXTENSION}"))
+        .with_data(json!({ "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } } }))
+}
+
+fn unknown(task_id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("unknown task: {task_id}"))
+}
+
+fn store_error(e: crate::Error) -> ErrorObject {
+    e.to_error_object()
+}
+
+/// The tasks of one server: the store, and the cancellation of those running here.
+pub(crate) struct Tasks {
+    options: TaskOptions,
+    /// How long a cancelled task's handler may take to wind down.
+    grace: Duration,
+    /// Tasks running in this process, by id: what `tasks/cancel` and `tasks/update` reach
+    /// at once (another node's runner learns of them from the store).
+    running: Mutex<HashMap<String, Running>>,
+}
+
+struct Running {
+    cancel: CancellationToken,
+    inputs: Arc<TaskInputs>,
+}
+
+impl Tasks {
+    pub(crate) fn new(options: TaskOptions, grace: Duration) -> Arc<Tasks> {
+        Arc::new(Tasks { options, grace, running: Mutex::new(HashMap::new()) })
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Creates a task owned by `owner` (durably: once this returns, `tasks/get` finds it)
+    /// and runs `work` in the background with the task's cancellation and inputs; its
+    /// outcome completes the task (an `Err` fails it). Returns the `CreateTaskResult`.
+    pub(crate) async fn start(
+        self: &Arc<Self>,
+        owner: Option<String>,
+        work: impl FnOnce(CancellationToken, Arc<TaskInputs>) -> BoxFuture<'static, Result<Value, ErrorObject>>,
+    ) -> Result<Value, ErrorObject> {
+        let now = clock::now();
+        let task = Task {
+            task_id: new_task_id(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now.clone(),
+            last_updated_at: now,
+            ttl_ms: self.options.ttl.map(|t| t.as_millis() as u64),
+            poll_interval_ms: Some(self.options.poll_interval.as_millis() as u64),
+        };
+        let detailed = DetailedTask { task: task.clone(), result: None, error: None, input_requests: None };
+        self.options.store.create(TaskRecord { task: detailed, owner, cancel_requested: false }).await.map_err(store_error)?;
+        let cancel = CancellationToken::new();
+        let inputs = Arc::new(TaskInputs::new(task.clone(), self.options.store.clone(), self.options.poll_interval));
+        let id = task.task_id.clone();
+        self.running().insert(id.clone(), Running { cancel: cancel.clone(), inputs: inputs.clone() });
+        let run = work(cancel.clone(), inputs.clone());
+        let tasks = self.clone();
+        tokio::spawn(async move {
+            tokio::pin!(run);
+            // A handler ending because it saw the cancel ends a cancelled task.
+            let outcome = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => None,
+                r = &mut run => Some(r),
+                _ = tasks.cancelled_elsewhere(&id) => None,
+            };
+            let (status, result, error) = match outcome {
+                Some(Ok(result)) => (TaskStatus::Completed, Some(strip_result(result)), None),
+                Some(Err(error)) => (TaskStatus::Failed, None, serde_json::to_value(error).ok()),
+                None => (TaskStatus::Cancelled, None, None),
+            };
+            let mut last = inputs.snapshot();
+            last.task.status = status;
+            last.task.last_updated_at = clock::now();
+            let done = DetailedTask { result, error, input_requests: None, ..last };
+            if let Err(e) = tasks.options.store.update(done).await {
+                tracing::warn!("task {id}: its outcome could not be stored: {e}");
+            }
+            if status == TaskStatus::Cancelled {
+                // The handler sees its cancellation and gets the grace period to wind down
+                // (what it answers then is nobody's: the task stays cancelled).
+                cancel.cancel();
+                let _ = tokio::time::timeout(tasks.grace, run).await;
+            }
+            tasks.running().remove(&id);
+        });
+        let mut created = serde_json::to_value(&task).map_err(|e| ErrorObject::internal(e.to_string()))?;
+        created["resultType"] = json!("task");
+        Ok(created)
+    }
+
+    /// Resolves once `tasks/cancel` reached the task through another node (the store);
+    /// a cancel on this node reaches the runner's token directly.
+    async fn cancelled_elsewhere(&self, task_id: &str) {
+        loop {
+            tokio::time::sleep(self.options.poll_interval.max(Duration::from_millis(100))).await;
+            match self.options.store.get(task_id).await {
+                Ok(Some(r)) if !r.cancel_requested && !r.task.task.status.is_terminal() => {}
+                Ok(None) => return, // expired or deleted: nobody can read the outcome
+                Ok(Some(_)) => return,
+                Err(_) => {} // the store is unreachable for now: keep running
+            }
+        }
+    }
+
+    /// The task for `tasks/get`, if `owner` may see it.
+    async fn record(&self, task_id: &str, owner: Option<&str>) -> Result<TaskRecord, ErrorObject> {
+        let record = self.options.store.get(task_id).await.map_err(store_error)?.ok_or_else(|| unknown(task_id))?;
+        // Another client's task is as unknown as a task that never was.
+        if record.owner.is_some() && record.owner.as_deref() != owner {
+            return Err(unknown(task_id));
+        }
+        Ok(record)
+    }
+
+    /// `tasks/get`: the task with what its status brings.
+    pub(crate) async fn get(&self, task_id: &str, owner: Option<&str>) -> Result<Value, ErrorObject> {
+        let record = self.record(task_id, owner).await?;
+        let mut answer = serde_json::to_value(record.task).map_err(|e| ErrorObject::internal(e.to_string()))?;
+        answer["resultType"] = json!("complete");
+        Ok(answer)
+    }
+
+    /// `tasks/cancel`: asks the task to stop; a task still running ends `cancelled` (its
+    /// handler sees the cancellation). Acknowledged however it stood.
+    pub(crate) async fn cancel(&self, task_id: &str, owner: Option<&str>) -> Result<Value, ErrorObject> {
+        let record = self.record(task_id, owner).await?;
+        if !record.task.task.status.is_terminal() {
+            self.options.store.request_cancel(task_id).await.map_err(store_error)?;
+            let local = self.running().get(task_id).map(|r| r.cancel.clone());
+            if let Some(token) = local {
+                token.cancel();
+            }
+        }
+        Ok(json!({ "resultType": "complete" }))
+    }
+
+    /// `tasks/update`: answers to what the task asked. Keys it is not waiting for are
+    /// ignored; a task that waits for nothing is an error.
+    pub(crate) async fn update(
+        &self,
+        task_id: &str,
+        owner: Option<&str>,
+        responses: Map<String, Value>,
+    ) -> Result<Value, ErrorObject> {
+        let record = self.record(task_id, owner).await?;
+        if record.task.task.status != TaskStatus::InputRequired {
+            return Err(ErrorObject::invalid_params(format!(
+                "task {task_id} is not waiting for input (it is {})",
+                record.task.task.status.as_str()
+            )));
+        }
+        let waiting = record.task.input_requests.unwrap_or_default();
+        let wanted: Map<String, Value> = responses.into_iter().filter(|(k, _)| waiting.contains_key(k)).collect();
+        if !wanted.is_empty() {
+            self.options.store.answer(task_id, wanted).await.map_err(store_error)?;
+            let local = self.running().get(task_id).map(|r| r.inputs.clone());
+            if let Some(inputs) = local {
+                inputs.answered();
+            }
+        }
+        Ok(json!({ "resultType": "complete" }))
+    }
+}
+
+/// A tool result as a task inlines it: the stateless era's envelope fields belong to the
+/// `tasks/get` answer, not to the result inside it.
+fn strip_result(mut result: Value) -> Value {
+    if let Value::Object(fields) = &mut result {
+        fields.remove("resultType");
+    }
+    result
+}
+
+/// 128 random bits: a task id is the only thing between a stranger and the task on a
+/// server without authorization, so it must not be guessable.
+fn new_task_id() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 16];
+    rand::rng().fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,272 @@
+//! Tasks (the `io.modelcontextprotocol/tasks` extension) on the server: a task-supporting
+//! tool called by a client that declared the extension answers with a task handle and runs
+//! in the background; tasks/get, tasks/update and tasks/cancel follow it, in both eras.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use oxmcp::client::{Client, Era};
+use oxmcp::protocol::{
+    CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, TaskSupport, Tool, ToolExecution, TASKS_EXTENSION,
+};
+use oxmcp::server::tasks::{MemoryTaskStore, TaskOptions};
+use oxmcp::server::{Arguments, RequestContext, Server, ServerConfig, ServerSession};
+use oxmcp::session::RequestOptions;
+use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
+use oxmcp::transport::MemoryTransport;
+use oxmcp::Error;
+use serde_json::{json, Value};
+
+fn task_tool(name: &str, support: TaskSupport) -> Tool {
+    let mut tool = Tool::new(name, "", json!({"type": "object"}));
+    tool.execution = Some(ToolExecution { task_support: Some(support), ..Default::default() });
+    tool
+}
+
+/// greet (no tasks), slow (sleeps `ms`, notes a cancel), needs_task (tasks required), ask
+/// (asks the user its name mid-run), broken (fails with a JSON-RPC error), refusing (an
+/// isError result).
+fn server(config: ServerConfig, cancelled: Arc<AtomicBool>) -> Server {
+    Server::builder("tasks", "1")
+        .config(config)
+        .tool(Tool::new("greet", "", json!({"type": "object"})), |_a: Arguments, _c: RequestContext| async {
+            Ok(CallToolResult::text("hello"))
+        })
+        .tool(task_tool("slow", TaskSupport::Optional), move |a: Arguments, ctx: RequestContext| {
+            let cancelled = cancelled.clone();
+            async move {
+                let ms = a.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(ms)) => Ok(CallToolResult::text(format!("slept {ms} ms"))),
+                    _ = ctx.cancelled() => {
+                        cancelled.store(true, Ordering::SeqCst);
+                        Ok(CallToolResult::text("stopped"))
+                    }
+                }
+            }
+        })
+        .tool(task_tool("needs_task", TaskSupport::Required), |_a: Arguments, _c: RequestContext| async {
+            Ok(CallToolResult::text("ran"))
+        })
+        .tool(task_tool("ask", TaskSupport::Optional), |_a: Arguments, ctx: RequestContext| async move {
+            let form =
+                ElicitRequestFormParams::new("Your name?", json!({"type": "object", "properties": {"name": {"type": "string"}}}));
+            let answer = ctx.keyed("who").elicit(ElicitRequestParams::Form(form)).await?;
+            let name = answer.content.and_then(|c| c.get("name").cloned()).unwrap_or_default();
+            Ok(CallToolResult::text(format!("hello {}", name.as_str().unwrap_or("?"))))
+        })
+        .tool(task_tool("broken", TaskSupport::Optional), |_a: Arguments, _c: RequestContext| async {
+            Err(Error::rpc_error(-32050, "the job server is down"))
+        })
+        .tool(task_tool("refusing", TaskSupport::Optional), |_a: Arguments, _c: RequestContext| async {
+            Ok(CallToolResult::error_text("no"))
+        })
+        .build()
+        .unwrap()
+}
+
+async fn call(client: &Client, method: &str, params: Value) -> oxmcp::Result<Value> {
+    client.request(method, Some(params), RequestOptions::default()).await
+}
+
+/// Polls tasks/get until the task leaves `working` (or 10 s pass).
+async fn settle(client: &Client, id: &str) -> Value {
+    for _ in 0..200 {
+        let task = call(client, "tasks/get", json!({"taskId": id})).await.unwrap();
+        if task["status"] != "working" {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("task {id} kept working");
+}
+
+/// A client that declared the extension (and elicitation), over each era's transport.
+async fn clients(server: &Server) -> (Vec<(&'static str, Client)>, HttpServer, ServerSession) {
+    let (a, b) = MemoryTransport::pair();
+    let served = server.serve(a);
+    let session = Client::builder("c", "1")
+        .era(Era::Session)
+        .extension(TASKS_EXTENSION, json!({}))
+        .on_elicitation(|_p, _c| async { Ok(ElicitResult::accept(Default::default())) })
+        .connect(b)
+        .await
+        .unwrap();
+    let http = HttpServer::bind(server.clone(), HttpServerConfig::default()).await.unwrap();
+    let stateless = Client::builder("c", "1")
+        .era(Era::Stateless)
+        .extension(TASKS_EXTENSION, json!({}))
+        .on_elicitation(|_p, _c| async { Ok(ElicitResult::accept(Default::default())) })
+        .connect(HttpClientTransport::new(http.url()))
+        .await
+        .unwrap();
+    (vec![("session", session), ("stateless", stateless)], http, served)
+}
+
+#[tokio::test]
+async fn a_task_runs_in_the_background_and_tasks_get_inlines_its_result() {
+    let server = server(ServerConfig::default(), Arc::default());
+    let (clients, http, _served) = clients(&server).await;
+    for (era, client) in &clients {
+        let info = client.initialize_result();
+        assert!(info.capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION)), "{era}");
+
+        // A tool without task support answers as always.
+        let sync = call(client, "tools/call", json!({"name": "greet", "arguments": {}})).await.unwrap();
+        assert!(sync.get("taskId").is_none() && sync["content"][0]["text"] == "hello", "{era}: {sync}");
+
+        let created = call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 300}})).await.unwrap();
+        assert_eq!(created["resultType"], "task", "{era}: {created}");
+        assert_eq!(created["status"], "working");
+        assert!(created["ttlMs"].is_u64() && created["pollIntervalMs"].is_u64());
+        assert!(created.get("result").is_none() && created.get("task").is_none());
+        let id = created["taskId"].as_str().unwrap().to_string();
+        // Durable before it was returned: the first poll finds it.
+        let working = call(client, "tasks/get", json!({"taskId": id})).await.unwrap();
+        assert_eq!((working["status"].as_str(), working["resultType"].as_str()), (Some("working"), Some("complete")));
+        assert!(working.get("result").is_none());
+
+        let done = settle(client, &id).await;
+        assert_eq!(done["status"], "completed", "{era}: {done}");
+        assert_eq!(done["result"]["content"][0]["text"], "slept 300 ms");
+        assert!(done["result"].get("resultType").is_none(), "the envelope is tasks/get's, not the result's");
+
+        // A tool error completes the task with isError; a JSON-RPC error fails it.
+        let id = call(client, "tools/call", json!({"name": "refusing", "arguments": {}})).await.unwrap()["taskId"].clone();
+        let done = settle(client, id.as_str().unwrap()).await;
+        assert_eq!((done["status"].as_str(), done["result"]["isError"].as_bool()), (Some("completed"), Some(true)));
+        let id = call(client, "tools/call", json!({"name": "broken", "arguments": {}})).await.unwrap()["taskId"].clone();
+        let done = settle(client, id.as_str().unwrap()).await;
+        assert_eq!(done["status"], "failed", "{era}: {done}");
+        assert_eq!((done["error"]["code"].as_i64(), done.get("result")), (Some(-32050), None));
+    }
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn tasks_cancel_reaches_the_handler_and_the_task_ends_cancelled() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let server = server(ServerConfig::default(), cancelled.clone());
+    let (clients, http, _served) = clients(&server).await;
+    for (era, client) in &clients {
+        cancelled.store(false, Ordering::SeqCst);
+        let id =
+            call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 60_000}})).await.unwrap()["taskId"].clone();
+        let ack = call(client, "tasks/cancel", json!({"taskId": id})).await.unwrap();
+        assert_eq!(ack, json!({"resultType": "complete"}), "{era}: an empty acknowledgement");
+        let done = settle(client, id.as_str().unwrap()).await;
+        assert_eq!(done["status"], "cancelled", "{era}: {done}");
+        for _ in 0..100 {
+            if cancelled.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(cancelled.load(Ordering::SeqCst), "{era}: the handler saw the cancel");
+        // Cancelling a finished task is acknowledged the same way.
+        assert_eq!(call(client, "tasks/cancel", json!({"taskId": id})).await.unwrap()["resultType"], "complete");
+    }
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_task_asks_for_input_and_goes_on_with_the_answer() {
+    let server = server(ServerConfig::default(), Arc::default());
+    let (clients, http, _served) = clients(&server).await;
+    for (era, client) in &clients {
+        let id = call(client, "tools/call", json!({"name": "ask", "arguments": {}})).await.unwrap()["taskId"].clone();
+        let waiting = settle(client, id.as_str().unwrap()).await;
+        assert_eq!(waiting["status"], "input_required", "{era}: {waiting}");
+        assert_eq!(waiting["inputRequests"]["who"]["method"], "elicitation/create");
+        // An answer to a key the task is not waiting for is ignored; the task still waits.
+        let ack = call(client, "tasks/update", json!({"taskId": id, "inputResponses": {"other": {"action": "decline"}}}));
+        assert_eq!(ack.await.unwrap()["resultType"], "complete");
+        assert_eq!(call(client, "tasks/get", json!({"taskId": id})).await.unwrap()["status"], "input_required");
+        let answer = json!({"who": {"action": "accept", "content": {"name": "Ada"}}});
+        call(client, "tasks/update", json!({"taskId": id, "inputResponses": answer})).await.unwrap();
+        let mut done = Value::Null;
+        for _ in 0..200 {
+            done = call(client, "tasks/get", json!({"taskId": id})).await.unwrap();
+            if done["status"] == "completed" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(done["result"]["content"][0]["text"], "hello Ada", "{era}: {done}");
+        assert!(done.get("inputRequests").is_none());
+        // A task waiting for nothing takes no answers.
+        let late = call(client, "tasks/update", json!({"taskId": id, "inputResponses": answer})).await.unwrap_err();
+        assert_eq!(late.code(), Some(-32602), "{era}: {late}");
+    }
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn without_the_extension_tasks_stay_off_and_required_ones_are_refused() {
+    let server = server(ServerConfig::default(), Arc::default());
+    let (a, b) = MemoryTransport::pair();
+    let _served = server.serve(a);
+    let plain = Client::builder("c", "1").era(Era::Session).connect(b).await.unwrap();
+    // A task-supporting tool runs as an ordinary call.
+    let sync = call(&plain, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await.unwrap();
+    assert_eq!(sync["content"][0]["text"], "slept 1 ms");
+    let refused = call(&plain, "tools/call", json!({"name": "needs_task", "arguments": {}})).await.unwrap_err();
+    assert_eq!(refused.code(), Some(-32021));
+    assert_eq!(refused.rpc().unwrap().data.as_ref().unwrap()["requiredCapabilities"]["extensions"][TASKS_EXTENSION], json!({}));
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let err = call(&plain, method, json!({"taskId": "x", "inputResponses": {}})).await.unwrap_err();
+        assert_eq!(err.code(), Some(-32021), "{method}");
+    }
+    // The client may opt in for one request through its _meta.
+    let meta = json!({"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}}});
+    let created = call(&plain, "tools/call", json!({"name": "needs_task", "arguments": {}, "_meta": meta})).await.unwrap();
+    assert_eq!(created["resultType"], "task");
+    // The removed methods of the 2025-11-25 tasks are unknown.
+    for method in ["tasks/result", "tasks/list"] {
+        assert_eq!(call(&plain, method, json!({"taskId": "x"})).await.unwrap_err().code(), Some(-32601), "{method}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_ids_expired_tasks_and_a_full_store_get_clear_errors() {
+    let store = Arc::new(MemoryTaskStore::with_capacity(3));
+    let tasks =
+        TaskOptions { store: store.clone(), ttl: Some(Duration::from_millis(300)), poll_interval: Duration::from_millis(50) };
+    let server = server(ServerConfig { tasks, ..Default::default() }, Arc::default());
+    let (clients, http, _served) = clients(&server).await;
+    let client = &clients[0].1;
+    let unknown = call(client, "tasks/get", json!({"taskId": "no-such-task"})).await.unwrap_err();
+    assert_eq!(unknown.code(), Some(-32602));
+    assert!(unknown.to_string().contains("unknown task"), "{unknown}");
+    assert_eq!(call(client, "tasks/cancel", json!({"taskId": "no-such-task"})).await.unwrap_err().code(), Some(-32602));
+
+    // A flood: the store takes 3, the rest are refused until the first ones expire.
+    let mut created = Vec::new();
+    for _ in 0..3 {
+        created.push(call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 10}})).await.unwrap());
+    }
+    let full = call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 10}})).await.unwrap_err();
+    assert!(full.to_string().contains("limit"), "{full}");
+    assert_eq!(store.len(), 3);
+
+    // Past its TTL a task is gone: tasks/get says unknown, and the store holds nothing.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let gone = call(client, "tasks/get", json!({"taskId": created[0]["taskId"]})).await.unwrap_err();
+    assert_eq!(gone.code(), Some(-32602));
+    assert!(store.is_empty());
+    assert_eq!(call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await.unwrap()["resultType"], "task");
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
+}
