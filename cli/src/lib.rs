@@ -11,3 +11,4 @@ pub mod oauth;
 pub mod proxy;
 pub mod show;
 pub mod target;
+mod task_fixtures;

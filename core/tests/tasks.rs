@@ -270,3 +270,49 @@ async fn unknown_ids_expired_tasks_and_a_full_store_get_clear_errors() {
     }
     http.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_task_started_on_one_node_is_read_answered_and_cancelled_through_another() {
+    // Two servers sharing one store, as two nodes behind a load balancer would.
+    let tasks = TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() };
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let node_a = server(ServerConfig { tasks: tasks.clone(), ..Default::default() }, cancelled.clone());
+    let node_b = server(ServerConfig { tasks, ..Default::default() }, Arc::default());
+    let (clients_a, http_a, _served_a) = clients(&node_a).await;
+    let (clients_b, http_b, _served_b) = clients(&node_b).await;
+    let (a, b) = (&clients_a[1].1, &clients_b[1].1);
+
+    let id = call(a, "tools/call", json!({"name": "ask", "arguments": {}})).await.unwrap()["taskId"].clone();
+    let mut seen = Value::Null;
+    for _ in 0..100 {
+        seen = call(b, "tasks/get", json!({"taskId": id})).await.unwrap();
+        if seen["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(seen["inputRequests"]["who"]["method"], "elicitation/create", "{seen}");
+    let answer = json!({"who": {"action": "accept", "content": {"name": "Grace"}}});
+    call(b, "tasks/update", json!({"taskId": id, "inputResponses": answer})).await.unwrap();
+    assert_ne!(call(b, "tasks/get", json!({"taskId": id})).await.unwrap()["status"], "input_required", "acknowledged at once");
+    let done = settle(b, id.as_str().unwrap()).await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello Grace", "{done}");
+
+    let id = call(a, "tools/call", json!({"name": "slow", "arguments": {"ms": 60_000}})).await.unwrap()["taskId"].clone();
+    call(b, "tasks/cancel", json!({"taskId": id})).await.unwrap();
+    let mut status = Value::Null;
+    for _ in 0..100 {
+        status = call(a, "tasks/get", json!({"taskId": id})).await.unwrap()["status"].clone();
+        if status == "cancelled" && cancelled.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, "cancelled");
+    assert!(cancelled.load(Ordering::SeqCst), "node A's handler saw node B's cancel");
+    for (_, c) in clients_a.into_iter().chain(clients_b) {
+        c.close().await;
+    }
+    http_a.shutdown().await;
+    http_b.shutdown().await;
+}

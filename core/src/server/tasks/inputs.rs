@@ -54,9 +54,27 @@ impl TaskInputs {
         self.lock().task.clone()
     }
 
-    /// New answers may be in the store.
-    pub(crate) fn answered(&self) {
+    /// Answers given on this node: the answered requests leave `inputRequests` before
+    /// this returns (a `tasks/get` right after the acknowledgement no longer shows them),
+    /// and the asks waiting for them go on.
+    pub(crate) async fn deliver(&self, answers: Map<String, Value>) -> Result<()> {
+        {
+            let mut st = self.lock();
+            let State { task, received, .. } = &mut *st;
+            let requests = task.input_requests.get_or_insert_with(Map::new);
+            for (key, answer) in answers {
+                if requests.remove(&key).is_some() {
+                    received.insert(key, answer);
+                }
+            }
+            if requests.is_empty() {
+                task.input_requests = None;
+                task.task.status = TaskStatus::Working;
+            }
+            task.task.last_updated_at = clock::now();
+        }
         self.wake.notify_waiters();
+        self.publish().await
     }
 
     /// Stores the latest state (one write at a time, so an older state never lands last).
@@ -93,14 +111,15 @@ impl TaskInputs {
             tokio::pin!(woken);
             woken.as_mut().enable(); // an answer arriving from here on is not missed
             let answers = self.store.take_answers(&self.snapshot().task.task_id).await?;
-            let mine = {
+            let (mine, asked) = {
                 let mut st = self.lock();
                 st.received.extend(answers);
                 let mine = st.received.remove(&key);
-                if mine.is_some() {
-                    let requests = st.task.input_requests.get_or_insert_with(Map::new);
-                    requests.remove(&key);
-                    if requests.is_empty() {
+                // Answered through the store (another node's tasks/update): the request
+                // is still listed here.
+                let asked = mine.is_some() && st.task.input_requests.as_mut().is_some_and(|r| r.remove(&key).is_some());
+                if asked {
+                    if st.task.input_requests.as_ref().is_some_and(Map::is_empty) {
                         st.task.input_requests = None;
                         st.task.task.status = TaskStatus::Working;
                     }
@@ -109,10 +128,12 @@ impl TaskInputs {
                 if !st.received.is_empty() {
                     self.wake.notify_waiters(); // another ask's answer came along with this one
                 }
-                mine
+                (mine, asked)
             };
             if let Some(answer) = mine {
-                self.publish().await?;
+                if asked {
+                    self.publish().await?;
+                }
                 return Ok(answer);
             }
             tokio::select! {

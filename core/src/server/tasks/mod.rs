@@ -215,13 +215,28 @@ impl Tasks {
                 record.task.task.status.as_str()
             )));
         }
-        let waiting = record.task.input_requests.unwrap_or_default();
+        let waiting = record.task.input_requests.clone().unwrap_or_default();
         let wanted: Map<String, Value> = responses.into_iter().filter(|(k, _)| waiting.contains_key(k)).collect();
-        if !wanted.is_empty() {
-            self.options.store.answer(task_id, wanted).await.map_err(store_error)?;
-            let local = self.running().get(task_id).map(|r| r.inputs.clone());
-            if let Some(inputs) = local {
-                inputs.answered();
+        if wanted.is_empty() {
+            return Ok(json!({ "resultType": "complete" }));
+        }
+        let local = self.running().get(task_id).map(|r| r.inputs.clone());
+        match local {
+            Some(inputs) => inputs.deliver(wanted).await.map_err(store_error)?,
+            None => {
+                // The task runs on another node: the answers wait in the store for its
+                // runner, and the answered requests leave the task's state now.
+                let mut task = record.task;
+                let requests = task.input_requests.get_or_insert_with(Map::new);
+                for key in wanted.keys() {
+                    requests.remove(key);
+                }
+                if requests.is_empty() {
+                    task.input_requests = None;
+                    task.task.status = TaskStatus::Working;
+                }
+                self.options.store.answer(task_id, wanted).await.map_err(store_error)?;
+                self.options.store.update(task).await.map_err(store_error)?;
             }
         }
         Ok(json!({ "resultType": "complete" }))
