@@ -316,3 +316,48 @@ async fn a_task_started_on_one_node_is_read_answered_and_cancelled_through_anoth
     http_a.shutdown().await;
     http_b.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_client_waits_for_a_task_answering_its_questions_and_cancels_it_when_dropped() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let tasks = TaskOptions { poll_interval: Duration::from_millis(30), ..Default::default() };
+    let server = server(ServerConfig { tasks, ..Default::default() }, cancelled.clone());
+    let http = HttpServer::bind(server.clone(), HttpServerConfig::default()).await.unwrap();
+    for era in [Era::Session, Era::Stateless] {
+        // No .extension(): call_tool_as_task opts each call in by itself.
+        let client = Client::builder("c", "1")
+            .era(era)
+            .on_elicitation(|_p, _c| async { Ok(ElicitResult::accept(serde_json::from_value(json!({"name": "Lin"})).unwrap())) })
+            .connect(HttpClientTransport::new(http.url()))
+            .await
+            .unwrap();
+        let statuses = std::sync::Mutex::new(Vec::new());
+        let result = client
+            .call_tool_as_task("ask", json!({}), |t| statuses.lock().unwrap().push(t.status.as_str().to_string()))
+            .await
+            .unwrap();
+        assert_eq!(result.content[0].as_text(), Some("hello Lin"), "{era:?}");
+        let seen = statuses.lock().unwrap().clone();
+        assert!(seen.contains(&"input_required".to_string()) && seen.last().map(String::as_str) == Some("completed"), "{seen:?}");
+        // A tool without task support answers at once.
+        let greet = client.call_tool_as_task("greet", json!({}), |_| {}).await.unwrap();
+        assert_eq!(greet.content[0].as_text(), Some("hello"));
+        // A failed task is its JSON-RPC error.
+        let err = client.call_tool_as_task("broken", json!({}), |_| {}).await.unwrap_err();
+        assert_eq!(err.code(), Some(-32050), "{era:?}: {err}");
+
+        // Dropping the wait cancels the task, and its handler sees it.
+        cancelled.store(false, Ordering::SeqCst);
+        let waiting = client.call_tool_as_task("slow", json!({"ms": 60_000}), |_| {});
+        assert!(tokio::time::timeout(Duration::from_millis(300), waiting).await.is_err());
+        for _ in 0..200 {
+            if cancelled.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(cancelled.load(Ordering::SeqCst), "{era:?}: the dropped wait cancelled the task");
+        client.close().await;
+    }
+    http.shutdown().await;
+}

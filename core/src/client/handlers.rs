@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::inbox::Inbox;
@@ -151,4 +151,31 @@ impl Service for ClientService {
         }
         Box::pin(async {})
     }
+}
+
+/// Answers a batch of input requests (`{key: {method, params}}`: a stateless-era round's,
+/// or a task's) with the client's handlers, all at once; the answers by the same keys.
+pub(crate) async fn answer_input_requests(
+    handlers: &Handlers,
+    peer: &Peer,
+    requests: Map<String, Value>,
+) -> crate::Result<Map<String, Value>> {
+    use crate::error::{Error, ErrorKind};
+    let asks = requests.into_iter().map(|(key, ask)| {
+        let method = ask.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
+        let params = ask.get("params").cloned();
+        let ctx =
+            ClientContext { request_id: RequestId::String(key.as_str().into()), cancel: Default::default(), peer: peer.clone() };
+        async move {
+            match answer_request(handlers, &method, params, ctx).await {
+                Ok(v) => Ok((key, v)),
+                Err(e) if e.code == crate::protocol::codes::METHOD_NOT_FOUND => Err(Error::new(
+                    ErrorKind::Protocol,
+                    format!("the server asked for {method:?} (input {key:?}), which this client has no handler for"),
+                )),
+                Err(e) => Err(Error::from_rpc(e)),
+            }
+        }
+    });
+    futures::future::try_join_all(asks).await.map(Map::from_iter)
 }

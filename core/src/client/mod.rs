@@ -24,6 +24,7 @@ mod inbox;
 mod listen;
 mod notification;
 mod stateless;
+mod tasks;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -35,6 +36,7 @@ use serde_json::{json, Map, Value};
 pub use handlers::ClientContext;
 pub use notification::ServerNotification;
 pub use stateless::Era;
+pub use tasks::TaskStart;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
@@ -185,7 +187,7 @@ impl ClientBuilder {
                     stateless::remember_era(endpoint.as_deref(), false);
                     peer.set_protocol_version(ProtocolVersion::STATELESS);
                     let has_callback = self.handlers.notification.is_some();
-                    let state = Arc::new(stateless::Stateless::new(base, self.handlers));
+                    let state = Arc::new(stateless::Stateless::new(base, self.handlers.clone()));
                     // The session era delivers a server's logs unasked; here each request
                     // must ask. A client that listens gets them all, as it would there,
                     // until it sets a level.
@@ -202,7 +204,9 @@ impl ClientBuilder {
                         }
                     }
                     let stateless = Some((state, listen));
-                    return Ok(Client { session, peer, init, version: ProtocolVersion::STATELESS, stateless });
+                    let (handlers, capabilities) = (self.handlers, self.capabilities);
+                    let version = ProtocolVersion::STATELESS;
+                    return Ok(Client { session, peer, init, version, stateless, handlers, capabilities });
                 }
                 Ok(None) if self.era == Era::Auto => stateless::remember_era(endpoint.as_deref(), true),
                 Ok(None) => {
@@ -224,7 +228,7 @@ impl ClientBuilder {
     }
 
     async fn initialize(self, session: Session, peer: Peer) -> Result<Client> {
-        let mut capabilities = self.capabilities;
+        let mut capabilities = self.capabilities.clone();
         let version = if self.version.is_stateless() { ProtocolVersion::LATEST } else { self.version };
         if !version.supports_elicitation() {
             capabilities.elicitation = None; // elicitation/create does not exist yet
@@ -243,7 +247,8 @@ impl ClientBuilder {
         };
         peer.set_protocol_version(version);
         peer.notify(methods::INITIALIZED, None)?;
-        Ok(Client { session, peer, init, version, stateless: None })
+        let (handlers, capabilities) = (self.handlers, self.capabilities);
+        Ok(Client { session, peer, init, version, stateless: None, handlers, capabilities })
     }
 }
 
@@ -255,6 +260,10 @@ pub struct Client {
     version: ProtocolVersion,
     /// Set when the connection speaks the stateless era: its state and listen stream.
     stateless: Option<(Arc<stateless::Stateless>, listen::Listen)>,
+    /// What answers the server's questions (also those a task asks through `tasks/get`).
+    handlers: Handlers,
+    /// What the client declared.
+    capabilities: ClientCapabilities,
 }
 
 async fn typed<P: Serialize, R: DeserializeOwned>(peer: &Peer, method: &str, params: &P, options: RequestOptions) -> Result<R> {

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::handlers::{answer_request, ClientContext, Handlers};
+use super::handlers::Handlers;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
     meta, methods, ClientCapabilities, DiscoverResult, Implementation, InitializeResult, InputRequiredResult, LoggingLevel,
-    ProtocolVersion, RequestId, RESULT_COMPLETE, RESULT_INPUT_REQUIRED, RESULT_TASK, TASKS_EXTENSION,
+    ProtocolVersion, RESULT_COMPLETE, RESULT_INPUT_REQUIRED, RESULT_TASK, TASKS_EXTENSION,
 };
 use crate::session::{Peer, RequestOptions};
 
@@ -305,26 +305,7 @@ impl Stateless {
 
     /// Answers every input request with the registered handlers, concurrently.
     async fn answer(&self, peer: &Peer, requests: Map<String, Value>) -> Result<Map<String, Value>> {
-        let asks = requests.into_iter().map(|(key, ask)| {
-            let method = ask.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
-            let params = ask.get("params").cloned();
-            let ctx = ClientContext {
-                request_id: RequestId::String(key.as_str().into()),
-                cancel: Default::default(),
-                peer: peer.clone(),
-            };
-            async move {
-                match answer_request(&self.handlers, &method, params, ctx).await {
-                    Ok(v) => Ok((key, v)),
-                    Err(e) if e.code == crate::protocol::codes::METHOD_NOT_FOUND => Err(Error::new(
-                        ErrorKind::Protocol,
-                        format!("the server asked for {method:?} (input {key:?}), which this client has no handler for"),
-                    )),
-                    Err(e) => Err(Error::from_rpc(e)),
-                }
-            }
-        });
-        futures::future::try_join_all(asks).await.map(Map::from_iter)
+        super::handlers::answer_input_requests(&self.handlers, peer, requests).await
     }
 }
 
