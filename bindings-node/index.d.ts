@@ -209,6 +209,9 @@ export interface ToolConfig<S extends SchemaInput | undefined = undefined> {
   annotations?: ToolAnnotations
   _meta?: JsonObject
   icons?: JsonObject[]
+  /** Runs the tool as a task (the tasks extension) for clients that declared it:
+   *  `'optional'`, or `'required'` to refuse other clients (-32021). */
+  taskSupport?: 'forbidden' | 'optional' | 'required'
   /** Replace a tool of the same name (otherwise registering it again throws). */
   replace?: boolean
 }
@@ -501,7 +504,11 @@ export class Client {
   ping(options?: RequestOptions): Promise<void>
   listTools(options?: RequestOptions): Promise<Tool[]>
   listToolsPage(cursor?: string, options?: RequestOptions): Promise<{ tools: Tool[]; nextCursor?: string }>
-  callTool(name: string, args?: JsonObject, options?: RequestOptions): Promise<CallToolResult>
+  /** With `task: true` the server may run the call as a task: the promise still settles
+   *  with the final result, each status reaches `onProgress` (`message` is the status),
+   *  the task's questions are answered by this client's handlers, and aborting cancels
+   *  the task. */
+  callTool(name: string, args?: JsonObject, options?: RequestOptions & { task?: boolean }): Promise<CallToolResult>
   listResources(options?: RequestOptions): Promise<Resource[]>
   listResourcesPage(cursor?: string, options?: RequestOptions): Promise<{ resources: Resource[]; nextCursor?: string }>
   listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]>

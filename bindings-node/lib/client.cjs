@@ -256,7 +256,12 @@ class Client extends EventEmitter {
   /** One page of `tools/list`: `{ tools, nextCursor }`. */
   listToolsPage(cursor, options) { return this.request('tools/list', cursor ? { cursor } : {}, options) }
   /** Calls a tool. */
-  callTool(name, args, options) {
+  callTool(name, args, options = {}) {
+    if (options?.task) {
+      // The server may run the call as a task: the engine follows it to the result,
+      // answering its questions with this client's handlers; statuses reach onProgress.
+      return this._call('tools/call as task', String(name), JSON.stringify(args ?? {}), { ...options, timeout: undefined })
+    }
     return this.request('tools/call', { name: String(name), arguments: args ?? {} }, options)
   }
 

@@ -216,8 +216,9 @@ class Server {
 
   /** Registers a tool: `tool(name, handler)` or `tool(name, config, handler)`; config has
    *  `description`, `title`, `inputSchema` (JSON Schema or zod), `outputSchema`,
-   *  `annotations`, `_meta`, and `replace: true` to replace a tool of the same name. The
-   *  handler gets `(args, ctx)`. */
+   *  `annotations`, `_meta`, `taskSupport` (`'optional'`: runs as a task for clients of
+   *  the tasks extension; `'required'`: only so), and `replace: true` to replace a tool of
+   *  the same name. The handler gets `(args, ctx)`. */
   tool(name, config, handler) {
     if (typeof config === 'function') [config, handler] = [{}, config]
     if (typeof handler !== 'function') throw new InvalidInputError(null, `tool ${name}: the handler must be a function`)
@@ -228,6 +229,12 @@ class Server {
     const tool = definitionFields({ name }, config, ['title', 'description', 'annotations', '_meta', 'icons'])
     tool.inputSchema = input.json
     if (config.outputSchema !== undefined) tool.outputSchema = schemaOf(config.outputSchema, 'outputSchema').json
+    if (config.taskSupport !== undefined) {
+      if (!['forbidden', 'optional', 'required'].includes(config.taskSupport)) {
+        throw new InvalidInputError(null, `tool ${name}: taskSupport is 'forbidden', 'optional' or 'required'`)
+      }
+      tool.execution = { taskSupport: config.taskSupport }
+    }
     const z = input.zod
     const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult, 'tool', name)
     wrapSync(() => this._native.register('tool', JSON.stringify(tool), slot))

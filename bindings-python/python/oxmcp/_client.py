@@ -97,6 +97,16 @@ _GET_PROMPT = pydantic.TypeAdapter(GetPromptResult)
 _COMPLETE = pydantic.TypeAdapter(Completion)
 
 
+def _progress(on_progress: Optional[ProgressHandler]) -> Optional[Callable[[float, Optional[float], Optional[str]], None]]:
+    """The native layer's progress callback for ``on_progress`` (sync or async)."""
+    if on_progress is None:
+        return None
+    handler = on_progress
+
+    def progress(p: float, total: Optional[float], message: Optional[str]) -> None:
+        _run_callback(handler(p, total, message))
+    return progress
+
 class Client:
     """A connected MCP client.
 
@@ -317,13 +327,7 @@ class Client:
 
     async def _request(self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None,
                        on_progress: Optional[ProgressHandler] = None) -> Optional[str]:
-        progress = None
-        if on_progress is not None:
-            handler = on_progress
-
-            def progress(p: float, total: Optional[float], message: Optional[str]) -> None:
-                _run_callback(handler(p, total, message))
-        return await self._native.call("request", method, json.dumps(dict(params or {})), timeout, progress)
+        return await self._native.call("request", method, json.dumps(dict(params or {})), timeout, _progress(on_progress))
 
     async def ping(self) -> None:
         """``ping`` (session era); a ``server/discover`` round trip in the stateless era."""
@@ -334,9 +338,19 @@ class Client:
         return _parse(_TOOLS, await self._native.call("tools/list"), "tools/list")
 
     async def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *,
-                        timeout: Optional[float] = None,
-                        on_progress: Optional[ProgressHandler] = None) -> CallToolResult:
-        """Calls a tool. ``on_progress(progress, total, message)`` runs on the event loop."""
+                        timeout: Optional[float] = None, on_progress: Optional[ProgressHandler] = None,
+                        task: bool = False) -> CallToolResult:
+        """Calls a tool. ``on_progress(progress, total, message)`` runs on the event loop.
+
+        ``task=True`` lets the server run the call as a task (the tasks extension): this
+        still waits for the final result, polling the task and answering what it asks
+        with this client's ``sampling``/``elicitation``/``roots`` callbacks; each status
+        reaches ``on_progress`` (message ``"working"``, ``"input_required"``...), and
+        cancelling the wait cancels the task. ``timeout`` does not apply to a task."""
+        if task:
+            text = await self._native.call("tools/call as task", name, json.dumps(dict(arguments or {})), None,
+                                           _progress(on_progress))
+            return _parse(_CALL_TOOL, text, "tools/call")
         text = await self._request("tools/call", {"name": name, "arguments": dict(arguments or {})}, timeout, on_progress)
         return _parse(_CALL_TOOL, text, "tools/call")
 

@@ -11,8 +11,8 @@ import json
 import logging
 import re
 import sys
-from typing import (TYPE_CHECKING, Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Mapping, Optional,
-                    Sequence, TypeVar, Union, cast, overload)
+from typing import (TYPE_CHECKING, Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Literal, Mapping,
+                    Optional, Sequence, TypeVar, Union, cast, overload)
 
 from . import _oxmcp
 from ._content import jsonable, tool_result
@@ -40,6 +40,9 @@ _R = TypeVar("_R")
 #: client lacks, and passed on it answers the request with -32021 (in the stateless era).
 _RAISED_BY_CALLS = (ConnectionClosed, HandlerError, ProtocolError, RequestCancelled, RequestTimeout, TransportError,
                     Unauthorized)
+
+#: Whether a tool runs as a task (the tasks extension) for clients that declared it.
+TaskSupport = Literal["forbidden", "optional", "required"]
 
 #: Where a handler's exception is logged, with its traceback.
 _log = logging.getLogger("oxmcp")
@@ -258,17 +261,22 @@ class Server:
     @overload
     def tool(self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None,
              annotations: Optional[dict[str, Any]] = None, structured_output: Optional[bool] = None,
-             input_schema: Optional[dict[str, Any]] = None,
+             input_schema: Optional[dict[str, Any]] = None, task_support: Optional[TaskSupport] = None,
              replace: bool = False) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
 
     def tool(self, name: Union[str, Callable[..., Any], None] = None, *, description: Optional[str] = None,
              title: Optional[str] = None, annotations: Optional[dict[str, Any]] = None,
              structured_output: Optional[bool] = None, input_schema: Optional[dict[str, Any]] = None,
-             replace: bool = False) -> Any:
+             task_support: Optional[TaskSupport] = None, replace: bool = False) -> Any:
         """Registers a function as a tool: ``@server.tool`` or ``@server.tool(...)``. Its input
         schema comes from the signature, unless ``input_schema`` gives one exactly (a JSON
         Schema dict): then the function receives the validated arguments as plain JSON
-        values, by keyword. A second tool of one name is an error unless ``replace=True``."""
+        values, by keyword. A second tool of one name is an error unless ``replace=True``.
+
+        ``task_support="optional"`` runs the tool as a task (the tasks extension) for clients
+        that declared it: they get a task handle at once and follow it while the function
+        runs in the background (``ctx.elicit`` and the like become the task's input
+        requests); ``"required"`` refuses other clients (-32021)."""
         if callable(name):
             return self.tool()(name)  # bare @server.tool: ``name`` is the function
 
@@ -286,6 +294,9 @@ class Server:
                 tool["title"] = title
             if annotations:
                 tool["annotations"] = annotations
+            if task_support is not None:
+                tool["execution"] = {"taskSupport": task_support}
+
             def prepare(args_json: str, native: Any) -> dict:
                 kwargs = json.loads(args_json) if input_schema is not None else sig.arguments(args_json)
                 if sig.context_param:

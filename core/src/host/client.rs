@@ -280,6 +280,39 @@ pub async fn connect_in_memory(
     b.connect(ours).await
 }
 
+/// The op of a tool call the server may run as a task ([`Client::call_tool_as_task`]).
+pub const TOOLS_CALL_AS_TASK: &str = "tools/call as task";
+
+/// [`Client::call_tool_as_task`] with a host's options: each status the task reports goes
+/// to the progress callback (progress 1, 2, ... and the message `status` or `status:
+/// statusMessage`), and the cancel token stops the wait, which cancels the task.
+async fn call_tool_as_task(
+    client: &Client,
+    name: &str,
+    arguments: Value,
+    options: RequestOptions,
+) -> Result<crate::protocol::CallToolResult> {
+    let progress = options.on_progress.clone();
+    let reports = std::sync::atomic::AtomicU64::new(0);
+    let on_status = move |task: &crate::protocol::Task| {
+        let Some(report) = &progress else { return };
+        let n = reports.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let message = match &task.status_message {
+            Some(m) => format!("{}: {m}", task.status.as_str()),
+            None => task.status.as_str().to_string(),
+        };
+        report(crate::session::Progress { progress: n as f64, total: None, message: Some(message) });
+    };
+    let wait = client.call_tool_as_task(name, arguments, on_status);
+    match options.cancel {
+        Some(token) => tokio::select! {
+            r = wait => r,
+            _ = token.cancelled() => Err(Error::new(ErrorKind::Cancelled, format!("the call of {name} was cancelled"))),
+        },
+        None => wait.await,
+    }
+}
+
 /// A client call by name, as hosts make them: `a` and `b` are its two text arguments
 /// (see the table); the outcome is the result as JSON text (`None` for calls that return
 /// nothing).
@@ -289,6 +322,7 @@ pub async fn connect_in_memory(
 /// | `ping` | | |
 /// | `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list` (every page) | | |
 /// | `tools/call` | tool name | arguments JSON |
+/// | `tools/call as task` (the server may run it as a task: its statuses reach the progress callback) | tool name | arguments JSON |
 /// | `resources/read`, `resources/subscribe`, `resources/unsubscribe` | URI | |
 /// | `prompts/get` | prompt name | arguments JSON (an object of strings) |
 /// | `completion/complete` | | params JSON |
@@ -321,6 +355,7 @@ pub async fn call(
         methods::RESOURCES_TEMPLATES_LIST => out(client.list_all_resource_templates().await?),
         methods::PROMPTS_LIST => out(client.list_all_prompts().await?),
         methods::TOOLS_CALL => out(client.call_tool_with(a, json(b, "arguments")?, options).await?),
+        TOOLS_CALL_AS_TASK => out(call_tool_as_task(client, a, json(b, "arguments")?, options).await?),
         methods::RESOURCES_READ => out(client.read_resource(a).await?),
         methods::RESOURCES_SUBSCRIBE => client.subscribe(a).await.map(|()| None),
         methods::RESOURCES_UNSUBSCRIBE => client.unsubscribe(a).await.map(|()| None),

@@ -1,0 +1,56 @@
+// Tasks (the tasks extension) from Node: a tool with taskSupport runs as a task for a
+// client that calls it with { task: true }; the promise settles with the final result,
+// statuses reach onProgress, the task's questions are answered by the client's handlers,
+// and aborting the call cancels the task (the handler's signal fires).
+import { it } from 'node:test'
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const { Client, Server, McpError } = require('../index.cjs')
+
+function taskServer(events) {
+  const server = new Server({ name: 'tasks', version: '1' })
+  server.tool('build', { taskSupport: 'optional', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
+    ({ ms }, ctx) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve(`built in ${ms} ms`), ms)
+      ctx.signal.addEventListener('abort', () => { clearTimeout(timer); events.push('build aborted'); reject(new Error('aborted')) })
+    }))
+  server.tool('confirm', { taskSupport: 'optional' }, async (_args, ctx) => {
+    const answer = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } } })
+    return `answer: ${answer.action} ok=${answer.content.ok}`
+  })
+  server.tool('onlyAsTask', { taskSupport: 'required' }, () => 'ran')
+  return server
+}
+
+for (const era of ['session', 'stateless']) {
+  it(`a task runs while the client waits and follows it (${era} era)`, async () => {
+    const events = []
+    const server = taskServer(events)
+    const url = await server.listenHttp({ host: '127.0.0.1', port: 0 })
+    const client = await Client.http(url, { era, elicitation: async () => ({ action: 'accept', content: { ok: true } }) })
+    try {
+      const statuses = []
+      const r = await client.callTool('build', { ms: 1200 }, { task: true, onProgress: p => statuses.push(p.message) })
+      assert.equal(r.content[0].text, 'built in 1200 ms')
+      assert.equal(statuses[0], 'working')
+      assert.equal(statuses.at(-1), 'completed')
+      assert.equal((await client.callTool('confirm', {}, { task: true })).content[0].text, 'answer: accept ok=true')
+      assert.equal((await client.callTool('build', { ms: 0 })).content[0].text, 'built in 0 ms', 'without task: as always')
+      await assert.rejects(client.callTool('onlyAsTask', {}), e => e instanceof McpError && e.code === -32021)
+      assert.equal((await client.callTool('onlyAsTask', {}, { task: true })).content[0].text, 'ran')
+
+      const controller = new AbortController()
+      const waiting = client.callTool('build', { ms: 60_000 }, { task: true, signal: controller.signal })
+      setTimeout(() => controller.abort(), 500)
+      await assert.rejects(waiting)
+      for (let i = 0; i < 100 && !events.includes('build aborted'); i++) await new Promise(r => setTimeout(r, 50))
+      assert.deepEqual(events, ['build aborted'])
+      assert.throws(() => server.tool('bad', { taskSupport: 'sometimes' }, () => ''), /taskSupport/)
+    } finally {
+      await client.close()
+      await server.close()
+    }
+  })
+}

@@ -1,0 +1,74 @@
+"""Tasks (the tasks extension) from Python: a tool with task_support runs as a task for a
+client that calls it with task=True: the call waits for the result while the statuses
+reach on_progress, answers what the task asks with the client's callbacks, and a
+cancelled wait cancels the task (the handler sees CancelledError). Clients that do not
+ask for tasks call the same tool as always."""
+
+import asyncio
+
+import pytest
+from conftest import run
+
+from oxmcp import Client, Context, McpError, Server
+
+
+def task_server(events: list[str]) -> Server:
+    server = Server("tasks")
+
+    @server.tool(task_support="optional")
+    async def build(seconds: float, ctx: Context) -> str:
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            events.append("build cancelled")
+            raise
+        return f"built in {seconds} s"
+
+    @server.tool(task_support="optional")
+    async def confirm(ctx: Context) -> str:
+        answer = await ctx.elicit("Go ahead?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+        return f"answer: {answer.action} ok={answer.content.ok}"
+
+    @server.tool(task_support="required")
+    def only_as_task() -> str:
+        return "ran"
+
+    return server
+
+
+@pytest.mark.parametrize("era", ["session", "stateless"])
+def test_a_task_runs_while_the_client_waits_and_follows_it(era):
+    async def main() -> None:
+        events: list[str] = []
+        server = task_server(events)
+        url = await server.start_http("127.0.0.1", 0)
+        statuses: list[str] = []
+
+        async def elicit(request):  # the task's question, answered through tasks/update
+            return {"action": "accept", "content": {"ok": True}}
+        try:
+            async with Client.http(url, era=era, elicitation=elicit) as client:
+                r = await client.call_tool("build", {"seconds": 1.2}, task=True,
+                                           on_progress=lambda p, t, m: statuses.append(m or ""))
+                assert r.content[0].text == "built in 1.2 s"
+                assert statuses[0] == "working" and statuses[-1] == "completed", statuses
+                r = await client.call_tool("confirm", task=True)
+                assert r.content[0].text == "answer: accept ok=True"
+                # Without task=True the same tool answers directly; a required one refuses.
+                assert (await client.call_tool("build", {"seconds": 0})).content[0].text == "built in 0.0 s"
+                with pytest.raises(McpError) as e:
+                    await client.call_tool("only_as_task")
+                assert e.value.code == -32021
+                assert (await client.call_tool("only_as_task", task=True)).content[0].text == "ran"
+
+                # A cancelled wait cancels the task; its handler sees it.
+                with pytest.raises(asyncio.TimeoutError):
+                    await asyncio.wait_for(client.call_tool("build", {"seconds": 60}, task=True), 0.5)
+                for _ in range(100):
+                    if "build cancelled" in events:
+                        break
+                    await asyncio.sleep(0.05)
+                assert events == ["build cancelled"]
+        finally:
+            await server.stop_http()
+    run(main())
