@@ -380,6 +380,25 @@ OxmcpStatus oxmcp_client_call_tool(const struct OxmcpClient *client,
                                    void *user_data,
                                    struct OxmcpRequest **out_request);
 
+// Calls the tool `name` as oxmcp_client_call_tool() does, but lets the server run the
+// call as a task (the tasks extension): `callback` still gets the final
+// `CallToolResult`. The engine polls the task at the server's pace, answers what it asks
+// with the client's request callback (oxmcp_client_on_request()), and reports each
+// status to `on_progress` (progress 1, 2, ...; the message is `working`,
+// `input_required`, `completed`... or `status: statusMessage`). oxmcp_request_cancel()
+// cancels the task. No timeout applies.
+//
+// # Safety
+// As oxmcp_client_call_tool().
+OxmcpStatus oxmcp_client_call_tool_as_task(const struct OxmcpClient *client,
+                                           const char *name,
+                                           const uint8_t *args_json,
+                                           size_t args_len,
+                                           OxmcpProgressFn on_progress,
+                                           OxmcpCompletionFn callback,
+                                           void *user_data,
+                                           struct OxmcpRequest **out_request);
+
 // Sends any request: `method` with `params_json` (NULL / 0 for none); `callback` gets the
 // raw result JSON. Timeout, progress and cancellation as in oxmcp_client_call_tool().
 // In the stateless era the engine adds the request's `_meta` and answers the server's

@@ -489,6 +489,38 @@ pub unsafe extern "C" fn oxmcp_client_call_tool(
     })
 }
 
+/// Calls the tool `name` as oxmcp_client_call_tool() does, but lets the server run the
+/// call as a task (the tasks extension): `callback` still gets the final
+/// `CallToolResult`. The engine polls the task at the server's pace, answers what it asks
+/// with the client's request callback (oxmcp_client_on_request()), and reports each
+/// status to `on_progress` (progress 1, 2, ...; the message is `working`,
+/// `input_required`, `completed`... or `status: statusMessage`). oxmcp_request_cancel()
+/// cancels the task. No timeout applies.
+///
+/// # Safety
+/// As oxmcp_client_call_tool().
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_call_tool_as_task(
+    client: *const OxmcpClient,
+    name: *const c_char,
+    args_json: *const u8,
+    args_len: usize,
+    on_progress: OxmcpProgressFn,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let name = str_arg(name, "name")?.to_owned();
+        let args = json_arg(args_json, args_len, "args_json", Value::Null)?;
+        c.call(callback, user_data, out_request, |client, options| {
+            let options = with_progress(options, on_progress, user_data);
+            async move { Ok(serde_json::to_value(host::call_tool_as_task(&client, &name, args, options).await?)?) }
+        })
+    })
+}
+
 /// Sends any request: `method` with `params_json` (NULL / 0 for none); `callback` gets the
 /// raw result JSON. Timeout, progress and cancellation as in oxmcp_client_call_tool().
 /// In the stateless era the engine adds the request's `_meta` and answers the server's

@@ -15,7 +15,8 @@
  * settled era and the connect result's protocol version), connect, lists, tool calls (text, isError, JSON-RPC errors with codes), resources,
  * prompts, progress and log notifications, real cancellation (the server's handler logs
  * that it saw the cancel), exactly-once completions, argument errors through
- * oxmcp_last_error(), NULL frees, and a runtime shutdown with a request in flight.
+ * oxmcp_last_error(), tasks (a call the server runs as a task, and its cancel), NULL frees,
+ * and a runtime shutdown with a request in flight.
  * Ends with "N passed, M failed".
  */
 #include <arpa/inet.h>
@@ -181,6 +182,44 @@ static void test_cancellation(OxmcpClient *client, int server_logs_cancel) {
   CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_TIMEOUT, "timeout_ms ends the call with TIMEOUT (got %s)",
         oxmcp_status_name(c.status));
   if (server_logs_cancel) CHECK(wait_for_log("slow tag=7103 cancelled"), "a timed-out request is cancelled on the server too");
+  call_done(&c);
+}
+
+/* Tasks (the tasks extension): slow_compute runs as a task; the call still completes with
+ * its result, the statuses reach the progress callback, a tool error is a result, and
+ * cancelling the wait cancels the task. */
+static void test_tasks(OxmcpClient *client) {
+  Call c;
+  call_init(&c);
+  const char *args = "{\"seconds\":1,\"label\":\"c-task\"}";
+  OxmcpStatus st = oxmcp_client_call_tool_as_task(client, "slow_compute", (const uint8_t *)args, strlen(args), on_progress,
+                                                  on_complete, &c, &c.req);
+  CHECK(st == OXMCP_STATUS_OK, "call_tool_as_task started: %s", last_message());
+  if (st == OXMCP_STATUS_OK) {
+    CHECK(call_wait(&c) == 1, "the task's call completed once");
+    CHECK(c.status == OXMCP_STATUS_OK && c.json && strstr(c.json, "c-task: computed in 1 s"), "the task's result: %s",
+          c.json ? c.json : c.message);
+    CHECK(c.progress >= 2 && c.progress_after_done == 0, "statuses reached the progress callback first (%d)", c.progress);
+  }
+  call_done(&c);
+
+  call_init(&c);
+  st = oxmcp_client_call_tool_as_task(client, "failing_job", (const uint8_t *)"{}", 2, NULL, on_complete, &c, &c.req);
+  if (st == OXMCP_STATUS_OK) call_wait(&c);
+  CHECK(c.status == OXMCP_STATUS_OK && c.json && strstr(c.json, "\"isError\":true"), "a task-only tool's failure is a result: %s",
+        c.json ? c.json : c.message);
+  call_done(&c);
+
+  call_init(&c);
+  args = "{\"seconds\":60}";
+  st = oxmcp_client_call_tool_as_task(client, "slow_compute", (const uint8_t *)args, strlen(args), NULL, on_complete, &c, &c.req);
+  CHECK(st == OXMCP_STATUS_OK, "a long task started: %s", last_message());
+  if (st == OXMCP_STATUS_OK) {
+    struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "cancel the wait");
+    CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_CANCELLED, "the wait ends cancelled (%s)", oxmcp_status_name(c.status));
+  }
   call_done(&c);
 }
 
@@ -518,6 +557,7 @@ int main(int argc, char **argv) {
     CHECK(st == OXMCP_STATUS_INVALID_INPUT, "a connected client cannot connect again");
     test_calls(client);
     test_cancellation(client, stdio || strcmp(settled, "session") == 0);
+    test_tasks(client);
     test_client_answers(client, settled);
     CHECK(oxmcp_client_on_request(client, "roots", on_server_request, NULL) == OXMCP_STATUS_INVALID_INPUT,
           "the request callback cannot change once connected");

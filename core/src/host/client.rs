@@ -286,7 +286,7 @@ pub const TOOLS_CALL_AS_TASK: &str = "tools/call as task";
 /// [`Client::call_tool_as_task`] with a host's options: each status the task reports goes
 /// to the progress callback (progress 1, 2, ... and the message `status` or `status:
 /// statusMessage`), and the cancel token stops the wait, which cancels the task.
-async fn call_tool_as_task(
+pub async fn call_tool_as_task(
     client: &Client,
     name: &str,
     arguments: Value,
