@@ -426,6 +426,28 @@ public final class McpClient implements AutoCloseable {
     }
 
     /**
+     * Calls a tool that the server may run as a task (the {@code io.modelcontextprotocol/tasks}
+     * extension), and completes with its final result all the same: the engine polls the
+     * task at the server's pace and answers what it asks with this client's handlers. Each
+     * status reaches the options' progress listener (progress 1, 2, ...; the message is
+     * {@code working}, {@code input_required}, {@code completed}...); cancelling the future
+     * cancels the task. The options' timeout does not apply.
+     *
+     * <pre>{@code
+     * String result = client.callToolAsTask("build", "{\"target\":\"release\"}",
+     *     RequestOptions.defaults().onProgress((n, total, status) -> System.out.println(status))).join();
+     * }</pre>
+     *
+     * @param name the tool
+     * @param argumentsJson its arguments as a JSON object (or null)
+     * @param options a progress listener for the statuses (or null)
+     * @return the {@code CallToolResult} JSON
+     */
+    public CompletableFuture<String> callToolAsTask(String name, String argumentsJson, RequestOptions options) {
+        return call("tools/call as task", name, argumentsJson, options);
+    }
+
+    /**
      * @param uri the resource
      * @return the {@code ReadResourceResult} JSON
      */

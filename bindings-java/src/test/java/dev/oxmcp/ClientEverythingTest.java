@@ -245,6 +245,34 @@ class ClientEverythingTest {
         }
     }
 
+    /**
+     * Tasks: slow_compute runs as a task and the call completes with its result, the
+     * statuses reaching the progress listener; failing_job (only as a task) completes with
+     * an isError result, and refuses a plain call with -32021; cancelling the future
+     * cancels a long task. Both eras.
+     */
+    @Test
+    void toolCallsTheServerRunsAsTasks() throws Exception {
+        for (String era : List.of("session", "stateless")) {
+            try (McpClient c = McpClient.connect(McpClient.Options.http(httpUrl).era(era)).get(30, TimeUnit.SECONDS)) {
+                List<String> statuses = new CopyOnWriteArrayList<>();
+                RequestOptions listen = RequestOptions.defaults().onProgress((n, total, status) -> statuses.add(status));
+                String result = c.callToolAsTask("slow_compute", "{\"seconds\":1,\"label\":\"java-task\"}", listen).get(30, TimeUnit.SECONDS);
+                assertEquals("java-task: computed in 1 s", text(result), era);
+                Support.eventually("the statuses arrive", () -> statuses.contains("completed"));
+                assertEquals("working", statuses.get(0), era + ": " + statuses);
+
+                assertTrue(Support.json(c.callToolAsTask("failing_job", "{}", null).get(30, TimeUnit.SECONDS)).get("isError").asBoolean());
+                assertEquals(-32021L, failure(c.callTool("failing_job", "{}")).code(), era);
+
+                CompletableFuture<String> long_ = c.callToolAsTask("slow_compute", "{\"seconds\":60}", null);
+                Thread.sleep(300);
+                assertTrue(long_.cancel(true));
+                assertThrows(CancellationException.class, long_::join);
+            }
+        }
+    }
+
     @Test
     void httpCancellationAndTimeouts() throws Exception {
         try (McpClient c = McpClient.connect(http()).get(30, TimeUnit.SECONDS)) {
