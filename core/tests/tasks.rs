@@ -62,6 +62,11 @@ fn server(config: ServerConfig, cancelled: Arc<AtomicBool>) -> Server {
         .tool(task_tool("refusing", TaskSupport::Optional), |_a: Arguments, _c: RequestContext| async {
             Ok(CallToolResult::error_text("no"))
         })
+        .tool(task_tool("stepping", TaskSupport::Optional), |_a: Arguments, ctx: RequestContext| async move {
+            ctx.report_progress(1.0, Some(2.0), Some("halfway"))?;
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            Ok(CallToolResult::text("done"))
+        })
         .build()
         .unwrap()
 }
@@ -131,6 +136,18 @@ async fn a_task_runs_in_the_background_and_tasks_get_inlines_its_result() {
         assert_eq!(done["status"], "completed", "{era}: {done}");
         assert_eq!(done["result"]["content"][0]["text"], "slept 300 ms");
         assert!(done["result"].get("resultType").is_none(), "the envelope is tasks/get's, not the result's");
+
+        // A task's progress message is its statusMessage.
+        let id = call(client, "tools/call", json!({"name": "stepping", "arguments": {}})).await.unwrap()["taskId"].clone();
+        let mut message = Value::Null;
+        for _ in 0..100 {
+            message = call(client, "tasks/get", json!({"taskId": id})).await.unwrap()["statusMessage"].clone();
+            if message == "halfway" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(message, "halfway", "{era}");
 
         // A tool error completes the task with isError; a JSON-RPC error fails it.
         let id = call(client, "tools/call", json!({"name": "refusing", "arguments": {}})).await.unwrap()["taskId"].clone();

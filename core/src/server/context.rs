@@ -198,8 +198,17 @@ impl RequestContext {
     }
 
     /// Sends `notifications/progress` (a no-op when the client attached no progress token,
-    /// or has gone: progress is fire-and-forget, a handler need not guard it).
+    /// or has gone: progress is fire-and-forget, a handler need not guard it). In a task
+    /// the message becomes the task's `statusMessage` instead.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
+        if let Some(Inputs::Task(task)) = &self.inputs {
+            // A task has no progress notifications: its message becomes the task's
+            // statusMessage, which tasks/get reports.
+            if let Some(message) = message {
+                task.set_status_message(message);
+            }
+            return Ok(());
+        }
         let Some(token) = self.meta.as_ref().and_then(|m| m.get("progressToken")) else {
             return Ok(());
         };

@@ -77,6 +77,20 @@ impl TaskInputs {
         self.publish().await
     }
 
+    /// Sets the task's `statusMessage` (a handler's progress message), stored in the
+    /// background.
+    pub(crate) fn set_status_message(self: &Arc<Self>, message: &str) {
+        {
+            let mut st = self.lock();
+            st.task.task.status_message = Some(message.to_string());
+            st.task.task.last_updated_at = clock::now();
+        }
+        let inputs = self.clone();
+        tokio::spawn(async move {
+            let _ = inputs.publish().await;
+        });
+    }
+
     /// Stores the latest state (one write at a time, so an older state never lands last).
     async fn publish(&self) -> Result<()> {
         let _turn = self.writing.lock().await;
