@@ -7,7 +7,8 @@
 # (cargo build -p oxmcp-c), compiles OxMcp.dll and the test runner with mcs (C# 7.2), then:
 #  - the C# client against `oxmcp everything-server` (stdio and Streamable HTTP), an
 #    in-process C# server (cancellation both ways) and the C test server (cross-language),
-#    each server against a client of each protocol era (auto, session, stateless);
+#    each server against a client of each protocol era (auto, session, stateless); tasks
+#    (CallToolAsTaskAsync) against the everything-server's task fixtures, stdio and HTTP, each era;
 #  - the shared behaviour suite (tests/scenarios/scenarios.json): Tests/Scenarios.cs against the
 #    C# scenario server (Tests/ScenarioServer.cs, over stdio) in the session and stateless eras,
 #    one check per scenario and era, counted with the client tests;

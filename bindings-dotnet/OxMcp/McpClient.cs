@@ -235,6 +235,35 @@ namespace OxMcp
                 cancellationToken, onProgress);
         }
 
+        /// <summary>
+        /// Calls a tool as <see cref="CallToolAsync"/> does, but lets the server run the call as
+        /// a task (the tasks extension, <c>io.modelcontextprotocol/tasks</c>); resolves to the
+        /// final <c>CallToolResult</c> JSON (a tool failure is a result with <c>isError</c>). The
+        /// engine follows the task at the server's pace and answers what it asks (elicitation,
+        /// sampling, roots) with the client's <see cref="McpClientHandlers"/>. A tool that never
+        /// runs as a task answers as with <see cref="CallToolAsync"/>; one that only runs as a
+        /// task needs this method (<see cref="CallToolAsync"/> gets the JSON-RPC error -32021).
+        /// No timeout applies.
+        /// <code>
+        /// string result = await client.CallToolAsTaskAsync("slow_compute", "{\"seconds\":5}", ct,
+        ///     p => Console.WriteLine(p.Message)); // working, ..., completed
+        /// </code>
+        /// </summary>
+        /// <param name="name">The tool.</param>
+        /// <param name="argumentsJson">A JSON object, or null.</param>
+        /// <param name="cancellationToken">Cancels the task (<c>tasks/cancel</c>); the Task then ends as Canceled.</param>
+        /// <param name="onProgress">Called (on a native thread) for each task status, before the Task
+        /// completes: <see cref="McpProgress.Progress"/> 1, 2, 3...; <see cref="McpProgress.Message"/>
+        /// <c>working</c>, <c>input_required</c>, <c>completed</c>... or <c>status: statusMessage</c>.</param>
+        public Task<string> CallToolAsTaskAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken),
+            Action<McpProgress> onProgress = null)
+        {
+            byte[] args = Native.Bytes(argumentsJson);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_call_tool_as_task(_handle, Native.Z(name), args, Native.Len(args), onProgress == null ? null : Pending.OnProgress, Pending.OnComplete, ud, out req),
+                cancellationToken, onProgress);
+        }
+
         /// <summary>Sends any request; resolves to its result JSON.</summary>
         public Task<string> RequestAsync(string method, string paramsJson = null, CancellationToken cancellationToken = default(CancellationToken),
             Action<McpProgress> onProgress = null, TimeSpan? timeout = null)

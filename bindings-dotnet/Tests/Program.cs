@@ -134,6 +134,8 @@ internal static class Program
         {
             await EverythingTests("stdio", era, () => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, onNotification: OnLog, era: era));
             await EverythingTests("http", era, () => McpClient.ConnectHttpAsync(everythingUrl, onNotification: OnLog, era: era));
+            await TaskTests("stdio", era, () => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: era));
+            await TaskTests("http", era, () => McpClient.ConnectHttpAsync(everythingUrl, era: era));
         }
         foreach (string era in Eras)
             await ClientHandlerTests(era, handlers => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: era, handlers: handlers));
@@ -275,6 +277,51 @@ internal static class Program
 
             await client.CloseAsync();
             await Expect<McpException>(() => client.PingAsync(), e => e.Status == McpStatus.InvalidInput || e.Status == McpStatus.Closed, t + "calls after close fail");
+        }
+    }
+
+    /// <summary>
+    /// Tasks (the tasks extension) with the everything-server's fixtures: CallToolAsTaskAsync
+    /// resolves to a task's final result with its statuses on the progress callback; a
+    /// task-only tool's failure is an isError result, while a plain call of it is refused
+    /// with -32021; cancelling the token ends a long task's wait as cancelled, promptly.
+    /// </summary>
+    private static async Task TaskTests(string transport, string era, Func<Task<McpClient>> connect)
+    {
+        string t = "[tasks/" + transport + "/" + era + "] ";
+        using (McpClient client = await connect())
+        {
+            var statuses = new List<McpProgress>();
+            string result = await client.CallToolAsTaskAsync("slow_compute", "{\"seconds\":1,\"label\":\"cs-task\"}",
+                onProgress: x => { lock (statuses) statuses.Add(x); });
+            Check(result.Contains("cs-task: computed in 1 s") && !result.Contains("\"isError\":true"), t + "slow_compute as a task: " + result);
+            string seen;
+            lock (statuses) seen = string.Join(", ", statuses.Select(x => x.Progress + " " + x.Message));
+            lock (statuses)
+                Check(statuses.Count >= 2 && statuses[0].Message == "working" && statuses[statuses.Count - 1].Message == "completed",
+                    t + "the statuses reached the progress callback, working first, completed last (" + seen + ")");
+
+            string failed = await client.CallToolAsTaskAsync("failing_job", "{}");
+            Check(failed.Contains("\"isError\":true"), t + "failing_job as a task: an isError result: " + failed);
+            await Expect<McpException>(() => client.CallToolAsync("failing_job", "{}"),
+                e => e.Status == McpStatus.Rpc && e.Code == -32021, t + "failing_job without a task: McpException with code -32021");
+
+            string greet = await client.CallToolAsTaskAsync("greet", "{\"name\":\"C#\"}");
+            Check(greet.Contains("Hello, C#!"), t + "a tool that is never a task answers directly: " + greet);
+
+            using (var cts = new CancellationTokenSource())
+            {
+                Task<string> waiting = client.CallToolAsTaskAsync("slow_compute", "{\"seconds\":60}", cts.Token);
+                await Task.Delay(300); // let the task start (not an assertion)
+                var sw = Stopwatch.StartNew();
+                cts.Cancel();
+                await Expect<OperationCanceledException>(() => waiting, e => true, t + "a cancelled task's wait ends as cancelled");
+                Check(waiting.IsCanceled, t + "the Task is Canceled");
+                Check(sw.ElapsedMilliseconds < 5000, t + "promptly (" + sw.ElapsedMilliseconds + " ms)");
+            }
+            string after = await client.CallToolAsync("greet", "{\"name\":\"again\"}");
+            Check(after.Contains("Hello, again!"), t + "the client still works after the cancel: " + after);
+            await client.CloseAsync();
         }
     }
 
