@@ -75,16 +75,35 @@ async fn call(client: &Client, method: &str, params: Value) -> oxmcp::Result<Val
     client.request(method, Some(params), RequestOptions::default()).await
 }
 
-/// Polls tasks/get until the task leaves `working` (or 10 s pass).
-async fn settle(client: &Client, id: &str) -> Value {
-    for _ in 0..200 {
-        let task = call(client, "tasks/get", json!({"taskId": id})).await.unwrap();
-        if task["status"] != "working" {
-            return task;
+/// Polls tasks/get until `done` holds for the task (or 10 s pass); the last answer.
+async fn poll_until(client: &Client, id: &Value, done: impl Fn(&Value) -> bool) -> Value {
+    let mut task = Value::Null;
+    for _ in 0..500 {
+        task = call(client, "tasks/get", json!({"taskId": id})).await.unwrap();
+        if done(&task) {
+            break;
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    panic!("task {id} kept working");
+    task
+}
+
+/// Polls tasks/get until the task leaves `working`.
+async fn settle(client: &Client, id: &str) -> Value {
+    let task = poll_until(client, &json!(id), |t| t["status"] != "working").await;
+    assert_ne!(task["status"], "working", "task {id} kept working");
+    task
+}
+
+/// Waits (up to 10 s) until `flag` is set.
+async fn eventually(flag: &AtomicBool) -> bool {
+    for _ in 0..500 {
+        if flag.load(Ordering::SeqCst) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
 }
 
 /// A client that declared the extension (and elicitation), over each era's transport.
@@ -139,15 +158,8 @@ async fn a_task_runs_in_the_background_and_tasks_get_inlines_its_result() {
 
         // A task's progress message is its statusMessage.
         let id = call(client, "tools/call", json!({"name": "stepping", "arguments": {}})).await.unwrap()["taskId"].clone();
-        let mut message = Value::Null;
-        for _ in 0..100 {
-            message = call(client, "tasks/get", json!({"taskId": id})).await.unwrap()["statusMessage"].clone();
-            if message == "halfway" {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert_eq!(message, "halfway", "{era}");
+        let task = poll_until(client, &id, |t| t["statusMessage"] == "halfway").await;
+        assert_eq!(task["statusMessage"], "halfway", "{era}");
 
         // A tool error completes the task with isError; a JSON-RPC error fails it.
         let id = call(client, "tools/call", json!({"name": "refusing", "arguments": {}})).await.unwrap()["taskId"].clone();
@@ -177,13 +189,7 @@ async fn tasks_cancel_reaches_the_handler_and_the_task_ends_cancelled() {
         assert_eq!(ack, json!({"resultType": "complete"}), "{era}: an empty acknowledgement");
         let done = settle(client, id.as_str().unwrap()).await;
         assert_eq!(done["status"], "cancelled", "{era}: {done}");
-        for _ in 0..100 {
-            if cancelled.load(Ordering::SeqCst) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        assert!(cancelled.load(Ordering::SeqCst), "{era}: the handler saw the cancel");
+        assert!(eventually(&cancelled).await, "{era}: the handler saw the cancel");
         // Cancelling a finished task is acknowledged the same way.
         assert_eq!(call(client, "tasks/cancel", json!({"taskId": id})).await.unwrap()["resultType"], "complete");
     }
@@ -208,14 +214,7 @@ async fn a_task_asks_for_input_and_goes_on_with_the_answer() {
         assert_eq!(call(client, "tasks/get", json!({"taskId": id})).await.unwrap()["status"], "input_required");
         let answer = json!({"who": {"action": "accept", "content": {"name": "Ada"}}});
         call(client, "tasks/update", json!({"taskId": id, "inputResponses": answer})).await.unwrap();
-        let mut done = Value::Null;
-        for _ in 0..200 {
-            done = call(client, "tasks/get", json!({"taskId": id})).await.unwrap();
-            if done["status"] == "completed" {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let done = poll_until(client, &id, |t| t["status"] == "completed").await;
         assert_eq!(done["result"]["content"][0]["text"], "hello Ada", "{era}: {done}");
         assert!(done.get("inputRequests").is_none());
         // A task waiting for nothing takes no answers.
@@ -300,14 +299,7 @@ async fn a_task_started_on_one_node_is_read_answered_and_cancelled_through_anoth
     let (a, b) = (&clients_a[1].1, &clients_b[1].1);
 
     let id = call(a, "tools/call", json!({"name": "ask", "arguments": {}})).await.unwrap()["taskId"].clone();
-    let mut seen = Value::Null;
-    for _ in 0..100 {
-        seen = call(b, "tasks/get", json!({"taskId": id})).await.unwrap();
-        if seen["status"] == "input_required" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let seen = poll_until(b, &id, |t| t["status"] == "input_required").await;
     assert_eq!(seen["inputRequests"]["who"]["method"], "elicitation/create", "{seen}");
     let answer = json!({"who": {"action": "accept", "content": {"name": "Grace"}}});
     call(b, "tasks/update", json!({"taskId": id, "inputResponses": answer})).await.unwrap();
@@ -317,16 +309,8 @@ async fn a_task_started_on_one_node_is_read_answered_and_cancelled_through_anoth
 
     let id = call(a, "tools/call", json!({"name": "slow", "arguments": {"ms": 60_000}})).await.unwrap()["taskId"].clone();
     call(b, "tasks/cancel", json!({"taskId": id})).await.unwrap();
-    let mut status = Value::Null;
-    for _ in 0..100 {
-        status = call(a, "tasks/get", json!({"taskId": id})).await.unwrap()["status"].clone();
-        if status == "cancelled" && cancelled.load(Ordering::SeqCst) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(status, "cancelled");
-    assert!(cancelled.load(Ordering::SeqCst), "node A's handler saw node B's cancel");
+    assert_eq!(poll_until(a, &id, |t| t["status"] == "cancelled").await["status"], "cancelled");
+    assert!(eventually(&cancelled).await, "node A's handler saw node B's cancel");
     for (_, c) in clients_a.into_iter().chain(clients_b) {
         c.close().await;
     }
@@ -367,13 +351,7 @@ async fn the_client_waits_for_a_task_answering_its_questions_and_cancels_it_when
         cancelled.store(false, Ordering::SeqCst);
         let waiting = client.call_tool_as_task("slow", json!({"ms": 60_000}), |_| {});
         assert!(tokio::time::timeout(Duration::from_millis(300), waiting).await.is_err());
-        for _ in 0..200 {
-            if cancelled.load(Ordering::SeqCst) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        assert!(cancelled.load(Ordering::SeqCst), "{era:?}: the dropped wait cancelled the task");
+        assert!(eventually(&cancelled).await, "{era:?}: the dropped wait cancelled the task");
         client.close().await;
     }
     http.shutdown().await;
