@@ -18,6 +18,9 @@ use oxmcp::transport::{MemoryTransport, MessageReader, MessageWriter, Outbound, 
 use oxmcp::ErrorKind;
 use serde_json::{json, Value};
 
+mod common;
+use common::Raw;
+
 fn server() -> Server {
     Server::builder("both-eras", "2.0.0")
         .instructions("Serves both eras.")
@@ -77,24 +80,6 @@ fn request_meta() -> Value {
 fn request(id: u64, method: &str, mut params: Value) -> Value {
     params["_meta"] = request_meta();
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
-struct Raw<R, W> {
-    rx: R,
-    tx: W,
-}
-
-impl<R: MessageReader, W: MessageWriter> Raw<R, W> {
-    async fn ask(&mut self, message: Value) -> Value {
-        self.tx.send(Outbound { bytes: Bytes::from(message.to_string()), route: Default::default() }).await.unwrap();
-        self.tx.flush().await.unwrap();
-        self.next().await
-    }
-
-    async fn next(&mut self) -> Value {
-        let bytes = tokio::time::timeout(Duration::from_secs(5), self.rx.recv()).await.expect("a message").expect("open");
-        serde_json::from_slice(&bytes).unwrap()
-    }
 }
 
 #[tokio::test]
@@ -474,8 +459,7 @@ async fn subscriptions_listen_acknowledges_then_sends_what_the_filter_asks_for()
     // The client ends it by cancelling the request: no answer, the subscription is gone.
     assert_eq!(server.subscription_count(), 1);
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
-    raw.tx.send(Outbound { bytes: Bytes::from(cancel.to_string()), route: Default::default() }).await.unwrap();
-    raw.tx.flush().await.unwrap();
+    raw.send(cancel).await;
     eventually("the cancelled subscription is removed", || server.subscription_count() == 0).await;
 
     // The server ends one gracefully: the answer carries the subscription's id.

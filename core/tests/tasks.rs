@@ -18,6 +18,8 @@ use oxmcp::transport::MemoryTransport;
 use oxmcp::Error;
 use serde_json::{json, Value};
 
+mod common;
+
 fn task_tool(name: &str, support: TaskSupport) -> Tool {
     let mut tool = Tool::new(name, "", json!({"type": "object"}));
     tool.execution = Some(ToolExecution { task_support: Some(support), ..Default::default() });
@@ -355,4 +357,46 @@ async fn the_client_waits_for_a_task_answering_its_questions_and_cancels_it_when
         client.close().await;
     }
     http.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_listen_stream_follows_the_tasks_it_names() {
+    use oxmcp::protocol::meta;
+    use oxmcp::transport::Transport;
+    let server = server(ServerConfig::default(), Arc::default());
+    let (a, b) = MemoryTransport::pair();
+    let _served = server.serve(a);
+    let (rx, tx) = b.split();
+    let mut raw = common::Raw { rx, tx };
+    let request = |id: u64, method: &str, mut params: Value, tasks: bool| {
+        let extensions = if tasks { json!({TASKS_EXTENSION: {}}) } else { json!({}) };
+        params["_meta"] = json!({
+            meta::PROTOCOL_VERSION: "2026-07-28",
+            meta::CLIENT_CAPABILITIES: {"extensions": extensions},
+            meta::CLIENT_INFO: {"name": "raw", "version": "1"},
+        });
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    };
+    let created = raw.ask(request(1, "tools/call", json!({"name": "stepping", "arguments": {}}), true)).await;
+    let id = created["result"]["taskId"].clone();
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+
+    // Without the extension a client may not ask for task notifications.
+    let refused = raw.ask(request(2, "subscriptions/listen", json!({"notifications": {"taskIds": [id]}}), false)).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+
+    let ack = raw.ask(request(3, "subscriptions/listen", json!({"notifications": {"taskIds": [id]}}), true)).await;
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
+    // The task reports its end on the stream, as tasks/get would answer it, tagged with
+    // the subscription.
+    let mut done = Value::Null;
+    for _ in 0..5 {
+        done = raw.next().await;
+        if done["params"]["status"] == "completed" {
+            break;
+        }
+    }
+    assert_eq!(done["method"], "notifications/tasks", "{done}");
+    assert_eq!((done["params"]["taskId"].clone(), done["params"]["result"]["content"][0]["text"].clone()), (id, json!("done")));
+    assert_eq!(done["params"]["_meta"][meta::SUBSCRIPTION_ID], 3);
 }

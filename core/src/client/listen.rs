@@ -50,6 +50,7 @@ impl Wanted {
             prompts_list_changed: flag(prompts),
             resources_list_changed: flag(resources),
             resource_subscriptions: (!self.uris.is_empty()).then(|| self.uris.iter().cloned().collect()),
+            task_ids: None,
             extra: Default::default(),
         })
     }

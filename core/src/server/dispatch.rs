@@ -171,7 +171,11 @@ fn declares_tasks(ctx: &RequestContext) -> bool {
 /// Whose tasks a request may see: the access token's subject (or client) on a protected
 /// server; on an open one a task id alone (128 random bits) is the key to its task.
 fn task_owner(ctx: &RequestContext) -> Option<String> {
-    ctx.auth().and_then(|a| a.subject.clone().or_else(|| a.client_id.clone()))
+    owner_of(ctx.auth())
+}
+
+fn owner_of(auth: Option<&crate::auth::AuthInfo>) -> Option<String> {
+    auth.and_then(|a| a.subject.clone().or_else(|| a.client_id.clone()))
 }
 
 /// `tasks/get`, `tasks/update` and `tasks/cancel`, for clients that declared the extension.
@@ -207,7 +211,12 @@ async fn stateless_request(
     let method = req.method.as_str();
     if method == methods::SUBSCRIPTIONS_LISTEN {
         let caps = capabilities(server, request_meta.version);
-        return server.inner.listeners.listen(req.peer, req.id, req.params, &caps, req.cancel).await;
+        let tasks = super::listen::TaskFeed {
+            events: server.inner.tasks.subscribe(),
+            owner: owner_of(auth.as_deref()),
+            declared: request_meta.capabilities.has_extension(TASKS_EXTENSION),
+        };
+        return server.inner.listeners.listen(req.peer, req.id, req.params, &caps, req.cancel, tasks).await;
     }
     let key = &server.inner.state_key;
     let round = Arc::new(InputRound::from_params(key, method, req.params.as_ref())?);

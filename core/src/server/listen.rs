@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{
     meta, methods, ErrorObject, RequestId, ServerCapabilities, SubscriptionFilter, SubscriptionsListenRequestParams,
-    RESULT_COMPLETE,
+    RESULT_COMPLETE, TASKS_EXTENSION,
 };
 use crate::session::Peer;
 
@@ -37,11 +37,25 @@ struct Listener {
 }
 
 impl Listener {
-    fn send(&self, method: &str, mut params: Map<String, Value>) {
-        params.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: self.id }));
-        // A listener whose connection just closed is removed by its own request ending.
-        let _ = self.peer.notify_during(method, Some(Value::Object(params)), &self.id);
+    fn send(&self, method: &str, params: Map<String, Value>) {
+        send_tagged(&self.peer, &self.id, method, params);
     }
+}
+
+/// Sends a notification of subscription `id`, tagged with it.
+fn send_tagged(peer: &Peer, id: &RequestId, method: &str, mut params: Map<String, Value>) {
+    params.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: id }));
+    // A listener whose connection just closed is removed by its own request ending.
+    let _ = peer.notify_during(method, Some(Value::Object(params)), id);
+}
+
+/// What a listen request may hear of tasks: the changes of the tasks running on this
+/// server, and whose tasks the listener may see.
+pub(crate) struct TaskFeed {
+    pub(crate) events: tokio::sync::broadcast::Receiver<super::tasks::TaskEvent>,
+    pub(crate) owner: Option<String>,
+    /// Whether the request declared the tasks extension.
+    pub(crate) declared: bool,
 }
 
 /// Removes a listener when its request ends, however it ends.
@@ -57,7 +71,7 @@ impl Drop for Registration<'_> {
 }
 
 /// What the server agrees to send of what the client asked for: only what it supports.
-fn honoured(asked: &SubscriptionFilter, caps: &ServerCapabilities) -> SubscriptionFilter {
+fn honoured(asked: &SubscriptionFilter, caps: &ServerCapabilities, tasks: bool) -> SubscriptionFilter {
     let yes = |asked: Option<bool>, can: bool| (asked == Some(true) && can).then_some(true);
     let tools = caps.tools.as_ref().is_some_and(|t| t.list_changed == Some(true));
     let prompts = caps.prompts.as_ref().is_some_and(|p| p.list_changed == Some(true));
@@ -68,6 +82,7 @@ fn honoured(asked: &SubscriptionFilter, caps: &ServerCapabilities) -> Subscripti
         prompts_list_changed: yes(asked.prompts_list_changed, prompts),
         resources_list_changed: yes(asked.resources_list_changed, resources_list),
         resource_subscriptions: asked.resource_subscriptions.clone().filter(|_| resources_sub),
+        task_ids: asked.task_ids.clone().filter(|_| tasks),
         extra: Map::new(),
     }
 }
@@ -92,12 +107,19 @@ impl Listeners {
         params: Option<Value>,
         caps: &ServerCapabilities,
         cancel: CancellationToken,
+        mut tasks: TaskFeed,
     ) -> Result<Value, ErrorObject> {
         let params: SubscriptionsListenRequestParams = serde_json::from_value(params.unwrap_or_else(|| json!({})))
             .map_err(|e| ErrorObject::invalid_params(format!("invalid subscriptions/listen params: {e}")))?;
-        let filter = honoured(&params.notifications, caps);
+        if params.notifications.task_ids.as_ref().is_some_and(|t| !t.is_empty()) && !tasks.declared {
+            return Err(super::tasks::extension_required("subscriptions/listen with taskIds"));
+        }
+        let has_tasks = caps.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION));
+        let filter = honoured(&params.notifications, caps, has_tasks);
+        let task_ids: Vec<String> = filter.task_ids.clone().unwrap_or_default();
         let ended = CancellationToken::new();
         let key = self.next.fetch_add(1, Ordering::Relaxed);
+        let tagger = (peer.clone(), id.clone());
         let listener = Listener { peer, id: id.clone(), filter, ended: ended.clone() };
         let _registration = {
             // The acknowledgement goes out under the lock, so no change can reach this
@@ -108,12 +130,27 @@ impl Listeners {
             open.insert(key, listener);
             Registration { listeners: self, key }
         };
-        tokio::select! {
-            _ = cancel.cancelled() => Err(ErrorObject::internal("subscription cancelled")),
-            _ = ended.cancelled() => Ok(json!({
-                "resultType": RESULT_COMPLETE,
-                "_meta": { meta::SUBSCRIPTION_ID: id },
-            })),
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return Err(ErrorObject::internal("subscription cancelled")),
+                _ = ended.cancelled() => {
+                    return Ok(json!({ "resultType": RESULT_COMPLETE, "_meta": { meta::SUBSCRIPTION_ID: id } }))
+                }
+                event = tasks.events.recv(), if !task_ids.is_empty() => match event {
+                    Ok(event) => {
+                        let mine = event.owner.is_none() || event.owner == tasks.owner;
+                        if mine && task_ids.contains(&event.task.task.task_id) {
+                            // Each notification carries the task as tasks/get would answer it.
+                            if let Ok(Value::Object(params)) = serde_json::to_value(&event.task) {
+                                send_tagged(&tagger.0, &tagger.1, methods::TASKS_STATUS, params);
+                            }
+                        }
+                    }
+                    // Fell behind: the client still learns the state by polling.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Err(ErrorObject::internal("the server is gone")),
+                },
+            }
         }
     }
 
@@ -162,20 +199,23 @@ mod tests {
             prompts_list_changed: Some(true),
             resources_list_changed: Some(true),
             resource_subscriptions: Some(vec!["file:///a".into()]),
+            task_ids: Some(vec!["t1".into()]),
             extra: Map::new(),
         };
-        let got = honoured(&asked, &caps);
+        let got = honoured(&asked, &caps, false);
         assert_eq!(got.tools_list_changed, Some(true));
         assert_eq!(got.prompts_list_changed, None, "no prompts capability");
         assert_eq!(got.resources_list_changed, None, "resources.listChanged not declared");
         assert_eq!(got.resource_subscriptions, Some(vec!["file:///a".to_string()]));
-        let none = honoured(&SubscriptionFilter::default(), &caps);
+        assert_eq!(got.task_ids, None, "no tasks extension");
+        assert_eq!(honoured(&asked, &caps, true).task_ids, Some(vec!["t1".to_string()]));
+        let none = honoured(&SubscriptionFilter::default(), &caps, false);
         assert_eq!(none, SubscriptionFilter::default(), "nothing asked, nothing sent");
         let prompts = ServerCapabilities {
             prompts: Some(PromptsCapability { list_changed: Some(true), ..Default::default() }),
             ..Default::default()
         };
-        assert!(wants(&honoured(&asked, &prompts), methods::PROMPTS_LIST_CHANGED));
-        assert!(!wants(&honoured(&asked, &prompts), methods::TOOLS_LIST_CHANGED));
+        assert!(wants(&honoured(&asked, &prompts, false), methods::PROMPTS_LIST_CHANGED));
+        assert!(!wants(&honoured(&asked, &prompts, false), methods::TOOLS_LIST_CHANGED));
     }
 }

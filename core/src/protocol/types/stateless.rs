@@ -103,6 +103,9 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// The tasks extension: `notifications/tasks` for these tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
     /// Fields this version of oxmcp does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

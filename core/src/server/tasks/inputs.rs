@@ -24,6 +24,8 @@ pub(crate) struct TaskInputs {
     wake: Notify,
     /// One write of the task's state at a time, the latest state each time.
     writing: tokio::sync::Mutex<()>,
+    /// Where each stored change goes (the listen streams), and whose task it is.
+    events: (tokio::sync::broadcast::Sender<super::TaskEvent>, Option<String>),
 }
 
 struct State {
@@ -34,7 +36,12 @@ struct State {
 }
 
 impl TaskInputs {
-    pub(crate) fn new(task: Task, store: Arc<dyn TaskStore>, poll: Duration) -> Self {
+    pub(crate) fn new(
+        task: Task,
+        store: Arc<dyn TaskStore>,
+        poll: Duration,
+        events: (tokio::sync::broadcast::Sender<super::TaskEvent>, Option<String>),
+    ) -> Self {
         let task = DetailedTask { task, result: None, error: None, input_requests: None };
         TaskInputs {
             store,
@@ -42,6 +49,7 @@ impl TaskInputs {
             state: Mutex::new(State { task, asks: 0, received: Map::new() }),
             wake: Notify::new(),
             writing: tokio::sync::Mutex::new(()),
+            events,
         }
     }
 
@@ -95,7 +103,10 @@ impl TaskInputs {
     async fn publish(&self) -> Result<()> {
         let _turn = self.writing.lock().await;
         let latest = self.snapshot();
-        self.store.update(latest).await.map(|_| ())
+        if self.store.update(latest.clone()).await? {
+            let _ = self.events.0.send(super::TaskEvent { task: latest, owner: self.events.1.clone() });
+        }
+        Ok(())
     }
 
     /// Asks the client `method` with `params` under `key` (else `elicitation-N`,

@@ -78,6 +78,8 @@ pub(crate) struct Tasks {
     /// Tasks running in this process, by id: what `tasks/cancel` and `tasks/update` reach
     /// at once (another node's runner learns of them from the store).
     running: Mutex<HashMap<String, Running>>,
+    /// Every stored change of a task running here.
+    events: tokio::sync::broadcast::Sender<TaskEvent>,
 }
 
 struct Running {
@@ -85,9 +87,26 @@ struct Running {
     inputs: Arc<TaskInputs>,
 }
 
+/// A task's new state, for the `subscriptions/listen` streams that follow it.
+#[derive(Clone, Debug)]
+pub(crate) struct TaskEvent {
+    pub(crate) task: DetailedTask,
+    /// Whose task it is: a stream of someone else hears nothing of it.
+    pub(crate) owner: Option<String>,
+}
+
+/// Events a slow listener may fall behind by before it misses some (it can still poll).
+const EVENT_BACKLOG: usize = 256;
+
 impl Tasks {
     pub(crate) fn new(options: TaskOptions, grace: Duration) -> Arc<Tasks> {
-        Arc::new(Tasks { options, grace, running: Mutex::new(HashMap::new()) })
+        let (events, _) = tokio::sync::broadcast::channel(EVENT_BACKLOG);
+        Arc::new(Tasks { options, grace, running: Mutex::new(HashMap::new()), events })
+    }
+
+    /// The changes of the tasks running here, from now on.
+    pub(crate) fn subscribe(&self) -> tokio::sync::broadcast::Receiver<TaskEvent> {
+        self.events.subscribe()
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -113,9 +132,11 @@ impl Tasks {
             poll_interval_ms: Some(self.options.poll_interval.as_millis() as u64),
         };
         let detailed = DetailedTask { task: task.clone(), result: None, error: None, input_requests: None };
-        self.options.store.create(TaskRecord { task: detailed, owner, cancel_requested: false }).await.map_err(store_error)?;
+        let record = TaskRecord { task: detailed, owner: owner.clone(), cancel_requested: false };
+        self.options.store.create(record).await.map_err(store_error)?;
         let cancel = CancellationToken::new();
-        let inputs = Arc::new(TaskInputs::new(task.clone(), self.options.store.clone(), self.options.poll_interval));
+        let events = (self.events.clone(), owner.clone());
+        let inputs = Arc::new(TaskInputs::new(task.clone(), self.options.store.clone(), self.options.poll_interval, events));
         let id = task.task_id.clone();
         self.running().insert(id.clone(), Running { cancel: cancel.clone(), inputs: inputs.clone() });
         let run = work(cancel.clone(), inputs.clone());
@@ -138,8 +159,12 @@ impl Tasks {
             last.task.status = status;
             last.task.last_updated_at = clock::now();
             let done = DetailedTask { result, error, input_requests: None, ..last };
-            if let Err(e) = tasks.options.store.update(done).await {
-                tracing::warn!("task {id}: its outcome could not be stored: {e}");
+            match tasks.options.store.update(done.clone()).await {
+                Ok(true) => {
+                    let _ = tasks.events.send(TaskEvent { task: done, owner });
+                }
+                Ok(false) => {}
+                Err(e) => tracing::warn!("task {id}: its outcome could not be stored: {e}"),
             }
             if status == TaskStatus::Cancelled {
                 // The handler sees its cancellation and gets the grace period to wind down
