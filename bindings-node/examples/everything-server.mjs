@@ -10,7 +10,7 @@
 // tells subscribers of test://watched-resource about an update every 3 seconds.
 
 import zlib from 'node:zlib'
-import { Server, version } from 'oxmcp'
+import { McpError, Server, version } from 'oxmcp'
 
 const server = new Server({ name: 'oxmcp-everything-node', version },
   { instructions: "A test server: every MCP feature with the conformance suite's fixture names." })
@@ -218,6 +218,39 @@ server.tool('test_reconnection', {
   ctx.endResponseStream()
   await sleep(100)
   return 'Reconnection test completed'
+})
+
+// -- tasks (the tasks extension; cli/src/task_fixtures.rs): ordinary handlers with taskSupport
+server.tool('greet', { description: 'Greets (never a task).', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+  ({ name }) => `Hello, ${name ?? 'World'}!`)
+server.tool('slow_compute', {
+  description: 'Works for `seconds` seconds, as a task when it can.',
+  taskSupport: 'optional',
+  inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } } },
+}, ({ seconds = 1, label = 'job' }, ctx) => new Promise((resolve, reject) => {
+  const s = Math.min(seconds, 600)
+  const timer = setTimeout(() => resolve(`${label}: computed in ${s} s`), s * 1000)
+  ctx.signal.addEventListener('abort', () => { clearTimeout(timer); reject(ctx.signal.reason) })
+}))
+server.tool('failing_job', { description: 'Fails as a tool after a second (only as a task).', taskSupport: 'required', inputSchema: noArgs },
+  async () => {
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    return { content: [{ type: 'text', text: 'the job failed' }], isError: true }
+  })
+server.tool('protocol_error_job', { description: 'Ends with a JSON-RPC error, as a task when it can.', taskSupport: 'optional', inputSchema: noArgs },
+  () => { throw new McpError(-32603, 'the job crashed') })
+const confirmed = async (ctx, message) => {
+  const answer = await ctx.elicit(message, { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] })
+  return answer.action === 'accept' && answer.content?.confirm === true
+}
+server.tool('confirm_delete', {
+  description: 'Asks the user to confirm before deleting `filename`.',
+  taskSupport: 'optional',
+  inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
+}, async ({ filename }, ctx) => (await confirmed(ctx, `Delete ${filename}?`)) ? `deleted ${filename}` : `kept ${filename}`)
+server.tool('multi_input', { description: 'Asks two questions at once.', taskSupport: 'optional', inputSchema: noArgs }, async (_args, ctx) => {
+  const [first, second] = await Promise.all([confirmed(ctx, 'First question?'), confirmed(ctx, 'Second question?')])
+  return `first=${first} second=${second}`
 })
 
 // -- resources --------------------------------------------------------------------------

@@ -38,3 +38,39 @@ it('passes the official conformance server suite with 0 failed', { timeout: 180_
     await server.stop()
   }
 })
+
+// Task scenarios oxmcp does not pass yet: a tool that gathers input over MRTR rounds and
+// only then becomes a task (tests/conformance/run.sh skips it too, saying so).
+const PENDING_TASKS = new Set(['tasks-mrtr-composition'])
+
+it('passes every tasks-* scenario of the 0.2.0 line', { timeout: 300_000 }, async () => {
+  const next = [path.join(NODE22, 'node'), path.join(CONFORMANCE, 'node_modules/conformance-next/dist/index.js')]
+  const run = args => new Promise(resolve => {
+    const child = spawn(next[0], [next[1], ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let text = ''
+    child.stdout.setEncoding('utf8').on('data', d => (text += d))
+    child.stderr.setEncoding('utf8').on('data', d => (text += d))
+    child.on('exit', () => resolve(text))
+  })
+  const listed = await run(['list', '--server'])
+  const scenarios = [...new Set(listed.match(/^ {2}- tasks-[a-z0-9-]+/gm)?.map(l => l.slice(4)))].filter(s => !PENDING_TASKS.has(s))
+  assert.ok(scenarios.length >= 9, listed)
+  const server = await startHttpServer(path.join(ROOT, 'examples/everything-server.mjs'), [])
+  try {
+    const url = server.url.replace('127.0.0.1', 'localhost')
+    let passed = 0
+    const failing = []
+    for (const scenario of scenarios) {
+      const out = await run(['server', '--url', url, '--scenario', scenario])
+      const m = out.match(/^Passed: (\d+)\/\d+, (\d+) failed/m)
+      assert.ok(m, `${scenario}: no result\n${out.slice(-3000)}`)
+      passed += Number(m[1])
+      if (Number(m[2])) failing.push(`${scenario}: ${m[2]} failed\n${out.split('\n').filter(l => l.includes('FAILURE')).join('\n')}`)
+    }
+    console.log(`tasks scenarios against the Node everything server: ${passed} checks passed`)
+    assert.deepEqual(failing, [])
+    assert.ok(passed >= 40, String(passed))
+  } finally {
+    await server.stop()
+  }
+})

@@ -305,6 +305,49 @@ def complete(ref: dict[str, Any], argument: dict[str, Any], context: Any) -> lis
     return [c for c in candidates if c.startswith(prefix)]
 
 
+# -- tasks (the tasks extension; cli/src/task_fixtures.rs) ------------------------------
+
+
+@server.tool(description="Greets (never a task).")
+def greet(name: str = "World") -> str:
+    return f"Hello, {name}!"
+
+
+@server.tool(description="Works for `seconds` seconds, as a task when it can.", task_support="optional")
+async def slow_compute(seconds: float = 1.0, label: str = "job") -> str:
+    seconds = min(max(seconds, 0.0), 600.0)
+    await asyncio.sleep(seconds)
+    return f"{label}: computed in {seconds:g} s"
+
+
+@server.tool(description="Fails as a tool after a second (only as a task).", task_support="required")
+async def failing_job() -> ToolResult:
+    await asyncio.sleep(1)
+    return ToolResult(["the job failed"], is_error=True)
+
+
+@server.tool(description="Ends with a JSON-RPC error, as a task when it can.", task_support="optional")
+def protocol_error_job() -> str:
+    raise oxmcp.McpError(-32603, "the job crashed")
+
+
+async def confirmed(ctx: Context, message: str) -> bool:
+    schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+    answer = await ctx.elicit(message, schema)
+    return bool(answer.action == "accept" and answer.content and answer.content.confirm)
+
+
+@server.tool(description="Asks the user to confirm before deleting `filename`.", task_support="optional")
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    return f"deleted {filename}" if await confirmed(ctx, f"Delete {filename}?") else f"kept {filename}"
+
+
+@server.tool(description="Asks two questions at once.", task_support="optional")
+async def multi_input(ctx: Context) -> str:
+    first, second = await asyncio.gather(confirmed(ctx, "First question?"), confirmed(ctx, "Second question?"))
+    return f"first={str(first).lower()} second={str(second).lower()}"
+
+
 # -- main --------------------------------------------------------------------------------
 
 WATCHED = "test://watched-resource"

@@ -101,3 +101,33 @@ def test_official_conformance_server_suite(tmp_path):
     print(f"conformance against the Python everything server: {passed} passed, {failed} failed")
     assert failed == 0, f"Total: {passed} passed, {failed} failed\n{report}"
     assert passed >= 40, f"only {passed} checks passed (expected >= 40)\n" + "\n".join(summary)
+
+
+#: Task scenarios oxmcp does not pass yet: a tool that gathers input over MRTR rounds and
+#: only then becomes a task (tests/conformance/run.sh skips it too, saying so).
+PENDING_TASKS = {"tasks-mrtr-composition"}
+
+
+def test_the_tasks_extension_scenarios(tmp_path):
+    """Each tasks-* server scenario of the suite's 0.2.0 line against the Python everything
+    server, whose task fixtures are ordinary Python tools with task_support."""
+    install_suite()
+    env = dict(os.environ, PATH=f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    nxt = [str(NODE_BIN / "node"), str(CONFORMANCE / "node_modules" / "conformance-next" / "dist" / "index.js")]
+    listed = subprocess.run([*nxt, "list", "--server"], env=env, capture_output=True, text=True, timeout=60).stdout
+    scenarios = sorted(set(re.findall(r"^  - (tasks-[a-z0-9-]+)", listed, re.M)) - PENDING_TASKS)
+    assert len(scenarios) >= 9, listed
+    results = []
+    with everything_server(tmp_path / "server.log") as url:
+        port = int(re.search(r":(\d+)/mcp$", url).group(1))
+        for scenario in scenarios:
+            r = subprocess.run([*nxt, "server", "--url", f"http://localhost:{port}/mcp", "--scenario", scenario],
+                               env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+            m = re.search(r"^Passed: (\d+)/\d+, (\d+) failed", r.stdout, re.M)
+            assert m, f"{scenario}: no result (exit {r.returncode}):\n{r.stdout[-3000:]}{r.stderr[-2000:]}"
+            results.append((scenario, int(m.group(1)), int(m.group(2)), r.stdout))
+    failing = [f"{s}: {f} failed\n" + "\n".join(l for l in out.splitlines() if "FAILURE" in l) for s, _, f, out in results if f]
+    passed = sum(p for _, p, _, _ in results)
+    print(f"tasks scenarios against the Python everything server: {passed} checks passed")
+    assert not failing, "\n".join(failing)
+    assert passed >= 40, results
