@@ -478,15 +478,7 @@ pub unsafe extern "C" fn oxmcp_client_call_tool(
     user_data: *mut c_void,
     out_request: *mut *mut OxmcpRequest,
 ) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let name = str_arg(name, "name")?.to_owned();
-        let args = json_arg(args_json, args_len, "args_json", Value::Null)?;
-        c.call(callback, user_data, out_request, |client, options| {
-            let options = with_progress(with_timeout(options, timeout_ms), on_progress, user_data);
-            async move { Ok(serde_json::to_value(client.call_tool_with(&name, args, options).await?)?) }
-        })
-    })
+    call_tool(client, name, (args_json, args_len), Some(timeout_ms), on_progress, callback, user_data, out_request)
 }
 
 /// Calls the tool `name` as oxmcp_client_call_tool() does, but lets the server run the
@@ -510,13 +502,35 @@ pub unsafe extern "C" fn oxmcp_client_call_tool_as_task(
     user_data: *mut c_void,
     out_request: *mut *mut OxmcpRequest,
 ) -> OxmcpStatus {
+    call_tool(client, name, (args_json, args_len), None, on_progress, callback, user_data, out_request)
+}
+
+/// Both tool calls: with a timeout, a plain call; without, one the server may run as a
+/// task.
+#[allow(clippy::too_many_arguments)]
+unsafe fn call_tool(
+    client: *const OxmcpClient,
+    name: *const c_char,
+    (args_json, args_len): (*const u8, usize),
+    timeout_ms: Option<u32>,
+    on_progress: OxmcpProgressFn,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
     guard(|| {
         let c = client_arg(client)?;
         let name = str_arg(name, "name")?.to_owned();
         let args = json_arg(args_json, args_len, "args_json", Value::Null)?;
         c.call(callback, user_data, out_request, |client, options| {
             let options = with_progress(options, on_progress, user_data);
-            async move { Ok(serde_json::to_value(host::call_tool_as_task(&client, &name, args, options).await?)?) }
+            async move {
+                let result = match timeout_ms {
+                    Some(ms) => client.call_tool_with(&name, args, with_timeout(options, ms)).await?,
+                    None => host::call_tool_as_task(&client, &name, args, options).await?,
+                };
+                Ok(serde_json::to_value(result)?)
+            }
         })
     })
 }
