@@ -258,8 +258,12 @@ async fn without_the_extension_tasks_stay_off_and_required_ones_are_refused() {
 #[tokio::test]
 async fn unknown_ids_expired_tasks_and_a_full_store_get_clear_errors() {
     let store = Arc::new(MemoryTaskStore::with_capacity(3));
-    let tasks =
-        TaskOptions { store: store.clone(), ttl: Some(Duration::from_millis(300)), poll_interval: Duration::from_millis(50) };
+    let tasks = TaskOptions {
+        store: store.clone(),
+        ttl: Some(Duration::from_millis(300)),
+        poll_interval: Duration::from_millis(50),
+        ..Default::default()
+    };
     let server = server(ServerConfig { tasks, ..Default::default() }, Arc::default());
     let (clients, http, _served) = clients(&server).await;
     let client = &clients[0].1;
@@ -399,4 +403,37 @@ async fn a_listen_stream_follows_the_tasks_it_names() {
     assert_eq!(done["method"], "notifications/tasks", "{done}");
     assert_eq!((done["params"]["taskId"].clone(), done["params"]["result"]["content"][0]["text"].clone()), (id, json!("done")));
     assert_eq!(done["params"]["_meta"][meta::SUBSCRIPTION_ID], 3);
+}
+
+#[tokio::test]
+async fn the_tasks_running_at_once_are_bounded() {
+    // A task outlives its request: without this bound one client could start thousands.
+    let tasks = TaskOptions { max_running: 2, ..Default::default() };
+    let server = server(ServerConfig { tasks, ..Default::default() }, Arc::default());
+    let (clients, http, _served) = clients(&server).await;
+    let client = &clients[0].1;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        ids.push(
+            call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 60_000}})).await.unwrap()["taskId"].clone(),
+        );
+    }
+    let refused = call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await.unwrap_err();
+    assert!(refused.to_string().contains("runs 2 tasks"), "{refused}");
+    // Once one ends, another may start.
+    call(client, "tasks/cancel", json!({"taskId": ids[0]})).await.unwrap();
+    let mut started = None;
+    for _ in 0..200 {
+        if let Ok(r) = call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await {
+            started = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(started.expect("a task starts again")["resultType"], "task");
+    call(client, "tasks/cancel", json!({"taskId": ids[1]})).await.unwrap();
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
 }

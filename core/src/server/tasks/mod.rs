@@ -37,6 +37,10 @@ pub struct TaskOptions {
     pub ttl: Option<Duration>,
     /// The polling interval suggested to clients (`pollIntervalMs`). Default: 500 ms.
     pub poll_interval: Duration,
+    /// The most tasks this server runs at once: a task outlives its request, so the
+    /// session's limit on requests in flight does not bound them. Past it, a call that
+    /// would start one is refused (-32603) until one ends. Default: 1000.
+    pub max_running: usize,
 }
 
 impl Default for TaskOptions {
@@ -45,13 +49,18 @@ impl Default for TaskOptions {
             store: Arc::new(MemoryTaskStore::default()),
             ttl: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_millis(500),
+            max_running: 1000,
         }
     }
 }
 
 impl std::fmt::Debug for TaskOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TaskOptions").field("ttl", &self.ttl).field("poll_interval", &self.poll_interval).finish_non_exhaustive()
+        f.debug_struct("TaskOptions")
+            .field("ttl", &self.ttl)
+            .field("poll_interval", &self.poll_interval)
+            .field("max_running", &self.max_running)
+            .finish_non_exhaustive()
     }
 }
 
@@ -121,6 +130,12 @@ impl Tasks {
         owner: Option<String>,
         work: impl FnOnce(CancellationToken, Arc<TaskInputs>) -> BoxFuture<'static, Result<Value, ErrorObject>>,
     ) -> Result<Value, ErrorObject> {
+        if self.running().len() >= self.options.max_running {
+            return Err(ErrorObject::internal(format!(
+                "the server runs {} tasks, its limit: try again later",
+                self.options.max_running
+            )));
+        }
         let now = clock::now();
         let task = Task {
             task_id: new_task_id(),
