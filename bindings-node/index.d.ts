@@ -355,6 +355,10 @@ export interface ServerOptions<L = unknown> {
   /** Runs once when the server starts serving (the first listener or in-memory client),
    *  before any request. */
   lifespan?: (server: Server<any>) => Lifespan<L> | null | void | Promise<Lifespan<L> | null | void>
+  /** How tasks (tools with `taskSupport`) are kept: each for `ttlMs` after its creation
+   *  (an hour; `null`: no limit), polled every `pollIntervalMs` (500), at most `maxTasks`
+   *  kept (10000) and `maxRunning` running at once (1000). */
+  tasks?: { ttlMs?: number | null; pollIntervalMs?: number; maxTasks?: number; maxRunning?: number }
 }
 
 /** An MCP server whose tools, resources and prompts are JavaScript functions; `L` is the

@@ -152,7 +152,9 @@ class Server {
    *  McpError (default: console.error, with its stack); `maskErrors: true` answers such
    *  an error with a generic message instead of its own; `lifespan: async server =>
    *  ({ value, close })`, run when the server starts serving (`ctx.lifespan` is `value`)
-   *  and ended by `close()`. */
+   *  and ended by `close()`; `tasks: { ttlMs, pollIntervalMs, maxTasks, maxRunning }`,
+   *  how tasks are kept (an hour, 500 ms, 10000, 1000 by default; `ttlMs: null` keeps
+   *  them without limit). */
   constructor(info = {}, options = {}) {
     if (typeof info === 'string') info = { name: info }
     options = options || {}
@@ -177,6 +179,7 @@ class Server {
     this._listening = { stdio: false, http: false }
     this._native = new native.NativeServer(String(info.name || 'oxmcp-node-server'), String(info.version || '0.1.0'),
       instructions, (kind, id, slot, a, b) => this._dispatch(kind, id, slot, a, b))
+    if (options.tasks != null) wrapSync(() => this._native.setTaskOptions(JSON.stringify(options.tasks)))
   }
 
   /** Files a handler: `run(input, ctx)` calls the user's function with the engine's input

@@ -92,6 +92,12 @@ impl NativeServer {
         self.server.register(kind, &definition_json, self.host_fn(kind, slot)).map_err(|e| errors::to_js(env, &e))
     }
 
+    /// How tasks are kept (the core's task options, JSON); before serving.
+    #[napi]
+    pub fn set_task_options(&self, env: &Env, options_json: String) -> napi::Result<()> {
+        self.server.set_task_options(&options_json).map_err(|e| errors::to_js(env, &e))
+    }
+
     /// Checks access tokens of a protected HTTP listener with the JS function at `slot`
     /// (input `{"token"}`, result who the token speaks for).
     #[napi]

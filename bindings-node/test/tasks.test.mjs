@@ -54,3 +54,32 @@ for (const era of ['session', 'stateless']) {
     }
   })
 }
+
+for (const era of ['session', 'stateless']) {
+  it(`a task past its ttlMs is gone (${era} era)`, async () => {
+    const server = new Server({ name: 'short-lived', version: '1' }, { tasks: { ttlMs: 300, pollIntervalMs: 50 } })
+    server.tool('quick', { taskSupport: 'optional' }, () => 'done')
+    assert.throws(() => new Server({ name: 'x' }, { tasks: { ttl: 1 } }), /invalid task options/)
+    const url = await server.listenHttp({ host: '127.0.0.1', port: 0 })
+    const client = await Client.http(url, { era })
+    const _meta = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+    try {
+      const created = await client.request('tools/call', { name: 'quick', arguments: {}, _meta })
+      assert.equal(created.resultType, 'task')
+      assert.equal(created.pollIntervalMs, 50)
+      let task
+      for (let i = 0; i < 100; i++) {
+        task = await client.request('tasks/get', { taskId: created.taskId, _meta })
+        if (task.status === 'completed') break
+        await new Promise(r => setTimeout(r, 20))
+      }
+      assert.equal(task.result.content[0].text, 'done')
+      await new Promise(r => setTimeout(r, 400))
+      await assert.rejects(client.request('tasks/get', { taskId: created.taskId, _meta }),
+        e => e instanceof McpError && e.code === -32602 && /unknown task/.test(e.message))
+    } finally {
+      await client.close()
+      await server.close()
+    }
+  })
+}

@@ -51,6 +51,11 @@ impl NativeServer {
         Ok(Self { staged, event_loop: Arc::default(), mounted: Mutex::default() })
     }
 
+    /// How tasks are kept (the core's task options, JSON); before serving.
+    fn set_task_options(&self, options_json: &str) -> PyResult<()> {
+        self.staged.set_task_options(options_json).map_err(errors::raise)
+    }
+
     /// Files `definition_json` as a `kind` (`"tool"`, `"resource"`, `"resource template"`,
     /// `"prompt"`, `"completion"`) served by `handler(input_json, ctx) -> str` (see the
     /// core's `HandlerKind` for each kind's input and result).

@@ -72,3 +72,36 @@ def test_a_task_runs_while_the_client_waits_and_follows_it(era):
         finally:
             await server.stop_http()
     run(main())
+
+
+@pytest.mark.parametrize("era", ["session", "stateless"])
+def test_a_task_past_its_ttl_is_gone(era):
+    """A task is kept task_ttl seconds: then tasks/get answers that there is no such task."""
+    server = Server("short-lived", task_ttl=0.3, task_poll_interval=0.05)
+
+    @server.tool(task_support="optional")
+    def quick() -> str:
+        return "done"
+
+    meta = {"_meta": {"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}
+
+    async def main() -> None:
+        url = await server.start_http("127.0.0.1", 0)
+        try:
+            async with Client.http(url, era=era) as client:
+                created = await client.request("tools/call", {"name": "quick", "arguments": {}, **meta})
+                assert created.resultType == "task" and created.pollIntervalMs == 50
+                task_id = created.taskId
+                for _ in range(100):
+                    task = await client.request("tasks/get", {"taskId": task_id, **meta})
+                    if task.status == "completed":
+                        break
+                    await asyncio.sleep(0.02)
+                assert task.result.content[0].text == "done"
+                await asyncio.sleep(0.4)
+                with pytest.raises(McpError) as e:
+                    await client.request("tasks/get", {"taskId": task_id, **meta})
+                assert e.value.code == -32602 and "unknown task" in e.value.message
+        finally:
+            await server.stop_http()
+    run(main())

@@ -195,14 +195,26 @@ class Server:
     """
 
     def __init__(self, name: str, version: str = "0.1.0", instructions: Optional[str] = None, *,
-                 lifespan: Optional[Lifespan] = None, mask_error_details: bool = False) -> None:
+                 lifespan: Optional[Lifespan] = None, mask_error_details: bool = False,
+                 task_ttl: Optional[float] = 3600.0, task_poll_interval: float = 0.5, max_tasks: int = 10_000,
+                 max_running_tasks: int = 1000) -> None:
         """``lifespan(server)``: an async context manager entered when the server starts
         serving and exited when it stops; what it yields is :attr:`Context.lifespan`.
         ``mask_error_details``: a handler's exception reaches the client as a generic
         message ("internal error in tool 'x'") instead of its text (the server's log has
-        it whole); a raised :class:`McpError` is still sent as it is."""
+        it whole); a raised :class:`McpError` is still sent as it is.
+
+        Tasks (tools with ``task_support``): each is kept ``task_ttl`` seconds after its
+        creation (``None``: no limit), clients are asked to poll every
+        ``task_poll_interval`` seconds, and at most ``max_tasks`` are kept and
+        ``max_running_tasks`` run at once (past either, a call that would start one is
+        refused)."""
         self.name = name
         self._native = _oxmcp.NativeServer(name, version, instructions)
+        self._native.set_task_options(json.dumps({
+            "ttlMs": None if task_ttl is None else round(task_ttl * 1000),
+            "pollIntervalMs": round(task_poll_interval * 1000), "maxTasks": max_tasks,
+            "maxRunning": max_running_tasks}))
         # What is registered, by kind ("tool", "prompt": names; "resource": URIs and
         # templates): the engine would silently keep only the later of two.
         self._registered: dict[str, set[str]] = {"tool": set(), "prompt": set(), "resource": set()}

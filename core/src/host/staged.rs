@@ -252,6 +252,48 @@ impl StagedServer {
         Ok(())
     }
 
+    /// How the server keeps its tasks, as hosts pass it (JSON, camelCase, all optional):
+    /// `{"ttlMs": 3600000 (null: no limit), "pollIntervalMs": 500, "maxTasks": 10000,
+    /// "maxRunning": 1000}`. Before serving.
+    ///
+    /// ```
+    /// let server = oxmcp::host::StagedServer::new("jobs", "1");
+    /// server.set_task_options(r#"{"ttlMs": 60000, "maxRunning": 8}"#).unwrap();
+    /// assert!(server.set_task_options(r#"{"ttl": 1}"#).is_err(), "unknown keys are refused");
+    /// ```
+    pub fn set_task_options(&self, json: &str) -> Result<()> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct Options {
+            #[serde(default = "default_ttl")]
+            ttl_ms: Option<u64>,
+            poll_interval_ms: Option<u64>,
+            max_tasks: Option<usize>,
+            max_running: Option<usize>,
+        }
+        fn default_ttl() -> Option<u64> {
+            crate::server::tasks::TaskOptions::default().ttl.map(|t| t.as_millis() as u64)
+        }
+        let o: Options =
+            serde_json::from_str(json).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid task options: {e}")))?;
+        let mut state = self.lock();
+        if state.running.is_some() {
+            return Err(Error::new(ErrorKind::InvalidInput, "task options must be set before serving"));
+        }
+        let tasks = &mut state.config.tasks;
+        tasks.ttl = o.ttl_ms.map(std::time::Duration::from_millis);
+        if let Some(ms) = o.poll_interval_ms {
+            tasks.poll_interval = std::time::Duration::from_millis(ms);
+        }
+        if let Some(n) = o.max_tasks {
+            tasks.store = Arc::new(crate::server::tasks::MemoryTaskStore::with_capacity(n));
+        }
+        if let Some(n) = o.max_running {
+            tasks.max_running = n;
+        }
+        Ok(())
+    }
+
     /// Registers `definition` (JSON; ignored for [`HandlerKind::Completion`]) served by `f`.
     /// The definition is checked now (schemas compiled, templates parsed). While serving,
     /// tools, resources and prompts go live at once; templates and completion must come
