@@ -5,6 +5,7 @@ cancelled wait cancels the task (the handler sees CancelledError). Clients that 
 ask for tasks call the same tool as always."""
 
 import asyncio
+from typing import Any
 
 import pytest
 from conftest import run
@@ -83,7 +84,8 @@ def test_a_task_past_its_ttl_is_gone(era):
     def quick() -> str:
         return "done"
 
-    meta = {"_meta": {"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}
+    meta: dict[str, Any] = {
+        "_meta": {"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}
 
     async def main() -> None:
         url = await server.start_http("127.0.0.1", 0)
