@@ -9,7 +9,7 @@
 use anyhow::{bail, Context, Result};
 use oxmcp::auth::{headless_agent, Grant, OAuth, OAuthOptions};
 use oxmcp::client::Client;
-use oxmcp::protocol::{ElicitAction, ElicitResult, Tool};
+use oxmcp::protocol::{ElicitAction, ElicitResult, SkillFiles, Tool};
 use oxmcp::transport::http::HttpClientTransport;
 use serde_json::{json, Map, Value};
 
@@ -34,6 +34,11 @@ pub async fn run(url: &str) -> Result<()> {
         transport = transport.oauth(oauth);
     }
     let client = builder.connect(transport).await.context("connecting failed")?;
+    if scenario.starts_with("sep-2640-client-") {
+        let outcome = skills(&client, &scenario).await;
+        client.close().await;
+        return outcome;
+    }
     let tools = client.list_all_tools().await?;
     if scenario.starts_with("auth/") {
         // The protected server's scenarios: connect, list, and call what is listed.
@@ -67,6 +72,25 @@ pub async fn run(url: &str) -> Result<()> {
         other => bail!("scenario {other:?} is not supported by oxmcp conformance-client"),
     }
     client.close().await;
+    Ok(())
+}
+
+/// The skills extension's host scenarios: list the server's skills (which fetches no
+/// file), then, unless the scenario checks exactly that nothing is fetched, load the first
+/// skill and read its supporting files. Loading checks `SKILL.md` against the entry, so
+/// content failing a check ends the run before any supporting file is read.
+async fn skills(client: &Client, scenario: &str) -> Result<()> {
+    let skills = client.list_all_skills().await?;
+    if scenario == "sep-2640-client-no-prefetch" {
+        return Ok(());
+    }
+    let skill = skills.first().context("the server lists no skill")?;
+    let loaded = client.load_skill(skill).await?;
+    if let SkillFiles::Listed(files) = &loaded.skill.resources {
+        for file in files.iter().filter(|f| f.uri != skill.uri) {
+            client.read_skill_file(&loaded.skill, &file.uri).await?;
+        }
+    }
     Ok(())
 }
 

@@ -37,6 +37,7 @@ pub fn server() -> Server {
     let b = prompts(b);
     let b = crate::input_required_fixtures::add(b);
     let b = crate::task_fixtures::add(b);
+    let b = crate::skill_fixtures::add(b);
     let server = b
         .completion(|params: oxmcp::protocol::CompleteRequestParams, _ctx| async move {
             let candidates: &[&str] = match (&params.reference, params.argument.name.as_str()) {

@@ -10,5 +10,6 @@ pub mod media;
 pub mod oauth;
 pub mod proxy;
 pub mod show;
+mod skill_fixtures;
 pub mod target;
 mod task_fixtures;

@@ -90,13 +90,16 @@ else
   passed=$((passed + p)); failed=$((failed + f))
 fi
 
-# --- the tasks extension (SEP-2663): each of its server scenarios ----------------------
+# --- the extensions: each server scenario of tasks (SEP-2663) and skills (SEP-2640) ------
 # Not run yet: tasks-mrtr-composition, a tool that gathers input over MRTR rounds and only
 # then becomes a task (oxmcp has no way yet for a handler to turn into a task mid-call).
 pending_tasks="tasks-mrtr-composition"
-task_scenarios="$(node "$next" list 2>/dev/null | grep -oE '^  - tasks-[a-z0-9-]+' | sed 's/^  - //' | sort -u)"
+server_list="$(node "$next" list 2>/dev/null | sed -n '/^Server scenarios/,/^Client scenarios/p')"
+task_scenarios="$(echo "$server_list" | grep -oE '^  - tasks-[a-z0-9-]+' | sed 's/^  - //' | sort -u)"
+skill_scenarios="$(echo "$server_list" | grep -oE '^  - sep-2640-[a-z0-9-]+' | sed 's/^  - //' | sort -u)"
 if [ -z "$task_scenarios" ]; then echo "conformance: the suite listed no tasks scenarios" >&2; failed=$((failed + 1)); fi
-for scenario in $task_scenarios; do
+if [ -z "$skill_scenarios" ]; then echo "conformance: the suite listed no skills scenarios" >&2; failed=$((failed + 1)); fi
+for scenario in $task_scenarios $skill_scenarios; do
   case " $pending_tasks " in *" $scenario "*) echo "- $scenario: not run (pending in oxmcp, see above)"; continue ;; esac
   log="$out/server-$scenario.log"
   node "$next" server --url "http://localhost:$port/mcp" --scenario "$scenario" >"$log" 2>&1 || true
@@ -117,10 +120,13 @@ wait "$server_pid" 2>/dev/null || true
 # release. Authorization: every auth/ scenario each line lists; in the 0.2.0 line at
 # every spec version it lists (extensions forced: they are on no spec timeline).
 next_client="tools_call request-metadata sep-2322-client-request-state http-standard-headers http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation"
+# The skills extension's client scenarios (extensions are on no spec timeline: forced).
+skill_client="$(node "$next" list 2>/dev/null | sed -n '/^Client scenarios/,/^[A-Z]/p' | grep -oE '^  - sep-2640-[a-z0-9-]+' | sed 's/^  - //' | sort -u)"
+if [ -z "$skill_client" ]; then echo "conformance: the suite listed no skills client scenarios" >&2; failed=$((failed + 1)); fi
 old_auth="$("$suite" list 2>/dev/null | grep -oE '^  - auth/[a-z0-9-]+' | sed 's/^  - //' | sort -u)"
 next_auth="$(node "$next" list 2>/dev/null | sed -n '/^Client scenarios/,/^[A-Z]/p' | grep -E '^  - auth/' | sed -E 's/^  - (auth\/[a-z0-9-]+) \[([^]]*)\].*/\1 \2/' | while read -r name versions; do for v in ${versions//,/ }; do echo "$name@$v"; done; done | sort -u)"
 if [ -z "$old_auth" ] || [ -z "$next_auth" ]; then echo "conformance: the suites listed no auth scenarios" >&2; failed=$((failed + 1)); fi
-scenarios="initialize tools_call elicitation-sep1034-client-defaults sse-retry $old_auth $(printf 'next:%s ' $next_client $next_auth)"
+scenarios="initialize tools_call elicitation-sep1034-client-defaults sse-retry $old_auth $(printf 'next:%s ' $next_client $next_auth) $(printf 'next:%s@extension ' $skill_client)"
 for scenario in $scenarios; do
   log="$out/client-$(echo "$scenario" | tr ':/@,' '----').log"
   case "$scenario" in

@@ -23,6 +23,7 @@ mod handlers;
 mod inbox;
 mod listen;
 mod notification;
+mod skills;
 mod stateless;
 mod tasks;
 
@@ -35,6 +36,7 @@ use serde_json::{json, Map, Value};
 
 pub use handlers::ClientContext;
 pub use notification::ServerNotification;
+pub use skills::LoadedSkill;
 pub use stateless::Era;
 pub use tasks::TaskStart;
 

@@ -45,5 +45,10 @@ pub const TASKS_UPDATE: &str = "tasks/update";
 pub const TASKS_CANCEL: &str = "tasks/cancel";
 pub const TASKS_STATUS: &str = "notifications/tasks";
 
+// The skills extension (`io.modelcontextprotocol/skills`).
+pub const SKILLS_LIST: &str = "skills/list";
+pub const SKILLS_GET: &str = "skills/get";
+pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
+
 /// Session-era methods the stateless era removed (a 2026-07-28 request for one is -32601).
 pub const REMOVED_IN_STATELESS_ERA: [&str; 5] = [INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE];

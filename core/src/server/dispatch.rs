@@ -18,10 +18,11 @@ use super::Server;
 use crate::protocol::meta::{self, RequestMeta};
 use crate::protocol::{
     codes, era, methods, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
-    DiscoverResult, ErrorObject, GetPromptRequestParams, InitializeRequestParams, InitializeResult, PaginatedRequestParams,
-    PromptsCapability, ProtocolVersion, ReadResourceRequestParams, ResourcesCapability, ServerCapabilities,
-    SetLevelRequestParams, SubscribeRequestParams, TaskIdParams, TaskSupport, ToolsCapability, UnsubscribeRequestParams,
-    UpdateTaskParams, RESULT_COMPLETE, TASKS_EXTENSION,
+    DiscoverResult, ErrorObject, GetPromptRequestParams, GetSkillParams, GetSkillResult, InitializeRequestParams,
+    InitializeResult, ListSkillsResult, PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadDirectoryParams,
+    ReadDirectoryResult, ReadResourceRequestParams, ResourcesCapability, ServerCapabilities, SetLevelRequestParams,
+    SubscribeRequestParams, TaskIdParams, TaskSupport, ToolsCapability, UnsubscribeRequestParams, UpdateTaskParams,
+    RESULT_COMPLETE, SKILLS_EXTENSION, TASKS_EXTENSION,
 };
 use crate::session::{IncomingNotification, IncomingRequest, Peer, Service};
 
@@ -152,7 +153,43 @@ async fn route(server: &Server, ctx: RequestContext, method: &str, params: Optio
         methods::PROMPTS_GET => get_prompt(server, ctx, params).await,
         methods::COMPLETION_COMPLETE => complete(server, ctx, params).await,
         methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => task_request(server, &ctx, method, params).await,
+        methods::SKILLS_LIST | methods::SKILLS_GET | methods::RESOURCES_DIRECTORY_READ if serves_skills(server) => {
+            skills_request(server, method, params)
+        }
         other => Err(ErrorObject::method_not_found(other)),
+    }
+}
+
+fn serves_skills(server: &Server) -> bool {
+    !server.inner.registry.read().unwrap().skills.is_empty()
+}
+
+/// `skills/list`, `skills/get` and `resources/directory/read` (the skills extension),
+/// answered from the catalog the server's skills were registered into.
+fn skills_request(server: &Server, method: &str, params: Option<Value>) -> Reply {
+    let registry = server.inner.registry.read().unwrap();
+    let skills = &registry.skills;
+    let size = server.inner.config.page_size;
+    match method {
+        methods::SKILLS_LIST => {
+            let (page, next) = page(skills.entries(), cursor(params)?.as_deref(), size)?;
+            to_value(&ListSkillsResult { skills: page.into_iter().cloned().collect(), next_cursor: next, extra: Map::new() })
+        }
+        methods::SKILLS_GET => {
+            let p: GetSkillParams = parse(params)?;
+            let skill = skills.get(&p.uri).cloned().ok_or_else(|| {
+                ErrorObject::invalid_params(format!("no skill is served at {}", p.uri)).with_data(json!({ "uri": p.uri }))
+            })?;
+            to_value(&GetSkillResult { skill, extra: Map::new() })
+        }
+        _ => {
+            let p: ReadDirectoryParams = parse(params)?;
+            let children = skills.directory(&p.uri).ok_or_else(|| {
+                ErrorObject::invalid_params(format!("{} is not a directory resource", p.uri)).with_data(json!({ "uri": p.uri }))
+            })?;
+            let (resources, next_cursor) = page(children.into_iter(), p.cursor.as_deref(), size)?;
+            to_value(&ReadDirectoryResult { resources, next_cursor, extra: Map::new() })
+        }
     }
 }
 
@@ -266,6 +303,8 @@ async fn stateless_request(
                 | methods::RESOURCES_TEMPLATES_LIST
                 | methods::RESOURCES_READ
                 | methods::PROMPTS_LIST
+                | methods::SKILLS_LIST
+                | methods::SKILLS_GET
         );
         if cacheable {
             let config = &server.inner.config;
@@ -283,19 +322,27 @@ fn capabilities(server: &Server, version: ProtocolVersion) -> ServerCapabilities
         logging: Some(Map::new()),
         completions: (registry.completion.is_some() && version.has_completions_capability()).then(Map::new),
         tools: (!registry.tools.is_empty()).then(|| ToolsCapability { list_changed: Some(true), ..Default::default() }),
-        resources: (!registry.resources.is_empty() || !registry.templates.is_empty()).then(|| ResourcesCapability {
-            subscribe: Some(true),
-            list_changed: Some(true),
-            ..Default::default()
-        }),
+        // Skill files are resources: the skills extension requires the capability.
+        resources: (!registry.resources.is_empty() || !registry.templates.is_empty() || !registry.skills.is_empty())
+            .then(|| ResourcesCapability { subscribe: Some(true), list_changed: Some(true), ..Default::default() }),
         prompts: (!registry.prompts.is_empty()).then(|| PromptsCapability { list_changed: Some(true), ..Default::default() }),
-        extensions: registry
-            .tools
-            .values()
-            .any(|t| t.tool.execution.as_ref().and_then(|e| e.task_support).is_some_and(|s| s != TaskSupport::Forbidden))
-            .then(|| Map::from_iter([(TASKS_EXTENSION.to_string(), json!({}))])),
+        extensions: extensions(&registry),
         ..Default::default()
     }
+}
+
+/// The extensions the server's registrations make it offer.
+fn extensions(registry: &super::registry::Registry) -> Option<Map<String, Value>> {
+    let mut offered = Map::new();
+    let tasks =
+        |t: &Arc<ToolEntry>| t.tool.execution.as_ref().and_then(|e| e.task_support).is_some_and(|s| s != TaskSupport::Forbidden);
+    if registry.tools.values().any(tasks) {
+        offered.insert(TASKS_EXTENSION.into(), json!({}));
+    }
+    if !registry.skills.is_empty() {
+        offered.insert(SKILLS_EXTENSION.into(), json!({ "directoryRead": true }));
+    }
+    (!offered.is_empty()).then_some(offered)
 }
 
 fn discover(server: &Server) -> Reply {
@@ -348,7 +395,9 @@ fn list_tools(server: &Server, version: ProtocolVersion, params: Option<Value>) 
 }
 
 fn list_resources(server: &Server, params: Option<Value>) -> Reply {
-    let items: Vec<_> = server.inner.registry.read().unwrap().resources.values().map(|e| e.resource.clone()).collect();
+    let registry = server.inner.registry.read().unwrap();
+    let items: Vec<_> = registry.resources.values().map(|e| e.resource.clone()).chain(registry.skills.manifests()).collect();
+    drop(registry);
     paged(items, "resources", params, server.inner.config.page_size)
 }
 
@@ -427,6 +476,11 @@ async fn read_resource(server: &Server, ctx: RequestContext, params: Option<Valu
             None => registry.templates.values().find_map(|t| t.matcher.match_uri(&p.uri).map(|vars| (t.handler.clone(), vars))),
         }
     };
+    if found.is_none() {
+        if let Some(result) = server.inner.registry.read().unwrap().skills.read(&p.uri) {
+            return to_value(&result);
+        }
+    }
     let Some((handler, variables)) = found else {
         // The stateless era reports an unknown resource as invalid params (SEP-2164).
         let stateless = ctx.protocol_version().is_some_and(ProtocolVersion::is_stateless);

@@ -35,6 +35,7 @@ mod listen;
 mod middleware;
 mod mount;
 mod registry;
+mod skills;
 pub mod tasks;
 mod uri_template;
 
@@ -49,6 +50,7 @@ pub use context::{ClientState, RequestContext};
 pub use handler::{Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
 pub use input_required::{StateKey, STATE_TTL};
 pub use middleware::{Middleware, Next, Reply};
+pub use skills::SkillBundle;
 pub use uri_template::UriTemplate;
 
 use crate::error::Result;
@@ -169,6 +171,23 @@ impl ServerBuilder {
             Err(e) => self.error = self.error.or(Some(e)),
         }
         self
+    }
+    /// Serves a skill (the skills extension): its files become `skill://` resources and
+    /// the server answers `skills/list`, `skills/get` and `resources/directory/read`.
+    /// A bundle that breaks the extension's rules fails [`ServerBuilder::build`].
+    pub fn skill(mut self, bundle: SkillBundle) -> Self {
+        if let Err(e) = self.registry.skills.add(bundle) {
+            self.error = self.error.or(Some(e));
+        }
+        self
+    }
+    /// Serves every skill under `root` (each directory holding a `SKILL.md`, at its path
+    /// relative to `root`); see [`SkillBundle::all_in_dir`].
+    pub fn skills_dir(self, root: impl AsRef<std::path::Path>) -> Self {
+        match SkillBundle::all_in_dir(root.as_ref()) {
+            Ok(bundles) => bundles.into_iter().fold(self, ServerBuilder::skill),
+            Err(e) => Self { error: self.error.or(Some(e)), ..self },
+        }
     }
     /// Registers a resource with a fixed URI; the handler is an async closure `(request, ctx)`.
     pub fn resource<F, Fut>(self, resource: Resource, handler: F) -> Self
@@ -419,6 +438,14 @@ impl Server {
         let entry = ResourceEntry { resource, handler: Arc::new(handler) };
         self.inner.registry.write().unwrap().resources.insert(entry.resource.uri.clone(), Arc::new(entry));
         self.broadcast(methods::RESOURCES_LIST_CHANGED);
+    }
+
+    /// Serves one more skill at runtime (see [`ServerBuilder::skill`]); clients hear that
+    /// the resource list changed.
+    pub fn add_skill(&self, bundle: SkillBundle) -> Result<()> {
+        self.inner.registry.write().unwrap().skills.add(bundle)?;
+        self.broadcast(methods::RESOURCES_LIST_CHANGED);
+        Ok(())
     }
 
     /// Removes a resource; returns whether it existed.

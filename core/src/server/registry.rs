@@ -1,4 +1,4 @@
-//! The server's registries: tools, resources, resource templates, prompts, completion.
+//! The server's registries: tools, resources, resource templates, prompts, completion, skills.
 //! Entries keep registration order; lists are paginated with opaque cursors.
 
 use std::sync::Arc;
@@ -45,6 +45,7 @@ pub(crate) struct Registry {
     pub(crate) templates: IndexMap<String, Arc<TemplateEntry>>,
     pub(crate) prompts: IndexMap<String, Arc<PromptEntry>>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    pub(crate) skills: super::skills::SkillCatalog,
 }
 
 impl Registry {

@@ -3,7 +3,8 @@
 //!
 //! Every object keeps the fields it does not know in an `extra` map, so messages survive a
 //! parse/serialize round trip unchanged. Free-form JSON (schemas, tool arguments, structured
-//! content) stays as [`serde_json::Value`]. Tasks are the extension's ([`TASKS_EXTENSION`]).
+//! content) stays as [`serde_json::Value`]. Tasks and skills are extensions'
+//! ([`TASKS_EXTENSION`], [`SKILLS_EXTENSION`]).
 
 mod capabilities;
 mod common;
@@ -17,6 +18,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+mod skills;
 mod stateless;
 mod tasks;
 mod tools;
@@ -33,6 +35,7 @@ pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
+pub use skills::*;
 pub use stateless::*;
 pub use tasks::*;
 pub use tools::*;
