@@ -12,7 +12,9 @@
 #    tests/crash_test.c: a child server that crashes with calls pending;
 # 4. runs the C client in each era against the C test server (stdio and HTTP); then the
 #    shared behaviour suite (tests/scenarios/scenarios.json): tests/scenario_client.c against
-#    tests/scenario_server.c over stdio, in the session and stateless eras;
+#    tests/scenario_server.c over stdio, in the session and stateless eras; then
+#    tests/skills_test.c in each era: skills (served from JSON and from a directory, listed,
+#    got, loaded, their files read and refused) and task options (a task gone past its TTL);
 # 5. OAuth (tests/oauth_test.c) against a real authorization server (oidc-provider, installed
 #    by tests/auth/install.sh) and `oxmcp everything-server --auth-issuer`: client
 #    credentials, Unauthorized without OAuth, the authorization code grant through the
@@ -84,7 +86,7 @@ fi
 
 # --- 2. compile the C tests against both libraries ---------------------------------------
 CFLAGS=(-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -I"$HERE/include")
-for prog in client_test server_test crash_test scenario_server scenario_client oauth_test; do
+for prog in client_test server_test crash_test scenario_server scenario_client oauth_test skills_test; do
   if gcc "${CFLAGS[@]}" "$HERE/tests/$prog.c" -o "$BUILD/${prog}_so" \
       -L"$TARGET/debug" -loxmcp -lpthread -Wl,-rpath,"$TARGET/debug"; then
     pass
@@ -210,6 +212,15 @@ for lib in so a; do
   [[ -x "$BUILD/scenario_client_$lib" && -x "$BUILD/scenario_server_$lib" ]] || continue
   for era in session stateless; do
     run_counted "scenarios/$lib/$era" "$BUILD/scenario_client_$lib" "$SCENARIOS" "$era" "$BUILD/scenario_server_$lib"
+  done
+done
+
+# Skills and task options: a C server (a skill from JSON, one from a directory, a 300 ms task
+# TTL) and a C client in one process over HTTP, in each era.
+for lib in so a; do
+  [[ -x "$BUILD/skills_test_$lib" ]] || continue
+  for era in "${ERAS[@]}"; do
+    run_counted "c-skills/$lib/http/$era" "$BUILD/skills_test_$lib" "$era"
   done
 done
 

@@ -9,6 +9,9 @@
 #    in-process C# server (cancellation both ways) and the C test server (cross-language),
 #    each server against a client of each protocol era (auto, session, stateless); tasks
 #    (CallToolAsTaskAsync) against the everything-server's task fixtures, stdio and HTTP, each era;
+#  - skills and task options (Tests/SkillsTests.cs): a C# server (AddSkill, AddSkillsDirectory,
+#    McpTaskOptions with a 1 s TTL) and a C# client in one process over HTTP, each era:
+#    list, get, directory read, load, files read byte for byte, refusals, a task gone past its TTL;
 #  - the shared behaviour suite (tests/scenarios/scenarios.json): Tests/Scenarios.cs against the
 #    C# scenario server (Tests/ScenarioServer.cs, over stdio) in the session and stateless eras,
 #    one check per scenario and era, counted with the client tests;

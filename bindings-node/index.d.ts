@@ -96,6 +96,17 @@ export interface Tool {
   _meta?: JsonObject
 }
 export interface Resource { uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }
+/** One file of a skill: its URI, `sha256:` digest and size in bytes. */
+export interface SkillResource { uri: string; digest: string; size: number }
+/** A skill's entry (the skills extension): `frontmatter` is its SKILL.md frontmatter
+ *  verbatim; `resources` lists every file, or is `'dynamic'`. */
+export interface Skill {
+  uri: string
+  frontmatter: { name: string; description: string; [key: string]: Json }
+  resources: SkillResource[] | 'dynamic'
+}
+/** What `loadSkill` resolves to: the entry SKILL.md was checked against, and its text. */
+export interface LoadedSkill { skill: Skill; markdown: string }
 export interface ResourceTemplate { uriTemplate: string; name: string; title?: string; description?: string; mimeType?: string }
 export interface PromptArgument { name: string; description?: string; required?: boolean }
 export interface Prompt { name: string; title?: string; description?: string; arguments?: PromptArgument[] }
@@ -374,6 +385,11 @@ export class Server<L = unknown> {
   prompt(name: string, handler: PromptHandler<Record<string, string>, L>): this
   prompt<S extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<S extends undefined ? Record<string, string> : Infer<S>, L>): this
   completion(handler: CompletionHandler<L>): this
+  /** Serves an Agent Skill: `files` maps each file's path in the skill to its text,
+   *  `SKILL.md` among them (the last segment of `path` is the skill's name). */
+  skill(path: string, files: Record<string, string>): this
+  /** Serves every skill under the directory `root` (each directory holding a SKILL.md). */
+  skillsDir(root: string): this
   /** Removes a tool (clients are told the list changed). */
   removeTool(name: string): boolean
   /** Removes a prompt (clients are told the list changed). */
@@ -518,6 +534,16 @@ export class Client {
   listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]>
   listResourceTemplatesPage(cursor?: string, options?: RequestOptions): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }>
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult>
+  /** Every skill the server lists (no file is fetched). */
+  listSkills(options?: RequestOptions): Promise<Skill[]>
+  /** The entry of the skill whose SKILL.md is at `uri`. */
+  getSkill(uri: string, options?: RequestOptions): Promise<Skill>
+  /** Fetches SKILL.md and checks it against the entry (size, digest, frontmatter). */
+  loadSkill(skill: Skill | string, options?: RequestOptions): Promise<LoadedSkill>
+  /** Reads a file the entry lists, checked against its size and digest. */
+  readSkillFile(skill: Skill, path: string, options?: RequestOptions): Promise<Buffer>
+  /** The direct children of a directory resource (`resources/directory/read`). */
+  readDirectory(uri: string, options?: RequestOptions): Promise<Resource[]>
   subscribe(uri: string, options?: RequestOptions): Promise<void>
   unsubscribe(uri: string, options?: RequestOptions): Promise<void>
   listPrompts(options?: RequestOptions): Promise<Prompt[]>

@@ -85,6 +85,9 @@ enum OxmcpList
   OXMCP_LIST_RESOURCE_TEMPLATES = 2,
   // `prompts/list`: `{"prompts": [...]}`.
   OXMCP_LIST_PROMPTS = 3,
+  // `skills/list` (the skills extension): `{"skills": [...]}`, each an entry (`uri` of its
+  // `SKILL.md`, `frontmatter`, `resources`), no file fetched.
+  OXMCP_LIST_SKILLS = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -453,6 +456,67 @@ OxmcpStatus oxmcp_client_get_prompt(const struct OxmcpClient *client,
                                     void *user_data,
                                     struct OxmcpRequest **out_request);
 
+// Gets the entry of the skill whose `SKILL.md` is at `uri` (`skills/get`, the skills
+// extension): `callback` gets it (`{"uri", "frontmatter", "resources"}`) without any file
+// fetched. A server serving no such skill answers the JSON-RPC error -32602
+// (`OXMCP_STATUS_RPC`).
+//
+// # Safety
+// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_get_skill(const struct OxmcpClient *client,
+                                   const char *uri,
+                                   OxmcpCompletionFn callback,
+                                   void *user_data,
+                                   struct OxmcpRequest **out_request);
+
+// Reads the directory resource at `uri` (`resources/directory/read`, e.g. a skill's root
+// `skill://git-workflow` or one of its subdirectories), following pagination cursors:
+// `callback` gets `{"resources": [...]}`, its direct children (a subdirectory has the
+// `mimeType` `"inode/directory"`).
+//
+// # Safety
+// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_read_directory(const struct OxmcpClient *client,
+                                        const char *uri,
+                                        OxmcpCompletionFn callback,
+                                        void *user_data,
+                                        struct OxmcpRequest **out_request);
+
+// Loads a skill: fetches its `SKILL.md` and checks it against the entry (size, sha256
+// digest and frontmatter, as the skills extension asks). `skill_json` is the entry the
+// client holds (from oxmcp_client_list() with `OXMCP_LIST_SKILLS` or
+// oxmcp_client_get_skill()); NULL / 0 fetches it with `skills/get` first. `callback` gets
+// `{"skill": <entry>, "markdown": <the SKILL.md text>}`. A `SKILL.md` that does not match
+// the entry fails with `OXMCP_STATUS_PROTOCOL` (refresh the entry with
+// oxmcp_client_get_skill() to recover from a stale one).
+//
+// # Safety
+// `client` is a live client; `uri` is NUL-terminated; `skill_json` points to `skill_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_load_skill(const struct OxmcpClient *client,
+                                    const char *uri,
+                                    const uint8_t *skill_json,
+                                    size_t skill_len,
+                                    OxmcpCompletionFn callback,
+                                    void *user_data,
+                                    struct OxmcpRequest **out_request);
+
+// Reads one file of a skill: `path` is its path in the skill (`"references/naming.md"`) or
+// its URI, and `skill_json` the skill's entry (required). `callback` gets the file's bytes
+// as a JSON string of their base64 (`"ZmVhdHVyZS8..."`), like every result a JSON value;
+// decode it to get the bytes. A file the entry does not list is refused without a request,
+// and one whose size or digest differs from the entry's is refused too: both fail with
+// `OXMCP_STATUS_PROTOCOL`.
+//
+// # Safety
+// `client` is a live client; `path` is NUL-terminated; `skill_json` points to `skill_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_read_skill_file(const struct OxmcpClient *client,
+                                         const char *path,
+                                         const uint8_t *skill_json,
+                                         size_t skill_len,
+                                         OxmcpCompletionFn callback,
+                                         void *user_data,
+                                         struct OxmcpRequest **out_request);
+
 // Sends `ping`; `callback` gets `{}`. The stateless era has no `ping`: a `server/discover`
 // round trip stands in for it.
 //
@@ -721,6 +785,57 @@ OxmcpStatus oxmcp_server_new(const struct OxmcpRuntime *runtime,
 // `server` is a live server; `instructions` is NUL-terminated.
 OxmcpStatus oxmcp_server_set_instructions(const struct OxmcpServer *server,
                                           const char *instructions);
+
+// Sets how the server keeps its tasks (tools whose definition has `"execution":
+// {"taskSupport": "optional"}` or `"required"`, run as tasks for clients of the tasks
+// extension): `options_json` is an object, camelCase, every member optional: `ttlMs` (how
+// long a task is kept after its creation; default an hour, `null`: no limit),
+// `pollIntervalMs` (how often clients are asked to poll; 500), `maxTasks` (how many are kept;
+// 10000) and `maxRunning` (how many run at once; 1000): past either limit, a call that would
+// start a task is refused. Before serving starts. Bad JSON, an unknown key or a bad value
+// fail with `OXMCP_STATUS_INVALID_INPUT` and change nothing.
+//
+// ```c
+// const char *tasks = "{\"ttlMs\":60000,\"maxRunning\":8}";
+// oxmcp_server_set_task_options(server, (const uint8_t *)tasks, strlen(tasks));
+// ```
+//
+// # Safety
+// `server` is a live server; `options_json` points to `options_len` bytes.
+OxmcpStatus oxmcp_server_set_task_options(const struct OxmcpServer *server,
+                                          const uint8_t *options_json,
+                                          size_t options_len);
+
+// Serves a skill (the `io.modelcontextprotocol/skills` extension): `files_json` is a JSON
+// object mapping each file's path in the skill to its text, `"SKILL.md"` (with `name` and
+// `description` in its YAML frontmatter) among them. `skill_path` is where it is served
+// (`skill://<skill_path>/SKILL.md`, e.g. `"git-workflow"` or `"acme/billing/refunds"`); its
+// last segment must be the frontmatter's `name`. Clients find it with `skills/list` and read
+// its files as resources. Checked now (`OXMCP_STATUS_INVALID_INPUT` for a skill breaking
+// the extension's rules); may be called while serving (clients see it at once).
+//
+// ```c
+// const char *files = "{\"SKILL.md\":\"---\\nname: git-workflow\\ndescription: Our Git conventions\\n---\\nBranch from main.\\n\","
+//                     "\"references/naming.md\":\"feature/<ticket>-<slug>\\n\"}";
+// oxmcp_server_add_skill(server, "git-workflow", (const uint8_t *)files, strlen(files));
+// ```
+//
+// # Safety
+// `server` is a live server; `skill_path` is NUL-terminated; `files_json` points to `files_len` bytes.
+OxmcpStatus oxmcp_server_add_skill(const struct OxmcpServer *server,
+                                   const char *skill_path,
+                                   const uint8_t *files_json,
+                                   size_t files_len);
+
+// Serves every skill under the directory `root`: each directory below it holding a
+// `SKILL.md`, at its path relative to `root` (`root/acme/refunds/SKILL.md` is served at
+// `skill://acme/refunds/SKILL.md`), with all its files (binary ones too). The files are read
+// and checked now (`OXMCP_STATUS_INVALID_INPUT` when none is found or one breaks the
+// extension's rules); later changes on disk are not seen. May be called while serving.
+//
+// # Safety
+// `server` is a live server; `root` is NUL-terminated.
+OxmcpStatus oxmcp_server_add_skills_dir(const struct OxmcpServer *server, const char *root);
 
 // Registers a tool: `tool_json` is its definition (`{"name", "description", "inputSchema",
 // ...}`), `handler` is called with the arguments for each call; it completes the request

@@ -10,7 +10,7 @@ use std::time::Duration;
 use oxmcp::auth::OAuthOptions;
 use oxmcp::client::{Client, Era};
 use oxmcp::host::{client as host, ClientHooks, ConnectOptions, HostCalls};
-use oxmcp::protocol::LoggingLevel;
+use oxmcp::protocol::{methods, LoggingLevel};
 use oxmcp::session::{RequestOptions, SessionConfig};
 use oxmcp::Error;
 use serde_json::{json, Value};
@@ -581,6 +581,9 @@ pub enum OxmcpList {
     ResourceTemplates = 2,
     /// `prompts/list`: `{"prompts": [...]}`.
     Prompts = 3,
+    /// `skills/list` (the skills extension): `{"skills": [...]}`, each an entry (`uri` of its
+    /// `SKILL.md`, `frontmatter`, `resources`), no file fetched.
+    Skills = 4,
 }
 
 /// Lists every item of `what` (an `OxmcpList` value), following pagination cursors; the
@@ -603,6 +606,7 @@ pub unsafe extern "C" fn oxmcp_client_list(
             1 => OxmcpList::Resources,
             2 => OxmcpList::ResourceTemplates,
             3 => OxmcpList::Prompts,
+            4 => OxmcpList::Skills,
             other => return Err(invalid(format!("unknown list {other}"))),
         };
         c.call(callback, user_data, out_request, move |client, _| async move {
@@ -611,6 +615,7 @@ pub unsafe extern "C" fn oxmcp_client_list(
                 OxmcpList::Resources => json!({ "resources": client.list_all_resources().await? }),
                 OxmcpList::ResourceTemplates => json!({ "resourceTemplates": client.list_all_resource_templates().await? }),
                 OxmcpList::Prompts => json!({ "prompts": client.list_all_prompts().await? }),
+                OxmcpList::Skills => json!({ "skills": client.list_all_skills().await? }),
             })
         })
     })
@@ -661,6 +666,138 @@ pub unsafe extern "C" fn oxmcp_client_get_prompt(
         c.call(callback, user_data, out_request, move |client, _| async move {
             Ok(serde_json::to_value(client.get_prompt(&name, args).await?)?)
         })
+    })
+}
+
+/// Runs the engine's client op `op` (see `oxmcp::host::client::call`) with its two text
+/// arguments; the result is its JSON (`null` when it returns nothing).
+fn host_call(
+    c: &OxmcpClient,
+    op: &'static str,
+    a: String,
+    b: Option<String>,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> Result<(), Error> {
+    c.call(callback, user_data, out_request, move |client, options| async move {
+        match host::call(&client, op, Some(&a), b.as_deref(), options).await? {
+            Some(text) => Ok(serde_json::from_str(&text)?),
+            None => Ok(Value::Null),
+        }
+    })
+}
+
+/// An optional JSON argument (pointer + length) as text: `None` when empty.
+fn opt_json_text(ptr: *const u8, len: usize, what: &str) -> Result<Option<String>, Error> {
+    let bytes = bytes_arg(ptr, len, what)?;
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    std::str::from_utf8(bytes).map(|t| Some(t.to_owned())).map_err(|e| invalid(format!("{what} is not UTF-8: {e}")))
+}
+
+/// Gets the entry of the skill whose `SKILL.md` is at `uri` (`skills/get`, the skills
+/// extension): `callback` gets it (`{"uri", "frontmatter", "resources"}`) without any file
+/// fetched. A server serving no such skill answers the JSON-RPC error -32602
+/// (`OXMCP_STATUS_RPC`).
+///
+/// # Safety
+/// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_get_skill(
+    client: *const OxmcpClient,
+    uri: *const c_char,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let uri = str_arg(uri, "uri")?.to_owned();
+        host_call(c, methods::SKILLS_GET, uri, None, callback, user_data, out_request)
+    })
+}
+
+/// Reads the directory resource at `uri` (`resources/directory/read`, e.g. a skill's root
+/// `skill://git-workflow` or one of its subdirectories), following pagination cursors:
+/// `callback` gets `{"resources": [...]}`, its direct children (a subdirectory has the
+/// `mimeType` `"inode/directory"`).
+///
+/// # Safety
+/// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_read_directory(
+    client: *const OxmcpClient,
+    uri: *const c_char,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let uri = str_arg(uri, "uri")?.to_owned();
+        c.call(callback, user_data, out_request, move |client, options| async move {
+            let children = host::call(&client, methods::RESOURCES_DIRECTORY_READ, Some(&uri), None, options).await?;
+            let children: Value = serde_json::from_str(children.as_deref().unwrap_or("[]"))?;
+            Ok(json!({ "resources": children }))
+        })
+    })
+}
+
+/// Loads a skill: fetches its `SKILL.md` and checks it against the entry (size, sha256
+/// digest and frontmatter, as the skills extension asks). `skill_json` is the entry the
+/// client holds (from oxmcp_client_list() with `OXMCP_LIST_SKILLS` or
+/// oxmcp_client_get_skill()); NULL / 0 fetches it with `skills/get` first. `callback` gets
+/// `{"skill": <entry>, "markdown": <the SKILL.md text>}`. A `SKILL.md` that does not match
+/// the entry fails with `OXMCP_STATUS_PROTOCOL` (refresh the entry with
+/// oxmcp_client_get_skill() to recover from a stale one).
+///
+/// # Safety
+/// `client` is a live client; `uri` is NUL-terminated; `skill_json` points to `skill_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_load_skill(
+    client: *const OxmcpClient,
+    uri: *const c_char,
+    skill_json: *const u8,
+    skill_len: usize,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let uri = str_arg(uri, "uri")?.to_owned();
+        let entry = opt_json_text(skill_json, skill_len, "skill_json")?;
+        host_call(c, host::SKILLS_LOAD, uri, entry, callback, user_data, out_request)
+    })
+}
+
+/// Reads one file of a skill: `path` is its path in the skill (`"references/naming.md"`) or
+/// its URI, and `skill_json` the skill's entry (required). `callback` gets the file's bytes
+/// as a JSON string of their base64 (`"ZmVhdHVyZS8..."`), like every result a JSON value;
+/// decode it to get the bytes. A file the entry does not list is refused without a request,
+/// and one whose size or digest differs from the entry's is refused too: both fail with
+/// `OXMCP_STATUS_PROTOCOL`.
+///
+/// # Safety
+/// `client` is a live client; `path` is NUL-terminated; `skill_json` points to `skill_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_read_skill_file(
+    client: *const OxmcpClient,
+    path: *const c_char,
+    skill_json: *const u8,
+    skill_len: usize,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let path = str_arg(path, "path")?.to_owned();
+        let entry = opt_json_text(skill_json, skill_len, "skill_json")?
+            .ok_or_else(|| invalid("skill_json is empty: pass the skill's entry"))?;
+        host_call(c, host::SKILLS_READ, path, Some(entry), callback, user_data, out_request)
     })
 }
 

@@ -83,6 +83,84 @@ pub unsafe extern "C" fn oxmcp_server_set_instructions(server: *const OxmcpServe
     })
 }
 
+/// Sets how the server keeps its tasks (tools whose definition has `"execution":
+/// {"taskSupport": "optional"}` or `"required"`, run as tasks for clients of the tasks
+/// extension): `options_json` is an object, camelCase, every member optional: `ttlMs` (how
+/// long a task is kept after its creation; default an hour, `null`: no limit),
+/// `pollIntervalMs` (how often clients are asked to poll; 500), `maxTasks` (how many are kept;
+/// 10000) and `maxRunning` (how many run at once; 1000): past either limit, a call that would
+/// start a task is refused. Before serving starts. Bad JSON, an unknown key or a bad value
+/// fail with `OXMCP_STATUS_INVALID_INPUT` and change nothing.
+///
+/// ```c
+/// const char *tasks = "{\"ttlMs\":60000,\"maxRunning\":8}";
+/// oxmcp_server_set_task_options(server, (const uint8_t *)tasks, strlen(tasks));
+/// ```
+///
+/// # Safety
+/// `server` is a live server; `options_json` points to `options_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_set_task_options(
+    server: *const OxmcpServer,
+    options_json: *const u8,
+    options_len: usize,
+) -> OxmcpStatus {
+    guard(|| {
+        let s = server_arg(server)?;
+        let text = std::str::from_utf8(bytes_arg(options_json, options_len, "options_json")?)
+            .map_err(|e| invalid(format!("options_json is not UTF-8: {e}")))?;
+        s.staged.set_task_options(text)
+    })
+}
+
+/// Serves a skill (the `io.modelcontextprotocol/skills` extension): `files_json` is a JSON
+/// object mapping each file's path in the skill to its text, `"SKILL.md"` (with `name` and
+/// `description` in its YAML frontmatter) among them. `skill_path` is where it is served
+/// (`skill://<skill_path>/SKILL.md`, e.g. `"git-workflow"` or `"acme/billing/refunds"`); its
+/// last segment must be the frontmatter's `name`. Clients find it with `skills/list` and read
+/// its files as resources. Checked now (`OXMCP_STATUS_INVALID_INPUT` for a skill breaking
+/// the extension's rules); may be called while serving (clients see it at once).
+///
+/// ```c
+/// const char *files = "{\"SKILL.md\":\"---\\nname: git-workflow\\ndescription: Our Git conventions\\n---\\nBranch from main.\\n\","
+///                     "\"references/naming.md\":\"feature/<ticket>-<slug>\\n\"}";
+/// oxmcp_server_add_skill(server, "git-workflow", (const uint8_t *)files, strlen(files));
+/// ```
+///
+/// # Safety
+/// `server` is a live server; `skill_path` is NUL-terminated; `files_json` points to `files_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_add_skill(
+    server: *const OxmcpServer,
+    skill_path: *const c_char,
+    files_json: *const u8,
+    files_len: usize,
+) -> OxmcpStatus {
+    guard(|| {
+        let s = server_arg(server)?;
+        let path = str_arg(skill_path, "skill_path")?;
+        let text = std::str::from_utf8(bytes_arg(files_json, files_len, "files_json")?)
+            .map_err(|e| invalid(format!("files_json is not UTF-8: {e}")))?;
+        s.staged.add_skill(path, text)
+    })
+}
+
+/// Serves every skill under the directory `root`: each directory below it holding a
+/// `SKILL.md`, at its path relative to `root` (`root/acme/refunds/SKILL.md` is served at
+/// `skill://acme/refunds/SKILL.md`), with all its files (binary ones too). The files are read
+/// and checked now (`OXMCP_STATUS_INVALID_INPUT` when none is found or one breaks the
+/// extension's rules); later changes on disk are not seen. May be called while serving.
+///
+/// # Safety
+/// `server` is a live server; `root` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_add_skills_dir(server: *const OxmcpServer, root: *const c_char) -> OxmcpStatus {
+    guard(|| {
+        let s = server_arg(server)?;
+        s.staged.add_skills_dir(str_arg(root, "root")?)
+    })
+}
+
 /// Registers a tool: `tool_json` is its definition (`{"name", "description", "inputSchema",
 /// ...}`), `handler` is called with the arguments for each call; it completes the request
 /// with a `CallToolResult`. oxmcp_incoming_fail() makes an `isError: true` result,

@@ -16,6 +16,22 @@ namespace OxMcp
         public string ParamsJson { get; internal set; }
     }
 
+    /// <summary>A loaded skill (<see cref="McpClient.LoadSkillAsync"/>): its entry and its <c>SKILL.md</c>, checked against each other.</summary>
+    public sealed class McpLoadedSkill
+    {
+        internal McpLoadedSkill(string skillJson, string markdown)
+        {
+            SkillJson = skillJson;
+            Markdown = markdown;
+        }
+
+        /// <summary>The skill's entry (JSON: <c>uri</c>, <c>frontmatter</c>, <c>resources</c>), for <see cref="McpClient.ReadSkillFileAsync"/>.</summary>
+        public string SkillJson { get; private set; }
+
+        /// <summary>The text of its <c>SKILL.md</c>, frontmatter included.</summary>
+        public string Markdown { get; private set; }
+    }
+
     /// <summary>
     /// How a client answers the server's requests. Each handler receives the request's params
     /// as JSON and a CancellationToken that fires when the server cancels the request (or
@@ -287,6 +303,13 @@ namespace OxMcp
         /// <summary>Every prompt: <c>{"prompts": [...]}</c>.</summary>
         public Task<string> ListPromptsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(3, cancellationToken); }
 
+        /// <summary>
+        /// Every skill the server lists (the <c>io.modelcontextprotocol/skills</c> extension, all
+        /// pages): <c>{"skills": [...]}</c>, each entry with its <c>uri</c> (of its
+        /// <c>SKILL.md</c>), <c>frontmatter</c> and <c>resources</c>. No file is fetched.
+        /// </summary>
+        public Task<string> ListSkillsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(4, cancellationToken); }
+
         private Task<string> List(int what, CancellationToken token)
         {
             return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_list(_handle, what, Pending.OnComplete, ud, out req), token);
@@ -304,6 +327,62 @@ namespace OxMcp
             byte[] args = Native.Bytes(argumentsJson);
             return Pending.Run((IntPtr ud, out RequestHandle req) =>
                 Native.oxmcp_client_get_prompt(_handle, Native.Z(name), args, Native.Len(args), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>
+        /// The entry of the skill whose <c>SKILL.md</c> is at <paramref name="uri"/>
+        /// (<c>skills/get</c>) as JSON; a server serving none there throws
+        /// <see cref="McpException"/> with the code -32602.
+        /// </summary>
+        public Task<string> GetSkillAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_get_skill(_handle, Native.Z(uri), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>
+        /// The direct children of the directory resource at <paramref name="uri"/>
+        /// (<c>resources/directory/read</c>, all pages), e.g. a skill's root
+        /// <c>skill://git-workflow</c>: <c>{"resources": [...]}</c>; a subdirectory has the
+        /// <c>mimeType</c> <c>inode/directory</c>.
+        /// </summary>
+        public Task<string> ReadDirectoryAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_read_directory(_handle, Native.Z(uri), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>
+        /// Loads a skill: fetches its <c>SKILL.md</c> and checks it against the entry
+        /// <paramref name="skillJson"/> (as <see cref="ListSkillsAsync"/> or <see cref="GetSkillAsync"/>
+        /// gave it; null gets it with <c>skills/get</c>): size, digest and frontmatter. A
+        /// <c>SKILL.md</c> unlike its entry throws <see cref="McpException"/> with
+        /// <see cref="McpStatus.Protocol"/> (refresh the entry with <see cref="GetSkillAsync"/>).
+        /// <code>
+        /// McpLoadedSkill skill = await client.LoadSkillAsync("skill://git-workflow/SKILL.md");
+        /// Console.WriteLine(skill.Markdown);
+        /// </code>
+        /// </summary>
+        public async Task<McpLoadedSkill> LoadSkillAsync(string uri, string skillJson = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            byte[] entry = Native.Bytes(skillJson);
+            string json = await Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_load_skill(_handle, Native.Z(uri), entry, Native.Len(entry), Pending.OnComplete, ud, out req), cancellationToken).ConfigureAwait(false);
+            Dictionary<string, string> loaded = JsonText.Members(json);
+            return new McpLoadedSkill(loaded["skill"], JsonText.Unquote(loaded["markdown"]));
+        }
+
+        /// <summary>
+        /// Reads a file of the skill <paramref name="skillJson"/> (its entry, required):
+        /// <paramref name="path"/> is its path in the skill (<c>references/naming.md</c>) or its
+        /// URI. Resolves to the file's bytes, checked against the entry's size and digest; a
+        /// file the entry does not list (refused without a request) or one unlike its entry
+        /// throws <see cref="McpException"/> with <see cref="McpStatus.Protocol"/>.
+        /// </summary>
+        public async Task<byte[]> ReadSkillFileAsync(string path, string skillJson, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            byte[] entry = Native.Bytes(skillJson);
+            string base64 = await Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_read_skill_file(_handle, Native.Z(path), entry, Native.Len(entry), Pending.OnComplete, ud, out req), cancellationToken).ConfigureAwait(false);
+            return Convert.FromBase64String(JsonText.Unquote(base64));
         }
 
         /// <summary>Sends <c>ping</c> (a <c>server/discover</c> round trip in the stateless era, which has no ping).</summary>

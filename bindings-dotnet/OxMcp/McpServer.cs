@@ -114,6 +114,44 @@ namespace OxMcp
     public delegate Task<string> McpHandler(string argumentsJson, McpRequestContext context, CancellationToken cancellationToken);
 
     /// <summary>
+    /// How a server keeps the tasks of its tools that run as tasks (the tasks extension: a tool
+    /// whose definition has <c>"execution": {"taskSupport": "optional"}</c> or
+    /// <c>"required"</c>); pass it to the <see cref="McpServer"/> constructor. Past
+    /// <see cref="MaxTasks"/> or <see cref="MaxRunning"/>, a call that would start a task is
+    /// refused.
+    /// </summary>
+    public sealed class McpTaskOptions
+    {
+        /// <summary>How long a task is kept after its creation (then <c>tasks/get</c> answers
+        /// -32602); null: no limit. Default: an hour.</summary>
+        public TimeSpan? Ttl { get; set; } = TimeSpan.FromHours(1);
+
+        /// <summary>How often clients are asked to poll a task. Default: 500 ms.</summary>
+        public TimeSpan PollInterval { get; set; } = TimeSpan.FromMilliseconds(500);
+
+        /// <summary>How many tasks are kept at most. Default: 10000.</summary>
+        public int MaxTasks { get; set; } = 10000;
+
+        /// <summary>How many tasks run at once at most. Default: 1000.</summary>
+        public int MaxRunning { get; set; } = 1000;
+
+        /// <summary>The engine's task options (JSON, camelCase).</summary>
+        internal string ToJson()
+        {
+            var c = System.Globalization.CultureInfo.InvariantCulture;
+            return "{\"ttlMs\":" + (Ttl.HasValue ? Millis(Ttl.Value).ToString(c) : "null") +
+                   ",\"pollIntervalMs\":" + Millis(PollInterval).ToString(c) +
+                   ",\"maxTasks\":" + MaxTasks.ToString(c) + ",\"maxRunning\":" + MaxRunning.ToString(c) + "}";
+        }
+
+        // Whole milliseconds (a negative span stays negative: the engine refuses it).
+        private static long Millis(TimeSpan t)
+        {
+            return (long)Math.Round(t.TotalMilliseconds);
+        }
+    }
+
+    /// <summary>
     /// An MCP server whose tools, resources and prompts are C# functions; serves over stdio or
     /// Streamable HTTP on the oxmcp engine (which validates arguments, correlates, cancels).
     /// <code>
@@ -136,14 +174,35 @@ namespace OxMcp
         private readonly List<long> _handlerIds = new List<long>();
         private readonly List<long> _verifierIds = new List<long>();
 
-        /// <summary>A server named <paramref name="name"/> on <paramref name="runtime"/> (default: <see cref="McpRuntime.Default"/>).</summary>
-        public McpServer(string name, string version, string instructions = null, McpRuntime runtime = null)
+        /// <summary>
+        /// A server named <paramref name="name"/> on <paramref name="runtime"/> (default:
+        /// <see cref="McpRuntime.Default"/>). <paramref name="tasks"/> sets how it keeps the tasks
+        /// of tools that run as tasks (see <see cref="McpTaskOptions"/>; null: the defaults); bad
+        /// options throw <see cref="McpException"/> with <see cref="McpStatus.InvalidInput"/>.
+        /// <code>
+        /// var server = new McpServer("jobs", "1.0.0", tasks: new McpTaskOptions { Ttl = TimeSpan.FromMinutes(5), MaxRunning = 8 });
+        /// </code>
+        /// </summary>
+        public McpServer(string name, string version, string instructions = null, McpRuntime runtime = null, McpTaskOptions tasks = null)
         {
             runtime = runtime ?? McpRuntime.Default;
             ServerHandle h;
             McpException.Check(Native.oxmcp_server_new(runtime.Handle, Native.Z(name), Native.Z(version), out h));
             _handle = h;
-            if (instructions != null) McpException.Check(Native.oxmcp_server_set_instructions(_handle, Native.Z(instructions)));
+            try
+            {
+                if (instructions != null) McpException.Check(Native.oxmcp_server_set_instructions(_handle, Native.Z(instructions)));
+                if (tasks != null)
+                {
+                    byte[] json = Native.Bytes(tasks.ToJson());
+                    McpException.Check(Native.oxmcp_server_set_task_options(_handle, json, Native.Len(json)));
+                }
+            }
+            catch
+            {
+                _handle.Dispose();
+                throw;
+            }
         }
 
         /// <summary>Registers a tool from its full definition JSON (<c>{"name", "inputSchema", ...}</c>).</summary>
@@ -200,6 +259,45 @@ namespace OxMcp
         public void AddPrompt(string promptJson, McpHandler handler)
         {
             Register(promptJson, handler, Native.oxmcp_server_add_prompt);
+        }
+
+        /// <summary>
+        /// Serves an Agent Skill (the <c>io.modelcontextprotocol/skills</c> extension):
+        /// <paramref name="files"/> maps each file's path in the skill to its text,
+        /// <c>SKILL.md</c> (with <c>name</c> and <c>description</c> in its YAML frontmatter)
+        /// among them. Clients find it with <c>skills/list</c> and read its files at
+        /// <c>skill://&lt;skillPath&gt;/&lt;file&gt;</c>; the last segment of
+        /// <paramref name="skillPath"/> must be the skill's <c>name</c>. Checked now (a skill
+        /// breaking the extension's rules throws <see cref="McpException"/> with
+        /// <see cref="McpStatus.InvalidInput"/>); may be called while serving.
+        /// <code>
+        /// server.AddSkill("git-workflow", new Dictionary&lt;string, string&gt;
+        /// {
+        ///     ["SKILL.md"] = "---\nname: git-workflow\ndescription: Our Git conventions\n---\nBranch from main.\n",
+        ///     ["references/naming.md"] = "feature/&lt;ticket&gt;-&lt;slug&gt;\n",
+        /// });
+        /// </code>
+        /// </summary>
+        public void AddSkill(string skillPath, IDictionary<string, string> files)
+        {
+            if (files == null) throw new ArgumentNullException("files");
+            var b = new System.Text.StringBuilder("{");
+            foreach (KeyValuePair<string, string> f in files)
+                b.Append(b.Length > 1 ? "," : "").Append(McpJson.Quote(f.Key)).Append(':').Append(McpJson.Quote(f.Value));
+            byte[] json = Native.Bytes(b.Append('}').ToString());
+            McpException.Check(Native.oxmcp_server_add_skill(_handle, Native.Z(skillPath), json, Native.Len(json)));
+        }
+
+        /// <summary>
+        /// Serves every skill under the directory <paramref name="root"/>: each directory below
+        /// it holding a <c>SKILL.md</c>, at its path relative to <paramref name="root"/>
+        /// (<c>root/acme/refunds/SKILL.md</c> is <c>skill://acme/refunds/SKILL.md</c>), with all
+        /// its files (binary ones too). Read and checked now; throws <see cref="McpException"/>
+        /// with <see cref="McpStatus.InvalidInput"/> when none is found or one breaks the rules.
+        /// </summary>
+        public void AddSkillsDirectory(string root)
+        {
+            McpException.Check(Native.oxmcp_server_add_skills_dir(_handle, Native.Z(root)));
         }
 
         /// <summary>

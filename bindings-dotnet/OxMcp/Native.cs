@@ -92,6 +92,10 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_client_list(ClientHandle client, int what, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_read_resource(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_get_prompt(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_get_skill(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_read_directory(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_load_skill(ClientHandle client, byte[] uri, byte[] skillJson, UIntPtr skillLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_read_skill_file(ClientHandle client, byte[] path, byte[] skillJson, UIntPtr skillLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_ping(ClientHandle client, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_set_log_level(ClientHandle client, byte[] level, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_close(ClientHandle client, CompletionFn callback, IntPtr userData);
@@ -100,6 +104,9 @@ namespace OxMcp
         // server
         [DllImport(Lib)] internal static extern int oxmcp_server_new(RuntimeHandle runtime, byte[] name, byte[] version, out ServerHandle server);
         [DllImport(Lib)] internal static extern int oxmcp_server_set_instructions(ServerHandle server, byte[] instructions);
+        [DllImport(Lib)] internal static extern int oxmcp_server_set_task_options(ServerHandle server, byte[] optionsJson, UIntPtr optionsLen);
+        [DllImport(Lib)] internal static extern int oxmcp_server_add_skill(ServerHandle server, byte[] skillPath, byte[] filesJson, UIntPtr filesLen);
+        [DllImport(Lib)] internal static extern int oxmcp_server_add_skills_dir(ServerHandle server, byte[] root);
         [DllImport(Lib)] internal static extern int oxmcp_server_add_tool(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_add_resource(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_add_resource_template(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);

@@ -10,8 +10,10 @@
 //                                                  C# client tests against `oxmcp everything-server`
 //                                                  (stdio and HTTP), an in-process C# server, and
 //                                                  optionally the C test server (cross-language);
-//                                                  a child server that crashes with calls pending, and
-//                                                  the shared scenarios (Scenarios.cs, tests/scenarios/)
+//                                                  a child server that crashes with calls pending,
+//                                                  skills and task options (SkillsTests.cs: a C# server
+//                                                  and client in one process), and the shared
+//                                                  scenarios (Scenarios.cs, tests/scenarios/)
 //
 // Every server runs against a client of each protocol era (auto, session, stateless).
 //
@@ -141,6 +143,8 @@ internal static class Program
             await ClientHandlerTests(era, handlers => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: era, handlers: handlers));
         await InProcessTests();
         await CSharpServerEraTests();
+        foreach (string era in Eras)
+            await SkillsTests.Run(Check, era);
         await Scenarios.Run(Check);
         if (cServerUrl != null)
         {

@@ -277,6 +277,29 @@ class Client extends EventEmitter {
   }
   /** Reads a resource: `{ contents }`. */
   readResource(uri, options) { return this.request('resources/read', { uri: String(uri) }, options) }
+  /** Every skill the server lists (the skills extension; following cursors). Nothing is
+   *  fetched: a skill's files are read when it is loaded. A CapabilityMissingError when
+   *  the server does not declare the extension. */
+  listSkills(options) { return this._listAll('skills/list', options) }
+  /** The entry of the skill whose `SKILL.md` is at `uri` (-32602 when none is served). */
+  getSkill(uri, options) { return this._call('skills/get', String(uri), null, options, false) }
+  /** Fetches a skill's `SKILL.md` and checks it against the entry (`skill`, or the one
+   *  `skills/get` gives for a URI): size, digest, frontmatter. Resolves to
+   *  `{ skill, markdown }`; content failing a check rejects with a ProtocolError. */
+  loadSkill(skill, options) {
+    const [uri, entry] = typeof skill === 'string' ? [skill, null] : [String(skill.uri), JSON.stringify(skill)]
+    return this._call('skills/load', uri, entry, options, false)
+  }
+  /** Reads a file of `skill` (a path in it such as `references/FORMS.md`, or its URI),
+   *  checked against the entry: resolves to a Buffer. A file the entry does not list
+   *  rejects with a ProtocolError without a request. */
+  async readSkillFile(skill, path, options) {
+    const base64 = await this._call('skills/read', String(path), JSON.stringify(skill), options, false)
+    return Buffer.from(base64, 'base64')
+  }
+  /** The direct children of a directory resource (`resources/directory/read`, following
+   *  cursors): subdirectories have mimeType `inode/directory`. */
+  readDirectory(uri, options) { return this._call('resources/directory/read', String(uri), null, options, false) }
   /** Subscribes to updates of a resource (`'notifications/resources/updated'` events).
    *  Session era only: an InvalidInputError in the stateless era. */
   async subscribe(uri, options) { await this._eraRequest('resources/subscribe', { uri: String(uri) }, options) }

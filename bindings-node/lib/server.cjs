@@ -313,6 +313,30 @@ class Server {
     return this
   }
 
+  /** Serves an Agent Skill (the `io.modelcontextprotocol/skills` extension): `files`
+   *  maps each file's path in the skill to its text, `SKILL.md` (with `name` and
+   *  `description` frontmatter) among them. Clients find it with `skills/list` and read
+   *  its files at `skill://<path>/<file>`; the last segment of `path` is the skill's
+   *  name. A skill breaking the extension's rules throws an InvalidInputError now.
+   *
+   *  ```js
+   *  server.skill('git-workflow', {
+   *    'SKILL.md': '---\nname: git-workflow\ndescription: Our Git conventions\n---\nBranch from main.\n',
+   *  })
+   *  ```
+   */
+  skill(path, files) {
+    wrapSync(() => this._native.addSkill(String(path), JSON.stringify(files ?? {})))
+    return this
+  }
+
+  /** Serves every skill under the directory `root`: each directory holding a `SKILL.md`,
+   *  at its path relative to `root`, with all its files (binary ones too). */
+  skillsDir(root) {
+    wrapSync(() => this._native.addSkillsDir(String(root)))
+    return this
+  }
+
   /** Removes a tool (clients are told the list changed). */
   removeTool(name) {
     this._names.tool.delete(String(name))

@@ -106,6 +106,18 @@ impl NativeServer {
         self.server.verify_tokens_with(Arc::new(move |id, input| events.send(TOOL, id, slot, Some(input), None)));
     }
 
+    /// Serves a skill: `files_json` maps each file's path in it to its text.
+    #[napi]
+    pub fn add_skill(&self, env: &Env, skill_path: String, files_json: String) -> napi::Result<()> {
+        self.server.add_skill(&skill_path, &files_json).map_err(|e| errors::to_js(env, &e))
+    }
+
+    /// Serves every skill under the directory `root`.
+    #[napi]
+    pub fn add_skills_dir(&self, env: &Env, root: String) -> napi::Result<()> {
+        self.server.add_skills_dir(&root).map_err(|e| errors::to_js(env, &e))
+    }
+
     /// Removes a tool; returns whether it existed.
     #[napi]
     pub fn remove_tool(&self, name: String) -> bool {

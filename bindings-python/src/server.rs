@@ -84,6 +84,16 @@ impl NativeServer {
         }));
     }
 
+    /// Serves a skill: `files_json` maps each file's path in it to its text.
+    fn add_skill(&self, skill_path: &str, files_json: &str) -> PyResult<()> {
+        self.staged.add_skill(skill_path, files_json).map_err(errors::raise)
+    }
+
+    /// Serves every skill under the directory `root`.
+    fn add_skills_dir(&self, root: &str) -> PyResult<()> {
+        self.staged.add_skills_dir(root).map_err(errors::raise)
+    }
+
     /// Removes a tool, staged or live; returns whether it existed.
     fn remove_tool(&self, name: &str) -> bool {
         self.staged.remove_tool(name)

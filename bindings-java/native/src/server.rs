@@ -77,6 +77,54 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverVerifyTokens<'l>(
     })
 }
 
+/// Sets how the server keeps its tasks (the core's task options JSON: `ttlMs`,
+/// `pollIntervalMs`, `maxTasks`, `maxRunning`); before serving.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_serverSetTaskOptions<'l>(
+    env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    server: jlong,
+    options: JString<'l>,
+) -> JObject<'l> {
+    sync_result(env, |env| {
+        let options = req_str(env, &options)?;
+        let Some(s) = SERVERS.get(server) else { return Ok(Err(closed())) };
+        Ok(s.set_task_options(&options))
+    })
+}
+
+/// Serves a skill: `filesJson` maps each file's path in it to its text.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_serverAddSkill<'l>(
+    env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    server: jlong,
+    skill_path: JString<'l>,
+    files: JString<'l>,
+) -> JObject<'l> {
+    sync_result(env, |env| {
+        let skill_path = req_str(env, &skill_path)?;
+        let files = req_str(env, &files)?;
+        let Some(s) = SERVERS.get(server) else { return Ok(Err(closed())) };
+        Ok(s.add_skill(&skill_path, &files))
+    })
+}
+
+/// Serves every skill under the directory `root`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_serverAddSkillsDir<'l>(
+    env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    server: jlong,
+    root: JString<'l>,
+) -> JObject<'l> {
+    sync_result(env, |env| {
+        let root = req_str(env, &root)?;
+        let Some(s) = SERVERS.get(server) else { return Ok(Err(closed())) };
+        Ok(s.add_skills_dir(&root))
+    })
+}
+
 /// Removes a tool, staged or live; whether it existed.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverRemoveTool<'l>(

@@ -18,8 +18,8 @@ from ._errors import (CapabilityMissing, ConnectionClosed, HandlerError, Invalid
 from ._model import McpObject
 from ._server import Message, Middleware, Request, Server
 # The results of the client's calls; their parts (content blocks, ...) are in oxmcp.types.
-from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, LogLevel, Prompt,
-                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool)
+from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, LoadedSkill, LogLevel, Prompt,
+                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Tool)
 
 __version__ = _oxmcp.__version__
 
@@ -29,8 +29,8 @@ _atexit.register(_oxmcp._shutdown)
 __all__ = [
     "Audio", "CallToolResult", "CapabilityMissing", "Client", "Completion", "ConnectOptions", "ConnectionClosed",
     "Context", "EmbeddedResource", "Era", "GetPromptResult", "HandlerError", "HttpApp", "HttpOptions", "Image", "Implementation",
-    "InvalidInput", "LogLevel", "McpError", "McpObject", "Message", "Middleware", "OAuth", "Prompt", "ProtocolError",
+    "InvalidInput", "LoadedSkill", "LogLevel", "McpError", "McpObject", "Message", "Middleware", "OAuth", "Prompt", "ProtocolError",
     "ReadResourceResult", "Request", "RequestCancelled", "RequestTimeout", "Resource", "ResourceLink", "ResourceTemplate",
-    "Server", "ServerCapabilities", "StdioOptions", "Text", "Tool", "ToolResult", "TransportError", "Unauthorized",
+    "Server", "ServerCapabilities", "Skill", "StdioOptions", "Text", "Tool", "ToolResult", "TransportError", "Unauthorized",
     "__version__", "types",
 ]

@@ -4,6 +4,7 @@ coroutine, and cancelling it (or timing out) cancels the request at the server."
 from __future__ import annotations
 
 import asyncio
+import base64
 import inspect
 import json
 import sys
@@ -16,8 +17,8 @@ from . import _oxmcp
 from ._auth import OAuth
 from ._errors import InvalidInput, ProtocolError
 from ._model import McpObject, wrap
-from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, InitializeResult, LogLevel, Prompt,
-                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool)
+from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, InitializeResult, LoadedSkill,
+                    LogLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Tool)
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
@@ -95,6 +96,9 @@ _READ = pydantic.TypeAdapter(ReadResourceResult)
 _PROMPTS = pydantic.TypeAdapter(list[Prompt])
 _GET_PROMPT = pydantic.TypeAdapter(GetPromptResult)
 _COMPLETE = pydantic.TypeAdapter(Completion)
+_SKILLS = pydantic.TypeAdapter(list[Skill])
+_SKILL = pydantic.TypeAdapter(Skill)
+_LOADED_SKILL = pydantic.TypeAdapter(LoadedSkill)
 
 
 def _progress(on_progress: Optional[ProgressHandler]) -> Optional[Callable[[float, Optional[float], Optional[str]], None]]:
@@ -364,6 +368,42 @@ class Client:
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
         return _parse(_READ, await self._request("resources/read", {"uri": uri}), "resources/read")
+
+    async def list_skills(self) -> list[Skill]:
+        """Every skill the server lists (all pages; the skills extension). Nothing is
+        fetched: a skill's files are read when it is loaded. A listing may be partial:
+        :meth:`get_skill` reaches a skill known only by its URI.
+        :class:`CapabilityMissing` when the server does not declare the extension."""
+        return _parse(_SKILLS, await self._native.call("skills/list"), "skills/list")
+
+    async def get_skill(self, uri: str) -> Skill:
+        """The entry of the skill whose ``SKILL.md`` is at ``uri`` (``McpError`` -32602
+        when the server serves none there)."""
+        return _parse(_SKILL, await self._native.call("skills/get", uri), "skills/get")
+
+    async def load_skill(self, skill: Union[Skill, str]) -> LoadedSkill:
+        """Fetches a skill's ``SKILL.md`` and checks it against the entry (``skill``, or
+        the one ``skills/get`` gives for a URI): size, digest and frontmatter. Content
+        failing a check raises :class:`ProtocolError` and is not returned; refresh the
+        entry with :meth:`get_skill` to recover from a stale one."""
+        if isinstance(skill, str):
+            text = await self._native.call("skills/load", skill)
+        else:
+            text = await self._native.call("skills/load", skill.uri, skill.model_dump_json(by_alias=True))
+        return _parse(_LOADED_SKILL, text, "skills/load")
+
+    async def read_skill_file(self, skill: Skill, path: str) -> bytes:
+        """Reads a file of ``skill`` (a path in the skill such as ``references/FORMS.md``,
+        or its URI), checked against the entry's size and digest. A file the entry does
+        not list raises :class:`ProtocolError` without a request."""
+        text = await self._native.call("skills/read", path, skill.model_dump_json(by_alias=True))
+        return base64.b64decode(json.loads(text or '""'))
+
+    async def read_directory(self, uri: str) -> list[Resource]:
+        """The direct children of a directory resource (``resources/directory/read``, all
+        pages): files with their metadata, subdirectories with mime type
+        ``inode/directory``."""
+        return _parse(_RESOURCES, await self._native.call("resources/directory/read", uri), "resources/directory/read")
 
     async def subscribe(self, uri: str) -> None:
         """Subscribes to updates of a resource; they reach ``on_notification`` as

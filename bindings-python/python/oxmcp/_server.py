@@ -9,6 +9,7 @@ import dataclasses
 import inspect
 import json
 import logging
+import os
 import re
 import sys
 from typing import (TYPE_CHECKING, Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Literal, Mapping,
@@ -490,6 +491,29 @@ class Server:
         handler, is_async = _bind(fn, prepare, finish)
         self._native.verify_tokens(handler, is_async)
         return fn
+
+    def skill(self, path: str, files: Mapping[str, str]) -> None:
+        """Serves an Agent Skill (the ``io.modelcontextprotocol/skills`` extension):
+        ``files`` maps each file's path in the skill to its text, ``SKILL.md`` (with
+        ``name`` and ``description`` frontmatter) among them. Clients find it with
+        ``skills/list`` and read its files at ``skill://<path>/<file>``; the last segment
+        of ``path`` is the skill's name. A skill breaking the extension's rules raises
+        ``InvalidInput`` now.
+
+        >>> server = Server("docs")
+        >>> server.skill("git-workflow", {
+        ...     "SKILL.md": "---\nname: git-workflow\ndescription: Our Git conventions\n---\nBranch from main.\n",
+        ...     "references/naming.md": "feature/<ticket>-<slug>\n",
+        ... })
+        """
+        self._native.add_skill(path, json.dumps(dict(files)))
+
+    def skills_dir(self, root: Union[str, "os.PathLike[str]"]) -> None:
+        """Serves every skill under the directory ``root``: each directory holding a
+        ``SKILL.md``, at its path relative to ``root`` (``root/acme/refunds/SKILL.md`` is
+        ``skill://acme/refunds/SKILL.md``), with all its files (binary ones too). Read and
+        checked now."""
+        self._native.add_skills_dir(os.fspath(root))
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool (clients are told the list changed); whether it existed, staged

@@ -244,6 +244,43 @@ class ReadResourceResult(McpModel):
     meta: Optional[dict[str, Any]] = Field(None, alias="_meta")
 
 
+# -- skills (the io.modelcontextprotocol/skills extension) ---------------------------------
+
+class SkillResource(McpModel):
+    """One file of a skill, with the digest (``sha256:...``) and size of its bytes."""
+
+    uri: str
+    digest: str
+    size: int
+
+
+class Skill(McpModel):
+    """A skill's entry: ``list_skills()``, ``get_skill()``. ``resources`` lists every file
+    (``"dynamic"`` when the server generates them and publishes no digests)."""
+
+    uri: str
+    frontmatter: dict[str, Any]
+    resources: Union[list[SkillResource], Literal["dynamic"]]
+
+    @property
+    def name(self) -> str:
+        """The frontmatter's ``name``."""
+        return str(self.frontmatter.get("name", ""))
+
+    @property
+    def description(self) -> str:
+        """The frontmatter's ``description``."""
+        return str(self.frontmatter.get("description", ""))
+
+
+class LoadedSkill(McpModel):
+    """What ``load_skill()`` returns: the entry ``SKILL.md`` was checked against (keep it
+    while acting on the skill) and the ``SKILL.md`` text."""
+
+    skill: Skill
+    markdown: str
+
+
 # -- prompts -------------------------------------------------------------------------------
 
 class PromptArgument(McpModel):
@@ -328,6 +365,6 @@ __all__ = [
     "EmbeddedResource", "Era", "GetPromptResult", "Icon", "ImageContent", "Implementation", "InitializeResult",
     "LogLevel", "McpModel", "Prompt", "PromptArgument", "PromptMessage", "PromptsCapability", "ReadResourceResult",
     "Resource", "ResourceContents", "ResourceLink", "ResourceTemplate", "ResourcesCapability", "Role",
-    "ServerCapabilities", "TextContent", "TextResourceContents", "Tool", "ToolAnnotations", "ToolsCapability",
-    "UnknownContent",
+    "ServerCapabilities", "Skill", "SkillResource", "LoadedSkill", "TextContent", "TextResourceContents", "Tool",
+    "ToolAnnotations", "ToolsCapability", "UnknownContent",
 ]

@@ -4,6 +4,29 @@
 //! only when asked and checks it against the entry (size, digest, frontmatter), and
 //! [`Client::read_skill_file`] reads a supporting file the entry lists, checked the same
 //! way. Content that fails a check is never returned.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> oxmcp::Result<()> {
+//! use oxmcp::client::Client;
+//! use oxmcp::server::{Server, SkillBundle};
+//! use oxmcp::transport::MemoryTransport;
+//!
+//! let md = "---\nname: git-workflow\ndescription: Our Git rules\n---\nSee references/naming.md.\n";
+//! let skill = SkillBundle::new("git-workflow").file("SKILL.md", md).file("references/naming.md", "feature/<slug>\n");
+//! let server = Server::builder("docs", "1.0.0").skill(skill).build()?;
+//! let (server_end, client_end) = MemoryTransport::pair();
+//! let _session = server.serve(server_end);
+//! let client = Client::builder("me", "1.0.0").connect(client_end).await?;
+//!
+//! let skills = client.list_all_skills().await?; // entries only: nothing fetched yet
+//! assert_eq!(skills[0].name(), "git-workflow");
+//! let loaded = client.load_skill(&skills[0]).await?; // SKILL.md, checked against the entry
+//! assert_eq!(loaded.markdown, md);
+//! let naming = client.read_skill_file(&loaded.skill, "references/naming.md").await?;
+//! assert_eq!(naming, b"feature/<slug>\n");
+//! assert!(client.read_skill_file(&loaded.skill, "secrets.md").await.is_err(), "not in the entry");
+//! # Ok(()) }
+//! ```
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;

@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::calls::{CallId, HostCalls};
 use crate::auth::{AuthorizationRequest, FileStore, OAuth, OAuthOptions, UserAgent};
@@ -280,6 +282,15 @@ pub async fn connect_in_memory(
     b.connect(ours).await
 }
 
+/// The op that loads a skill ([`Client::load_skill`]).
+pub const SKILLS_LOAD: &str = "skills/load";
+/// The op that reads a file of a skill ([`Client::read_skill_file`]).
+pub const SKILLS_READ: &str = "skills/read";
+
+fn skill_entry(v: Value) -> Result<crate::protocol::Skill> {
+    serde_json::from_value(v).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid skill entry: {e}")))
+}
+
 /// The op of a tool call the server may run as a task ([`Client::call_tool_as_task`]).
 pub const TOOLS_CALL_AS_TASK: &str = "tools/call as task";
 
@@ -327,6 +338,10 @@ pub async fn call_tool_as_task(
 /// | `prompts/get` | prompt name | arguments JSON (an object of strings) |
 /// | `completion/complete` | | params JSON |
 /// | `logging/setLevel` | level name | |
+/// | `skills/list` (every page), `skills/get` | , SKILL.md URI | |
+/// | `resources/directory/read` (every page: the children) | directory URI | |
+/// | `skills/load` (fetch `SKILL.md` and check it against the entry: `{skill, markdown}`) | SKILL.md URI | the held entry JSON (else `skills/get` fetches it) |
+/// | `skills/read` (a file the entry lists, checked: its bytes as a base64 JSON string) | path in the skill, or URI | the held entry JSON |
 /// | `request` (any method) | method | params JSON |
 pub async fn call(
     client: &Client,
@@ -374,6 +389,32 @@ pub async fn call(
             out(client.complete(params).await?)
         }
         methods::LOGGING_SET_LEVEL => client.set_log_level(super::context::level(a)?).await.map(|()| None),
+        methods::SKILLS_LIST => out(client.list_all_skills().await?),
+        methods::SKILLS_GET => out(client.get_skill(a).await?),
+        methods::RESOURCES_DIRECTORY_READ => {
+            let mut children = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let page = client.read_directory(a, cursor.as_deref()).await?;
+                children.extend(page.resources);
+                match page.next_cursor {
+                    Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                    _ => break out(children),
+                }
+            }
+        }
+        SKILLS_LOAD => {
+            let skill = match json(b, "skill entry")? {
+                Value::Null => client.get_skill(a).await?,
+                v => skill_entry(v)?,
+            };
+            let loaded = client.load_skill(&skill).await?;
+            out(json!({ "skill": loaded.skill, "markdown": loaded.markdown }))
+        }
+        SKILLS_READ => {
+            let skill = skill_entry(json(b, "skill entry")?)?;
+            out(STANDARD.encode(client.read_skill_file(&skill, a).await?))
+        }
         "request" => {
             let params = match json(b, "params")? {
                 Value::Null => None,

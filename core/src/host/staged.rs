@@ -19,7 +19,7 @@ use crate::protocol::{
 use crate::schema::Schema;
 use crate::server::{
     Arguments, CompletionHandler, PromptArguments, PromptHandler, RequestContext, ResourceHandler, ResourceRequest, Server,
-    ServerConfig, ToolHandler, UriTemplate,
+    ServerConfig, SkillBundle, ToolHandler, UriTemplate,
 };
 
 /// Hands one call to the host: `(call id, input JSON)`. Returns `false` when the host can
@@ -171,6 +171,8 @@ enum Registration {
     Middleware(Adapter),
     /// Another staged server's registrations, under a prefix.
     Mount(String, Arc<StagedServer>),
+    /// A skill's files (the skills extension), already checked.
+    Skill(SkillBundle),
 }
 
 fn definition<T: DeserializeOwned>(kind: HandlerKind, text: &str) -> Result<T> {
@@ -329,7 +331,8 @@ impl StagedServer {
                 Registration::Template(..)
                 | Registration::Completion(..)
                 | Registration::Middleware(..)
-                | Registration::Mount(..) => {
+                | Registration::Mount(..)
+                | Registration::Skill(..) => {
                     return Err(Error::new(
                         ErrorKind::InvalidInput,
                         "resource templates, completion and middleware must be registered before serving",
@@ -338,6 +341,43 @@ impl StagedServer {
             }
         }
         state.registrations.push(r);
+        Ok(())
+    }
+
+    /// Serves a skill (the skills extension): `files_json` maps each file's path in the
+    /// skill to its text, `SKILL.md` among them; `skill_path` is where it is served
+    /// (`skill://<skill_path>/SKILL.md`; its last segment is the skill's name). Checked
+    /// now; live at once while serving.
+    ///
+    /// ```
+    /// let server = oxmcp::host::StagedServer::new("docs", "1");
+    /// let md = "---\nname: git-workflow\ndescription: Our Git conventions\n---\nBranch from main.\n";
+    /// server.add_skill("git-workflow", &serde_json::json!({ "SKILL.md": md }).to_string()).unwrap();
+    /// let e = server.add_skill("other", &serde_json::json!({ "SKILL.md": md }).to_string()).unwrap_err();
+    /// assert!(e.message().contains("must be its name"));
+    /// ```
+    pub fn add_skill(&self, skill_path: &str, files_json: &str) -> Result<()> {
+        let files: std::collections::BTreeMap<String, String> = serde_json::from_str(files_json)
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid skill files (an object of texts): {e}")))?;
+        let bundle = files.into_iter().fold(SkillBundle::new(skill_path), |b, (path, text)| b.file(path, text));
+        self.add_skills(vec![bundle])
+    }
+
+    /// Serves every skill under the directory `root` (each directory holding a
+    /// `SKILL.md`, at its path relative to `root`). Read and checked now.
+    pub fn add_skills_dir(&self, root: &str) -> Result<()> {
+        self.add_skills(SkillBundle::all_in_dir(std::path::Path::new(root))?)
+    }
+
+    fn add_skills(&self, bundles: Vec<SkillBundle>) -> Result<()> {
+        bundles.iter().try_for_each(SkillBundle::check)?;
+        let mut state = self.lock();
+        for bundle in bundles {
+            if let Some(server) = &state.running {
+                server.add_skill(bundle.clone())?;
+            }
+            state.registrations.push(Registration::Skill(bundle));
+        }
         Ok(())
     }
 
@@ -438,6 +478,7 @@ impl StagedServer {
                 Registration::Completion(h) => b.completion_handler(h.clone()),
                 Registration::Middleware(h) => b.middleware(h.clone()),
                 Registration::Mount(prefix, other) => b.mount(prefix, &other.server()?)?,
+                Registration::Skill(bundle) => b.skill(bundle.clone()),
             };
         }
         let server = b.build()?;

@@ -101,6 +101,16 @@ impl SkillBundle {
     }
 }
 
+impl SkillBundle {
+    /// Checks the bundle against the extension's rules (what [`ServerBuilder::skill`]
+    /// checks), without serving it.
+    ///
+    /// [`ServerBuilder::skill`]: super::ServerBuilder::skill
+    pub fn check(&self) -> Result<()> {
+        SkillCatalog::default().add(self.clone())
+    }
+}
+
 fn io_error(path: &Path, e: std::io::Error) -> Error {
     invalid(format!("{}: {e}", path.display()))
 }

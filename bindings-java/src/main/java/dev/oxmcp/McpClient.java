@@ -3,6 +3,7 @@ package dev.oxmcp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -357,6 +358,11 @@ public final class McpClient implements AutoCloseable {
 
     /** {@code op}: the MCP method (or {@code request}); the engine reads {@code a} and {@code b} per method. */
     private CompletableFuture<String> call(String op, String a, String b, RequestOptions options) {
+        return call(op, a, b, options, Native.Done::json);
+    }
+
+    /** {@link #call(String, String, String, RequestOptions)}, its JSON read by {@code convert} (the future stays cancellable). */
+    private <T> CompletableFuture<T> call(String op, String a, String b, RequestOptions options, Function<Native.Done, T> convert) {
         long client;
         try {
             client = live();
@@ -364,7 +370,7 @@ public final class McpClient implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         RequestOptions o = options == null ? RequestOptions.defaults() : options;
-        return Native.call(Native.Done::json, o.progress,
+        return Native.call(convert, o.progress,
                 id -> Native.clientCall(client, op, a, b, o.timeoutMillis(), o.progress != null, id));
     }
 
@@ -400,6 +406,83 @@ public final class McpClient implements AutoCloseable {
     /** @return every prompt, as a JSON array */
     public CompletableFuture<String> listPrompts() {
         return call("prompts/list", null, null, null);
+    }
+
+    /**
+     * Every skill the server lists (the {@code io.modelcontextprotocol/skills} extension, all
+     * pages). No file is fetched.
+     *
+     * @return the entries, as a JSON array: each with its {@code uri} (of its {@code SKILL.md}),
+     *     {@code frontmatter} and {@code resources}
+     */
+    public CompletableFuture<String> listSkills() {
+        return call("skills/list", null, null, null);
+    }
+
+    /**
+     * The entry of one skill ({@code skills/get}); a server serving none there fails with
+     * the JSON-RPC error -32602.
+     *
+     * @param uri the URI of its {@code SKILL.md}, e.g. {@code skill://git-workflow/SKILL.md}
+     * @return the entry JSON
+     */
+    public CompletableFuture<String> getSkill(String uri) {
+        return call("skills/get", uri, null, null);
+    }
+
+    /**
+     * The direct children of a directory resource ({@code resources/directory/read}, all
+     * pages), such as a skill's root {@code skill://git-workflow}.
+     *
+     * @param uri the directory's URI
+     * @return the children, as a JSON array of resources (a subdirectory has the
+     *     {@code mimeType} {@code inode/directory})
+     */
+    public CompletableFuture<String> readDirectory(String uri) {
+        return call("resources/directory/read", uri, null, null);
+    }
+
+    /**
+     * Loads a skill known by its URI: the engine gets its entry ({@code skills/get}), then as
+     * {@link #loadSkill(String, String)}.
+     *
+     * @param uri the URI of its {@code SKILL.md}
+     * @return the entry and the markdown
+     */
+    public CompletableFuture<LoadedSkill> loadSkill(String uri) {
+        return loadSkill(uri, null);
+    }
+
+    /**
+     * Loads a skill: fetches its {@code SKILL.md} and checks it against the entry (size,
+     * digest, frontmatter). A {@code SKILL.md} unlike its entry fails with
+     * {@link McpException.Kind#PROTOCOL} (refresh the entry with {@link #getSkill}).
+     *
+     * <pre>{@code
+     * LoadedSkill skill = client.loadSkill("skill://git-workflow/SKILL.md", entryJson).join();
+     * System.out.println(skill.markdown());
+     * }</pre>
+     *
+     * @param uri the URI of its {@code SKILL.md}
+     * @param skillJson its entry, as {@link #listSkills} or {@link #getSkill} gave it (null: get it)
+     * @return the entry and the markdown
+     */
+    public CompletableFuture<LoadedSkill> loadSkill(String uri, String skillJson) {
+        return call("skills/load", uri, skillJson, null, d -> LoadedSkill.parse(d.json()));
+    }
+
+    /**
+     * Reads one file of a skill, checked against the entry's size and digest. A file the entry
+     * does not list is refused without a request, and one unlike its entry too: both fail with
+     * {@link McpException.Kind#PROTOCOL}.
+     *
+     * @param path its path in the skill ({@code references/naming.md}) or its URI
+     * @param skillJson the skill's entry (required: without it the call fails with
+     *     {@link McpException.Kind#INVALID_INPUT})
+     * @return the file's bytes
+     */
+    public CompletableFuture<byte[]> readSkillFile(String path, String skillJson) {
+        return call("skills/read", path, skillJson, null, d -> Base64.getDecoder().decode(Json.unquote(d.json())));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.oxmcp;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -219,6 +220,66 @@ public final class McpServer implements AutoCloseable {
         synchronized (this) {
             handlers.add(id);
         }
+        return this;
+    }
+
+    /**
+     * Sets how the server keeps the tasks of its tools that run as tasks (a tool whose
+     * definition has {@code "execution": {"taskSupport": "optional"}}); before serving.
+     *
+     * <pre>{@code
+     * server.taskOptions(TaskOptions.defaults().ttl(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)));
+     * }</pre>
+     *
+     * @param options the TTL, poll interval and limits (what is not set keeps its default)
+     * @return this server
+     * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) for a bad value (a negative
+     *     one), or once serving
+     */
+    public McpServer taskOptions(TaskOptions options) {
+        Objects.requireNonNull(options, "options");
+        McpException.check(Native.serverSetTaskOptions(live(), options.toJson()));
+        return this;
+    }
+
+    /**
+     * Serves an Agent Skill (the {@code io.modelcontextprotocol/skills} extension): {@code files}
+     * maps each file's path in the skill to its text, {@code SKILL.md} (with {@code name} and
+     * {@code description} in its YAML frontmatter) among them. Clients find it with
+     * {@code skills/list} and read its files at {@code skill://<skillPath>/<file>}; the last
+     * segment of {@code skillPath} must be the skill's name. May be called while serving.
+     *
+     * <pre>{@code
+     * server.skill("git-workflow", Map.of(
+     *     "SKILL.md", "---\nname: git-workflow\ndescription: Our Git conventions\n---\nBranch from main.\n",
+     *     "references/naming.md", "feature/<ticket>-<slug>\n"));
+     * }</pre>
+     *
+     * @param skillPath where the skill is served, e.g. {@code git-workflow} or {@code acme/billing/refunds}
+     * @param files each file's text by its path in the skill
+     * @return this server
+     * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) for a skill breaking the extension's rules
+     */
+    public McpServer skill(String skillPath, Map<String, String> files) {
+        Objects.requireNonNull(files, "files");
+        McpException.check(Native.serverAddSkill(live(), skillPath, Json.objectOfStrings(files)));
+        return this;
+    }
+
+    /**
+     * Serves every skill under the directory {@code root}: each directory below it holding a
+     * {@code SKILL.md}, at its path relative to {@code root} ({@code root/acme/refunds/SKILL.md}
+     * is {@code skill://acme/refunds/SKILL.md}), with all its files (binary ones too). The files
+     * are read and checked now. May be called while serving.
+     *
+     * @param root the directory
+     * @return this server
+     * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) when none is found or one
+     *     breaks the extension's rules
+     */
+    public McpServer skillsDirectory(Path root) {
+        Objects.requireNonNull(root, "root");
+        McpException.check(Native.serverAddSkillsDir(live(), root.toString()));
         return this;
     }
 

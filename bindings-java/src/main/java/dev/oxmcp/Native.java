@@ -127,6 +127,12 @@ final class Native {
 
     static native String serverVerifyTokens(long server, long handlerId);
 
+    static native String serverSetTaskOptions(long server, String optionsJson);
+
+    static native String serverAddSkill(long server, String skillPath, String filesJson);
+
+    static native String serverAddSkillsDir(long server, String root);
+
     static native boolean serverRemoveTool(long server, String name);
 
     static native long serverSessionCount(long server);
