@@ -253,6 +253,20 @@ server.tool('multi_input', { description: 'Asks two questions at once.', taskSup
   return `first=${first} second=${second}`
 })
 
+// -- skills (the skills extension; cli/src/skill_fixtures.rs) --------------------------
+
+server.skill('pdf-processing', {
+  'SKILL.md': '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n' +
+    '# PDF processing\n\nRead `references/FORMS.md` first; pick a template from `templates/`.\n',
+  'references/FORMS.md': '# Forms\n\nFill every required field.\n',
+  'templates/invoice.md': '# Invoice\n\nTotal: {total}\n',
+  'templates/regional/eu-invoice.md': '# EU invoice\n\nVAT number: {vat}\n',
+})
+server.skill('acme/billing/refunds', {
+  'SKILL.md': '---\nname: refunds\ndescription: Process customer refund requests per company policy\n---\n\n' +
+    'Refund within 30 days of purchase.\n',
+})
+
 // -- resources --------------------------------------------------------------------------
 
 server.resource('test://static-text', { name: 'static-text', description: 'A static text resource', mimeType: 'text/plain' },

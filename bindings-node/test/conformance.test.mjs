@@ -43,7 +43,7 @@ it('passes the official conformance server suite with 0 failed', { timeout: 180_
 // only then becomes a task (tests/conformance/run.sh skips it too, saying so).
 const PENDING_TASKS = new Set(['tasks-mrtr-composition'])
 
-it('passes every tasks-* scenario of the 0.2.0 line', { timeout: 300_000 }, async () => {
+it('passes every tasks and skills extension scenario of the 0.2.0 line', { timeout: 300_000 }, async () => {
   const next = [path.join(NODE22, 'node'), path.join(CONFORMANCE, 'node_modules/conformance-next/dist/index.js')]
   const run = args => new Promise(resolve => {
     const child = spawn(next[0], [next[1], ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -53,8 +53,9 @@ it('passes every tasks-* scenario of the 0.2.0 line', { timeout: 300_000 }, asyn
     child.on('exit', () => resolve(text))
   })
   const listed = await run(['list', '--server'])
-  const scenarios = [...new Set(listed.match(/^ {2}- tasks-[a-z0-9-]+/gm)?.map(l => l.slice(4)))].filter(s => !PENDING_TASKS.has(s))
-  assert.ok(scenarios.length >= 9, listed)
+  const scenarios = [...new Set(listed.match(/^ {2}- (tasks|sep-2640)-[a-z0-9-]+/gm)?.map(l => l.slice(4)))].filter(s => !PENDING_TASKS.has(s))
+  assert.ok(scenarios.filter(s => s.startsWith('tasks-')).length >= 9, listed)
+  assert.ok(scenarios.filter(s => s.startsWith('sep-2640-')).length >= 3, listed)
   const server = await startHttpServer(path.join(ROOT, 'examples/everything-server.mjs'), [])
   try {
     const url = server.url.replace('127.0.0.1', 'localhost')
@@ -67,9 +68,9 @@ it('passes every tasks-* scenario of the 0.2.0 line', { timeout: 300_000 }, asyn
       passed += Number(m[1])
       if (Number(m[2])) failing.push(`${scenario}: ${m[2]} failed\n${out.split('\n').filter(l => l.includes('FAILURE')).join('\n')}`)
     }
-    console.log(`tasks scenarios against the Node everything server: ${passed} checks passed`)
+    console.log(`extension scenarios against the Node everything server: ${passed} checks passed`)
     assert.deepEqual(failing, [])
-    assert.ok(passed >= 40, String(passed))
+    assert.ok(passed >= 80, String(passed))
   } finally {
     await server.stop()
   }

@@ -108,15 +108,17 @@ def test_official_conformance_server_suite(tmp_path):
 PENDING_TASKS = {"tasks-mrtr-composition"}
 
 
-def test_the_tasks_extension_scenarios(tmp_path):
-    """Each tasks-* server scenario of the suite's 0.2.0 line against the Python everything
-    server, whose task fixtures are ordinary Python tools with task_support."""
+def test_the_extension_scenarios(tmp_path):
+    """Each server scenario of the tasks and skills extensions in the suite's 0.2.0 line
+    against the Python everything server, whose task fixtures are ordinary Python tools
+    with task_support and whose skills are added with server.skill."""
     install_suite()
     env = dict(os.environ, PATH=f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     nxt = [str(NODE_BIN / "node"), str(CONFORMANCE / "node_modules" / "conformance-next" / "dist" / "index.js")]
     listed = subprocess.run([*nxt, "list", "--server"], env=env, capture_output=True, text=True, timeout=60).stdout
-    scenarios = sorted(set(re.findall(r"^  - (tasks-[a-z0-9-]+)", listed, re.M)) - PENDING_TASKS)
-    assert len(scenarios) >= 9, listed
+    scenarios = sorted(set(re.findall(r"^  - ((?:tasks|sep-2640)-[a-z0-9-]+)", listed, re.M)) - PENDING_TASKS)
+    assert len([s for s in scenarios if s.startswith("tasks-")]) >= 9, listed
+    assert len([s for s in scenarios if s.startswith("sep-2640-")]) >= 3, listed
     results = []
     with everything_server(tmp_path / "server.log") as url:
         port = int(re.search(r":(\d+)/mcp$", url).group(1))
@@ -128,6 +130,6 @@ def test_the_tasks_extension_scenarios(tmp_path):
             results.append((scenario, int(m.group(1)), int(m.group(2)), r.stdout))
     failing = [f"{s}: {f} failed\n" + "\n".join(l for l in out.splitlines() if "FAILURE" in l) for s, _, f, out in results if f]
     passed = sum(p for _, p, _, _ in results)
-    print(f"tasks scenarios against the Python everything server: {passed} checks passed")
+    print(f"extension scenarios against the Python everything server: {passed} checks passed")
     assert not failing, "\n".join(failing)
-    assert passed >= 40, results
+    assert passed >= 80, results
