@@ -89,6 +89,25 @@ pub fn add(b: ServerBuilder) -> ServerBuilder {
             Ok(CallToolResult::text(if yes { format!("deleted {file}") } else { format!("kept {file}") }))
         },
     )
+    .escalating_tool(
+        task_tool(
+            "test_tool_with_task",
+            "Asks the user's name inline (MRTR), then finishes the greeting as a task.",
+            TaskSupport::Required,
+            object(json!({})),
+        ),
+        |_, ctx: RequestContext| async move {
+            let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+            let form = ElicitRequestFormParams::new("What is your name?", schema);
+            let answer = ctx.keyed("user_name").elicit(ElicitRequestParams::Form(form)).await?;
+            let name =
+                answer.content.as_ref().and_then(|c| c.get("name")).and_then(Value::as_str).unwrap_or("stranger").to_string();
+            // What is left is slow: the client gets a task handle now.
+            ctx.escalate_to_task().await?;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            Ok(CallToolResult::text(format!("Hello, {name}! Your report is ready.")))
+        },
+    )
     .tool(
         task_tool("multi_input", "Asks two questions at once.", TaskSupport::Optional, object(json!({}))),
         |_, ctx: RequestContext| async move {

@@ -437,3 +437,93 @@ async fn the_tasks_running_at_once_are_bounded() {
     }
     http.shutdown().await;
 }
+
+/// An escalating tool: asks the user's name inline, then (escalated) waits `ms` or for its
+/// cancellation, noting each step.
+fn escalating_server(steps: Arc<std::sync::Mutex<Vec<String>>>, support: TaskSupport) -> Server {
+    Server::builder("escalating", "1")
+        .escalating_tool(task_tool("report", support), move |a: Arguments, ctx: RequestContext| {
+            let steps = steps.clone();
+            async move {
+                let form =
+                    ElicitRequestFormParams::new("Name?", json!({"type": "object", "properties": {"name": {"type": "string"}}}));
+                let answer = ctx.keyed("user_name").elicit(ElicitRequestParams::Form(form)).await?;
+                let name = answer.content.and_then(|c| c.get("name").cloned()).unwrap_or_default();
+                let name = name.as_str().unwrap_or("?").to_string();
+                let escalated = ctx.escalate_to_task().await?;
+                steps.lock().unwrap().push(format!("escalated={escalated}"));
+                let ms = a.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
+                    _ = ctx.cancelled() => {
+                        steps.lock().unwrap().push("cancelled".into());
+                        return Ok(CallToolResult::text("stopped"));
+                    }
+                }
+                Ok(CallToolResult::text(format!("report for {name}")))
+            }
+        })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_escalating_tool_gathers_input_inline_then_goes_on_as_a_task() {
+    let steps = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let server = escalating_server(steps.clone(), TaskSupport::Optional);
+    let http = HttpServer::bind(server, HttpServerConfig::default()).await.unwrap();
+    for era in [Era::Session, Era::Stateless] {
+        let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = asked.clone();
+        let client = Client::builder("c", "1")
+            .era(era)
+            .extension(TASKS_EXTENSION, json!({}))
+            .on_elicitation(move |_p, _c| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                async { Ok(ElicitResult::accept(serde_json::from_value(json!({"name": "Ada"})).unwrap())) }
+            })
+            .connect(HttpClientTransport::new(http.url()))
+            .await
+            .unwrap();
+        // The question is answered inline (an MRTR round, or a request in the session era);
+        // the answer to the call is a task, whose result carries what was gathered.
+        steps.lock().unwrap().clear();
+        let start = call(&client, "tools/call", json!({"name": "report", "arguments": {"ms": 200}})).await.unwrap();
+        assert_eq!(start["status"], "working", "{era:?}: {start}");
+        assert!(start.get("inputRequests").is_none() && start.get("requestState").is_none(), "{start}");
+        assert_eq!(asked.load(Ordering::SeqCst), 1, "{era:?}: asked once, before the task");
+        let done = poll_until(&client, &start["taskId"], |t| t["status"] != "working").await;
+        assert_eq!(done["status"], "completed", "{era:?}: {done}");
+        assert_eq!(done["result"]["content"][0]["text"], "report for Ada");
+        assert_eq!(steps.lock().unwrap().clone(), ["escalated=true"]);
+
+        // tasks/cancel reaches the escalated handler's cancellation.
+        steps.lock().unwrap().clear();
+        let start = call(&client, "tools/call", json!({"name": "report", "arguments": {"ms": 60_000}})).await.unwrap();
+        call(&client, "tasks/cancel", json!({"taskId": start["taskId"]})).await.unwrap();
+        let done = poll_until(&client, &start["taskId"], |t| t["status"] != "working").await;
+        assert_eq!(done["status"], "cancelled", "{era:?}: {done}");
+        for _ in 0..100 {
+            if steps.lock().unwrap().len() == 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(steps.lock().unwrap().clone(), ["escalated=true", "cancelled"], "{era:?}");
+        client.close().await;
+    }
+
+    // A client without the extension gets the whole call inline: nothing to escalate to.
+    let client = Client::builder("c", "1")
+        .era(Era::Stateless)
+        .on_elicitation(|_p, _c| async { Ok(ElicitResult::accept(serde_json::from_value(json!({"name": "Bo"})).unwrap())) })
+        .connect(HttpClientTransport::new(http.url()))
+        .await
+        .unwrap();
+    steps.lock().unwrap().clear();
+    let r = client.call_tool("report", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("report for Bo"));
+    assert_eq!(steps.lock().unwrap().clone(), ["escalated=false"]);
+    client.close().await;
+    http.shutdown().await;
+}

@@ -91,9 +91,7 @@ else
 fi
 
 # --- the extensions: each server scenario of tasks (SEP-2663) and skills (SEP-2640) ------
-# Not run yet: tasks-mrtr-composition, a tool that gathers input over MRTR rounds and only
-# then becomes a task (oxmcp has no way yet for a handler to turn into a task mid-call).
-pending_tasks="tasks-mrtr-composition"
+pending_tasks=""
 server_list="$(node "$next" list 2>/dev/null | sed -n '/^Server scenarios/,/^Client scenarios/p')"
 task_scenarios="$(echo "$server_list" | grep -oE '^  - tasks-[a-z0-9-]+' | sed 's/^  - //' | sort -u)"
 skill_scenarios="$(echo "$server_list" | grep -oE '^  - sep-2640-[a-z0-9-]+' | sed 's/^  - //' | sort -u)"

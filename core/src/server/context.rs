@@ -57,6 +57,19 @@ pub(crate) enum Inputs {
     Round(Arc<super::input_required::InputRound>),
     /// A task: its `inputRequests`, answered through `tasks/update`.
     Task(Arc<super::tasks::TaskInputs>),
+    /// An escalating tool's call: where its questions go now (the call's, or once it
+    /// became a task, the task's).
+    Escalating(Arc<super::tasks::Escalation>),
+}
+
+impl Inputs {
+    /// Where questions go at this moment (`None`: plain requests to the client).
+    fn current(&self) -> Option<Inputs> {
+        match self {
+            Inputs::Escalating(e) => e.inputs(),
+            other => Some(other.clone()),
+        }
+    }
 }
 
 impl std::fmt::Debug for Inputs {
@@ -64,6 +77,7 @@ impl std::fmt::Debug for Inputs {
         f.write_str(match self {
             Inputs::Round(_) => "Inputs::Round",
             Inputs::Task(_) => "Inputs::Task",
+            Inputs::Escalating(_) => "Inputs::Escalating",
         })
     }
 }
@@ -201,7 +215,7 @@ impl RequestContext {
     /// or has gone: progress is fire-and-forget, a handler need not guard it). In a task
     /// the message becomes the task's `statusMessage` instead.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
-        if let Some(Inputs::Task(task)) = &self.inputs {
+        if let Some(Inputs::Task(task)) = self.current_inputs() {
             // A task has no progress notifications: its message becomes the task's
             // statusMessage, which tasks/get reports.
             if let Some(message) = message {
@@ -274,7 +288,7 @@ impl RequestContext {
             // The handler sees the same kind in both eras; if it lets the error through,
             // the stateless era makes it the request's error (-32021, naming the
             // capability), since the client declares its capabilities per request.
-            _ if self.inputs.is_some() => {
+            _ if self.current_inputs().is_some() => {
                 let name = what.split_whitespace().next().unwrap_or(what);
                 Err(Error::with_rpc(
                     ErrorKind::CapabilityMissing,
@@ -286,6 +300,29 @@ impl RequestContext {
                 ))
             }
             _ => Err(Error::new(ErrorKind::CapabilityMissing, format!("the client did not declare the {what} capability"))),
+        }
+    }
+
+    /// Where this handler's questions to the client go at this moment.
+    fn current_inputs(&self) -> Option<Inputs> {
+        self.inputs.as_ref().and_then(Inputs::current)
+    }
+
+    /// Continues this call as a task (the tasks extension), for a tool registered with
+    /// [`ServerBuilder::escalating_tool`]: the client is answered with a task handle now
+    /// and this handler goes on in the background; its later questions become the task's
+    /// `inputRequests`, and `tasks/cancel` reaches its cancellation. What it gathered
+    /// before (MRTR rounds in the stateless era) stays with it. Returns `false`, and the
+    /// call goes on inline, when it cannot become a task: the client did not declare the
+    /// extension, or the tool is not an escalating one. Calling it again once a task is a
+    /// no-op (`true`).
+    ///
+    /// [`ServerBuilder::escalating_tool`]: super::ServerBuilder::escalating_tool
+    pub async fn escalate_to_task(&self) -> Result<bool> {
+        match &self.inputs {
+            Some(Inputs::Escalating(e)) => e.escalate().await.map(|()| true),
+            Some(Inputs::Task(_)) => Ok(true),
+            _ => Ok(false),
         }
     }
 
@@ -308,10 +345,10 @@ impl RequestContext {
     /// A request to the client that ends when this request is cancelled; in the stateless
     /// era, an input request of this round.
     async fn client_request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
-        let value = match &self.inputs {
+        let value = match self.current_inputs() {
             Some(Inputs::Round(round)) => round.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
             Some(Inputs::Task(task)) => task.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
-            None => {
+            Some(Inputs::Escalating(_)) | None => {
                 let options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
                 self.peer.request(method, Some(params), options).await?
             }

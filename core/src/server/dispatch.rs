@@ -432,6 +432,14 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     if !as_task {
         return run_tool(entry, p.name, arguments, ctx).await;
     }
+    if entry.escalating {
+        // Inline until the handler escalates; then the task adopts it.
+        let owner = task_owner(&ctx);
+        return tasks::escalating_call(&server.inner.tasks, owner, ctx, move |ctx| {
+            Box::pin(run_tool(entry, p.name, arguments, ctx))
+        })
+        .await;
+    }
     // The handler runs after this request is answered: with the task's cancellation, and
     // its questions to the client going into the task's inputRequests.
     let owner = task_owner(&ctx);

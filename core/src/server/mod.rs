@@ -163,9 +163,25 @@ impl ServerBuilder {
         self.tool_handler(tool, handler)
     }
     /// Registers a tool with any [`ToolHandler`] (what host-language bindings use).
-    pub fn tool_handler(mut self, tool: Tool, handler: impl ToolHandler) -> Self {
-        match Registry::tool_entry(tool, Arc::new(handler)) {
-            Ok(e) => {
+    pub fn tool_handler(self, tool: Tool, handler: impl ToolHandler) -> Self {
+        self.add_tool_entry(tool, Arc::new(handler), false)
+    }
+    /// Registers a task-supporting tool (its `execution.taskSupport` `optional` or
+    /// `required`) whose calls start inline, asking the client what they need (MRTR rounds
+    /// in the stateless era), and become tasks when the handler calls
+    /// [`RequestContext::escalate_to_task`]; a client that did not declare the tasks
+    /// extension gets the whole call inline (or -32021 if the tool requires tasks).
+    pub fn escalating_tool<F, Fut>(self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Arguments, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult>> + Send + 'static,
+    {
+        self.add_tool_entry(tool, Arc::new(handler), true)
+    }
+    fn add_tool_entry(mut self, tool: Tool, handler: Arc<dyn ToolHandler>, escalating: bool) -> Self {
+        match Registry::tool_entry(tool, handler) {
+            Ok(mut e) => {
+                e.escalating = escalating;
                 self.registry.tools.insert(e.tool.name.clone(), Arc::new(e));
             }
             Err(e) => self.error = self.error.or(Some(e)),

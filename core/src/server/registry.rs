@@ -20,6 +20,9 @@ pub(crate) struct ToolEntry {
     /// call's `Mcp-Param-*` headers does not walk the schema.
     pub(crate) header_params: Arc<[HeaderParam]>,
     pub(crate) handler: Arc<dyn ToolHandler>,
+    /// Runs inline until its handler escalates to a task ([`super::tasks::escalating_call`]),
+    /// rather than as a task from the start.
+    pub(crate) escalating: bool,
 }
 
 pub(crate) struct ResourceEntry {
@@ -56,7 +59,7 @@ impl Registry {
         let header_params = mirrored_headers::header_params(&tool.input_schema)
             .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("tool {:?}: {e}", tool.name)))?
             .into();
-        Ok(ToolEntry { tool, input, output, header_params, handler })
+        Ok(ToolEntry { tool, input, output, header_params, handler, escalating: false })
     }
 
     pub(crate) fn template_entry(template: ResourceTemplate, handler: Arc<dyn ResourceHandler>) -> Result<TemplateEntry> {

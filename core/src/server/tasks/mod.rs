@@ -7,9 +7,11 @@
 //! - `store`: [`TaskStore`], where tasks live (shared by several nodes, or
 //!   [`MemoryTaskStore`]);
 //! - `inputs`: a running task's requests to the client, surfaced as `inputRequests`;
-//! - `clock`: the tasks' timestamps.
+//! - `clock`: the tasks' timestamps;
+//! - `escalate`: calls that become tasks midway (escalating tools).
 
 mod clock;
+mod escalate;
 mod inputs;
 mod store;
 
@@ -24,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::Result;
 use crate::protocol::{codes, DetailedTask, ErrorObject, Task, TaskStatus, TASKS_EXTENSION};
 
+pub(crate) use escalate::{escalating_call, Escalation};
 pub(crate) use inputs::TaskInputs;
 pub use store::{MemoryTaskStore, TaskRecord, TaskStore, DEFAULT_TASK_CAPACITY};
 
