@@ -389,6 +389,12 @@ async fn a_listen_stream_follows_the_tasks_it_names() {
     let refused = raw.ask(request(2, "subscriptions/listen", json!({"notifications": {"taskIds": [id]}}), false)).await;
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
 
+    // Each task change is looked up among a stream's taskIds: their number is bounded.
+    let many: Vec<String> = (0..1025).map(|i| format!("t{i}")).collect();
+    let refused = raw.ask(request(4, "subscriptions/listen", json!({"notifications": {"taskIds": many}}), true)).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("at most 1024"), "{refused}");
+
     let ack = raw.ask(request(3, "subscriptions/listen", json!({"notifications": {"taskIds": [id]}}), true)).await;
     assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
     // The task reports its end on the stream, as tasks/get would answer it, tagged with

@@ -8,7 +8,7 @@
 //! request (stdio) or closing the response stream (HTTP); the server ends it gracefully,
 //! at shutdown, by answering it ([`super::Server::end_subscriptions`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -97,6 +97,9 @@ fn wants(filter: &SubscriptionFilter, method: &str) -> bool {
     flag == Some(true)
 }
 
+/// The most tasks one `subscriptions/listen` stream may follow.
+pub(crate) const MAX_LISTENED_TASKS: usize = 1024;
+
 impl Listeners {
     /// Serves one `subscriptions/listen` request until the client cancels it (no answer)
     /// or the server ends it (the answer, tagged with the subscription's id).
@@ -114,9 +117,16 @@ impl Listeners {
         if params.notifications.task_ids.as_ref().is_some_and(|t| !t.is_empty()) && !tasks.declared {
             return Err(super::tasks::extension_required("subscriptions/listen with taskIds"));
         }
+        let asked_for = params.notifications.task_ids.as_ref().map_or(0, Vec::len);
+        if asked_for > MAX_LISTENED_TASKS {
+            // Every task change is looked up in this set: bound what one stream may ask.
+            return Err(ErrorObject::invalid_params(format!(
+                "subscriptions/listen names {asked_for} taskIds; at most {MAX_LISTENED_TASKS} per stream"
+            )));
+        }
         let has_tasks = caps.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION));
         let filter = honoured(&params.notifications, caps, has_tasks);
-        let task_ids: Vec<String> = filter.task_ids.clone().unwrap_or_default();
+        let task_ids: HashSet<String> = filter.task_ids.iter().flatten().cloned().collect();
         let ended = CancellationToken::new();
         let key = self.next.fetch_add(1, Ordering::Relaxed);
         let tagger = (peer.clone(), id.clone());

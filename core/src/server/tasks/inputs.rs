@@ -26,6 +26,9 @@ pub(crate) struct TaskInputs {
     writing: tokio::sync::Mutex<()>,
     /// Where each stored change goes (the listen streams), and whose task it is.
     events: (tokio::sync::broadcast::Sender<super::TaskEvent>, Option<String>),
+    /// A status message waits for its write: later ones ride along (a handler reporting
+    /// progress in a tight loop costs a store write per write's time, not per report).
+    status_pending: std::sync::atomic::AtomicBool,
 }
 
 struct State {
@@ -50,6 +53,7 @@ impl TaskInputs {
             wake: Notify::new(),
             writing: tokio::sync::Mutex::new(()),
             events,
+            status_pending: Default::default(),
         }
     }
 
@@ -93,8 +97,13 @@ impl TaskInputs {
             st.task.task.status_message = Some(message.to_string());
             st.task.task.last_updated_at = clock::now();
         }
+        if self.status_pending.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return; // the write already scheduled takes the latest state
+        }
         let inputs = self.clone();
         tokio::spawn(async move {
+            // Cleared before the snapshot: a message after it schedules the next write.
+            inputs.status_pending.store(false, std::sync::atomic::Ordering::SeqCst);
             let _ = inputs.publish().await;
         });
     }
@@ -169,5 +178,70 @@ impl TaskInputs {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use futures::future::BoxFuture;
+
+    use super::*;
+    use crate::protocol::{Task, TaskStatus};
+    use crate::server::tasks::{MemoryTaskStore, TaskRecord};
+
+    /// The memory store, counting its updates.
+    struct Counting(MemoryTaskStore, AtomicUsize);
+
+    impl TaskStore for Counting {
+        fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<()>> {
+            self.0.create(record)
+        }
+        fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>>> {
+            self.0.get(task_id)
+        }
+        fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool>> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            self.0.update(task)
+        }
+        fn request_cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<bool>> {
+            self.0.request_cancel(task_id)
+        }
+        fn answer<'a>(&'a self, task_id: &'a str, responses: Map<String, Value>) -> BoxFuture<'a, Result<bool>> {
+            self.0.answer(task_id, responses)
+        }
+        fn take_answers<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>>> {
+            self.0.take_answers(task_id)
+        }
+    }
+
+    #[tokio::test]
+    async fn status_messages_in_a_tight_loop_cost_few_store_writes_and_the_last_one_lands() {
+        let store = Arc::new(Counting(MemoryTaskStore::default(), AtomicUsize::new(0)));
+        let now = clock::now();
+        let task = Task {
+            task_id: "t".into(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now.clone(),
+            last_updated_at: now,
+            ttl_ms: None,
+            poll_interval_ms: None,
+        };
+        let detailed = DetailedTask { task: task.clone(), result: None, error: None, input_requests: None };
+        store.create(TaskRecord { task: detailed, owner: None, cancel_requested: false }).await.unwrap();
+        let (events, _) = tokio::sync::broadcast::channel(4);
+        let inputs = Arc::new(TaskInputs::new(task, store.clone(), Duration::from_millis(10), (events, None)));
+        for i in 0..10_000 {
+            inputs.set_status_message(&format!("step {i}"));
+        }
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        let stored = store.get("t").await.unwrap().unwrap();
+        assert_eq!(stored.task.task.status_message.as_deref(), Some("step 9999"));
+        let writes = store.1.load(Ordering::SeqCst);
+        assert!((1..=2).contains(&writes), "{writes} writes for 10000 reports");
     }
 }

@@ -92,11 +92,23 @@ pub(crate) struct Tasks {
     running: Mutex<HashMap<String, Running>>,
     /// Every stored change of a task running here.
     events: tokio::sync::broadcast::Sender<TaskEvent>,
+    /// Tasks started here and not ended (a slot is taken before the task is stored, so
+    /// concurrent starts cannot overshoot `max_running`).
+    slots: std::sync::atomic::AtomicUsize,
 }
 
 struct Running {
     cancel: CancellationToken,
     inputs: Arc<TaskInputs>,
+}
+
+/// A running task's place under `max_running`.
+struct SlotGuard(Arc<Tasks>);
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        self.0.slots.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// A task's new state, for the `subscriptions/listen` streams that follow it.
@@ -113,7 +125,7 @@ const EVENT_BACKLOG: usize = 256;
 impl Tasks {
     pub(crate) fn new(options: TaskOptions, grace: Duration) -> Arc<Tasks> {
         let (events, _) = tokio::sync::broadcast::channel(EVENT_BACKLOG);
-        Arc::new(Tasks { options, grace, running: Mutex::new(HashMap::new()), events })
+        Arc::new(Tasks { options, grace, running: Mutex::new(HashMap::new()), events, slots: Default::default() })
     }
 
     /// The changes of the tasks running here, from now on.
@@ -133,12 +145,16 @@ impl Tasks {
         owner: Option<String>,
         work: impl FnOnce(CancellationToken, Arc<TaskInputs>) -> BoxFuture<'static, Result<Value, ErrorObject>>,
     ) -> Result<Value, ErrorObject> {
-        if self.running().len() >= self.options.max_running {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.slots.fetch_add(1, SeqCst) >= self.options.max_running {
+            self.slots.fetch_sub(1, SeqCst);
             return Err(ErrorObject::internal(format!(
                 "the server runs {} tasks, its limit: try again later",
                 self.options.max_running
             )));
         }
+        // Given back when the task ends, or now if it cannot be created.
+        let slot = SlotGuard(self.clone());
         let now = clock::now();
         let task = Task {
             task_id: new_task_id(),
@@ -191,6 +207,7 @@ impl Tasks {
                 let _ = tokio::time::timeout(tasks.grace, run).await;
             }
             tasks.running().remove(&id);
+            drop(slot);
         });
         let mut created = serde_json::to_value(&task).map_err(|e| ErrorObject::internal(e.to_string()))?;
         created["resultType"] = json!("task");
