@@ -202,6 +202,8 @@ export class Context<L = unknown> {
   listRoots(): Promise<Root[]>
   /** Reads one of this server's own resources, with this request's context. */
   readResource(uri: string): Promise<ReadResourceResult>
+  /** In an escalating tool: continues the call as a task (false when it stays inline). */
+  escalateToTask(): Promise<boolean>
   /** Over Streamable HTTP, closes this request's SSE stream; the client resumes it. */
   endResponseStream(): void
 }
@@ -223,6 +225,8 @@ export interface ToolConfig<S extends SchemaInput | undefined = undefined> {
   /** Runs the tool as a task (the tasks extension) for clients that declared it:
    *  `'optional'`, or `'required'` to refuse other clients (-32021). */
   taskSupport?: 'forbidden' | 'optional' | 'required'
+  /** The call starts inline and becomes a task when the handler calls `ctx.escalateToTask()`. */
+  escalating?: boolean
   /** Replace a tool of the same name (otherwise registering it again throws). */
   replace?: boolean
 }

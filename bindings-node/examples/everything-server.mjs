@@ -248,6 +248,18 @@ server.tool('confirm_delete', {
   taskSupport: 'optional',
   inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
 }, async ({ filename }, ctx) => (await confirmed(ctx, `Delete ${filename}?`)) ? `deleted ${filename}` : `kept ${filename}`)
+server.tool('test_tool_with_task', {
+  description: "Asks the user's name inline, then finishes the greeting as a task.",
+  taskSupport: 'required',
+  escalating: true,
+  inputSchema: noArgs,
+}, async (_args, ctx) => {
+  const answer = await ctx.elicit('What is your name?', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] })
+  const name = answer.action === 'accept' && answer.content ? answer.content.name : 'stranger'
+  await ctx.escalateToTask() // what is left is slow: the client gets a task handle now
+  await new Promise(resolve => setTimeout(resolve, 300))
+  return `Hello, ${name}! Your report is ready.`
+})
 server.tool('multi_input', { description: 'Asks two questions at once.', taskSupport: 'optional', inputSchema: noArgs }, async (_args, ctx) => {
   const [first, second] = await Promise.all([confirmed(ctx, 'First question?'), confirmed(ctx, 'Second question?')])
   return `first=${first} second=${second}`

@@ -122,6 +122,15 @@ class Context {
     return JSON.parse(await nativeCall(wrapSync(() => this._native.ctxReadResource(this._id, String(uri)))))
   }
 
+  /** In an escalating tool (`tool(name, { escalating: true, taskSupport }, ...)`):
+   *  continues this call as a task. The client gets a task handle now and the handler goes
+   *  on in the background; later `elicit`/`sample` calls become the task's input requests
+   *  and `tasks/cancel` aborts `signal`. Resolves to `false` when the call stays inline
+   *  (the client did not declare the tasks extension). */
+  async escalateToTask() {
+    return JSON.parse(await nativeCall(wrapSync(() => this._native.ctxEscalateToTask(this._id))))
+  }
+
   _ask(method, params) {
     return nativeCall(wrapSync(() => this._native.ctxAsk(this._id, method, JSON.stringify(params))))
   }
@@ -220,8 +229,9 @@ class Server {
   /** Registers a tool: `tool(name, handler)` or `tool(name, config, handler)`; config has
    *  `description`, `title`, `inputSchema` (JSON Schema or zod), `outputSchema`,
    *  `annotations`, `_meta`, `taskSupport` (`'optional'`: runs as a task for clients of
-   *  the tasks extension; `'required'`: only so), and `replace: true` to replace a tool of
-   *  the same name. The handler gets `(args, ctx)`. */
+   *  the tasks extension; `'required'`: only so), `escalating: true` (the call starts
+   *  inline and becomes a task at `ctx.escalateToTask()`), and `replace: true` to replace
+   *  a tool of the same name. The handler gets `(args, ctx)`. */
   tool(name, config, handler) {
     if (typeof config === 'function') [config, handler] = [{}, config]
     if (typeof handler !== 'function') throw new InvalidInputError(null, `tool ${name}: the handler must be a function`)
@@ -237,6 +247,12 @@ class Server {
         throw new InvalidInputError(null, `tool ${name}: taskSupport is 'forbidden', 'optional' or 'required'`)
       }
       tool.execution = { taskSupport: config.taskSupport }
+    }
+    if (config.escalating) {
+      if (!['optional', 'required'].includes(config.taskSupport)) {
+        throw new InvalidInputError(null, `tool ${name}: escalating needs taskSupport 'optional' or 'required'`)
+      }
+      tool.escalating = true
     }
     const z = input.zod
     const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult, 'tool', name)

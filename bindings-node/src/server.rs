@@ -272,6 +272,14 @@ impl NativeServer {
         errors::promise(env, async move { context::read_resource(&ctx, &uri).await })
     }
 
+    /// During call `id` (an escalating tool): continues it as a task; resolves to `"true"`
+    /// or `"false"`.
+    #[napi]
+    pub fn ctx_escalate_to_task<'env>(&self, env: &'env Env, id: i64) -> napi::Result<PromiseRaw<'env, String>> {
+        let ctx = self.ctx(env, id)?;
+        errors::promise(env, async move { context::escalate_to_task(&ctx).await })
+    }
+
     /// In middleware call `id`: runs the rest of the chain with `params_json` (none: the
     /// params the middleware got); resolves to the result JSON.
     #[napi]

@@ -39,9 +39,6 @@ it('passes the official conformance server suite with 0 failed', { timeout: 180_
   }
 })
 
-// Task scenarios oxmcp does not pass yet: a tool that gathers input over MRTR rounds and
-// only then becomes a task (tests/conformance/run.sh skips it too, saying so).
-const PENDING_TASKS = new Set(['tasks-mrtr-composition'])
 
 it('passes every tasks and skills extension scenario of the 0.2.0 line', { timeout: 300_000 }, async () => {
   const next = [path.join(NODE22, 'node'), path.join(CONFORMANCE, 'node_modules/conformance-next/dist/index.js')]
@@ -53,8 +50,8 @@ it('passes every tasks and skills extension scenario of the 0.2.0 line', { timeo
     child.on('exit', () => resolve(text))
   })
   const listed = await run(['list', '--server'])
-  const scenarios = [...new Set(listed.match(/^ {2}- (tasks|sep-2640)-[a-z0-9-]+/gm)?.map(l => l.slice(4)))].filter(s => !PENDING_TASKS.has(s))
-  assert.ok(scenarios.filter(s => s.startsWith('tasks-')).length >= 9, listed)
+  const scenarios = [...new Set(listed.match(/^ {2}- (tasks|sep-2640)-[a-z0-9-]+/gm)?.map(l => l.slice(4)))]
+  assert.ok(scenarios.filter(s => s.startsWith('tasks-')).length >= 10, listed)
   assert.ok(scenarios.filter(s => s.startsWith('sep-2640-')).length >= 3, listed)
   const server = await startHttpServer(path.join(ROOT, 'examples/everything-server.mjs'), [])
   try {

@@ -83,3 +83,34 @@ for (const era of ['session', 'stateless']) {
     }
   })
 }
+
+for (const era of ['session', 'stateless']) {
+  it(`an escalating tool asks inline, then goes on as a task (${era} era)`, async () => {
+    const steps = []
+    const server = new Server({ name: 'escalating', version: '1' })
+    server.tool('report', { taskSupport: 'optional', escalating: true, inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
+      async ({ ms = 200 }, ctx) => {
+        const answer = await ctx.elicit('Name?', { type: 'object', properties: { name: { type: 'string' } } })
+        steps.push(`escalated=${await ctx.escalateToTask()}`)
+        await new Promise(resolve => setTimeout(resolve, ms))
+        return `report for ${answer.content.name}`
+      })
+    assert.throws(() => server.tool('bad', { escalating: true }, () => 'x'), /escalating needs taskSupport/)
+    const url = await server.listenHttp({ host: '127.0.0.1', port: 0 })
+    const asked = []
+    const client = await Client.http(url, { era, elicitation: async p => { asked.push(p.message); return { action: 'accept', content: { name: 'Ada' } } } })
+    try {
+      const statuses = []
+      const r = await client.callTool('report', {}, { task: true, onProgress: p => statuses.push(p.message) })
+      assert.equal(r.content[0].text, 'report for Ada')
+      assert.deepEqual([asked, steps], [['Name?'], ['escalated=true']])
+      assert.equal(statuses.at(-1), 'completed')
+      // Without { task: true } the whole call runs inline.
+      assert.equal((await client.callTool('report', { ms: 0 })).content[0].text, 'report for Ada')
+      assert.equal(steps.at(-1), 'escalated=false')
+    } finally {
+      await client.close()
+      await server.close()
+    }
+  })
+}

@@ -342,6 +342,17 @@ async def confirm_delete(filename: str, ctx: Context) -> str:
     return f"deleted {filename}" if await confirmed(ctx, f"Delete {filename}?") else f"kept {filename}"
 
 
+@server.tool(description="Asks the user's name inline, then finishes the greeting as a task.",
+             task_support="required", escalating=True)
+async def test_tool_with_task(ctx: Context) -> str:
+    answer = await ctx.elicit("What is your name?", {"type": "object", "properties": {"name": {"type": "string"}},
+                                                    "required": ["name"]})
+    name = answer.content.name if answer.action == "accept" and answer.content else "stranger"
+    await ctx.escalate_to_task()  # what is left is slow: the client gets a task handle now
+    await asyncio.sleep(0.3)
+    return f"Hello, {name}! Your report is ready."
+
+
 @server.tool(description="Asks two questions at once.", task_support="optional")
 async def multi_input(ctx: Context) -> str:
     first, second = await asyncio.gather(confirmed(ctx, "First question?"), confirmed(ctx, "Second question?"))

@@ -274,6 +274,12 @@ impl NativeContext {
         awaitable(py, async move { Ok(Some(context::read_resource(&ctx, &uri).await?)) })
     }
 
+    /// Continues the call as a task (an escalating tool); resolves to `"true"` or `"false"`.
+    fn escalate_to_task<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.ctx.clone();
+        awaitable(py, async move { Ok(Some(context::escalate_to_task(&ctx).await?)) })
+    }
+
     /// In a middleware's call: runs the rest of the chain with `params_json` (none: the
     /// params the middleware got); resolves to the result JSON (awaitable).
     #[pyo3(signature = (params_json=None))]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import run
 
-from oxmcp import Client, Context, McpError, Server
+from oxmcp import Client, Context, InvalidInput, McpError, Server
 
 
 def task_server(events: list[str]) -> Server:
@@ -104,6 +104,43 @@ def test_a_task_past_its_ttl_is_gone(era):
                 with pytest.raises(McpError) as e:
                     await client.request("tasks/get", {"taskId": task_id, **meta})
                 assert e.value.code == -32602 and "unknown task" in e.value.message
+        finally:
+            await server.stop_http()
+    run(main())
+
+
+@pytest.mark.parametrize("era", ["session", "stateless"])
+def test_an_escalating_tool_asks_inline_then_goes_on_as_a_task(era):
+    async def main() -> None:
+        server = Server("escalating")
+        steps: list[str] = []
+
+        @server.tool(task_support="optional", escalating=True)
+        async def report(ctx: Context, seconds: float = 0.2) -> str:
+            answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+            steps.append(f"escalated={await ctx.escalate_to_task()}")
+            await asyncio.sleep(seconds)
+            return f"report for {answer.content.name}"
+
+        with pytest.raises(InvalidInput, match="escalating needs task_support"):
+            server.tool(escalating=True)(lambda: "x")
+        url = await server.start_http("127.0.0.1", 0)
+        asked: list[str] = []
+
+        async def elicit(request: Any) -> dict[str, Any]:
+            asked.append(request.message)
+            return {"action": "accept", "content": {"name": "Ada"}}
+        try:
+            async with Client.http(url, era=era, elicitation=elicit) as client:
+                statuses: list[str] = []
+                r = await client.call_tool("report", task=True, on_progress=lambda p, t, m: statuses.append(m or ""))
+                assert r.content[0].text == "report for Ada"
+                assert asked == ["Name?"] and steps == ["escalated=True"], (asked, steps)
+                assert statuses and statuses[-1] == "completed", statuses
+                # Without task=True the whole call runs inline.
+                r = await client.call_tool("report", {"seconds": 0})
+                assert r.content[0].text == "report for Ada"
+                assert steps[-1] == "escalated=False", steps
         finally:
             await server.stop_http()
     run(main())

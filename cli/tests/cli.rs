@@ -63,7 +63,17 @@ fn inspect_json_lists_every_fixture() {
     ] {
         assert!(tools.contains(&expected.to_string()), "missing tool {expected}");
     }
-    assert_eq!(names("resources", "uri"), ["test://static-text", "test://static-binary", "test://watched-resource"]);
+    // The skills' SKILL.md files are listed as resources too (the skills extension).
+    assert_eq!(
+        names("resources", "uri"),
+        [
+            "test://static-text",
+            "test://static-binary",
+            "test://watched-resource",
+            "skill://pdf-processing/SKILL.md",
+            "skill://acme/billing/refunds/SKILL.md"
+        ]
+    );
     assert_eq!(names("resourceTemplates", "uriTemplate"), ["test://template/{id}/data"]);
     assert_eq!(
         names("prompts", "name"),

@@ -444,8 +444,8 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
         // call (-32021) rather than answer with a task this client cannot read. The other
         // JSON-RPC error is the fixture's own (it fails on purpose, as a task or not).
         // (Versions before 2025-11-25 do not carry `execution`, so the fixture is named too.)
-        let task_only =
-            tool.execution.as_ref().and_then(|e| e.task_support) == Some(TaskSupport::Required) || tool.name == "failing_job";
+        let task_only = tool.execution.as_ref().and_then(|e| e.task_support) == Some(TaskSupport::Required)
+            || ["failing_job", "test_tool_with_task"].contains(&tool.name.as_str());
         let expected_code = if task_only { Some(-32021) } else { (tool.name == "protocol_error_job").then_some(-32603) };
         if let Some(code) = expected_code {
             assert_eq!(rpc_code(result), Some(code), "tools/call {}", tool.name);

@@ -160,6 +160,14 @@ class Context:
         none."""
         return ReadResourceResult.model_validate(json.loads(await self._native.read_resource(uri)))
 
+    async def escalate_to_task(self) -> bool:
+        """In an escalating tool (``@server.tool(escalating=True, task_support=...)``):
+        continues this call as a task. The client gets a task handle now and this function
+        goes on in the background; later ``elicit``/``sample`` calls become the task's
+        input requests and ``tasks/cancel`` cancels it. ``False`` when the call stays
+        inline (the client did not declare the tasks extension)."""
+        return bool(json.loads(await self._native.escalate_to_task()))
+
     def end_response_stream(self) -> None:
         """Over Streamable HTTP, closes this request's SSE connection; the client resumes it."""
         self._native.end_response_stream()

@@ -275,12 +275,12 @@ class Server:
     def tool(self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None,
              annotations: Optional[dict[str, Any]] = None, structured_output: Optional[bool] = None,
              input_schema: Optional[dict[str, Any]] = None, task_support: Optional[TaskSupport] = None,
-             replace: bool = False) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
+             escalating: bool = False, replace: bool = False) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
 
     def tool(self, name: Union[str, Callable[..., Any], None] = None, *, description: Optional[str] = None,
              title: Optional[str] = None, annotations: Optional[dict[str, Any]] = None,
              structured_output: Optional[bool] = None, input_schema: Optional[dict[str, Any]] = None,
-             task_support: Optional[TaskSupport] = None, replace: bool = False) -> Any:
+             task_support: Optional[TaskSupport] = None, escalating: bool = False, replace: bool = False) -> Any:
         """Registers a function as a tool: ``@server.tool`` or ``@server.tool(...)``. Its input
         schema comes from the signature, unless ``input_schema`` gives one exactly (a JSON
         Schema dict): then the function receives the validated arguments as plain JSON
@@ -289,7 +289,9 @@ class Server:
         ``task_support="optional"`` runs the tool as a task (the tasks extension) for clients
         that declared it: they get a task handle at once and follow it while the function
         runs in the background (``ctx.elicit`` and the like become the task's input
-        requests); ``"required"`` refuses other clients (-32021)."""
+        requests); ``"required"`` refuses other clients (-32021). With ``escalating=True``
+        the call starts inline instead (its questions asked as any call's) and becomes a
+        task when the function awaits ``ctx.escalate_to_task()``."""
         if callable(name):
             return self.tool()(name)  # bare @server.tool: ``name`` is the function
 
@@ -309,6 +311,10 @@ class Server:
                 tool["annotations"] = annotations
             if task_support is not None:
                 tool["execution"] = {"taskSupport": task_support}
+            if escalating:
+                if task_support not in ("optional", "required"):
+                    raise InvalidInput(None, f"tool {tool_name}: escalating needs task_support 'optional' or 'required'")
+                tool["escalating"] = True
 
             def prepare(args_json: str, native: Any) -> dict:
                 kwargs = json.loads(args_json) if input_schema is not None else sig.arguments(args_json)

@@ -124,3 +124,9 @@ pub async fn next(ctx: &RequestContext, params_json: Option<&str>) -> Result<Str
 pub async fn read_resource(ctx: &RequestContext, uri: &str) -> Result<String> {
     Ok(serde_json::to_string(&ctx.read_resource(uri).await?)?)
 }
+
+/// Continues the handler's call as a task (see [`RequestContext::escalate_to_task`]):
+/// `"true"` once it is one, `"false"` when it stays inline.
+pub async fn escalate_to_task(ctx: &RequestContext) -> Result<String> {
+    Ok(ctx.escalate_to_task().await?.to_string())
+}

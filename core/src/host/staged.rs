@@ -163,7 +163,9 @@ impl crate::server::Middleware for Adapter {
 
 /// A parsed, checked definition and its handler.
 enum Registration {
-    Tool(Tool, Adapter),
+    /// A tool, and whether it escalates to a task midway (`"escalating": true` in its
+    /// definition: the engine's flag, not published).
+    Tool(Tool, Adapter, bool),
     Resource(Resource, Adapter),
     Template(ResourceTemplate, Adapter),
     Prompt(Prompt, Adapter),
@@ -304,12 +306,22 @@ impl StagedServer {
         let h = Adapter { kind, f, calls: self.calls.clone() };
         let r = match kind {
             HandlerKind::Tool => {
-                let tool: Tool = definition(kind, definition_json)?;
+                let mut tool: Tool = definition(kind, definition_json)?;
                 Schema::compile(&tool.input_schema)?;
                 if let Some(out) = &tool.output_schema {
                     Schema::compile(out)?;
                 }
-                Registration::Tool(tool, h)
+                let escalating = match tool.extra.remove("escalating") {
+                    None | Some(Value::Bool(false)) => false,
+                    Some(Value::Bool(true)) => true,
+                    Some(other) => {
+                        return Err(Error::new(
+                            ErrorKind::InvalidInput,
+                            format!("invalid tool: escalating is {other}, not a boolean"),
+                        ))
+                    }
+                };
+                Registration::Tool(tool, h, escalating)
             }
             HandlerKind::Resource => Registration::Resource(definition(kind, definition_json)?, h),
             HandlerKind::ResourceTemplate => {
@@ -325,7 +337,8 @@ impl StagedServer {
         let mut state = self.lock();
         if let Some(server) = &state.running {
             match &r {
-                Registration::Tool(t, h) => server.add_tool_handler(t.clone(), h.clone())?,
+                Registration::Tool(t, h, false) => server.add_tool_handler(t.clone(), h.clone())?,
+                Registration::Tool(t, h, true) => server.add_escalating_tool_handler(t.clone(), h.clone())?,
                 Registration::Resource(res, h) => server.add_resource_handler(res.clone(), h.clone()),
                 Registration::Prompt(p, h) => server.add_prompt_handler(p.clone(), h.clone()),
                 Registration::Template(..)
@@ -384,7 +397,7 @@ impl StagedServer {
     /// Removes a tool, staged or live; returns whether it existed (clients are told the
     /// list changed).
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.remove(|r| matches!(r, Registration::Tool(t, _) if t.name == name), |s| s.remove_tool(name))
+        self.remove(|r| matches!(r, Registration::Tool(t, _, _) if t.name == name), |s| s.remove_tool(name))
     }
 
     /// Serves `other`'s tools, prompts, resources and templates under `prefix` (see
@@ -471,7 +484,8 @@ impl StagedServer {
         }
         for r in &state.registrations {
             b = match r {
-                Registration::Tool(t, h) => b.tool_handler(t.clone(), h.clone()),
+                Registration::Tool(t, h, false) => b.tool_handler(t.clone(), h.clone()),
+                Registration::Tool(t, h, true) => b.escalating_tool_handler(t.clone(), h.clone()),
                 Registration::Resource(res, h) => b.resource_handler(res.clone(), h.clone()),
                 Registration::Template(t, h) => b.resource_template_handler(t.clone(), h.clone()),
                 Registration::Prompt(p, h) => b.prompt_handler(p.clone(), h.clone()),

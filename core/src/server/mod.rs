@@ -178,6 +178,10 @@ impl ServerBuilder {
     {
         self.add_tool_entry(tool, Arc::new(handler), true)
     }
+    /// [`ServerBuilder::escalating_tool`] with any [`ToolHandler`].
+    pub fn escalating_tool_handler(self, tool: Tool, handler: impl ToolHandler) -> Self {
+        self.add_tool_entry(tool, Arc::new(handler), true)
+    }
     fn add_tool_entry(mut self, tool: Tool, handler: Arc<dyn ToolHandler>, escalating: bool) -> Self {
         match Registry::tool_entry(tool, handler) {
             Ok(mut e) => {
@@ -425,7 +429,17 @@ impl Server {
 
     /// [`Server::add_tool`] with any [`ToolHandler`].
     pub fn add_tool_handler(&self, tool: Tool, handler: impl ToolHandler) -> Result<()> {
-        let entry = Registry::tool_entry(tool, Arc::new(handler))?;
+        self.add_tool_entry(tool, Arc::new(handler), false)
+    }
+
+    /// Adds (or replaces) an escalating tool at runtime (see [`ServerBuilder::escalating_tool`]).
+    pub fn add_escalating_tool_handler(&self, tool: Tool, handler: impl ToolHandler) -> Result<()> {
+        self.add_tool_entry(tool, Arc::new(handler), true)
+    }
+
+    fn add_tool_entry(&self, tool: Tool, handler: Arc<dyn ToolHandler>, escalating: bool) -> Result<()> {
+        let mut entry = Registry::tool_entry(tool, handler)?;
+        entry.escalating = escalating;
         self.inner.registry.write().unwrap().tools.insert(entry.tool.name.clone(), Arc::new(entry));
         self.broadcast(methods::TOOLS_LIST_CHANGED);
         Ok(())

@@ -81,7 +81,8 @@ fn import(into: &mut Registry, prefix: &str, from: &Registry) -> Result<()> {
     for e in from.tools.values() {
         let mut tool = e.tool.clone();
         tool.name = prefixed_name(prefix, &tool.name);
-        let entry = Registry::tool_entry(tool, e.handler.clone())?;
+        let mut entry = Registry::tool_entry(tool, e.handler.clone())?;
+        entry.escalating = e.escalating;
         into.tools.insert(entry.tool.name.clone(), Arc::new(entry));
     }
     for e in from.prompts.values() {
