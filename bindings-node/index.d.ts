@@ -96,6 +96,20 @@ export interface Tool {
   _meta?: JsonObject
 }
 export interface Resource { uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }
+/** A task (the tasks extension): `result` once completed, `error` once failed, and the
+ *  `inputRequests` to answer with `updateTask` while `input_required`. */
+export interface Task {
+  taskId: string
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
+  statusMessage?: string
+  createdAt: string
+  lastUpdatedAt: string
+  ttlMs?: number
+  pollIntervalMs?: number
+  result?: CallToolResult
+  error?: { code: number; message: string; data?: Json }
+  inputRequests?: Record<string, JsonObject>
+}
 /** One file of a skill: its URI, `sha256:` digest and size in bytes. */
 export interface SkillResource { uri: string; digest: string; size: number }
 /** A skill's entry (the skills extension): `frontmatter` is its SKILL.md frontmatter
@@ -533,6 +547,14 @@ export class Client {
    *  the task's questions are answered by this client's handlers, and aborting cancels
    *  the task. */
   callTool(name: string, args?: JsonObject, options?: RequestOptions & { task?: boolean }): Promise<CallToolResult>
+  /** Starts a tool call the server may run as a task: `{ task }` to follow, or `{ result }`. */
+  startToolTask(name: string, args?: JsonObject, options?: RequestOptions): Promise<{ task: Task } | { result: CallToolResult }>
+  /** `tasks/get`: the task with its `result`, `error` or `inputRequests`. */
+  getTask(taskId: string, options?: RequestOptions): Promise<Task>
+  /** `tasks/update`: answers the task's `inputRequests` by key. */
+  updateTask(taskId: string, responses: JsonObject, options?: RequestOptions): Promise<void>
+  /** `tasks/cancel`: asks the task to stop. */
+  cancelTask(taskId: string, options?: RequestOptions): Promise<void>
   listResources(options?: RequestOptions): Promise<Resource[]>
   listResourcesPage(cursor?: string, options?: RequestOptions): Promise<{ resources: Resource[]; nextCursor?: string }>
   listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]>

@@ -265,6 +265,22 @@ class Client extends EventEmitter {
     return this.request('tools/call', { name: String(name), arguments: args ?? {} }, options)
   }
 
+  /** Starts a tool call the server may run as a task and resolves at once: `{ task }` to
+   *  follow with `getTask` (keep `task.taskId`: it outlives this connection), or
+   *  `{ result }` when the server answered at once. The steps `callTool(..., { task: true })`
+   *  takes for you. */
+  startToolTask(name, args, options) {
+    return this._call('tools/call start task', String(name), JSON.stringify(args ?? {}), options, false)
+  }
+  /** `tasks/get`: where the task stands, with its `result`, `error` or `inputRequests`. */
+  getTask(taskId, options) { return this._call('tasks/get', String(taskId), null, options, false) }
+  /** `tasks/update`: answers the task's `inputRequests` by key. */
+  async updateTask(taskId, responses, options) {
+    await this._call('tasks/update', String(taskId), JSON.stringify(responses ?? {}), options, false)
+  }
+  /** `tasks/cancel`: asks the task to stop (its handler's signal aborts). */
+  async cancelTask(taskId, options) { await this._call('tasks/cancel', String(taskId), null, options, false) }
+
   /** Every resource (following cursors). */
   listResources(options) { return this._listAll('resources/list', options) }
   /** One page of `resources/list`. */

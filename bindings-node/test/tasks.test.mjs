@@ -114,3 +114,44 @@ for (const era of ['session', 'stateless']) {
     }
   })
 }
+
+for (const era of ['session', 'stateless']) {
+  it(`the task steps: start, get, update and cancel (${era} era)`, async () => {
+    const events = []
+    const server = taskServer(events)
+    const url = await server.listenHttp({ host: '127.0.0.1', port: 0 })
+    // The elicitation callback declares the capability; updateTask answers, not it.
+    const client = await Client.http(url, { era, elicitation: async () => { throw new Error('updateTask answers') } })
+    const until = async (id, done) => {
+      for (let i = 0; i < 200; i++) {
+        const task = await client.getTask(id)
+        if (done(task)) return task
+        await new Promise(resolve => setTimeout(resolve, 50))
+      }
+      throw new Error(`task ${id} did not get there`)
+    }
+    try {
+      const { task: started } = await client.startToolTask('build', { ms: 300 })
+      assert.equal(started.status, 'working')
+      const built = await until(started.taskId, t => t.status !== 'working')
+      assert.equal(built.result.content[0].text, 'built in 300 ms')
+
+      const { task: asking } = await client.startToolTask('confirm', {})
+      const waiting = await until(asking.taskId, t => t.status === 'input_required')
+      const key = Object.keys(waiting.inputRequests)[0]
+      await client.updateTask(asking.taskId, { [key]: { action: 'accept', content: { ok: true } } })
+      const answered = await until(asking.taskId, t => t.status === 'completed')
+      assert.equal(answered.result.content[0].text, 'answer: accept ok=true')
+
+      const { task: long } = await client.startToolTask('build', { ms: 60_000 })
+      await client.cancelTask(long.taskId)
+      assert.equal((await client.getTask(long.taskId)).status, 'cancelled')
+      for (let i = 0; i < 100 && !events.includes('build aborted'); i++) await new Promise(resolve => setTimeout(resolve, 50))
+      assert.ok(events.includes('build aborted'), String(events))
+      await assert.rejects(client.getTask('no-such-task'), e => e instanceof McpError && e.code === -32602)
+    } finally {
+      await client.close()
+      await server.close()
+    }
+  })
+}

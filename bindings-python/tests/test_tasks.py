@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import run
 
-from oxmcp import Client, Context, InvalidInput, McpError, Server
+from oxmcp import Client, Context, InvalidInput, McpError, Server, Task
 
 
 def task_server(events: list[str]) -> Server:
@@ -141,6 +141,63 @@ def test_an_escalating_tool_asks_inline_then_goes_on_as_a_task(era):
                 r = await client.call_tool("report", {"seconds": 0})
                 assert r.content[0].text == "report for Ada"
                 assert steps[-1] == "escalated=False", steps
+        finally:
+            await server.stop_http()
+    run(main())
+
+
+@pytest.mark.parametrize("era", ["session", "stateless"])
+def test_the_task_steps_start_get_update_and_cancel(era):
+    async def main() -> None:
+        events: list[str] = []
+        server = task_server(events)
+        url = await server.start_http("127.0.0.1", 0)
+
+        async def elicit(request: Any) -> dict[str, Any]:  # declares the capability; the steps answer themselves
+            raise AssertionError("update_task answers, not the callback")
+        try:
+            async with Client.http(url, era=era, elicitation=elicit) as client:
+                started = await client.start_tool_task("build", {"seconds": 0.3})
+                assert isinstance(started, Task) and started.status == "working", started
+                task = started
+                for _ in range(200):
+                    task = await client.get_task(started.task_id)
+                    if task.status != "working":
+                        break
+                    await asyncio.sleep(0.05)
+                assert task.status == "completed" and task.result is not None, task
+                assert task.result.content[0].text == "built in 0.3 s"
+
+                # A question becomes the task's input request, answered by key.
+                asking = await client.start_tool_task("confirm")
+                assert isinstance(asking, Task)
+                for _ in range(200):
+                    task = await client.get_task(asking.task_id)
+                    if task.status == "input_required":
+                        break
+                    await asyncio.sleep(0.05)
+                assert task.input_requests, task
+                key = next(iter(task.input_requests))
+                await client.update_task(asking.task_id, {key: {"action": "accept", "content": {"ok": True}}})
+                for _ in range(200):
+                    task = await client.get_task(asking.task_id)
+                    if task.status == "completed":
+                        break
+                    await asyncio.sleep(0.05)
+                assert task.result is not None and task.result.content[0].text == "answer: accept ok=True", task
+
+                long = await client.start_tool_task("build", {"seconds": 60})
+                assert isinstance(long, Task)
+                await client.cancel_task(long.task_id)
+                assert (await client.get_task(long.task_id)).status == "cancelled"
+                for _ in range(100):
+                    if "build cancelled" in events:
+                        break
+                    await asyncio.sleep(0.05)
+                assert "build cancelled" in events
+                with pytest.raises(McpError) as e:
+                    await client.get_task("no-such-task")
+                assert e.value.code == -32602
         finally:
             await server.stop_http()
     run(main())

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Interop tests: oxmcp against the official MCP SDKs (TypeScript and Python).
+# Interop tests: oxmcp against the official MCP SDKs (TypeScript, Python and Rust's rmcp).
 #
 #   bash tests/interop/run.sh        (from any directory)
 #
 # Installs what it needs into tests/interop (node_modules via npm ci, a Python venv at
-# .venv), builds the oxmcp CLI unless OXMCP_BIN points at one, then runs the tests with
-# node's built-in test runner. Re-runs skip installs whose inputs did not change.
+# .venv), builds the oxmcp CLI unless OXMCP_BIN points at one and the rmcp task server and
+# client of tests/interop/rmcp, then runs the tests with node's built-in test runner.
+# Re-runs skip installs whose inputs did not change.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -68,9 +69,18 @@ fi
 export OXMCP_BIN
 log "OXMCP_BIN=$OXMCP_BIN"
 
+# --- rmcp (the official Rust SDK): rmcp-task-server and rmcp-task-client ------------------
+# A crate of its own (its own Cargo.lock), built into the repository's target directory.
+need cargo
+rmcp_target="${CARGO_TARGET_DIR:-$REPO/target}"
+log "cargo build (tests/interop/rmcp) into $rmcp_target"
+(cd "$HERE/rmcp" && CARGO_TARGET_DIR="$rmcp_target" CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}" \
+  CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}" cargo build --quiet --locked)
+export RMCP_TASK_BIN_DIR="$rmcp_target/debug"
+
 # --- Tests ---------------------------------------------------------------------------------
 # TAP output ends with node's summary lines (# tests, # pass, # fail, ...).
 exec node --test --test-reporter=tap \
   ts_client.test.mjs oxmcp_client.test.mjs \
   ts_client_http.test.mjs oxmcp_client_http.test.mjs \
-  oauth.test.mjs
+  oauth.test.mjs rmcp_tasks.test.mjs

@@ -19,7 +19,7 @@ from ._model import McpObject
 from ._server import Message, Middleware, Request, Server
 # The results of the client's calls; their parts (content blocks, ...) are in oxmcp.types.
 from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, LoadedSkill, LogLevel, Prompt,
-                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Tool)
+                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Task, Tool)
 
 __version__ = _oxmcp.__version__
 
@@ -31,6 +31,6 @@ __all__ = [
     "Context", "EmbeddedResource", "Era", "GetPromptResult", "HandlerError", "HttpApp", "HttpOptions", "Image", "Implementation",
     "InvalidInput", "LoadedSkill", "LogLevel", "McpError", "McpObject", "Message", "Middleware", "OAuth", "Prompt", "ProtocolError",
     "ReadResourceResult", "Request", "RequestCancelled", "RequestTimeout", "Resource", "ResourceLink", "ResourceTemplate",
-    "Server", "ServerCapabilities", "Skill", "StdioOptions", "Text", "Tool", "ToolResult", "TransportError", "Unauthorized",
+    "Server", "ServerCapabilities", "Skill", "StdioOptions", "Task", "Text", "Tool", "ToolResult", "TransportError", "Unauthorized",
     "__version__", "types",
 ]

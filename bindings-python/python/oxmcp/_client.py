@@ -18,7 +18,8 @@ from ._auth import OAuth
 from ._errors import InvalidInput, ProtocolError
 from ._model import McpObject, wrap
 from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, InitializeResult, LoadedSkill,
-                    LogLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Tool)
+                    LogLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Task,
+                    Tool)
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
@@ -96,6 +97,7 @@ _READ = pydantic.TypeAdapter(ReadResourceResult)
 _PROMPTS = pydantic.TypeAdapter(list[Prompt])
 _GET_PROMPT = pydantic.TypeAdapter(GetPromptResult)
 _COMPLETE = pydantic.TypeAdapter(Completion)
+_TASK = pydantic.TypeAdapter(Task)
 _SKILLS = pydantic.TypeAdapter(list[Skill])
 _SKILL = pydantic.TypeAdapter(Skill)
 _LOADED_SKILL = pydantic.TypeAdapter(LoadedSkill)
@@ -357,6 +359,30 @@ class Client:
             return _parse(_CALL_TOOL, text, "tools/call")
         text = await self._request("tools/call", {"name": name, "arguments": dict(arguments or {})}, timeout, on_progress)
         return _parse(_CALL_TOOL, text, "tools/call")
+
+    async def start_tool_task(self, name: str, arguments: Optional[Mapping[str, Any]] = None) -> Union[Task, CallToolResult]:
+        """Starts a tool call the server may run as a task and returns at once: the
+        :class:`Task` to follow with :meth:`get_task` (keep its ``task_id``: it outlives
+        this connection), or the result when the server answered at once. The steps
+        :meth:`call_tool` with ``task=True`` takes for you."""
+        text = await self._native.call("tools/call start task", name, json.dumps(dict(arguments or {})))
+        started = json.loads(text or "{}")
+        if "task" in started:
+            return _parse(_TASK, json.dumps(started["task"]), "tools/call")
+        return _parse(_CALL_TOOL, json.dumps(started.get("result")), "tools/call")
+
+    async def get_task(self, task_id: str) -> Task:
+        """``tasks/get``: where the task stands, with its result, error or input requests."""
+        return _parse(_TASK, await self._native.call("tasks/get", task_id), "tasks/get")
+
+    async def update_task(self, task_id: str, responses: Mapping[str, Any]) -> None:
+        """``tasks/update``: answers the task's ``input_requests`` by key (each a result
+        of the request asked, e.g. ``{"action": "accept", "content": {...}}``)."""
+        await self._native.call("tasks/update", task_id, json.dumps(dict(responses)))
+
+    async def cancel_task(self, task_id: str) -> None:
+        """``tasks/cancel``: asks the task to stop (its handler sees the cancellation)."""
+        await self._native.call("tasks/cancel", task_id)
 
     async def list_resources(self) -> list[Resource]:
         """Every resource (all pages)."""

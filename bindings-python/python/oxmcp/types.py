@@ -208,6 +208,27 @@ class CallToolResult(McpModel):
     meta: Optional[dict[str, Any]] = Field(None, alias="_meta")
 
 
+#: Where a task stands.
+TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
+
+
+class Task(McpModel):
+    """A task (the tasks extension), as ``start_tool_task()`` and ``get_task()`` give it:
+    ``result`` once ``completed``, ``error`` (the JSON-RPC error) once ``failed``, and in
+    ``input_required`` the ``input_requests`` to answer with ``update_task()``."""
+
+    task_id: str
+    status: TaskStatus
+    status_message: Optional[str] = None
+    created_at: str
+    last_updated_at: str
+    ttl_ms: Optional[int] = None
+    poll_interval_ms: Optional[int] = None
+    result: Optional[CallToolResult] = None
+    error: Optional[dict[str, Any]] = None
+    input_requests: Optional[dict[str, Any]] = None
+
+
 # -- resources -----------------------------------------------------------------------------
 
 class Resource(McpModel):
@@ -365,6 +386,6 @@ __all__ = [
     "EmbeddedResource", "Era", "GetPromptResult", "Icon", "ImageContent", "Implementation", "InitializeResult",
     "LogLevel", "McpModel", "Prompt", "PromptArgument", "PromptMessage", "PromptsCapability", "ReadResourceResult",
     "Resource", "ResourceContents", "ResourceLink", "ResourceTemplate", "ResourcesCapability", "Role",
-    "ServerCapabilities", "Skill", "SkillResource", "LoadedSkill", "TextContent", "TextResourceContents", "Tool",
+    "ServerCapabilities", "Skill", "SkillResource", "LoadedSkill", "Task", "TaskStatus", "TextContent", "TextResourceContents", "Tool",
     "ToolAnnotations", "ToolsCapability", "UnknownContent",
 ]

@@ -282,6 +282,9 @@ pub async fn connect_in_memory(
     b.connect(ours).await
 }
 
+/// The op that starts a tool call the server may run as a task ([`Client::start_tool_task`]).
+pub const TOOLS_CALL_START_TASK: &str = "tools/call start task";
+
 /// The op that loads a skill ([`Client::load_skill`]).
 pub const SKILLS_LOAD: &str = "skills/load";
 /// The op that reads a file of a skill ([`Client::read_skill_file`]).
@@ -342,6 +345,10 @@ pub async fn call_tool_as_task(
 /// | `resources/directory/read` (every page: the children) | directory URI | |
 /// | `skills/load` (fetch `SKILL.md` and check it against the entry: `{skill, markdown}`) | SKILL.md URI | the held entry JSON (else `skills/get` fetches it) |
 /// | `skills/read` (a file the entry lists, checked: its bytes as a base64 JSON string) | path in the skill, or URI | the held entry JSON |
+/// | `tools/call start task` (the steps: `{"task": Task}` when the server runs it as a task, `{"result": CallToolResult}` when it answered at once) | tool name | arguments JSON |
+/// | `tasks/get` (the task, its result, error or input requests inlined) | task id | |
+/// | `tasks/update` (answers to its input requests) | task id | `{key: result}` JSON |
+/// | `tasks/cancel` | task id | |
 /// | `request` (any method) | method | params JSON |
 pub async fn call(
     client: &Client,
@@ -389,6 +396,18 @@ pub async fn call(
             out(client.complete(params).await?)
         }
         methods::LOGGING_SET_LEVEL => client.set_log_level(super::context::level(a)?).await.map(|()| None),
+        TOOLS_CALL_START_TASK => match client.start_tool_task(a, json(b, "arguments")?).await? {
+            crate::client::TaskStart::Task(task) => out(json!({ "task": task })),
+            crate::client::TaskStart::Done(result) => out(json!({ "result": result })),
+        },
+        methods::TASKS_GET => out(client.get_task(a).await?),
+        methods::TASKS_UPDATE => {
+            let Value::Object(responses) = json(b, "input responses")? else {
+                return Err(Error::new(ErrorKind::InvalidInput, "input responses must be a JSON object of results by key"));
+            };
+            client.update_task(a, responses).await.map(|()| None)
+        }
+        methods::TASKS_CANCEL => client.cancel_task(a).await.map(|()| None),
         methods::SKILLS_LIST => out(client.list_all_skills().await?),
         methods::SKILLS_GET => out(client.get_skill(a).await?),
         methods::RESOURCES_DIRECTORY_READ => {
