@@ -469,6 +469,62 @@ OxmcpStatus oxmcp_client_get_skill(const struct OxmcpClient *client,
                                    void *user_data,
                                    struct OxmcpRequest **out_request);
 
+// Starts a call of the tool `name` as a task and returns at once (the first of the task
+// steps, the tasks extension): `callback` gets `{"task": Task}` when the server runs it as
+// a task, or `{"result": CallToolResult}` when it answered at once. Nothing polls or answers
+// for the client: follow the task with oxmcp_client_get_task(), answer its input requests
+// with oxmcp_client_update_task(), cancel it with oxmcp_client_cancel_task().
+// `args_json` as in oxmcp_client_call_tool() (NULL / 0 for none).
+//
+// # Safety
+// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_start_tool_task(const struct OxmcpClient *client,
+                                         const char *name,
+                                         const uint8_t *args_json,
+                                         size_t args_len,
+                                         OxmcpCompletionFn callback,
+                                         void *user_data,
+                                         struct OxmcpRequest **out_request);
+
+// Gets the task `task_id` (`tasks/get`): `callback` gets the task (`taskId`, `status`
+// (`working`, `input_required`, `completed`, `failed`, `cancelled`), `statusMessage`,
+// `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`, and `result` / `error` /
+// `inputRequests` (the requests by key) as its status brings). An unknown task is the
+// JSON-RPC error -32602 (`OXMCP_STATUS_RPC`).
+//
+// # Safety
+// `client` is a live client; `task_id` is NUL-terminated; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_get_task(const struct OxmcpClient *client,
+                                  const char *task_id,
+                                  OxmcpCompletionFn callback,
+                                  void *user_data,
+                                  struct OxmcpRequest **out_request);
+
+// Answers input requests of the task `task_id` (`tasks/update`): `responses_json` is an
+// object of answers by the keys of the task's `inputRequests` (e.g.
+// `{"elicitation-1": {"action": "accept", "content": {...}}}`). `callback` gets `null`.
+//
+// # Safety
+// `client` is a live client; `task_id` is NUL-terminated; `responses_json` points to `responses_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_update_task(const struct OxmcpClient *client,
+                                     const char *task_id,
+                                     const uint8_t *responses_json,
+                                     size_t responses_len,
+                                     OxmcpCompletionFn callback,
+                                     void *user_data,
+                                     struct OxmcpRequest **out_request);
+
+// Cancels the task `task_id` (`tasks/cancel`): `callback` gets `null` once the server
+// took the cancel; oxmcp_client_get_task() then shows it `cancelled`.
+//
+// # Safety
+// `client` is a live client; `task_id` is NUL-terminated; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_cancel_task(const struct OxmcpClient *client,
+                                     const char *task_id,
+                                     OxmcpCompletionFn callback,
+                                     void *user_data,
+                                     struct OxmcpRequest **out_request);
+
 // Reads the directory resource at `uri` (`resources/directory/read`, e.g. a skill's root
 // `skill://git-workflow` or one of its subdirectories), following pagination cursors:
 // `callback` gets `{"resources": [...]}`, its direct children (a subdirectory has the

@@ -719,6 +719,104 @@ pub unsafe extern "C" fn oxmcp_client_get_skill(
     })
 }
 
+/// Starts a call of the tool `name` as a task and returns at once (the first of the task
+/// steps, the tasks extension): `callback` gets `{"task": Task}` when the server runs it as
+/// a task, or `{"result": CallToolResult}` when it answered at once. Nothing polls or answers
+/// for the client: follow the task with oxmcp_client_get_task(), answer its input requests
+/// with oxmcp_client_update_task(), cancel it with oxmcp_client_cancel_task().
+/// `args_json` as in oxmcp_client_call_tool() (NULL / 0 for none).
+///
+/// # Safety
+/// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_start_tool_task(
+    client: *const OxmcpClient,
+    name: *const c_char,
+    args_json: *const u8,
+    args_len: usize,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let name = str_arg(name, "name")?.to_owned();
+        json_arg(args_json, args_len, "args_json", Value::Null)?;
+        let args = opt_json_text(args_json, args_len, "args_json")?;
+        host_call(c, host::TOOLS_CALL_START_TASK, name, args, callback, user_data, out_request)
+    })
+}
+
+/// Gets the task `task_id` (`tasks/get`): `callback` gets the task (`taskId`, `status`
+/// (`working`, `input_required`, `completed`, `failed`, `cancelled`), `statusMessage`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`, and `result` / `error` /
+/// `inputRequests` (the requests by key) as its status brings). An unknown task is the
+/// JSON-RPC error -32602 (`OXMCP_STATUS_RPC`).
+///
+/// # Safety
+/// `client` is a live client; `task_id` is NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_get_task(
+    client: *const OxmcpClient,
+    task_id: *const c_char,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let id = str_arg(task_id, "task_id")?.to_owned();
+        host_call(c, methods::TASKS_GET, id, None, callback, user_data, out_request)
+    })
+}
+
+/// Answers input requests of the task `task_id` (`tasks/update`): `responses_json` is an
+/// object of answers by the keys of the task's `inputRequests` (e.g.
+/// `{"elicitation-1": {"action": "accept", "content": {...}}}`). `callback` gets `null`.
+///
+/// # Safety
+/// `client` is a live client; `task_id` is NUL-terminated; `responses_json` points to `responses_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_update_task(
+    client: *const OxmcpClient,
+    task_id: *const c_char,
+    responses_json: *const u8,
+    responses_len: usize,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let id = str_arg(task_id, "task_id")?.to_owned();
+        if !json_arg(responses_json, responses_len, "responses_json", Value::Null)?.is_object() {
+            return Err(invalid("responses_json must be a JSON object of answers by key"));
+        }
+        let responses = opt_json_text(responses_json, responses_len, "responses_json")?;
+        host_call(c, methods::TASKS_UPDATE, id, responses, callback, user_data, out_request)
+    })
+}
+
+/// Cancels the task `task_id` (`tasks/cancel`): `callback` gets `null` once the server
+/// took the cancel; oxmcp_client_get_task() then shows it `cancelled`.
+///
+/// # Safety
+/// `client` is a live client; `task_id` is NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_cancel_task(
+    client: *const OxmcpClient,
+    task_id: *const c_char,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let id = str_arg(task_id, "task_id")?.to_owned();
+        host_call(c, methods::TASKS_CANCEL, id, None, callback, user_data, out_request)
+    })
+}
+
 /// Reads the directory resource at `uri` (`resources/directory/read`, e.g. a skill's root
 /// `skill://git-workflow` or one of its subdirectories), following pagination cursors:
 /// `callback` gets `{"resources": [...]}`, its direct children (a subdirectory has the

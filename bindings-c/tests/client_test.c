@@ -15,7 +15,8 @@
  * settled era and the connect result's protocol version), connect, lists, tool calls (text, isError, JSON-RPC errors with codes), resources,
  * prompts, progress and log notifications, real cancellation (the server's handler logs
  * that it saw the cancel), exactly-once completions, argument errors through
- * oxmcp_last_error(), tasks (a call the server runs as a task, and its cancel), NULL frees,
+ * oxmcp_last_error(), tasks (a call the server runs as a task, and its cancel; the task steps: start, get,
+ * update with an input request answered by key, cancel), NULL frees,
  * and a runtime shutdown with a request in flight.
  * Ends with "N passed, M failed".
  */
@@ -220,6 +221,104 @@ static void test_tasks(OxmcpClient *client) {
     CHECK(oxmcp_request_cancel(c.req) == OXMCP_STATUS_OK, "cancel the wait");
     CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_CANCELLED, "the wait ends cancelled (%s)", oxmcp_status_name(c.status));
   }
+  call_done(&c);
+}
+
+/* Copies the string after `"<field>":"` in `json` (or the first key of the object after
+ * `"<field>":{"`) into out; 0 when absent. */
+static int json_field_text(const char *json, const char *prefix, char *out, size_t n) {
+  const char *p = json ? strstr(json, prefix) : NULL;
+  if (!p) return 0;
+  p += strlen(prefix);
+  size_t i = 0;
+  while (p[i] && p[i] != '"' && i + 1 < n) {
+    out[i] = p[i];
+    i++;
+  }
+  out[i] = 0;
+  return i > 0;
+}
+
+/* oxmcp_client_get_task() until the status is `until` (or a failure, or 10 s);
+ * leaves the last task JSON in c (to call_done). */
+static void poll_task(OxmcpClient *client, const char *id, const char *until, Call *c) {
+  char want[64];
+  snprintf(want, sizeof want, "\"status\":\"%s\"", until);
+  for (int i = 0; i < 200; i++) {
+    call_init(c);
+    OxmcpStatus st = oxmcp_client_get_task(client, id, on_complete, c, NULL);
+    if (st != OXMCP_STATUS_OK || call_wait(c) != 1 || c->status != OXMCP_STATUS_OK) return;
+    if (strstr(c->json, want)) return;
+    call_done(c);
+    sleep_ms(50);
+  }
+  call_init(c);
+}
+
+/* The task steps: start a task and follow it with get, answer its input request with update,
+ * cancel one; nothing polls or answers for the client. */
+static void test_task_steps(OxmcpClient *client) {
+  Call c;
+  char id[128] = "", key[128] = "";
+  call_init(&c);
+  const char *args = "{\"seconds\":1,\"label\":\"c-steps\"}";
+  OxmcpStatus st = oxmcp_client_start_tool_task(client, "slow_compute", (const uint8_t *)args, strlen(args), on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_OK && call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK, "start_tool_task: %s",
+        c.json ? c.json : last_message());
+  CHECK(c.json && strstr(c.json, "{\"task\":") && strstr(c.json, "\"status\":\"working\"") &&
+            json_field_text(c.json, "\"taskId\":\"", id, sizeof id),
+        "a task, working: %s", c.json ? c.json : c.message);
+  call_done(&c);
+  poll_task(client, id, "completed", &c);
+  CHECK(c.json && strstr(c.json, "\"status\":\"completed\"") && strstr(c.json, "c-steps: computed in 1 s"),
+        "get_task until completed, with the result: %s", c.json ? c.json : c.message);
+  call_done(&c);
+
+  /* A question becomes the task's input request, answered by key. */
+  call_init(&c);
+  args = "{\"filename\":\"c.txt\"}";
+  st = oxmcp_client_start_tool_task(client, "confirm_delete", (const uint8_t *)args, strlen(args), on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_OK && call_wait(&c) == 1 && json_field_text(c.json, "\"taskId\":\"", id, sizeof id),
+        "confirm_delete started as a task: %s", c.json ? c.json : c.message);
+  call_done(&c);
+  poll_task(client, id, "input_required", &c);
+  CHECK(json_field_text(c.json, "\"inputRequests\":{\"", key, sizeof key), "input_required with an input request: %s",
+        c.json ? c.json : c.message);
+  call_done(&c);
+  char answer[256];
+  snprintf(answer, sizeof answer, "{\"%s\":{\"action\":\"accept\",\"content\":{\"confirm\":true}}}", key);
+  call_init(&c);
+  st = oxmcp_client_update_task(client, id, (const uint8_t *)answer, strlen(answer), on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_OK && call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK, "update_task answered %s: %s", key,
+        c.message ? c.message : "");
+  call_done(&c);
+  poll_task(client, id, "completed", &c);
+  CHECK(c.json && strstr(c.json, "deleted c.txt"), "the answer reached the tool: %s", c.json ? c.json : c.message);
+  call_done(&c);
+  CHECK(oxmcp_client_update_task(client, id, (const uint8_t *)"[]", 2, on_complete, &c, NULL) == OXMCP_STATUS_INVALID_INPUT,
+        "update_task refuses responses that are not an object");
+
+  /* Cancel a long one. */
+  call_init(&c);
+  args = "{\"seconds\":60}";
+  st = oxmcp_client_start_tool_task(client, "slow_compute", (const uint8_t *)args, strlen(args), on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_OK && call_wait(&c) == 1 && json_field_text(c.json, "\"taskId\":\"", id, sizeof id),
+        "a long task started: %s", c.json ? c.json : c.message);
+  call_done(&c);
+  call_init(&c);
+  st = oxmcp_client_cancel_task(client, id, on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_OK && call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK, "cancel_task: %s", c.message ? c.message : "");
+  call_done(&c);
+  call_init(&c);
+  st = oxmcp_client_get_task(client, id, on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_OK && call_wait(&c) == 1 && c.json && strstr(c.json, "\"status\":\"cancelled\""),
+        "get_task after the cancel: %s", c.json ? c.json : c.message);
+  call_done(&c);
+
+  call_init(&c);
+  st = oxmcp_client_get_task(client, "no-such-task", on_complete, &c, NULL);
+  CHECK(st == OXMCP_STATUS_OK && call_wait(&c) == 1 && c.status == OXMCP_STATUS_RPC && c.has_code && c.code == -32602,
+        "an unknown task is -32602 (%s %lld)", oxmcp_status_name(c.status), (long long)c.code);
   call_done(&c);
 }
 
@@ -558,6 +657,7 @@ int main(int argc, char **argv) {
     test_calls(client);
     test_cancellation(client, stdio || strcmp(settled, "session") == 0);
     test_tasks(client);
+    test_task_steps(client);
     test_client_answers(client, settled);
     CHECK(oxmcp_client_on_request(client, "roots", on_server_request, NULL) == OXMCP_STATUS_INVALID_INPUT,
           "the request callback cannot change once connected");

@@ -280,6 +280,54 @@ namespace OxMcp
                 cancellationToken, onProgress);
         }
 
+        /// <summary>
+        /// Starts a call of a tool as a task and resolves at once (the task steps, taken by the
+        /// caller): <c>{"task": Task}</c> JSON when the server runs it as a task, or
+        /// <c>{"result": CallToolResult}</c> when it answered at once. Nothing polls or answers
+        /// for the client: follow it with <see cref="GetTaskAsync"/>, answer its input requests
+        /// with <see cref="UpdateTaskAsync"/>, cancel it with <see cref="CancelTaskAsync"/>.
+        /// </summary>
+        /// <param name="name">The tool.</param>
+        /// <param name="argumentsJson">A JSON object, or null.</param>
+        /// <param name="cancellationToken">Cancels the start request (not the task).</param>
+        public Task<string> StartToolTaskAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            byte[] args = Native.Bytes(argumentsJson);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_start_tool_task(_handle, Native.Z(name), args, Native.Len(args), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>
+        /// The task <paramref name="taskId"/> (<c>tasks/get</c>) as JSON: <c>taskId</c>,
+        /// <c>status</c> (<c>working</c>, <c>input_required</c>, <c>completed</c>, <c>failed</c>,
+        /// <c>cancelled</c>), <c>statusMessage</c>, <c>createdAt</c>, <c>lastUpdatedAt</c>,
+        /// <c>ttlMs</c>, <c>pollIntervalMs</c>, and <c>result</c> / <c>error</c> /
+        /// <c>inputRequests</c> (by key) as its status brings. An unknown task throws
+        /// <see cref="McpException"/> with the code -32602.
+        /// </summary>
+        public Task<string> GetTaskAsync(string taskId, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_get_task(_handle, Native.Z(taskId), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>
+        /// Answers input requests of the task <paramref name="taskId"/> (<c>tasks/update</c>):
+        /// <paramref name="responsesJson"/> is a JSON object of answers by the keys of its
+        /// <c>inputRequests</c>, e.g. <c>{"elicitation-1": {"action": "accept", "content": {...}}}</c>.
+        /// </summary>
+        public Task UpdateTaskAsync(string taskId, string responsesJson, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            byte[] responses = Native.Bytes(responsesJson);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_update_task(_handle, Native.Z(taskId), responses, Native.Len(responses), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>Cancels the task <paramref name="taskId"/> (<c>tasks/cancel</c>); <see cref="GetTaskAsync"/> then shows it <c>cancelled</c>.</summary>
+        public Task CancelTaskAsync(string taskId, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_cancel_task(_handle, Native.Z(taskId), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
         /// <summary>Sends any request; resolves to its result JSON.</summary>
         public Task<string> RequestAsync(string method, string paramsJson = null, CancellationToken cancellationToken = default(CancellationToken),
             Action<McpProgress> onProgress = null, TimeSpan? timeout = null)

@@ -88,6 +88,10 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_http(ClientHandle client, byte[] url, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_call_tool(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_call_tool_as_task(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_start_tool_task(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_get_task(ClientHandle client, byte[] taskId, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_update_task(ClientHandle client, byte[] taskId, byte[] responsesJson, UIntPtr responsesLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_cancel_task(ClientHandle client, byte[] taskId, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_request(ClientHandle client, byte[] method, byte[] paramsJson, UIntPtr paramsLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_list(ClientHandle client, int what, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_read_resource(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);

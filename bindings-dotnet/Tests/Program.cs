@@ -138,6 +138,8 @@ internal static class Program
             await EverythingTests("http", era, () => McpClient.ConnectHttpAsync(everythingUrl, onNotification: OnLog, era: era));
             await TaskTests("stdio", era, () => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: era));
             await TaskTests("http", era, () => McpClient.ConnectHttpAsync(everythingUrl, era: era));
+            await TaskStepTests("stdio", era, h => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: era, handlers: h));
+            await TaskStepTests("http", era, h => McpClient.ConnectHttpAsync(everythingUrl, era: era, handlers: h));
         }
         foreach (string era in Eras)
             await ClientHandlerTests(era, handlers => McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }, era: era, handlers: handlers));
@@ -327,6 +329,67 @@ internal static class Program
             Check(after.Contains("Hello, again!"), t + "the client still works after the cancel: " + after);
             await client.CloseAsync();
         }
+    }
+
+    /// <summary>
+    /// The task steps, taken by the caller: StartToolTaskAsync then GetTaskAsync until
+    /// completed; a question becomes the task's input request, answered by key with
+    /// UpdateTaskAsync; CancelTaskAsync cancels a long one; an unknown task is -32602. The
+    /// elicitation handler only declares the capability: the steps answer, not it.
+    /// </summary>
+    private static async Task TaskStepTests(string transport, string era, Func<McpClientHandlers, Task<McpClient>> connect)
+    {
+        string t = "[task steps/" + transport + "/" + era + "] ";
+        int asked = 0;
+        var handlers = new McpClientHandlers
+        {
+            Elicitation = (p, ct) => { Interlocked.Increment(ref asked); return Task.FromResult("{\"action\":\"decline\"}"); },
+        };
+        using (McpClient client = await connect(handlers))
+        {
+            var started = (Dictionary<string, object>)MiniJson.Parse(await client.StartToolTaskAsync("slow_compute", "{\"seconds\":1,\"label\":\"cs-steps\"}"));
+            var task = started.ContainsKey("task") ? (Dictionary<string, object>)started["task"] : null;
+            Check(task != null && (string)task["status"] == "working", t + "StartToolTaskAsync: a task, working");
+            string id = task == null ? "none" : (string)task["taskId"];
+            task = await PollTask(client, id, "completed");
+            Check((string)task["status"] == "completed" && MiniJson.Write(task["result"]).Contains("cs-steps: computed in 1 s"),
+                t + "GetTaskAsync until completed, with the result: " + MiniJson.Write(task));
+
+            started = (Dictionary<string, object>)MiniJson.Parse(await client.StartToolTaskAsync("confirm_delete", "{\"filename\":\"cs.txt\"}"));
+            id = started.ContainsKey("task") ? (string)((Dictionary<string, object>)started["task"])["taskId"] : "none";
+            task = await PollTask(client, id, "input_required");
+            var requests = task.ContainsKey("inputRequests") ? (Dictionary<string, object>)task["inputRequests"] : new Dictionary<string, object>();
+            Check((string)task["status"] == "input_required" && requests.Count > 0, t + "input_required with an input request: " + MiniJson.Write(task));
+            string key = requests.Keys.FirstOrDefault() ?? "none";
+            await client.UpdateTaskAsync(id, "{" + MiniJson.Write(key) + ":{\"action\":\"accept\",\"content\":{\"confirm\":true}}}");
+            task = await PollTask(client, id, "completed");
+            Check(task.ContainsKey("result") && MiniJson.Write(task["result"]).Contains("deleted cs.txt"),
+                t + "UpdateTaskAsync's answer reached the tool: " + MiniJson.Write(task));
+            Check(Volatile.Read(ref asked) == 0, t + "the elicitation handler was not asked");
+
+            started = (Dictionary<string, object>)MiniJson.Parse(await client.StartToolTaskAsync("slow_compute", "{\"seconds\":60}"));
+            id = started.ContainsKey("task") ? (string)((Dictionary<string, object>)started["task"])["taskId"] : "none";
+            await client.CancelTaskAsync(id);
+            task = (Dictionary<string, object>)MiniJson.Parse(await client.GetTaskAsync(id));
+            Check((string)task["status"] == "cancelled", t + "GetTaskAsync after CancelTaskAsync: cancelled");
+
+            await Expect<McpException>(() => client.GetTaskAsync("no-such-task"),
+                e => e.Status == McpStatus.Rpc && e.Code == -32602, t + "an unknown task: McpException with code -32602");
+            await client.CloseAsync();
+        }
+    }
+
+    /// <summary>GetTaskAsync until the task's status is <paramref name="until"/> (or 10 s).</summary>
+    private static async Task<Dictionary<string, object>> PollTask(McpClient client, string id, string until)
+    {
+        Dictionary<string, object> task = null;
+        for (int i = 0; i < 200; i++)
+        {
+            task = (Dictionary<string, object>)MiniJson.Parse(await client.GetTaskAsync(id));
+            if ((string)task["status"] == until) break;
+            await Task.Delay(50);
+        }
+        return task;
     }
 
     /// <summary>A C# client and a C# server in one process over Streamable HTTP: cancellation both ways.</summary>

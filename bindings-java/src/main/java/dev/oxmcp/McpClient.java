@@ -531,6 +531,57 @@ public final class McpClient implements AutoCloseable {
     }
 
     /**
+     * Starts a call of a tool as a task and completes at once (the task steps, taken by the
+     * caller): nothing polls or answers for this client. Follow the task with
+     * {@link #getTask}, answer its input requests with {@link #updateTask}, cancel it with
+     * {@link #cancelTask}.
+     *
+     * @param name the tool
+     * @param argumentsJson its arguments as a JSON object (or null)
+     * @return {@code {"task": Task}} JSON when the server runs it as a task, or
+     *     {@code {"result": CallToolResult}} when it answered at once
+     */
+    public CompletableFuture<String> startToolTask(String name, String argumentsJson) {
+        return call("tools/call start task", name, argumentsJson, null);
+    }
+
+    /**
+     * A task ({@code tasks/get}); an unknown task fails with the JSON-RPC error -32602.
+     *
+     * @param taskId the task
+     * @return the task JSON: {@code taskId}, {@code status} ({@code working},
+     *     {@code input_required}, {@code completed}, {@code failed}, {@code cancelled}),
+     *     {@code statusMessage}, {@code createdAt}, {@code lastUpdatedAt}, {@code ttlMs},
+     *     {@code pollIntervalMs}, and {@code result} / {@code error} / {@code inputRequests}
+     *     (by key) as its status brings
+     */
+    public CompletableFuture<String> getTask(String taskId) {
+        return call("tasks/get", taskId, null, null);
+    }
+
+    /**
+     * Answers input requests of a task ({@code tasks/update}).
+     *
+     * @param taskId the task
+     * @param responsesJson a JSON object of answers by the keys of its {@code inputRequests},
+     *     e.g. {@code {"elicitation-1": {"action": "accept", "content": {...}}}}
+     * @return completes when the server took the answers
+     */
+    public CompletableFuture<Void> updateTask(String taskId, String responsesJson) {
+        return call("tasks/update", taskId, responsesJson, null).thenApply(x -> null);
+    }
+
+    /**
+     * Cancels a task ({@code tasks/cancel}); {@link #getTask} then shows it {@code cancelled}.
+     *
+     * @param taskId the task
+     * @return completes when the server took the cancel
+     */
+    public CompletableFuture<Void> cancelTask(String taskId) {
+        return callVoid("tasks/cancel", taskId);
+    }
+
+    /**
      * @param uri the resource
      * @return the {@code ReadResourceResult} JSON
      */

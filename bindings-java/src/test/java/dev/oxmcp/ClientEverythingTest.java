@@ -273,6 +273,60 @@ class ClientEverythingTest {
         }
     }
 
+    /**
+     * The task steps, taken by the caller: startToolTask then getTask until completed; a
+     * question becomes the task's input request, answered by key with updateTask (the
+     * elicitation handler only declares the capability); cancelTask cancels a long one; an
+     * unknown task is -32602. Both eras.
+     */
+    @Test
+    void theTaskSteps() throws Exception {
+        for (String era : List.of("session", "stateless")) {
+            List<String> asked = new CopyOnWriteArrayList<>();
+            McpClient.Options options = McpClient.Options.http(httpUrl).era(era).onElicitation((params, ctx) -> {
+                asked.add(params);
+                return CompletableFuture.completedFuture("{\"action\":\"decline\"}");
+            });
+            try (McpClient c = McpClient.connect(options).get(30, TimeUnit.SECONDS)) {
+                JsonNode started = Support.json(c.startToolTask("slow_compute", "{\"seconds\":1,\"label\":\"java-steps\"}").get(30, TimeUnit.SECONDS));
+                assertEquals("working", started.path("task").path("status").asText(), era + ": " + started);
+                String id = started.path("task").path("taskId").asText();
+                JsonNode task = pollTask(c, id, "completed");
+                assertEquals("java-steps: computed in 1 s", task.path("result").path("content").path(0).path("text").asText(), era + ": " + task);
+
+                String asking = Support.json(c.startToolTask("confirm_delete", "{\"filename\":\"java.txt\"}").get(30, TimeUnit.SECONDS))
+                        .path("task").path("taskId").asText();
+                task = pollTask(c, asking, "input_required");
+                assertTrue(task.path("inputRequests").size() > 0, era + ": " + task);
+                String key = task.path("inputRequests").fieldNames().next();
+                c.updateTask(asking, "{" + Json.quote(key) + ":{\"action\":\"accept\",\"content\":{\"confirm\":true}}}").get(30, TimeUnit.SECONDS);
+                task = pollTask(c, asking, "completed");
+                assertEquals("deleted java.txt", task.path("result").path("content").path(0).path("text").asText(), era + ": " + task);
+                assertEquals(List.of(), asked, era);
+
+                String long_ = Support.json(c.startToolTask("slow_compute", "{\"seconds\":60}").get(30, TimeUnit.SECONDS))
+                        .path("task").path("taskId").asText();
+                c.cancelTask(long_).get(30, TimeUnit.SECONDS);
+                assertEquals("cancelled", Support.json(c.getTask(long_).get(30, TimeUnit.SECONDS)).path("status").asText(), era);
+
+                assertEquals(-32602L, failure(c.getTask("no-such-task")).code(), era);
+            }
+        }
+    }
+
+    /** getTask until the task's status is {@code until} (or 10 s). */
+    static JsonNode pollTask(McpClient c, String id, String until) throws Exception {
+        JsonNode task = null;
+        for (int i = 0; i < 200; i++) {
+            task = Support.json(c.getTask(id).get(30, TimeUnit.SECONDS));
+            if (until.equals(task.path("status").asText())) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        return task;
+    }
+
     @Test
     void httpCancellationAndTimeouts() throws Exception {
         try (McpClient c = McpClient.connect(http()).get(30, TimeUnit.SECONDS)) {
