@@ -57,20 +57,32 @@ impl SkillBundle {
     pub fn from_dir(skill_path: impl Into<String>, dir: &Path) -> Result<Self> {
         let mut bundle = SkillBundle::new(skill_path);
         let mut pending = vec![dir.to_path_buf()];
+        let mut total = 0u64;
         while let Some(at) = pending.pop() {
             for entry in std::fs::read_dir(&at).map_err(|e| io_error(&at, e))? {
-                let path = entry.map_err(|e| io_error(&at, e))?.path();
-                // Symlinks are followed like the files they name; a loop ends at the limits.
-                if path.is_dir() {
+                let entry = entry.map_err(|e| io_error(&at, e))?;
+                let path = entry.path();
+                // Real directories only: a symlinked one could make a loop with no file in it.
+                if entry.file_type().map_err(|e| io_error(&path, e))?.is_dir() {
                     pending.push(path);
-                } else {
-                    let relative = path.strip_prefix(dir).expect("under dir").to_string_lossy().replace('\\', "/");
-                    let bytes = std::fs::read(&path).map_err(|e| io_error(&path, e))?;
-                    bundle.files.insert(relative, bytes);
+                    continue;
                 }
-                if bundle.files.len() > MAX_SKILL_FILES {
-                    return Err(invalid(format!("{} holds more than {MAX_SKILL_FILES} files", dir.display())));
+                // Regular files, or symlinks to them (a FIFO would block the read forever).
+                let meta = std::fs::metadata(&path).map_err(|e| io_error(&path, e))?;
+                if !meta.is_file() {
+                    continue;
                 }
+                // The limits before the bytes: a huge file is refused unread.
+                total += meta.len();
+                if bundle.files.len() >= MAX_SKILL_FILES || total > MAX_SKILL_BYTES {
+                    return Err(invalid(format!(
+                        "{} holds more than {MAX_SKILL_FILES} files or {MAX_SKILL_BYTES} bytes",
+                        dir.display()
+                    )));
+                }
+                let relative = path.strip_prefix(dir).expect("under dir").to_string_lossy().replace('\\', "/");
+                let bytes = std::fs::read(&path).map_err(|e| io_error(&path, e))?;
+                bundle.files.insert(relative, bytes);
             }
         }
         Ok(bundle)
@@ -87,9 +99,10 @@ impl SkillBundle {
                 found.push(SkillBundle::from_dir(relative, &at)?);
             }
             for entry in std::fs::read_dir(&at).map_err(|e| io_error(&at, e))? {
-                let path = entry.map_err(|e| io_error(&at, e))?.path();
-                if path.is_dir() {
-                    pending.push(path);
+                let entry = entry.map_err(|e| io_error(&at, e))?;
+                // Real directories only, as in from_dir: no symlink loops.
+                if entry.file_type().map_err(|e| io_error(&at, e))?.is_dir() {
+                    pending.push(entry.path());
                 }
             }
         }
@@ -330,6 +343,29 @@ mod tests {
         assert_eq!(names("skill://acme/refunds/t/a"), [("x.md".to_string(), "text/markdown".to_string())]);
         assert!(catalog.directory("skill://acme/refunds/SKILL.md").is_none());
         assert_eq!(catalog.manifests().map(|r| r.description.unwrap()).collect::<Vec<_>>(), ["Refund requests"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_with_a_symlink_loop_and_a_fifo_is_read_without_hanging() {
+        let root = std::env::temp_dir().join(format!("oxmcp-skill-loop-{}", std::process::id()));
+        let skill = root.join("refunds");
+        std::fs::create_dir_all(skill.join("empty")).unwrap();
+        std::fs::write(skill.join("SKILL.md"), MD).unwrap();
+        // A loop with no file in it, and a FIFO nobody writes: neither may hang the walk.
+        std::os::unix::fs::symlink(&skill, skill.join("empty/back")).unwrap();
+        let fifo = std::ffi::CString::new(skill.join("pipe").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let walked = root.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(SkillBundle::all_in_dir(&walked).map(|b| b.len()));
+        });
+        let found = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the walk ended");
+        assert_eq!(found.unwrap(), 1);
+        let bundle = SkillBundle::from_dir("refunds", &skill).unwrap();
+        assert_eq!(bundle.files.keys().collect::<Vec<_>>(), ["SKILL.md"]);
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
