@@ -98,6 +98,8 @@ async fn a_served_directory_of_skills_is_listed_described_and_read_in_both_eras(
             }
         }
         assert_eq!(children.len(), 3, "{children:?}");
+        let all = client.read_all_directory("skill://pdf-processing").await.unwrap();
+        assert_eq!(all.iter().map(|r| (r.name.clone(), r.mime_type.clone())).collect::<Vec<_>>(), children);
         assert!(children.contains(&("references".into(), Some(DIRECTORY_MIME_TYPE.into()))), "{children:?}");
         let mut page = client.read_directory("skill://acme", None).await.unwrap();
         assert_eq!(page.resources[0].uri, "skill://acme/billing");

@@ -105,6 +105,13 @@ impl Client {
         self.typed(methods::RESOURCES_DIRECTORY_READ, &params, RequestOptions::default()).await
     }
 
+    /// Every child of a directory resource, following `nextCursor` (a server repeating a
+    /// cursor is a protocol error, not an endless walk).
+    pub async fn read_all_directory(&self, uri: &str) -> Result<Vec<crate::protocol::Resource>> {
+        self.all_pages(|c| async move { self.read_directory(uri, c.as_deref()).await.map(|r| (r.resources, r.next_cursor)) })
+            .await
+    }
+
     /// Fetches the skill's `SKILL.md` and checks it against `skill`: its size and digest
     /// (unless the entry is `"dynamic"`) and its frontmatter, field by field. Any mismatch
     /// is a [`ErrorKind::Protocol`] error and the content is not returned; refresh the

@@ -410,18 +410,7 @@ pub async fn call(
         methods::TASKS_CANCEL => client.cancel_task(a).await.map(|()| None),
         methods::SKILLS_LIST => out(client.list_all_skills().await?),
         methods::SKILLS_GET => out(client.get_skill(a).await?),
-        methods::RESOURCES_DIRECTORY_READ => {
-            let mut children = Vec::new();
-            let mut cursor: Option<String> = None;
-            loop {
-                let page = client.read_directory(a, cursor.as_deref()).await?;
-                children.extend(page.resources);
-                match page.next_cursor {
-                    Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                    _ => break out(children),
-                }
-            }
-        }
+        methods::RESOURCES_DIRECTORY_READ => out(client.read_all_directory(a).await?),
         SKILLS_LOAD => {
             let skill = match json(b, "skill entry")? {
                 Value::Null => client.get_skill(a).await?,
