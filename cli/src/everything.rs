@@ -30,7 +30,14 @@ fn embedded_text(uri: &str, text: &str) -> ContentBlock {
 
 /// The everything server.
 pub fn server() -> Server {
+    server_with(Default::default())
+}
+
+/// [`server`] with these settings (e.g. the `requestState` key a scaled-out deployment
+/// shares).
+pub fn server_with(config: oxmcp::server::ServerConfig) -> Server {
     let b = Server::builder("oxmcp-everything", env!("CARGO_PKG_VERSION"))
+        .config(config)
         .instructions("A test server: every MCP feature with the conformance suite's fixture names.");
     let b = tools(b);
     let b = resources(b);

@@ -39,6 +39,10 @@ enum Command {
         /// With --http: answer with JSON bodies instead of SSE streams.
         #[arg(long, requires = "http")]
         json_response: bool,
+        /// With --http: share sessions, streams and keys with every node using this store
+        /// (`redis://HOST:PORT`), so that nodes behind a load balancer act as one server.
+        #[arg(long, requires = "http", value_name = "URL")]
+        redis: Option<String>,
         /// With --stdio: add a `crash` tool that ends the process (for fault-handling tests).
         #[arg(long, requires = "stdio")]
         with_crash_tool: bool,
@@ -250,13 +254,27 @@ impl Interrupts {
     }
 }
 
+/// The shared store `--redis` names, connected.
+async fn shared_store(url: Option<&str>) -> Result<Option<std::sync::Arc<dyn oxmcp::store::SharedStore>>> {
+    let Some(url) = url else { return Ok(None) };
+    let store = oxmcp::store::connect(url).await.with_context(|| format!("cannot use the shared store at {url}"))?;
+    Ok(Some(store))
+}
+
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::EverythingServer { stdio, http, stateless, json_response, with_crash_tool, serve_auth } => {
+        Command::EverythingServer { stdio, http, stateless, json_response, redis, with_crash_tool, serve_auth } => {
             if !stdio && http.is_none() {
                 bail!("choose a transport: --stdio or --http ADDR");
             }
-            let server = oxmcp_cli::everything::server();
+            let store = shared_store(redis.as_deref()).await?;
+            let mut server_config = oxmcp::server::ServerConfig::default();
+            if let Some(store) = &store {
+                // Every node seals and opens requestState with the same key.
+                let key = store.shared_secret("request-state").await?;
+                server_config.state_key = Some(oxmcp::server::StateKey::from_bytes(key));
+            }
+            let server = oxmcp_cli::everything::server_with(server_config);
             let ticker = server.clone();
             // Subscribers of test://watched-resource hear about an update every few seconds.
             tokio::spawn(async move {
@@ -266,7 +284,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 }
             });
             if let Some(addr) = http {
-                let mut config = HttpServerConfig { bind: addr, stateless, json_response, ..Default::default() };
+                let mut config = HttpServerConfig { bind: addr, stateless, json_response, store, ..Default::default() };
                 config.auth = serve_auth.resource(addr)?;
                 if config.auth.is_some() {
                     oxmcp_cli::everything::add_whoami_tool(&server);

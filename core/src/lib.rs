@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod schema;
 pub mod server;
 pub mod session;
+pub mod store;
 pub mod transport;
 
 pub use error::{Error, ErrorKind, Result};

@@ -202,8 +202,17 @@ function startOnce({ name, command, args, env, ready, timeoutMs, port }) {
   });
 }
 
-/** `oxmcp everything-server --http 127.0.0.1:PORT [extra...]`; resolves a startHttpServer handle with .url. */
+/**
+ * `oxmcp everything-server --http 127.0.0.1:PORT [extra...]`; resolves a startHttpServer handle with .url.
+ * With OXMCP_CLUSTER_URL set (tests/scaleout/run.sh), the default server is that cluster's
+ * load balancer instead: several `--redis` nodes that must act as this one server.
+ */
 export async function startOxmcpHttp(extra = []) {
+  const cluster = process.env.OXMCP_CLUSTER_URL;
+  if (cluster && extra.length === 0) {
+    const base = new URL(cluster);
+    return { url: `${base.origin}/mcp`, sseUrl: `${base.origin}/sse`, port: Number(base.port), stop: async () => {} };
+  }
   const server = await startHttpServer({
     name: `oxmcp everything-server --http ${extra.join(' ')}`.trim(),
     command: oxmcpBin(),

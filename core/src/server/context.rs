@@ -22,6 +22,8 @@ pub struct ClientState {
     /// The minimum level sent to the client; `u8::MAX` until `logging/setLevel` (send all).
     pub(crate) log_level: AtomicU8,
     pub(crate) subscriptions: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// Where this state is kept for other server nodes (a shared HTTP server), if anywhere.
+    pub(crate) saver: Option<crate::store::StateSaver>,
 }
 
 /// A `log_level` above every level: send no log messages.
@@ -39,6 +41,45 @@ impl ClientState {
         let state = Self { log_level: AtomicU8::new(meta.log_level.map_or(SILENT, |l| l as u8)), ..Default::default() };
         let _ = state.info.set((info, meta.capabilities.clone()));
         state
+    }
+
+    /// What another node needs to serve this client: see [`ClientState::restore`].
+    pub(crate) fn snapshot(&self, version: Option<ProtocolVersion>) -> Value {
+        let (info, caps) = self.info.get().cloned().unzip();
+        let mut subscriptions: Vec<String> = self.subscriptions.lock().unwrap().iter().cloned().collect();
+        subscriptions.sort();
+        json!({
+            "protocolVersion": version.map(|v| v.as_str()),
+            "clientInfo": info,
+            "capabilities": caps,
+            "logLevel": self.log_level.load(Ordering::Relaxed),
+            "subscriptions": subscriptions,
+        })
+    }
+
+    /// Takes on a snapshot another node saved: the client it names (once), its log level
+    /// and subscriptions. Returns the negotiated version it names. A snapshot that does
+    /// not parse changes nothing.
+    pub(crate) fn restore(&self, state: &Value) -> Option<ProtocolVersion> {
+        if let (Some(info), Some(caps)) = (state.get("clientInfo"), state.get("capabilities")) {
+            if let (Ok(info), Ok(caps)) = (serde_json::from_value(info.clone()), serde_json::from_value(caps.clone())) {
+                let _ = self.info.set((info, caps));
+            }
+        }
+        if let Some(level) = state.get("logLevel").and_then(Value::as_u64).and_then(|l| u8::try_from(l).ok()) {
+            self.log_level.store(level, Ordering::Relaxed);
+        }
+        if let Some(subs) = state.get("subscriptions").and_then(Value::as_array) {
+            *self.subscriptions.lock().unwrap() = subs.iter().filter_map(Value::as_str).map(String::from).collect();
+        }
+        state.get("protocolVersion").and_then(Value::as_str).and_then(ProtocolVersion::parse)
+    }
+
+    /// Saves this state where other nodes find it (a no-op for a session no other node
+    /// serves): done before the request that changed it is answered.
+    pub(crate) async fn save(&self, version: Option<ProtocolVersion>) -> std::result::Result<(), crate::protocol::ErrorObject> {
+        let Some(saver) = &self.saver else { return Ok(()) };
+        saver.save(self.snapshot(version)).await.map_err(|e| crate::protocol::ErrorObject::internal(e.to_string()))
     }
 
     pub(crate) fn wants(&self, level: LoggingLevel) -> bool {

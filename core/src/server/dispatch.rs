@@ -88,7 +88,9 @@ impl Service for ServerService {
                 server: Some(server.clone()),
                 next: None,
             };
-            match req.method.as_str() {
+            // What changes the client's state is saved (for other nodes) before it is
+            // answered.
+            let changed = match req.method.as_str() {
                 methods::INITIALIZE => initialize(&server, &ctx, req.params),
                 methods::RESOURCES_SUBSCRIBE => subscribe(&server, &ctx, req.params, true),
                 methods::RESOURCES_UNSUBSCRIBE => subscribe(&server, &ctx, req.params, false),
@@ -97,9 +99,14 @@ impl Service for ServerService {
                     ctx.client.log_level.store(p.level as u8, Ordering::Relaxed);
                     Ok(json!({}))
                 }
-                methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => Err(ErrorObject::method_not_found(&req.method)),
-                other => routed(&server, ctx, other, req.params).await,
-            }
+                methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => {
+                    return Err(ErrorObject::method_not_found(&req.method))
+                }
+                other => return routed(&server, ctx, other, req.params).await,
+            };
+            let result = changed?;
+            ctx.client.save(ctx.peer.protocol_version()).await?;
+            Ok(result)
         })
     }
 

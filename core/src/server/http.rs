@@ -4,22 +4,69 @@
 
 use std::sync::Arc;
 
+use serde_json::Value;
+
+use super::context::ClientState;
 use super::Server;
 use crate::protocol::mirrored_headers::HeaderParam;
 use crate::protocol::ProtocolVersion;
-use crate::transport::http::{Backend, BackendSession, HttpSessionTransport};
+use crate::session::Peer;
+use crate::transport::http::{Backend, BackendSession, HttpSessionTransport, SessionControl};
 
 impl Backend for Server {
     fn open(&self, transport: HttpSessionTransport, stateless: Option<ProtocolVersion>) -> BackendSession {
-        let from = super::FromHttp { auth: transport.auth(), headers: Some(transport.request_headers()) };
+        let shared = transport.shared();
+        let from = super::FromHttp {
+            auth: transport.auth(),
+            headers: Some(transport.request_headers()),
+            saver: shared.as_ref().map(|s| s.saver.clone()),
+        };
         let session = match stateless {
             Some(version) => self.serve_stateless_with(transport, version, from),
             None => self.serve_with(transport, from),
         };
-        BackendSession::new(session.peer().clone(), session)
+        let peer = session.peer().clone();
+        if let Some(shared) = shared {
+            // Every node serving this client numbers its requests in a range of its own
+            // (2^20 ids each, from a random start below 2^51: JavaScript clients read ids
+            // as doubles), so the client's answers can be offered to every node.
+            peer.number_requests_from(((rand::random::<u32>() as i64) & 0x7fff_ffff) << 20);
+            if let Some(state) = &shared.restored {
+                if let Some(version) = session.client.restore(state) {
+                    peer.set_protocol_version(version);
+                }
+            }
+        }
+        let control = ServerControl { peer, client: session.client.clone() };
+        BackendSession::new(control, session)
     }
 
     fn tool_header_params(&self, name: &str) -> Option<Arc<[HeaderParam]>> {
         Server::tool_header_params(self, name)
+    }
+}
+
+/// A served session as the HTTP server steers it: the engine's peer, and the client state
+/// another node may have changed.
+struct ServerControl {
+    peer: Peer,
+    client: Arc<ClientState>,
+}
+
+impl SessionControl for ServerControl {
+    fn is_closed(&self) -> bool {
+        self.peer.is_closed()
+    }
+    fn in_flight_requests(&self) -> usize {
+        SessionControl::in_flight_requests(&self.peer)
+    }
+    fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.peer.protocol_version()
+    }
+    fn close(&self, reason: &str) {
+        self.peer.close(reason)
+    }
+    fn apply_state(&self, state: &Value) {
+        self.client.restore(state);
     }
 }

@@ -303,6 +303,8 @@ pub(crate) struct FromHttp {
     pub(crate) auth: Option<crate::auth::SessionAuth>,
     /// Each request's HTTP headers.
     pub(crate) headers: Option<crate::transport::http::headers::RequestHeaders>,
+    /// Where the client's state is kept for other nodes (a shared HTTP server).
+    pub(crate) saver: Option<crate::store::StateSaver>,
 }
 
 /// One connected client; dropping it closes the session.
@@ -374,8 +376,8 @@ impl Server {
     /// [`RequestContext::headers`]).
     pub(crate) fn serve_with<T: Transport>(&self, transport: T, from: FromHttp) -> ServerSession {
         let id = self.inner.next_session.fetch_add(1, Ordering::Relaxed);
-        let client = Arc::new(ClientState::new());
-        let FromHttp { auth, headers } = from;
+        let FromHttp { auth, headers, saver } = from;
+        let client = Arc::new(ClientState { saver, ..ClientState::new() });
         let service = dispatch::ServerService { server: self.clone(), client: client.clone(), session_id: id, auth, headers };
         let session = Session::start(transport, Arc::new(service), self.inner.config.session.clone());
         self.inner.sessions.lock().unwrap().insert(id, (session.peer().clone(), client.clone()));

@@ -105,6 +105,12 @@ impl Peer {
         self.shared.version.get().copied()
     }
 
+    /// Numbers this side's next requests from `first` on: sessions that several server
+    /// nodes serve at once (one client, a replica per node) keep their request ids apart.
+    pub(crate) fn number_requests_from(&self, first: i64) {
+        self.shared.outgoing.next_id.store(first, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Records the negotiated version (done once by the role that negotiates it).
     pub fn set_protocol_version(&self, version: ProtocolVersion) {
         let _ = self.shared.version.set(version);

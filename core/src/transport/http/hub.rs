@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::sse::{self, EventStore, StreamId, StreamKey};
 use crate::protocol::{Message, RequestId};
+use crate::store::LogEntry;
 use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
 
 /// Messages kept for a standalone GET stream that is not open yet.
@@ -39,6 +40,15 @@ pub(crate) struct Hub {
     pub(crate) auth: Option<crate::auth::SessionAuth>,
     /// The HTTP headers of the requests on their way to the engine.
     pub(crate) headers: super::headers::RequestHeaders,
+    /// A session other nodes serve too: its events go to the shared logs.
+    pub(crate) shared: Option<SharedHub>,
+}
+
+/// A shared session's hub: where its events go, and what its role is told.
+pub(crate) struct SharedHub {
+    pub(crate) node: Arc<super::shared::Node>,
+    writer: super::shared::LogWriter,
+    pub(crate) session: super::backend::SharedSession,
 }
 
 #[derive(Default)]
@@ -59,6 +69,12 @@ impl HubState {
                 return id;
             }
         }
+    }
+}
+
+impl Stream {
+    fn new(sender: Option<mpsc::UnboundedSender<Bytes>>, pending: HashSet<RequestId>, json: bool) -> Stream {
+        Stream { sender, pending, seq: 0, json, raw: false, first: None }
     }
 }
 
@@ -112,13 +128,51 @@ impl Hub {
             legacy,
             auth: protected.then(crate::auth::SessionAuth::default),
             headers: Default::default(),
+            shared: None,
         });
         let transport = HttpSessionTransport { rx, hub: hub.clone() };
         (hub, transport)
     }
 
+    /// A hub for a session several nodes serve: `owner` and `standalone` are the session's
+    /// (from its shared record), so every node's hub writes the same logs.
+    pub(crate) fn new_shared(
+        node: Arc<super::shared::Node>,
+        owner: u64,
+        standalone: StreamId,
+        protected: bool,
+        session: super::backend::SharedSession,
+    ) -> (Arc<Hub>, HttpSessionTransport) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut state = HubState::default();
+        // Messages tied to no request go to the standalone stream's log, read by whichever
+        // node holds the client's GET.
+        state.streams.insert(standalone, Stream::new(None, HashSet::new(), false));
+        state.standalone = Some(standalone);
+        let writer = node.writer();
+        let hub = Arc::new(Hub {
+            inbound: tx,
+            state: Mutex::new(state),
+            store: None,
+            owner,
+            last_activity: Mutex::new(Instant::now()),
+            closed: CancellationToken::new(),
+            legacy: false,
+            auth: protected.then(crate::auth::SessionAuth::default),
+            headers: Default::default(),
+            shared: Some(SharedHub { node, writer, session }),
+        });
+        let transport = HttpSessionTransport { rx, hub: hub.clone() };
+        (hub, transport)
+    }
+
+    /// The log of this session's stream `stream` (shared sessions).
+    pub(crate) fn log_of(&self, stream: StreamId) -> String {
+        super::shared::log_name(self.owner, stream)
+    }
+
     pub(crate) fn resumable(&self) -> bool {
-        self.store.is_some()
+        self.store.is_some() || self.shared.is_some()
     }
 
     /// Whether a client connection is reading one of this session's streams now.
@@ -153,8 +207,18 @@ impl Hub {
             st.by_request.insert(r.clone(), id);
         }
         let pending = requests.iter().cloned().collect();
-        st.streams.insert(id, Stream { sender: Some(tx), pending, seq: 0, json, raw: false, first: None });
-        StreamHandle { id, rx }
+        match &self.shared {
+            // A shared session's stream is its log: this connection reads it like any other.
+            Some(shared) if !json => {
+                st.streams.insert(id, Stream::new(None, pending, false));
+                drop(st);
+                shared.node.tail(id, self.log_of(id), 0, false)
+            }
+            _ => {
+                st.streams.insert(id, Stream::new(Some(tx), pending, json));
+                StreamHandle { id, rx }
+            }
+        }
     }
 
     /// Like [`Hub::open_request_stream`], but every message related to the request comes
@@ -181,7 +245,7 @@ impl Hub {
             st.streams.remove(&existing);
         }
         let id = st.new_stream_id();
-        st.streams.insert(id, Stream { sender: Some(tx), pending: HashSet::new(), seq: 0, json: false, raw: false, first: None });
+        st.streams.insert(id, Stream::new(Some(tx), HashSet::new(), false));
         st.standalone = Some(id);
         let backlog: Vec<Bytes> = st.backlog.drain(..).collect();
         for bytes in backlog {
@@ -195,6 +259,10 @@ impl Hub {
     pub(crate) fn prime(&self, stream: StreamId, retry_ms: Option<u64>) {
         let st = self.state.lock().unwrap();
         let Some(s) = st.streams.get(&stream) else { return };
+        if let Some(shared) = &self.shared {
+            shared.writer.write(self.log_of(stream), LogEntry::Prime);
+            return;
+        }
         let frame = sse::priming(&sse::event_id(stream, 0), retry_ms);
         if let Some(store) = &self.store {
             store.append(self.key(stream), 0, frame.clone());
@@ -256,6 +324,11 @@ impl Hub {
     fn end_connection_of(&self, request: &RequestId) {
         let mut st = self.state.lock().unwrap();
         let Some(&sid) = st.by_request.get(request) else { return };
+        if let Some(shared) = &self.shared {
+            // Whichever node reads the stream ends its connection there.
+            shared.writer.write(self.log_of(sid), LogEntry::Disconnect);
+            return;
+        }
         if let Some(s) = st.streams.get_mut(&sid) {
             if self.store.is_some() && !s.json {
                 s.sender = None;
@@ -267,6 +340,10 @@ impl Hub {
         let Some(s) = st.streams.get_mut(&stream) else { return };
         if let Some(first) = s.first.take() {
             let _ = first.send(what);
+        }
+        if let (Some(shared), false) = (&self.shared, s.json || s.raw) {
+            shared.writer.write(self.log_of(stream), LogEntry::Message(Bytes::copy_from_slice(bytes)));
+            return;
         }
         s.seq += 1;
         let frame = if s.json || s.raw {
@@ -306,7 +383,7 @@ impl Hub {
                 return;
             }
             Route::Unanswered(id) => {
-                Self::forget_request(&mut st, id);
+                self.forget_request(&mut st, id);
                 self.headers.forget(std::slice::from_ref(id));
                 return;
             }
@@ -331,14 +408,14 @@ impl Hub {
         if target.is_some() {
             // Answered: the stream stops waiting for these; stored events stay for replay.
             for id in &answered {
-                Self::forget_request(&mut st, id);
+                self.forget_request(&mut st, id);
             }
         }
     }
 
     /// A request that is answered, or will get no answer (cancelled): its stream stops
     /// waiting for it, and ends if it waited for nothing else.
-    fn forget_request(st: &mut HubState, id: &RequestId) {
+    fn forget_request(&self, st: &mut HubState, id: &RequestId) {
         let Some(sid) = st.by_request.remove(id) else { return };
         let standalone = st.standalone;
         let finished = st.streams.get_mut(&sid).is_some_and(|s| {
@@ -347,6 +424,9 @@ impl Hub {
         });
         if finished {
             st.streams.remove(&sid); // dropping the sender ends the HTTP response
+            if let Some(shared) = &self.shared {
+                shared.writer.write(self.log_of(sid), LogEntry::End); // and a log's readers
+            }
         }
     }
 
@@ -391,6 +471,12 @@ impl HttpSessionTransport {
     /// The HTTP headers of each request, for its handler.
     pub fn request_headers(&self) -> super::headers::RequestHeaders {
         self.hub.headers.clone()
+    }
+
+    /// Set when other server nodes serve this session too: how the backend saves its
+    /// state of the session for them, and the state it takes on.
+    pub fn shared(&self) -> Option<super::backend::SharedSession> {
+        self.hub.shared.as_ref().map(|s| s.session.clone())
     }
 }
 

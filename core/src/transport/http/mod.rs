@@ -8,6 +8,8 @@
 //! - [`client`]: [`HttpClientTransport`], Streamable HTTP with a legacy fallback.
 //! - `hub`: routes one session's messages to the right HTTP response stream
 //!   ([`HttpSessionTransport`]).
+//! - `shared`: a node of a server whose sessions several nodes serve (event logs in the
+//!   shared store, read back into SSE streams).
 //! - [`sse`]: SSE framing, event ids and the [`EventStore`] that makes streams resumable.
 //! - [`headers`]: the header names both sides use.
 
@@ -17,9 +19,10 @@ pub mod headers;
 mod hub;
 mod listener;
 pub mod server;
+mod shared;
 pub mod sse;
 
-pub use backend::{Backend, BackendSession, SessionControl};
+pub use backend::{Backend, BackendSession, SessionControl, SharedSession};
 pub use client::HttpClientTransport;
 pub use hub::{HttpSessionTransport, HubReader, HubWriter};
 pub use server::{HttpServer, HttpServerConfig, HttpService};

@@ -16,11 +16,14 @@ use crate::protocol::codes;
 use crate::transport::http::backend::{Backend, BackendSession, SessionControl};
 use crate::transport::http::headers;
 use crate::transport::http::hub::Hub;
+use crate::transport::http::shared::Node;
 
 /// One HTTP session: its hub (the HTTP streams) and the session a backend runs on it.
 pub(super) struct HttpSession {
     pub(super) hub: Arc<Hub>,
     pub(super) session: BackendSession,
+    /// Set when other nodes serve the session too.
+    pub(super) replica: Option<super::cluster::Replica>,
 }
 
 impl HttpSession {
@@ -34,11 +37,14 @@ pub(super) struct App {
     pub(super) backend: Arc<dyn Backend>,
     pub(super) config: HttpServerConfig,
     pub(super) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// This node's view of the shared store, when sessions are shared.
+    pub(super) node: Option<Arc<Node>>,
 }
 
 impl App {
     pub(super) fn new(backend: Arc<dyn Backend>, config: HttpServerConfig) -> Self {
-        App { backend, config, sessions: Mutex::new(HashMap::new()) }
+        let node = config.store.clone().map(|store| Node::new(store, config.session_idle_timeout, config.sse_retry_ms));
+        App { backend, config, sessions: Mutex::new(HashMap::new()), node }
     }
 
     /// Number of open sessions.
@@ -76,11 +82,15 @@ impl App {
         true
     }
 
-    /// The live session a request's `Mcp-Session-Id` names.
-    pub(super) fn session_of(&self, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    /// The live session a request's `Mcp-Session-Id` names (for a shared session, this
+    /// node's replica of it, made if need be).
+    pub(super) async fn session_of(self: &Arc<Self>, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
             return Err(error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing Mcp-Session-Id header"));
         };
+        if let Some(node) = &self.node {
+            return super::cluster::find(self, node, id).await;
+        }
         self.live(id).ok_or_else(|| error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown or expired session"))
     }
 
@@ -108,7 +118,7 @@ impl App {
     }
 }
 
-fn new_session_id() -> String {
+pub(super) fn new_session_id() -> String {
     let mut bytes = [0u8; 16];
     rand::rng().fill_bytes(&mut bytes); // ThreadRng is a CSPRNG (ChaCha, OS-seeded)
     bytes.iter().map(|b| format!("{b:02x}")).collect()

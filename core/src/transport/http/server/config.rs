@@ -51,6 +51,11 @@ pub struct HttpServerConfig {
     /// Protects the endpoint with OAuth: every request needs an access token for this
     /// resource, and the metadata is served at its well-known URL. Default `None`.
     pub auth: Option<Arc<crate::auth::ProtectedResource>>,
+    /// Shares sessions with every server node using the same store (see
+    /// [`crate::store`]): a request of a session another node started is served here, its
+    /// streams resume on any node, DELETE ends it everywhere. `event_store` is then not
+    /// used. Default `None`: sessions live in this process.
+    pub store: Option<Arc<dyn crate::store::SharedStore>>,
 }
 
 impl Default for HttpServerConfig {
@@ -75,6 +80,7 @@ impl Default for HttpServerConfig {
             body_read_timeout: Duration::from_secs(30),
             write_stall_timeout: Duration::from_secs(30),
             auth: None,
+            store: None,
         }
     }
 }

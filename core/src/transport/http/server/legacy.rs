@@ -37,13 +37,21 @@ pub(super) async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) ->
     }
     let (hub, transport) = Hub::new(None, true, auth.is_some());
     let handle = hub.open_standalone().expect("a new hub has no stream");
-    let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub: hub.clone() });
+    let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub: hub.clone(), replica: None });
     if let Err(r) = guard::bind(&hub, auth) {
         return r;
     }
     // The legacy stream is the session: when it drops, the session ends.
     let control = session.control().clone();
     let id = app.insert(session);
+    if let Some(node) = &app.node {
+        // Other nodes take the client's POSTs and pass them here.
+        if let Err(r) = super::cluster::announce_legacy(node, &id).await {
+            app.remove(&id);
+            control.close("the shared store is unavailable");
+            return r;
+        }
+    }
     let endpoint = sse::frame(None, Some("endpoint"), format!("/message?sessionId={id}").as_bytes());
     sse_response(StreamBody::new(Some(endpoint), handle, hub, None).ending_session(control), None)
 }
@@ -64,12 +72,21 @@ pub(super) async fn post_legacy_message(
     let Some(id) = q.session_id.clone() else {
         return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing sessionId");
     };
-    let Some(session) = app.live(&id) else {
-        return error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown session");
-    };
+    let local = app.live(&id);
     let bytes = match read_body(&app, body).await {
         Ok(b) => b,
         Err(r) => return r,
+    };
+    let session = match (local, &app.node) {
+        (Some(session), _) => session,
+        // The stream, and so the session, is on another node: the bus takes the body there.
+        (None, Some(node)) => {
+            return match super::cluster::to_legacy(node, &id, bytes).await {
+                Ok(()) => (StatusCode::ACCEPTED, "Accepted").into_response(),
+                Err(r) => r,
+            }
+        }
+        (None, None) => return error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown session"),
     };
     let posted = match Posted::parse(bytes) {
         Ok(p) => p,

@@ -7,6 +7,7 @@
 //!
 //! - `config`: [`HttpServerConfig`];
 //! - `app`: the shared state and the table of sessions;
+//! - `cluster`: sessions several nodes serve (a shared store);
 //! - `request`: what is checked and read of a request (origin, headers, the body,
 //!   parsed once);
 //! - `response`: error answers and response bodies read from the hub;
@@ -20,6 +21,7 @@
 #![allow(clippy::result_large_err)]
 
 mod app;
+mod cluster;
 mod config;
 mod guard;
 mod legacy;
@@ -154,6 +156,15 @@ impl HttpService {
         let router = router.with_state(app.clone());
         let stop = CancellationToken::new();
         tokio::spawn(app::reap_idle_sessions(Arc::downgrade(&app), stop.clone()));
+        if let Some(node) = app.node.clone() {
+            let weak = Arc::downgrade(&app);
+            let heard = move |message: bytes::Bytes| {
+                if let Some(app) = weak.upgrade() {
+                    cluster::heard(&app, &message);
+                }
+            };
+            tokio::spawn(node.hear(heard, stop.clone()));
+        }
         HttpService { app, router, stop }
     }
 

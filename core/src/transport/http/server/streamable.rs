@@ -10,6 +10,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::app::{App, HttpSession};
+use super::cluster;
 use super::guard;
 use super::request::{accepts, check_origin, header_version, read_body, Posted};
 use super::response::{error, json_response, sse_response, StreamBody};
@@ -88,12 +89,19 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
         if !app.make_room() {
             return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions, all of them busy");
         }
-        let (hub, transport) = Hub::new(app.config.event_store.clone(), false, auth.is_some());
-        let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub });
-        let id = app.insert(session.clone());
-        (session, Some(id))
+        if let Some(node) = &app.node {
+            match cluster::create(&app, node, auth.is_some()).await {
+                Ok((session, id)) => (session, Some(id)),
+                Err(r) => return r,
+            }
+        } else {
+            let (hub, transport) = Hub::new(app.config.event_store.clone(), false, auth.is_some());
+            let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub, replica: None });
+            let id = app.insert(session.clone());
+            (session, Some(id))
+        }
     } else {
-        match app.session_of(&h) {
+        match app.session_of(&h).await {
             Ok(s) => (s, None),
             Err(r) => return r,
         }
@@ -103,7 +111,16 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
         return r;
     }
     if ids.is_empty() {
-        hub.deliver_posted(&ids, &h, posted.into_inbound());
+        match (&app.node, session.replica.is_some()) {
+            // Notifications and responses: the replica they concern may run elsewhere.
+            (Some(node), true) => {
+                let id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()).unwrap_or_default();
+                if let Err(r) = cluster::to_replicas(node, id, posted.into_inbound().into_bytes()).await {
+                    return r;
+                }
+            }
+            _ => hub.deliver_posted(&ids, &h, posted.into_inbound()),
+        }
         return StatusCode::ACCEPTED.into_response();
     }
     let handle = hub.open_request_stream(&ids, app.config.json_response);
@@ -137,7 +154,7 @@ pub(super) async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Respon
         Ok(a) => a,
         Err(r) => return r,
     };
-    let session = match app.session_of(&h) {
+    let session = match app.session_of(&h).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -146,10 +163,20 @@ pub(super) async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Respon
         return r;
     }
     hub.touch();
-    if let Some(last) = h.get(headers::LAST_EVENT_ID).and_then(|v| v.to_str().ok()) {
-        let Some((stream, seq)) = sse::parse_event_id(last) else {
-            return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, format!("malformed Last-Event-ID {last:?}"));
+    let last = h.get(headers::LAST_EVENT_ID).and_then(|v| v.to_str().ok());
+    let resume = match last.map(sse::parse_event_id) {
+        Some(None) => return error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, format!("malformed Last-Event-ID {last:?}")),
+        Some(Some(at)) => Some(at),
+        None => None,
+    };
+    if let (Some(node), Some(replica)) = (&app.node, &session.replica) {
+        return match cluster::get_stream(node, &hub, replica, resume).await {
+            Ok(Some(handle)) => sse_response(StreamBody::new(None, handle, hub, None), None),
+            Ok(None) => error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "that stream can no longer be resumed"),
+            Err(r) => r,
         };
+    }
+    if let Some((stream, seq)) = resume {
         return match hub.resume(stream, seq) {
             Some(handle) => sse_response(StreamBody::new(None, handle, hub, None), None),
             None => error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "that stream can no longer be resumed"),
@@ -176,7 +203,7 @@ pub(super) async fn delete_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Res
         Ok(a) => a,
         Err(r) => return r,
     };
-    let session = match app.session_of(&h) {
+    let session = match app.session_of(&h).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -184,6 +211,11 @@ pub(super) async fn delete_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Res
         return r;
     }
     let id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    if let Some(node) = &app.node {
+        if let Err(r) = cluster::end(node, &id, session.replica.as_ref()).await {
+            return r;
+        }
+    }
     app.remove(&id);
     session.control().close("the client ended the session");
     StatusCode::OK.into_response()

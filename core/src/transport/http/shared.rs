@@ -1,0 +1,185 @@
+//! A node of a shared HTTP server (see [`crate::store`]): its event logs in the shared
+//! store, written in order for each session and read back into SSE streams on whichever
+//! node holds the client's connection.
+//!
+//! Every SSE event of a shared session goes to the log of its stream (`{owner}:{stream}`)
+//! first; a connection, here or on another node, is a reader of that log ([`Node::tail`])
+//! that the bus wakes when the log grows. So a client may resume any stream on any node
+//! with `Last-Event-ID`, and a node that dies takes no event with it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::sync::{mpsc, Notify};
+
+use super::hub::StreamHandle;
+use super::sse::{self, StreamId};
+use crate::store::{BusMessage, LogEntry, SharedStore};
+
+/// How often a reader looks at its log without being woken (a wake-up lost while the
+/// store's bus reconnected costs at most this).
+const POLL: Duration = Duration::from_secs(1);
+
+/// This node's view of the shared store.
+pub(crate) struct Node {
+    pub(crate) store: Arc<dyn SharedStore>,
+    /// How long a session and its logs live unused.
+    pub(crate) ttl: Duration,
+    /// The `retry` hint of priming events.
+    retry_ms: Option<u64>,
+    /// The readers of each log on this node, woken when it grows.
+    readers: Mutex<HashMap<String, Vec<Weak<Notify>>>>,
+}
+
+/// The log of stream `stream` of the session whose random tag is `owner`.
+pub(crate) fn log_name(owner: u64, stream: StreamId) -> String {
+    format!("{owner}:{stream}")
+}
+
+/// Where a hub writes its events: one task per session keeps them in order.
+#[derive(Clone)]
+pub(crate) struct LogWriter(mpsc::UnboundedSender<(String, LogEntry)>);
+
+impl LogWriter {
+    pub(crate) fn write(&self, log: String, entry: LogEntry) {
+        let _ = self.0.send((log, entry));
+    }
+}
+
+impl Node {
+    pub(crate) fn new(store: Arc<dyn SharedStore>, ttl: Duration, retry_ms: Option<u64>) -> Arc<Node> {
+        Arc::new(Node { store, ttl, retry_ms, readers: Mutex::default() })
+    }
+
+    /// Hears the bus until `stop`: wakes the readers of logs that grew, and hands what
+    /// nodes published to `published`.
+    pub(crate) async fn hear(
+        self: Arc<Self>,
+        published: impl Fn(Bytes) + Send + 'static,
+        stop: tokio_util::sync::CancellationToken,
+    ) {
+        let mut bus = self.store.subscribe();
+        loop {
+            let heard = tokio::select! {
+                h = bus.recv() => h,
+                _ = stop.cancelled() => return,
+            };
+            match heard {
+                Ok(BusMessage::Grew(log)) => self.wake(Some(&log)),
+                Ok(BusMessage::Published(m)) => published(m),
+                // Missed messages: every reader looks again.
+                Ok(BusMessage::Resumed) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => self.wake(None),
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    }
+
+    fn wake(&self, log: Option<&str>) {
+        let mut readers = self.readers.lock().unwrap();
+        let wake = |list: &mut Vec<Weak<Notify>>| {
+            list.retain(|w| match w.upgrade() {
+                Some(n) => {
+                    n.notify_one();
+                    true
+                }
+                None => false,
+            })
+        };
+        match log {
+            Some(log) => {
+                if let Some(list) = readers.get_mut(log) {
+                    wake(list);
+                    if list.is_empty() {
+                        readers.remove(log);
+                    }
+                }
+            }
+            None => readers.values_mut().for_each(wake),
+        }
+    }
+
+    /// A writer for one session's logs.
+    pub(crate) fn writer(self: &Arc<Self>) -> LogWriter {
+        let (tx, mut rx) = mpsc::unbounded_channel::<(String, LogEntry)>();
+        let node = self.clone();
+        tokio::spawn(async move {
+            while let Some((log, entry)) = rx.recv().await {
+                if let Err(e) = node.store.append(&log, entry, node.ttl).await {
+                    // The client resumes from what reached the store; a reader polls.
+                    tracing::warn!(log = log.as_str(), "an SSE event was not stored: {e}");
+                }
+            }
+        });
+        LogWriter(tx)
+    }
+
+    /// Whether log `log` can be read after `after` (it exists and has no gap there).
+    pub(crate) async fn can_resume(&self, log: &str, after: u64) -> Result<bool, crate::store::StoreError> {
+        Ok(self.store.read(log, after).await?.is_some())
+    }
+
+    /// Streams log `log` (stream `stream`'s events) from after position `after` as SSE
+    /// frames, until its end, a disconnect written into it, or the connection going away.
+    /// `remember`: keep the position reached as the log's cursor (the standalone stream:
+    /// a later GET starts there).
+    pub(crate) fn tail(self: &Arc<Self>, stream: StreamId, log: String, after: u64, remember: bool) -> StreamHandle {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let node = self.clone();
+        let bell = Arc::new(Notify::new());
+        self.readers.lock().unwrap().entry(log.clone()).or_default().push(Arc::downgrade(&bell));
+        tokio::spawn(async move {
+            let mut at = after;
+            loop {
+                let read = node.store.read(&log, at).await;
+                let entries = match read {
+                    Ok(Some(entries)) => entries,
+                    // Not written yet (a request stream before its first event).
+                    Ok(None) if at == 0 => Vec::new(),
+                    Ok(None) => return, // expired, or trimmed past us: the client starts over
+                    Err(e) => {
+                        tracing::debug!(log = log.as_str(), "reading an SSE log: {e}");
+                        Vec::new()
+                    }
+                };
+                let before = at;
+                for (pos, entry) in entries {
+                    at = pos;
+                    let id = sse::event_id(stream, pos);
+                    let frame = match entry {
+                        LogEntry::Message(m) => sse::frame(Some(&id), Some("message"), &m),
+                        LogEntry::Prime => sse::priming(&id, node.retry_ms),
+                        LogEntry::Disconnect => {
+                            // The client resumes after this entry, not before it.
+                            let _ = tx.send(sse::priming(&id, node.retry_ms));
+                            node.keep_cursor(remember, &log, at).await;
+                            return;
+                        }
+                        LogEntry::End => return,
+                    };
+                    if tx.send(frame).is_err() {
+                        return;
+                    }
+                }
+                if at != before {
+                    node.keep_cursor(remember, &log, at).await;
+                }
+                tokio::select! {
+                    _ = bell.notified() => {}
+                    _ = tokio::time::sleep(POLL) => {}
+                    _ = tx.closed() => return,
+                }
+            }
+        });
+        StreamHandle { id: stream, rx }
+    }
+
+    async fn keep_cursor(&self, remember: bool, log: &str, at: u64) {
+        if remember {
+            if let Err(e) = self.store.cursor(log, Some(at), self.ttl).await {
+                tracing::debug!(log, "keeping a stream's position: {e}");
+            }
+        }
+    }
+}
