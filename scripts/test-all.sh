@@ -3,8 +3,10 @@
 # roles, randomized invariants, schema validation of the bytes oxmcp writes, child
 # processes, HTTP, the stateless era), the README's demo, each binding's suite (Python,
 # Node, C, C#, Java), the official conformance suite, OAuth against a real authorization
-# server (oidc-provider), then interop against the official TypeScript and Python SDKs. Installs what it needs itself (npm packages, Node 22 for the
-# conformance suite, Python venvs, mono, Maven dependencies).
+# server (oidc-provider), interop against the official TypeScript and Python SDKs, then
+# scale-out (three nodes behind haproxy on a Redis server). Installs what it needs itself
+# (npm packages, Node 22 for the conformance suite, Python venvs, mono, Maven
+# dependencies, redis-server and haproxy).
 #
 # Every suite runs even when an earlier one failed; the output ends with each runner's own
 # summary line, and the exit status is non-zero if any suite failed.
@@ -52,10 +54,11 @@ suite java 'Tests run: [0-9]+, Failures' bash bindings-java/run-tests.sh
 suite conformance 'passed, [0-9]+ failed' bash tests/conformance/run.sh
 suite auth '^(ℹ|#) (tests|pass|fail) ' bash tests/auth/run.sh
 suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
+suite scaleout '^(# (tests|pass|fail) |scale-out conformance)' bash tests/scaleout/run.sh
 
 echo
 echo "== summary (each runner's own lines)"
-for name in style rust demo python node c dotnet java conformance auth interop; do
+for name in style rust demo python node c dotnet java conformance auth interop scaleout; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

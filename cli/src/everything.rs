@@ -95,6 +95,22 @@ pub fn add_crash_tool(server: &Server) {
 
 /// Adds `whoami`, which answers with what the request's access token says (subject,
 /// client, scopes, claims): on a protected server, what reached the handler.
+/// A scaled-out deployment's `touch_resource` tool: tells every subscriber of `uri`, on
+/// every node, that it changed (what a node's own code would do on a real change).
+pub fn add_touch_tool(server: &Server) {
+    let schema = object(json!({"uri": {"type": "string"}}), &["uri"]);
+    let tool = Tool::new("touch_resource", "Tells every subscriber of `uri`, wherever it is connected, that it changed.", schema);
+    let server_ = server.clone();
+    let _ = server.add_tool(tool, move |args: Arguments, _| {
+        let server = server_.clone();
+        async move {
+            let uri = args["uri"].as_str().unwrap_or_default().to_string();
+            server.notify_resource_updated(&uri);
+            Ok(CallToolResult::text(format!("touched {uri}")))
+        }
+    });
+}
+
 pub fn add_whoami_tool(server: &Server) {
     let tool = Tool::new("whoami", "Who the request's access token speaks for.", no_args());
     let _ = server.add_tool(tool, |_, ctx| async move {
@@ -127,11 +143,31 @@ fn tools(b: ServerBuilder) -> ServerBuilder {
             .with_annotations(ToolAnnotations { read_only_hint: Some(true), ..Default::default() }),
         |args: Arguments, _ctx| async move { Ok(CallToolResult::text(args["text"].as_str().unwrap_or_default())) })
     .tool(
-        Tool::new("slow", "Sleeps `ms` milliseconds unless cancelled; returns `tag`.", object(json!({"tag": {"type": "integer"}, "ms": {"type": "integer", "minimum": 0}}), &["tag", "ms"])),
+        Tool::new(
+            "slow",
+            "Sleeps `ms` milliseconds unless cancelled; returns `tag`. With `steps`, reports that many progress steps along the way; with `poll`, first ends its response stream (the client resumes it).",
+            object(json!({
+                "tag": {"type": "integer"},
+                "ms": {"type": "integer", "minimum": 0},
+                "steps": {"type": "integer", "minimum": 0, "maximum": 1000},
+                "poll": {"type": "boolean"}
+            }), &["tag", "ms"]),
+        ),
         |args: Arguments, ctx: RequestContext| async move {
             let ms = args["ms"].as_u64().unwrap_or(0);
+            let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(0).min(1000);
+            if args.get("poll").and_then(Value::as_bool) == Some(true) {
+                ctx.end_response_stream();
+            }
+            let work = async {
+                for step in 1..=steps {
+                    tokio::time::sleep(Duration::from_millis(ms / steps)).await;
+                    let _ = ctx.report_progress(step as f64, Some(steps as f64), None);
+                }
+                tokio::time::sleep(Duration::from_millis(if steps == 0 { ms } else { ms % steps })).await;
+            };
             tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(ms)) => Ok(CallToolResult::text(format!("slow {} done", args["tag"]))),
+                _ = work => Ok(CallToolResult::text(format!("slow {} done", args["tag"]))),
                 _ = ctx.cancelled() => {
                     // Tells observers (tests, benchmarks) that the cancel reached the handler.
                     let _ = ctx.log_with_logger(LoggingLevel::Info, Some("slow"), json!(format!("slow tag={} cancelled", args["tag"])));

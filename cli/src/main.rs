@@ -289,6 +289,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 if config.auth.is_some() {
                     oxmcp_cli::everything::add_whoami_tool(&server);
                 }
+                if config.store.is_some() {
+                    oxmcp_cli::everything::add_touch_tool(&server);
+                }
                 let http = HttpServer::bind(server, config).await?;
                 eprintln!("oxmcp everything-server listening on {}", http.url());
                 stop_signal().await;

@@ -77,7 +77,11 @@ fn post(url: &str, sid: Option<&str>, body: Value) -> reqwest::RequestBuilder {
 
 /// The JSON messages of an SSE body.
 fn messages(sse: &str) -> Vec<Value> {
-    sse.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|d| !d.is_empty()).map(|d| serde_json::from_str(d).unwrap()).collect()
+    sse.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter(|d| !d.is_empty())
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
 }
 
 async fn call(url: &str, sid: &str, id: u64, method: &str, params: Value) -> Vec<Value> {
@@ -166,7 +170,8 @@ async fn the_clients_answer_reaches_the_node_that_asked() {
 async fn a_stream_resumes_on_the_other_node_and_only_for_its_session() {
     let n = two_nodes().await;
     let sid = initialize(&n.urls[0], json!({})).await;
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "poll", "_meta": {"progressToken": "p"}}});
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "poll", "_meta": {"progressToken": "p"}}});
     // Node 0 runs the call and ends the first connection mid-call.
     let first = post(&n.urls[0], Some(&sid), body).send().await.unwrap().text().await.unwrap();
     let last_id = first.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().unwrap().to_string();

@@ -24,6 +24,9 @@ pub struct ClientState {
     pub(crate) subscriptions: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Where this state is kept for other server nodes (a shared HTTP server), if anywhere.
     pub(crate) saver: Option<crate::store::StateSaver>,
+    /// A shared session: how many connections read its standalone stream on this node.
+    /// Notifications every node hears go to the client from the node(s) where it reads.
+    pub(crate) readers: Option<Arc<std::sync::atomic::AtomicUsize>>,
 }
 
 /// A `log_level` above every level: send no log messages.

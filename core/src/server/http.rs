@@ -20,6 +20,7 @@ impl Backend for Server {
             auth: transport.auth(),
             headers: Some(transport.request_headers()),
             saver: shared.as_ref().map(|s| s.saver.clone()),
+            readers: shared.as_ref().map(|s| s.readers.clone()),
         };
         let session = match stateless {
             Some(version) => self.serve_stateless_with(transport, version, from),
@@ -43,6 +44,14 @@ impl Backend for Server {
 
     fn tool_header_params(&self, name: &str) -> Option<Arc<[HeaderParam]>> {
         Server::tool_header_params(self, name)
+    }
+
+    fn share(&self, store: Arc<dyn crate::store::SharedStore>) {
+        self.share_through(store);
+    }
+
+    fn heard(&self, message: &[u8]) {
+        self.heard_change(message);
     }
 }
 

@@ -25,6 +25,7 @@
 //! # drop(server);
 //! ```
 
+mod cluster;
 mod context;
 mod dispatch;
 mod handler;
@@ -42,7 +43,7 @@ mod uri_template;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use serde_json::json;
 
@@ -126,6 +127,9 @@ struct Inner {
     middleware: Vec<Arc<dyn Middleware>>,
     /// The tasks this server runs and keeps.
     tasks: Arc<tasks::Tasks>,
+    /// Set when an HTTP server shares this server's sessions with other nodes: changes
+    /// every client must hear go through the store's bus (see [`cluster`]).
+    shared: OnceLock<cluster::Shared>,
 }
 
 /// Builds a [`Server`]; registration errors (an invalid schema) surface at [`ServerBuilder::build`].
@@ -291,6 +295,7 @@ impl ServerBuilder {
                 next_session: AtomicU64::new(1),
                 listeners: listen::Listeners::default(),
                 middleware: self.middleware,
+                shared: OnceLock::new(),
             }),
         })
     }
@@ -305,6 +310,8 @@ pub(crate) struct FromHttp {
     pub(crate) headers: Option<crate::transport::http::headers::RequestHeaders>,
     /// Where the client's state is kept for other nodes (a shared HTTP server).
     pub(crate) saver: Option<crate::store::StateSaver>,
+    /// A shared session's readers of its standalone stream on this node.
+    pub(crate) readers: Option<Arc<std::sync::atomic::AtomicUsize>>,
 }
 
 /// One connected client; dropping it closes the session.
@@ -376,8 +383,8 @@ impl Server {
     /// [`RequestContext::headers`]).
     pub(crate) fn serve_with<T: Transport>(&self, transport: T, from: FromHttp) -> ServerSession {
         let id = self.inner.next_session.fetch_add(1, Ordering::Relaxed);
-        let FromHttp { auth, headers, saver } = from;
-        let client = Arc::new(ClientState { saver, ..ClientState::new() });
+        let FromHttp { auth, headers, saver, readers } = from;
+        let client = Arc::new(ClientState { saver, readers, ..ClientState::new() });
         let service = dispatch::ServerService { server: self.clone(), client: client.clone(), session_id: id, auth, headers };
         let session = Session::start(transport, Arc::new(service), self.inner.config.session.clone());
         self.inner.sessions.lock().unwrap().insert(id, (session.peer().clone(), client.clone()));
@@ -518,12 +525,28 @@ impl Server {
     /// sessions that sent `resources/subscribe`, and the `subscriptions/listen` streams
     /// whose filter names it.
     pub fn notify_resource_updated(&self, uri: &str) {
-        for (peer, client) in self.live_sessions() {
-            if client.subscriptions.lock().unwrap().contains(uri) {
-                let _ = peer.notify(methods::RESOURCES_UPDATED, Some(json!({ "uri": uri })));
+        self.tell_every_node(cluster::Change::Updated(uri.to_string()));
+    }
+
+    /// Tells this node's clients of `change`: the sessions that want it (on a shared
+    /// server, those whose standalone stream is read here) and the listen streams.
+    fn tell_clients(&self, change: &cluster::Change) {
+        match change {
+            cluster::Change::Updated(uri) => {
+                for (peer, client) in self.live_sessions() {
+                    if client.subscriptions.lock().unwrap().contains(uri) {
+                        let _ = peer.notify(methods::RESOURCES_UPDATED, Some(json!({ "uri": uri })));
+                    }
+                }
+                self.inner.listeners.resource_updated(uri);
+            }
+            cluster::Change::Listed(method) => {
+                for (peer, _) in self.live_sessions() {
+                    let _ = peer.notify(method, None);
+                }
+                self.inner.listeners.list_changed(method);
             }
         }
-        self.inner.listeners.resource_updated(uri);
     }
 
     /// Ends every open `subscriptions/listen` stream gracefully: each gets its answer,
@@ -545,14 +568,13 @@ impl Server {
     }
 
     fn live_sessions(&self) -> Vec<(Peer, Arc<ClientState>)> {
-        self.inner.sessions.lock().unwrap().values().filter(|(_, c)| c.info.get().is_some()).cloned().collect()
+        let reads_here = |c: &ClientState| c.readers.as_ref().is_none_or(|r| r.load(Ordering::Relaxed) > 0);
+        let sessions = self.inner.sessions.lock().unwrap();
+        sessions.values().filter(|(_, c)| c.info.get().is_some() && reads_here(c)).cloned().collect()
     }
 
     fn broadcast(&self, method: &str) {
-        for (peer, _) in self.live_sessions() {
-            let _ = peer.notify(method, None);
-        }
-        self.inner.listeners.list_changed(method);
+        self.tell_every_node(cluster::Change::Listed(method.to_string()));
     }
 
     fn forget_session(&self, id: u64) {

@@ -24,6 +24,15 @@ pub trait Backend: Send + Sync + 'static {
     fn tool_header_params(&self, _name: &str) -> Option<Arc<[HeaderParam]>> {
         None
     }
+
+    /// The server shares its sessions through `store` (called once, as it starts): what
+    /// every node must hear (a list change, a resource update) the backend publishes on
+    /// the store's bus, and hears back in [`Backend::heard`], on every node. Default:
+    /// nothing.
+    fn share(&self, _store: Arc<dyn crate::store::SharedStore>) {}
+
+    /// A message some node's backend published on the shared store's bus.
+    fn heard(&self, _message: &[u8]) {}
 }
 
 /// What the HTTP server needs of a session it runs: whether it lives, whether it is busy,
@@ -53,6 +62,10 @@ pub struct SharedSession {
     pub saver: crate::store::StateSaver,
     /// The state another node saved, when this node takes on a session it did not start.
     pub restored: Option<serde_json::Value>,
+    /// How many connections read the session's standalone stream on this node: what a
+    /// backend sends there for every node (a list change) is sent by the node(s) where it
+    /// is read, so the client gets it once.
+    pub readers: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// A session a [`Backend`] started: its control handle, and whatever keeps it alive

@@ -212,7 +212,7 @@ impl Hub {
             Some(shared) if !json => {
                 st.streams.insert(id, Stream::new(None, pending, false));
                 drop(st);
-                shared.node.tail(id, self.log_of(id), 0, false)
+                shared.node.tail(id, self.log_of(id), 0, None)
             }
             _ => {
                 st.streams.insert(id, Stream::new(Some(tx), pending, json));

@@ -8,6 +8,7 @@
 //! with `Last-Event-ID`, and a node that dies takes no event with it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -36,6 +37,22 @@ pub(crate) struct Node {
 /// The log of stream `stream` of the session whose random tag is `owner`.
 pub(crate) fn log_name(owner: u64, stream: StreamId) -> String {
     format!("{owner}:{stream}")
+}
+
+/// One connection reading a session's standalone stream, counted while it lasts.
+struct Reading(Arc<AtomicUsize>);
+
+impl Reading {
+    fn new(count: Arc<AtomicUsize>) -> Reading {
+        count.fetch_add(1, Ordering::Relaxed);
+        Reading(count)
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Where a hub writes its events: one task per session keeps them in order.
@@ -122,14 +139,24 @@ impl Node {
 
     /// Streams log `log` (stream `stream`'s events) from after position `after` as SSE
     /// frames, until its end, a disconnect written into it, or the connection going away.
-    /// `remember`: keep the position reached as the log's cursor (the standalone stream:
-    /// a later GET starts there).
-    pub(crate) fn tail(self: &Arc<Self>, stream: StreamId, log: String, after: u64, remember: bool) -> StreamHandle {
+    /// `standalone`: the session's standalone stream, whose readers on this node it counts
+    /// while the connection lasts, and whose position reached it keeps as the log's cursor
+    /// (a later GET starts there).
+    pub(crate) fn tail(
+        self: &Arc<Self>,
+        stream: StreamId,
+        log: String,
+        after: u64,
+        standalone: Option<Arc<AtomicUsize>>,
+    ) -> StreamHandle {
         let (tx, rx) = mpsc::unbounded_channel();
         let node = self.clone();
         let bell = Arc::new(Notify::new());
         self.readers.lock().unwrap().entry(log.clone()).or_default().push(Arc::downgrade(&bell));
+        let remember = standalone.is_some();
+        let reading = standalone.map(Reading::new);
         tokio::spawn(async move {
+            let _reading = reading;
             let mut at = after;
             loop {
                 let read = node.store.read(&log, at).await;

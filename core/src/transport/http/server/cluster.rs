@@ -96,7 +96,7 @@ pub(super) async fn create(app: &Arc<App>, node: &Arc<Node>, protected: bool) ->
 fn replica(app: &Arc<App>, node: &Arc<Node>, id: &str, record: Record, protected: bool) -> Arc<HttpSession> {
     let (owner, standalone, restored) = (record.owner, record.standalone, record.state.clone());
     let mine = Arc::new(Mutex::new(record));
-    let shared = SharedSession { saver: saver(node, id, &mine), restored };
+    let shared = SharedSession { saver: saver(node, id, &mine), restored, readers: Default::default() };
     let (hub, transport) = Hub::new_shared(node.clone(), owner, standalone, protected, shared);
     let session = app.backend.open(transport, None);
     Arc::new(HttpSession { hub, session, replica: Some(Replica { record: mine }) })
@@ -191,6 +191,8 @@ pub(super) fn heard(app: &App, message: &[u8]) {
         if let Some(local) = app.remove(&String::from_utf8_lossy(id)) {
             local.control().close("the client ended the session");
         }
+    } else {
+        app.backend.heard(message);
     }
 }
 
@@ -208,12 +210,14 @@ pub(super) async fn get_stream(
             if !node.can_resume(&log, after).await.map_err(unavailable)? {
                 return Ok(None);
             }
-            Ok(Some(node.tail(stream, log, after, false)))
+            Ok(Some(node.tail(stream, log, after, None)))
         }
         None => {
             let (stream, log) = replica.standalone_log();
             let from = node.store.cursor(&log, None, node.ttl).await.map_err(unavailable)?;
-            Ok(Some(node.tail(stream, log, from, true)))
+            // Counted while the connection lasts: see `SharedSession::readers`.
+            let readers = hub.shared.as_ref().map(|s| s.session.readers.clone());
+            Ok(Some(node.tail(stream, log, from, readers)))
         }
     }
 }

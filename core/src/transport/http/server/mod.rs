@@ -157,6 +157,7 @@ impl HttpService {
         let stop = CancellationToken::new();
         tokio::spawn(app::reap_idle_sessions(Arc::downgrade(&app), stop.clone()));
         if let Some(node) = app.node.clone() {
+            app.backend.share(node.store.clone());
             let weak = Arc::downgrade(&app);
             let heard = move |message: bytes::Bytes| {
                 if let Some(app) = weak.upgrade() {

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Scale-out: three `oxmcp everything-server --http --redis` nodes behind haproxy (round
+# robin, no affinity) on a real Redis, all on free loopback ports (cluster.sh):
+#   1. the official conformance server suite (--suite all; then the 0.2.0 line's 2026-07-28
+#      requirements and its 2025-11-25 suite) through the balancer, as against one node;
+#   2. the official TypeScript SDK client's HTTP interop tests (sampling, elicitation,
+#      progress, subscriptions, resumption, legacy SSE) through the balancer;
+#   3. scaleout.test.mjs: kill -9 of the node holding a resumed stream mid-call, Redis
+#      restarted during traffic, stateless-era listeners across nodes.
+# Installs redis-server and haproxy from Debian when missing, and the npm packages of
+# tests/conformance and tests/interop. Ends with node's summary lines and "N passed, N failed"
+# of the conformance checks.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+source "$here/cluster.sh"
+
+if [ -z "${OXMCP_BIN:-}" ]; then
+  (cd "$repo" && cargo build -q -p oxmcp-cli)
+  OXMCP_BIN="$repo/target/debug/oxmcp"
+fi
+export OXMCP_BIN
+for dir in conformance interop; do
+  [ -d "$repo/tests/$dir/node_modules" ] || (cd "$repo/tests/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+done
+# scaleout.test.mjs uses the official TypeScript SDK that tests/interop installs.
+ln -sfn ../interop/node_modules "$here/node_modules"
+node22="$repo/tests/conformance/node_modules/node/bin/node"
+suite="$repo/tests/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+next="$repo/tests/conformance/node_modules/conformance-next/dist/index.js"
+
+dir="$(mktemp -d)"
+trap 'cluster_stop; rm -rf "$dir"' EXIT
+cluster_start 3 "$dir"
+echo "== 3 nodes (${NODE_PORTS[*]}) behind haproxy at $LB_URL, Redis on $REDIS_PORT"
+
+passed=0; failed=0
+count() { # LOG LABEL: adds the last "Total: N passed, N failed" of LOG
+  local total
+  total="$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$1" | tail -1)"
+  if [ -z "$total" ]; then echo "✗ $2: no total" >&2; tail -30 "$1" >&2; failed=$((failed + 1)); return; fi
+  grep -E '^✗' "$1" || true
+  echo "$2: $total"
+  passed=$((passed + $(echo "$total" | sed -E 's/Total: ([0-9]+) passed.*/\1/')))
+  failed=$((failed + $(echo "$total" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+}
+"$node22" "$suite" server --url "$LB_URL" --suite all >"$dir/suite.log" 2>&1 || true
+count "$dir/suite.log" "conformance --suite all through the balancer"
+"$node22" "$next" server --url "$LB_URL" --spec-version 2025-11-25 --suite all >"$dir/next-2025.log" 2>&1 || true
+count "$dir/next-2025.log" "conformance 0.2.0 --spec-version 2025-11-25 through the balancer"
+"$node22" "$next" server --url "$LB_URL" --requirements 2026-07-28 >"$dir/next-2026.log" 2>&1 || true
+# The requirement run lists each scenario; those it does not score are left out, as in
+# tests/conformance/run.sh.
+read -r p f < <(python3 - "$dir/next-2026.log" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+head, _, tail = text.partition("Not scored for")
+unscored = set(re.findall(r"^\s+[✓✗] (\S+) \(", tail, re.M))
+passed = failed = 0
+for name, p, f in re.findall(r"^[✓✗] (\S+): (\d+) passed, (\d+) failed", head, re.M):
+    if name not in unscored:
+        passed += int(p); failed += int(f)
+        if f != "0":
+            print(f"✗ {name}: {p} passed, {f} failed", file=sys.stderr)
+print(passed, failed if passed else 1)
+PY
+)
+echo "conformance 0.2.0 2026-07-28 requirements through the balancer: $p passed, $f failed"
+passed=$((passed + p)); failed=$((failed + f))
+
+status=0
+echo "== the TypeScript SDK client's HTTP interop tests through the balancer"
+(cd "$repo/tests/interop" && OXMCP_CLUSTER_URL="$LB_URL" node --test --test-reporter=tap ts_client_http.test.mjs) \
+  >"$dir/ts.log" 2>&1 || status=1
+grep -E -A 20 '^ +not ok' "$dir/ts.log" | grep -vE '^ +(duration_ms|type|\.\.\.|---)' || true
+grep -E '^# (tests|pass|fail) ' "$dir/ts.log" || true
+
+echo "== failures: kill -9, Redis restart, stateless listeners"
+nodes="$(for i in "${!NODE_PORTS[@]}"; do printf '{"name":"node%s","pid":%s,"port":%s}\n' "$i" "${NODE_PIDS[$i]}" "${NODE_PORTS[$i]}"; done | paste -sd, -)"
+export OXMCP_CLUSTER="{\"lb\":\"$LB_URL\",\"bin\":\"$OXMCP_BIN\",\"dir\":\"$dir\",\"nodes\":[$nodes],\"redis\":{\"pid\":$REDIS_PID,\"port\":$REDIS_PORT}}"
+(cd "$here" && node --test --test-reporter=tap scaleout.test.mjs) >"$dir/failures.log" 2>&1 || status=1
+grep -E '^not ok|^# node' "$dir/failures.log" || true
+[ "$status" = 0 ] || tail -60 "$dir/failures.log"
+grep -E '^# (tests|pass|fail) ' "$dir/failures.log" || true
+
+echo "scale-out conformance: $passed passed, $failed failed"
+[ "$failed" = 0 ] && exit "$status" || exit 1
