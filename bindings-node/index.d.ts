@@ -336,6 +336,10 @@ export interface HttpOptions {
    *  for `audience` (default: this endpoint's URL) with `scopes`; a call of a tool named in
    *  `toolScopes` needs those too. */
   auth?: { issuer: string; audience?: string; scopes?: string[]; toolScopes?: Record<string, string[]> }
+  /** `redis://HOST:PORT`: share sessions, streams, tasks and the requestState key with every
+   *  server listening with the same Redis, so that any number of them behind a load
+   *  balancer act as one server. */
+  redis?: string
 }
 
 /** Who a request's verified access token speaks for. */

@@ -379,8 +379,11 @@ pub unsafe extern "C" fn oxmcp_server_start_http(
 /// ask for it), and checks JWT access tokens against the issuer's keys (its JWKS) for
 /// `audience` (default: the endpoint's own URL, `http://HOST:PORT/PATH`); `scopes` are
 /// needed by every request, `toolScopes` by a call of that tool besides. Handlers read who
-/// the token speaks for with oxmcp_incoming_auth(). NULL / 0 means the defaults. Otherwise
-/// as oxmcp_server_start_http() (blocks until bound; `*out_port`, may be NULL).
+/// the token speaks for with oxmcp_incoming_auth(). `redis` (`"redis://HOST:PORT"`) shares
+/// sessions, streams, tasks and the requestState key with every server started on the same
+/// Redis, so that any number of them behind a load balancer act as one (give it on the
+/// first start, before the server serves anything else). NULL / 0 means the defaults.
+/// Otherwise as oxmcp_server_start_http() (blocks until bound; `*out_port`, may be NULL).
 ///
 /// ```c
 /// const char *opts = "{\"port\":0,\"auth\":{\"issuer\":\"https://auth.example.com\",\"scopes\":[\"mcp:read\"]}}";

@@ -363,14 +363,17 @@ namespace OxMcp
         /// <paramref name="path"/>; returns the bound port. Stateless and JSON-response modes are flags.
         /// <paramref name="auth"/> requires OAuth access tokens (see <see cref="McpHttpAuth"/>);
         /// handlers see who a token speaks for in <see cref="McpRequestContext.Auth"/>.
+        /// <paramref name="redis"/> (<c>redis://HOST:PORT</c>) shares sessions, streams, tasks and the
+        /// requestState key with every server started on the same Redis, so that any number of them
+        /// behind a load balancer act as one (start it before the server serves anything else).
         /// <code>
         /// int port = server.StartHttp("127.0.0.1:0", auth: new McpHttpAuth("https://auth.example.com") { Scopes = new[] { "mcp:read" } });
         /// </code>
         /// </summary>
-        public int StartHttp(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false, McpHttpAuth auth = null)
+        public int StartHttp(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false, McpHttpAuth auth = null, string redis = null)
         {
             ushort port;
-            if (auth == null)
+            if (auth == null && redis == null)
             {
                 uint flags = (stateless ? 1u : 0u) | (jsonResponse ? 2u : 0u);
                 McpException.Check(Native.oxmcp_server_start_http(_handle, Native.Z(bind), Native.Z(path), flags, out port));
@@ -383,7 +386,9 @@ namespace OxMcp
             string host = bind.Substring(0, colon).TrimStart('[').TrimEnd(']');
             string json = "{\"host\":" + McpJson.Quote(host) + ",\"port\":" + portNumber.ToString(System.Globalization.CultureInfo.InvariantCulture) +
                           ",\"path\":" + McpJson.Quote(path ?? "/mcp") + ",\"stateless\":" + (stateless ? "true" : "false") +
-                          ",\"jsonResponse\":" + (jsonResponse ? "true" : "false") + ",\"auth\":" + auth.ToJson() + "}";
+                          ",\"jsonResponse\":" + (jsonResponse ? "true" : "false") +
+                          (auth != null ? ",\"auth\":" + auth.ToJson() : "") +
+                          (redis != null ? ",\"redis\":" + McpJson.Quote(redis) : "") + "}";
             byte[] options = Native.Bytes(json);
             McpException.Check(Native.oxmcp_server_start_http_options(_handle, options, Native.Len(options), out port));
             return port;

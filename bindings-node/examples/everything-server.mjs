@@ -4,6 +4,7 @@
 //
 //   node everything-server.mjs                         # stdio
 //   node everything-server.mjs --http 127.0.0.1:8000   # Streamable HTTP on /mcp
+//   node everything-server.mjs --http 127.0.0.1:8001 --redis redis://127.0.0.1:6379   # one of several nodes
 //
 // Over HTTP it prints `listening on URL` to stderr once it accepts connections (port 0
 // picks a free port) and stops on SIGINT or SIGTERM. Like `oxmcp everything-server`, it
@@ -348,6 +349,8 @@ if (at < 0) {
     port,
     stateless: process.argv.includes('--stateless'),
     jsonResponse: process.argv.includes('--json-response'),
+    // One of several nodes behind a load balancer, sharing sessions through Redis.
+    redis: process.argv.includes('--redis') ? process.argv[process.argv.indexOf('--redis') + 1] : undefined,
   })
   console.error(`listening on ${url}`)
   for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => server.close())

@@ -20,7 +20,7 @@ const { completionResult, promptResult, resourceResult, toolResult } = require('
 
 // Server events (TOOL = 1, RESOURCE = 2, PROMPT = 3, COMPLETE = 4 are calls, told by slot).
 const CANCEL = 5, STDIO_CLOSED = 6
-const HTTP_OPTIONS = ['host', 'port', 'path', 'stateless', 'jsonResponse', 'allowedHosts', 'allowedOrigins', 'maxSessions', 'auth']
+const HTTP_OPTIONS = ['host', 'port', 'path', 'stateless', 'jsonResponse', 'allowedHosts', 'allowedOrigins', 'maxSessions', 'auth', 'redis']
 
 /** One request's context, handed to every handler as its last argument. */
 class Context {
@@ -448,7 +448,10 @@ class Server {
    *  `stateless`, `jsonResponse`, `allowedHosts`, `allowedOrigins`, `maxSessions`, and
    *  `auth: { issuer, audience?, scopes?, toolScopes? }` to require OAuth access tokens
    *  (JWTs of `issuer` for `audience`, default this endpoint's URL); handlers see who a
-   *  token speaks for in `ctx.auth`. */
+   *  token speaks for in `ctx.auth`. `redis: 'redis://HOST:PORT'` shares sessions,
+   *  streams, tasks and the requestState key with every server listening with the same
+   *  Redis, so that any number behind a load balancer act as one server (give it on the
+   *  first listen, before the server serves anything else). */
   async listenHttp(options = {}) {
     // The engine rejects keys it does not know; this API has always ignored them.
     const o = {}

@@ -4,6 +4,7 @@ MCP conformance suite can run against a Python server.
 
     python everything_server.py                      # stdio
     python everything_server.py --http 127.0.0.1:8000  # Streamable HTTP on /mcp
+    python everything_server.py --http 127.0.0.1:8001 --redis redis://127.0.0.1:6379  # one of several nodes
 
 Over HTTP it prints ``listening on URL`` to stderr once it accepts connections (port 0
 picks a free port) and stops on SIGINT or SIGTERM. Like ``oxmcp everything-server``, it
@@ -396,7 +397,8 @@ async def serve(args: argparse.Namespace) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             asyncio.get_running_loop().add_signal_handler(sig, stop.set)
         host, port = args.http
-        url = await server.start_http(host, port, stateless=args.stateless, json_response=args.json_response)
+        url = await server.start_http(host, port, stateless=args.stateless, json_response=args.json_response,
+                                      redis=args.redis)
         print(f"listening on {url}", file=sys.stderr, flush=True)
         try:
             await stop.wait()
@@ -427,6 +429,8 @@ def main() -> None:
                         help="serve Streamable HTTP on /mcp (and legacy SSE on /sse) instead of stdio")
     parser.add_argument("--stateless", action="store_true", help="HTTP: no sessions")
     parser.add_argument("--json-response", action="store_true", help="HTTP: plain JSON responses instead of SSE")
+    parser.add_argument("--redis", metavar="URL",
+                        help="HTTP: share sessions with every node on this Redis (redis://HOST:PORT)")
     args = parser.parse_args()
     try:
         asyncio.run(serve(args))

@@ -270,9 +270,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let store = shared_store(redis.as_deref()).await?;
             let mut server_config = oxmcp::server::ServerConfig::default();
             if let Some(store) = &store {
-                // Every node seals and opens requestState with the same key.
-                let key = store.shared_secret("request-state").await?;
-                server_config.state_key = Some(oxmcp::server::StateKey::from_bytes(key));
+                // The requestState key and the tasks, shared by every node.
+                server_config = server_config.shared_through(store).await?;
             }
             let server = oxmcp_cli::everything::server_with(server_config);
             let ticker = server.clone();

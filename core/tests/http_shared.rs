@@ -9,14 +9,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oxmcp::protocol::*;
-use oxmcp::server::{RequestContext, Server};
+use oxmcp::server::{RequestContext, Server, ServerConfig};
 use oxmcp::store::{MemoryStore, SharedStore};
 use oxmcp::transport::http::{HttpServer, HttpServerConfig};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
 
-fn server(cancelled: Arc<Notify>) -> Server {
+fn server(cancelled: Arc<Notify>, config: ServerConfig) -> Server {
     Server::builder("shared-test", "1")
+        .config(config)
         .tool(Tool::new("chatty", "logs at info, then answers", json!({"type": "object"})), |_, ctx: RequestContext| async move {
             ctx.log(LoggingLevel::Info, json!("chatter"))?;
             Ok(CallToolResult::text("done"))
@@ -33,6 +34,10 @@ fn server(cancelled: Arc<Notify>) -> Server {
                 Ok(CallToolResult::text("cancelled"))
             }
         })
+        .tool(job_tool(), |_, _| async move {
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            Ok(CallToolResult::text("job done"))
+        })
         .tool(Tool::new("poll", "ends its stream mid-call", json!({"type": "object"})), |_, ctx: RequestContext| async move {
             ctx.report_progress(1.0, Some(2.0), None)?;
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -43,6 +48,13 @@ fn server(cancelled: Arc<Notify>) -> Server {
         })
         .build()
         .unwrap()
+}
+
+/// A tool that runs as a task for clients that declared the tasks extension.
+fn job_tool() -> Tool {
+    let mut tool = Tool::new("job", "takes 800 ms", json!({"type": "object"}));
+    tool.execution = Some(ToolExecution { task_support: Some(TaskSupport::Optional), ..Default::default() });
+    tool
 }
 
 struct Nodes {
@@ -58,7 +70,8 @@ async fn two_nodes() -> Nodes {
     let mut servers = Vec::new();
     for _ in 0..2 {
         let config = HttpServerConfig { store: Some(store.clone()), ..Default::default() };
-        servers.push(HttpServer::bind(server(cancelled.clone()), config).await.unwrap());
+        let shared = ServerConfig::default().shared_through(&store).await.unwrap();
+        servers.push(HttpServer::bind(server(cancelled.clone(), shared), config).await.unwrap());
     }
     Nodes { urls: [servers[0].url(), servers[1].url()], cancelled, _servers: servers }
 }
@@ -196,4 +209,56 @@ async fn a_stream_resumes_on_the_other_node_and_only_for_its_session() {
     assert!(rests.iter().all(|m| !firsts.contains(m)), "repeated: {first} / {rest}");
     assert_eq!(rests.iter().filter(|m| m["method"] == "notifications/progress").count(), 1, "{rest}");
     assert_eq!(rests.last().unwrap()["result"]["content"][0]["text"], "polled", "{rest}");
+}
+
+/// A stateless-era POST (2026-07-28) of `method` with the tasks extension declared.
+fn stateless(url: &str, id: u64, method: &str, name: Option<&str>, mut params: Value) -> reqwest::RequestBuilder {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}},
+    });
+    let mut r = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        r = r.header("mcp-name", name);
+    }
+    r.body(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string())
+}
+
+#[tokio::test]
+async fn a_listen_stream_on_one_node_follows_a_task_running_on_the_other() {
+    let n = two_nodes().await;
+    let created =
+        stateless(&n.urls[0], 1, "tools/call", Some("job"), json!({"name": "job", "arguments": {}})).send().await.unwrap();
+    let created: Value = serde_json::from_str(&created.text().await.unwrap()).unwrap();
+    let task_id = created["result"]["taskId"].as_str().expect("a task").to_string();
+    // tasks/get through the other node finds it (the task store is shared too).
+    let got = stateless(&n.urls[1], 2, "tasks/get", Some(&task_id), json!({"taskId": task_id})).send().await.unwrap();
+    let got: Value = serde_json::from_str(&got.text().await.unwrap()).unwrap();
+    assert_eq!(got["result"]["taskId"], task_id.as_str(), "{got}");
+
+    let listen = json!({"notifications": {"taskIds": [task_id]}});
+    let mut stream = stateless(&n.urls[1], 3, "subscriptions/listen", None, listen).send().await.unwrap();
+    assert_eq!(stream.status(), 200);
+    let mut seen = String::new();
+    let done = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let chunk = stream.chunk().await.unwrap().expect("the listen stream ended");
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            let found = messages(&seen)
+                .into_iter()
+                .find(|m| m["method"] == "notifications/tasks" && m["params"]["status"] == "completed");
+            if let Some(m) = found {
+                return m;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("node 1's listener never heard of node 0's task: {seen}"));
+    assert_eq!(done["params"]["taskId"], task_id.as_str(), "{done}");
 }

@@ -10,7 +10,7 @@ use oxmcp::client::{Client, Era};
 use oxmcp::protocol::{
     CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, TaskSupport, Tool, ToolExecution, TASKS_EXTENSION,
 };
-use oxmcp::server::tasks::{MemoryTaskStore, TaskOptions};
+use oxmcp::server::tasks::{MemoryTaskStore, SharedTaskStore, TaskOptions};
 use oxmcp::server::{Arguments, RequestContext, Server, ServerConfig, ServerSession};
 use oxmcp::session::RequestOptions;
 use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
@@ -295,8 +295,19 @@ async fn unknown_ids_expired_tasks_and_a_full_store_get_clear_errors() {
 
 #[tokio::test]
 async fn a_task_started_on_one_node_is_read_answered_and_cancelled_through_another() {
-    // Two servers sharing one store, as two nodes behind a load balancer would.
-    let tasks = TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() };
+    // Two servers sharing one task store, as two nodes behind a load balancer would.
+    across_nodes(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() }).await;
+}
+
+#[tokio::test]
+async fn tasks_in_a_shared_store_are_followed_through_another_node() {
+    // The store scaled-out servers use (here on the in-memory shared store): every change
+    // a compare-and-swap on a serialized record.
+    let shared = Arc::new(SharedTaskStore::new(Arc::new(oxmcp::store::MemoryStore::default())));
+    across_nodes(TaskOptions { store: shared, poll_interval: Duration::from_millis(50), ..Default::default() }).await;
+}
+
+async fn across_nodes(tasks: TaskOptions) {
     let cancelled = Arc::new(AtomicBool::new(false));
     let node_a = server(ServerConfig { tasks: tasks.clone(), ..Default::default() }, cancelled.clone());
     let node_b = server(ServerConfig { tasks, ..Default::default() }, Arc::default());

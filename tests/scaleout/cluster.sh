@@ -35,10 +35,16 @@ redis_start() {
   wait_port "$REDIS_PORT"
 }
 
+# A node's command: NODE_CMD (words; {port} and {redis} replaced), by default the oxmcp
+# CLI's everything server.
 node_start() { # index
-  local i="$1" port="${NODE_PORTS[$1]}"
-  "$OXMCP_BIN" everything-server --http "127.0.0.1:$port" --redis "redis://127.0.0.1:$REDIS_PORT" \
-    >>"$CLUSTER_DIR/node$i.log" 2>&1 &
+  local i="$1" port="${NODE_PORTS[$1]}" cmd=()
+  local template="${NODE_CMD:-$OXMCP_BIN everything-server --http 127.0.0.1:{port} --redis {redis}}"
+  for word in $template; do
+    word="${word//\{port\}/$port}"
+    cmd+=("${word//\{redis\}/redis://127.0.0.1:$REDIS_PORT}")
+  done
+  "${cmd[@]}" >>"$CLUSTER_DIR/node$i.log" 2>&1 &
   NODE_PIDS[$i]=$!
   wait_port "$port"
 }
@@ -46,6 +52,7 @@ node_start() { # index
 cluster_start() { # nodes dir
   local n="$1"
   CLUSTER_DIR="$2"
+  mkdir -p "$CLUSTER_DIR"
   cluster_install
   redis_start
   NODE_PORTS=(); NODE_PIDS=()

@@ -687,9 +687,15 @@ class Server:
                          allowed_hosts: Optional[Sequence[str]] = None, allowed_origins: Optional[Sequence[str]] = None,
                          max_sessions: Optional[int] = None, auth_issuer: Optional[str] = None,
                          auth_audience: Optional[str] = None, auth_scopes: Sequence[str] = (),
-                         tool_scopes: Optional[Mapping[str, Sequence[str]]] = None) -> str:
+                         tool_scopes: Optional[Mapping[str, Sequence[str]]] = None,
+                         redis: Optional[str] = None) -> str:
         """Starts Streamable HTTP (and legacy SSE on /sse) in the background; returns the URL.
         Port 0 picks a free port.
+
+        ``redis="redis://HOST:PORT"`` shares sessions, streams, tasks and the
+        ``requestState`` key with every server started with the same Redis, so that any
+        number of them behind a load balancer (no sticky sessions needed) act as one
+        server. Give it on the first start, before the server serves anything else.
 
         ``allowed_hosts`` and ``allowed_origins`` are the ``Host`` and ``Origin`` header
         values accepted (by default only the local ones: a guard against DNS rebinding; a
@@ -704,6 +710,8 @@ class Server:
         options = _http_options(path, stateless, json_response, allowed_hosts, allowed_origins, max_sessions,
                                 auth_issuer, auth_audience, auth_scopes, tool_scopes)
         options.update(host=host, port=port)
+        if redis is not None:
+            options["redis"] = redis
         await self._hold()  # the lifespan is entered before the first request can come
         try:
             url = await self._native.start_http(json.dumps(options))

@@ -17,7 +17,8 @@ use crate::transport::{HostLoop, MemoryTransport, StdioTransport};
 
 /// How to serve HTTP, as hosts pass it (JSON, camelCase keys, all optional):
 /// `{"host": "127.0.0.1", "port": 0, "path": "/mcp", "stateless": false,
-/// "jsonResponse": false, "allowedHosts": [...], "allowedOrigins": [...], "maxSessions": n}`.
+/// "jsonResponse": false, "allowedHosts": [...], "allowedOrigins": [...], "maxSessions": n,
+/// "redis": "redis://HOST:PORT"}`.
 ///
 /// ```
 /// let o = oxmcp::host::HttpOptions::from_json(r#"{"port": 8080, "stateless": true}"#).unwrap();
@@ -44,6 +45,10 @@ pub struct HttpOptions {
     pub max_sessions: Option<usize>,
     /// Protects the endpoint with OAuth (see [`HttpAuth`]).
     pub auth: Option<HttpAuth>,
+    /// Shares sessions, streams, tasks and the `requestState` key with every server node
+    /// using this store (`redis://HOST:PORT`), so that nodes behind a load balancer act as
+    /// one server (see [`crate::store`]).
+    pub redis: Option<String>,
 }
 
 /// A protected endpoint, as hosts pass it: `{"issuer": URL, "audience": URL, "scopes":
@@ -118,6 +123,7 @@ impl Default for HttpOptions {
             allowed_origins: None,
             max_sessions: None,
             auth: None,
+            redis: None,
         }
     }
 }
@@ -140,7 +146,11 @@ impl HttpOptions {
         Ok(Self { host: host.to_string(), port, ..Self::default() })
     }
 
-    async fn config(self, verify: Option<crate::auth::VerifyFn>) -> Result<HttpServerConfig> {
+    async fn config(
+        self,
+        verify: Option<crate::auth::VerifyFn>,
+        store: Option<Arc<dyn crate::store::SharedStore>>,
+    ) -> Result<HttpServerConfig> {
         let host = self.host.clone();
         let mut bind = tokio::net::lookup_host((host.as_str(), self.port))
             .await
@@ -161,13 +171,16 @@ impl HttpOptions {
             bind = probe.local_addr().map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
         }
         let url = format!("http://{bind}{}", self.path);
-        Ok(HttpServerConfig { bind, ..self.service_config(url, verify) })
+        Ok(HttpServerConfig { bind, store, ..self.service_config(url, verify) })
     }
 
     /// Options for a host that owns the sockets (see [`HttpApp`]): nothing is bound, so a
     /// protected endpoint names its audience itself, and legacy HTTP+SSE is off (its
     /// `endpoint` event names an absolute path, which mounting under a prefix breaks).
     fn app_config(self, verify: Option<crate::auth::VerifyFn>) -> Result<HttpServerConfig> {
+        if self.redis.is_some() {
+            return Err(Error::new(ErrorKind::InvalidInput, "redis applies to a server that listens itself (start_http)"));
+        }
         let url = match &self.auth {
             Some(HttpAuth { audience: Some(a), .. }) => a.clone(),
             Some(_) => {
@@ -270,8 +283,9 @@ impl Listeners {
         server: Server,
         options: HttpOptions,
         verify: Option<crate::auth::VerifyFn>,
+        store: Option<Arc<dyn crate::store::SharedStore>>,
     ) -> Result<String> {
-        let config = options.config(verify).await?;
+        let config = options.config(verify, store).await?;
         // The error names the address already.
         let http = HttpServer::bind(server, config).await.map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
         let url = http.url();

@@ -525,9 +525,31 @@ impl StagedServer {
     /// Starts Streamable HTTP (and legacy HTTP+SSE) in the background; returns the
     /// endpoint's URL. A second start replaces the first listener.
     pub async fn start_http(&self, options: HttpOptions) -> Result<String> {
+        let store = match &options.redis {
+            Some(url) => Some(self.share_through(url).await?),
+            None => None,
+        };
         let server = self.server()?;
         let verify = self.lock().token_verifier.clone().map(|f| self.host_verifier(f));
-        self.listeners.start_http(server, options, verify).await
+        self.listeners.start_http(server, options, verify, store).await
+    }
+
+    /// Connects the shared store at `url` and gives the server, before it is built, the
+    /// settings every node shares (the `requestState` key, the tasks).
+    async fn share_through(&self, url: &str) -> Result<Arc<dyn crate::store::SharedStore>> {
+        let unavailable = |e: crate::store::StoreError| Error::new(ErrorKind::Transport, format!("{url}: {e}"));
+        let store = crate::store::connect(url).await.map_err(unavailable)?;
+        let config = self.lock().config.clone();
+        let shared = config.shared_through(&store).await.map_err(unavailable)?;
+        let mut state = self.lock();
+        if state.running.is_some() {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "a server shared through redis must start serving over HTTP before anything else (it is built with the shared settings)",
+            ));
+        }
+        state.config = shared;
+        Ok(store)
     }
 
     /// Serves HTTP requests that a host hands in (it owns the sockets: an ASGI server, a

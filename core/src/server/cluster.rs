@@ -18,13 +18,15 @@ use crate::store::SharedStore;
 const TAG: &[u8] = b"change:";
 
 /// A change every client must hear.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 #[serde(rename_all = "camelCase")]
 pub(super) enum Change {
     /// `notifications/resources/updated` for this URI.
     Updated(String),
     /// This list-changed notification.
     Listed(String),
+    /// A task's new state (the tasks extension's `notifications/tasks`).
+    Task(Box<super::tasks::TaskEvent>),
 }
 
 /// The store the server publishes changes on, and the runtime that publishes them (the
@@ -38,7 +40,17 @@ impl Server {
     /// Shares this server's sessions through `store` (the HTTP server calls this once).
     pub(super) fn share_through(&self, store: Arc<dyn SharedStore>) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let _ = self.inner.shared.set(Shared { store, runtime });
+        if self.inner.shared.set(Shared { store, runtime }).is_err() {
+            return;
+        }
+        // A listen stream on any node follows a task running on this one. Weak: the
+        // server owns its tasks.
+        let server = Arc::downgrade(&self.inner);
+        self.inner.tasks.relay_events(move |event| {
+            if let Some(inner) = server.upgrade() {
+                Server { inner }.tell_every_node(Change::Task(Box::new(event)));
+            }
+        });
     }
 
     /// Tells every node's clients of `change` (only this node's when nothing is shared).

@@ -100,6 +100,31 @@ impl Default for ServerConfig {
     }
 }
 
+impl ServerConfig {
+    /// These settings for a server that shares its clients with other nodes through
+    /// `store` (behind a load balancer, with the same store given to the HTTP server as
+    /// `HttpServerConfig::store`): the `requestState` key every node shares (made by the
+    /// first node, read by the others) and tasks kept in the store.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), oxmcp::store::StoreError> {
+    /// use std::sync::Arc;
+    /// let store: Arc<dyn oxmcp::store::SharedStore> = Arc::new(oxmcp::store::MemoryStore::default());
+    /// let config = oxmcp::server::ServerConfig::default().shared_through(&store).await?;
+    /// assert!(config.state_key.is_some());
+    /// # Ok(()) }
+    /// ```
+    pub async fn shared_through(
+        mut self,
+        store: &Arc<dyn crate::store::SharedStore>,
+    ) -> std::result::Result<Self, crate::store::StoreError> {
+        let key = store.shared_secret("request-state").await?;
+        self.state_key = Some(StateKey::from_bytes(key));
+        self.tasks.store = Arc::new(tasks::SharedTaskStore::new(store.clone()));
+        Ok(self)
+    }
+}
+
 /// An MCP server. Cheap to clone; clones share registries and sessions.
 #[derive(Clone)]
 pub struct Server {
@@ -546,6 +571,7 @@ impl Server {
                 }
                 self.inner.listeners.list_changed(method);
             }
+            cluster::Change::Task(event) => self.inner.tasks.heard((**event).clone()),
         }
     }
 

@@ -26,6 +26,7 @@ struct State {
     logs: HashMap<String, Log>,
     cursors: HashMap<String, u64>,
     secrets: HashMap<String, [u8; 32]>,
+    values: HashMap<String, (Bytes, Option<Instant>)>,
 }
 
 struct Log {
@@ -45,6 +46,7 @@ impl State {
     fn expire(&mut self, now: Instant) {
         self.sessions.retain(|_, (_, until)| *until > now);
         self.logs.retain(|_, l| l.expires > now);
+        self.values.retain(|_, (_, until)| until.is_none_or(|u| u > now));
     }
 }
 
@@ -121,6 +123,34 @@ impl SharedStore for MemoryStore {
 
     fn subscribe(&self) -> broadcast::Receiver<BusMessage> {
         self.bus.subscribe()
+    }
+
+    fn get_value(&self, key: &str) -> BoxFuture<'_, StoreResult<Option<Bytes>>> {
+        let mut s = self.state.lock().unwrap();
+        s.expire(Instant::now());
+        ready(Ok(s.values.get(key).map(|(v, _)| v.clone())))
+    }
+
+    fn swap_value(
+        &self,
+        key: &str,
+        expected: Option<Bytes>,
+        new: Bytes,
+        ttl: Option<Duration>,
+    ) -> BoxFuture<'_, StoreResult<bool>> {
+        let now = Instant::now();
+        let mut s = self.state.lock().unwrap();
+        s.expire(now);
+        let current = s.values.get(key);
+        if current.map(|(v, _)| v) != expected.as_ref() {
+            return ready(Ok(false));
+        }
+        let until = match ttl {
+            Some(ttl) => Some(now + ttl),
+            None => current.and_then(|(_, until)| *until),
+        };
+        s.values.insert(key.to_string(), (new, until));
+        ready(Ok(true))
     }
 
     fn shared_secret(&self, name: &str) -> BoxFuture<'_, StoreResult<[u8; 32]>> {

@@ -128,6 +128,20 @@ pub trait SharedStore: Send + Sync + 'static {
     /// grew (as [`BusMessage::Grew`]).
     fn subscribe(&self) -> broadcast::Receiver<BusMessage>;
 
+    /// The value record `key` holds (records of other kinds than sessions: tasks), if it
+    /// exists and has not expired.
+    fn get_value(&self, key: &str) -> BoxFuture<'_, StoreResult<Option<Bytes>>>;
+    /// Sets record `key` to `new` if it holds `expected` now (`None`: if it does not
+    /// exist), atomically for every node; whether it did. `ttl`: expire that long from
+    /// now; `None` keeps the record's expiry (a new record then never expires).
+    fn swap_value(
+        &self,
+        key: &str,
+        expected: Option<Bytes>,
+        new: Bytes,
+        ttl: Option<Duration>,
+    ) -> BoxFuture<'_, StoreResult<bool>>;
+
     /// The secret shared by every node under `name`: made (32 random bytes) by the first
     /// node that asks, read by the others.
     fn shared_secret(&self, name: &str) -> BoxFuture<'_, StoreResult<[u8; 32]>>;

@@ -4,7 +4,8 @@
 //! Keys, all under a prefix (default `oxmcp`): `{p}:s:{id}` a session record (a string
 //! with a TTL), `{p}:l:{log}` an event log (a Stream whose entry ids are `{n}-0`, `n`
 //! counting from 1 in `{p}:n:{log}`, so positions are consecutive and a replay can tell a
-//! gap), `{p}:c:{log}` a reader's cursor, `{p}:k:{name}` a shared secret, and the channel
+//! gap), `{p}:c:{log}` a reader's cursor, `{p}:v:{key}` a record of another kind (a task),
+//! `{p}:k:{name}` a shared secret, and the channel
 //! `{p}:bus`.
 
 use std::sync::Arc;
@@ -62,6 +63,21 @@ end
 return tostring(at)
 ";
 
+/// Sets KEYS[1] to ARGV[3] if it holds ARGV[2] (ARGV[1] = 1) or does not exist (ARGV[1] =
+/// 0); ARGV[4] is the expiry in ms, 0 to keep the key's own.
+const SWAP: &str = r"
+local cur = redis.call('GET', KEYS[1])
+if (ARGV[1] == '0' and cur == false) or (ARGV[1] == '1' and cur == ARGV[2]) then
+  if ARGV[4] == '0' then
+    redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
+  else
+    redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+  end
+  return 1
+end
+return 0
+";
+
 /// A [`SharedStore`](super::SharedStore) on a Redis server.
 ///
 /// ```no_run
@@ -73,7 +89,7 @@ pub struct RedisStore {
     conn: ConnectionManager,
     prefix: String,
     bus: broadcast::Sender<BusMessage>,
-    scripts: Arc<(Script, Script, Script)>,
+    scripts: Arc<(Script, Script, Script, Script)>,
     /// Stops the pub/sub task when the store goes.
     stop: CancellationToken,
 }
@@ -120,7 +136,7 @@ impl RedisStore {
             conn,
             prefix: prefix.to_string(),
             bus,
-            scripts: Arc::new((Script::new(APPEND), Script::new(READ), Script::new(CURSOR))),
+            scripts: Arc::new((Script::new(APPEND), Script::new(READ), Script::new(CURSOR), Script::new(SWAP))),
             stop,
         })
     }
@@ -257,6 +273,32 @@ impl SharedStore for RedisStore {
 
     fn subscribe(&self) -> broadcast::Receiver<BusMessage> {
         self.bus.subscribe()
+    }
+
+    fn get_value(&self, key: &str) -> BoxFuture<'_, StoreResult<Option<Bytes>>> {
+        let key = self.key("v", key);
+        let mut conn = self.conn.clone();
+        Box::pin(async move { Ok(bounded(conn.get::<_, Option<Vec<u8>>>(key)).await?.map(Bytes::from)) })
+    }
+
+    fn swap_value(
+        &self,
+        key: &str,
+        expected: Option<Bytes>,
+        new: Bytes,
+        ttl: Option<Duration>,
+    ) -> BoxFuture<'_, StoreResult<bool>> {
+        let key = self.key("v", key);
+        let mut conn = self.conn.clone();
+        let scripts = self.scripts.clone();
+        Box::pin(async move {
+            let mut call = scripts.3.key(key);
+            call.arg(u8::from(expected.is_some()))
+                .arg(expected.as_deref().unwrap_or_default())
+                .arg(new.as_ref())
+                .arg(ttl.map_or(0, millis));
+            Ok(bounded(call.invoke_async::<i64>(&mut conn)).await? == 1)
+        })
     }
 
     fn shared_secret(&self, name: &str) -> BoxFuture<'_, StoreResult<[u8; 32]>> {

@@ -25,7 +25,7 @@ pub(crate) struct TaskInputs {
     /// One write of the task's state at a time, the latest state each time.
     writing: tokio::sync::Mutex<()>,
     /// Where each stored change goes (the listen streams), and whose task it is.
-    events: (tokio::sync::broadcast::Sender<super::TaskEvent>, Option<String>),
+    events: (Arc<super::TaskEvents>, Option<String>),
     /// A status message waits for its write: later ones ride along (a handler reporting
     /// progress in a tight loop costs a store write per write's time, not per report).
     status_pending: std::sync::atomic::AtomicBool,
@@ -43,7 +43,7 @@ impl TaskInputs {
         task: Task,
         store: Arc<dyn TaskStore>,
         poll: Duration,
-        events: (tokio::sync::broadcast::Sender<super::TaskEvent>, Option<String>),
+        events: (Arc<super::TaskEvents>, Option<String>),
     ) -> Self {
         let task = DetailedTask { task, result: None, error: None, input_requests: None };
         TaskInputs {
@@ -113,7 +113,7 @@ impl TaskInputs {
         let _turn = self.writing.lock().await;
         let latest = self.snapshot();
         if self.store.update(latest.clone()).await? {
-            let _ = self.events.0.send(super::TaskEvent { task: latest, owner: self.events.1.clone() });
+            self.events.0.send(super::TaskEvent { task: latest, owner: self.events.1.clone() });
         }
         Ok(())
     }
@@ -231,7 +231,8 @@ mod tests {
         };
         let detailed = DetailedTask { task: task.clone(), result: None, error: None, input_requests: None };
         store.create(TaskRecord { task: detailed, owner: None, cancel_requested: false }).await.unwrap();
-        let (events, _) = tokio::sync::broadcast::channel(4);
+        let events =
+            Arc::new(super::super::TaskEvents { local: tokio::sync::broadcast::channel(4).0, relay: Default::default() });
         let inputs = Arc::new(TaskInputs::new(task, store.clone(), Duration::from_millis(10), (events, None)));
         for i in 0..10_000 {
             inputs.set_status_message(&format!("step {i}"));

@@ -4,8 +4,8 @@
 //! it (the result inlined once it completed), `tasks/update` answers what it asked the
 //! client, `tasks/cancel` stops it.
 //!
-//! - `store`: [`TaskStore`], where tasks live (shared by several nodes, or
-//!   [`MemoryTaskStore`]);
+//! - `store`: [`TaskStore`], where tasks live, and [`MemoryTaskStore`];
+//! - `shared`: [`SharedTaskStore`], tasks in a shared store (several nodes);
 //! - `inputs`: a running task's requests to the client, surfaced as `inputRequests`;
 //! - `clock`: the tasks' timestamps;
 //! - `escalate`: calls that become tasks midway (escalating tools).
@@ -13,6 +13,7 @@
 mod clock;
 mod escalate;
 mod inputs;
+mod shared;
 mod store;
 
 use std::collections::HashMap;
@@ -28,6 +29,7 @@ use crate::protocol::{codes, DetailedTask, ErrorObject, Task, TaskStatus, TASKS_
 
 pub(crate) use escalate::{escalating_call, Escalation};
 pub(crate) use inputs::TaskInputs;
+pub use shared::SharedTaskStore;
 pub use store::{MemoryTaskStore, TaskRecord, TaskStore, DEFAULT_TASK_CAPACITY};
 
 /// How a server keeps and paces its tasks.
@@ -90,8 +92,8 @@ pub(crate) struct Tasks {
     /// Tasks running in this process, by id: what `tasks/cancel` and `tasks/update` reach
     /// at once (another node's runner learns of them from the store).
     running: Mutex<HashMap<String, Running>>,
-    /// Every stored change of a task running here.
-    events: tokio::sync::broadcast::Sender<TaskEvent>,
+    /// Every stored change of a task running here (of every node's, when shared).
+    events: Arc<TaskEvents>,
     /// Tasks started here and not ended (a slot is taken before the task is stored, so
     /// concurrent starts cannot overshoot `max_running`).
     slots: std::sync::atomic::AtomicUsize,
@@ -111,8 +113,30 @@ impl Drop for SlotGuard {
     }
 }
 
+/// Where the changes of tasks go: to this process's listen streams, or, when the server
+/// shares its sessions with other nodes, to every node's (which then hear them back).
+pub(crate) struct TaskEvents {
+    local: tokio::sync::broadcast::Sender<TaskEvent>,
+    relay: std::sync::OnceLock<Box<dyn Fn(TaskEvent) + Send + Sync>>,
+}
+
+impl TaskEvents {
+    /// A task's change, for every listener that may hear it.
+    pub(crate) fn send(&self, event: TaskEvent) {
+        match self.relay.get() {
+            Some(relay) => relay(event),
+            None => self.deliver(event),
+        }
+    }
+
+    /// A change for this process's listeners.
+    pub(crate) fn deliver(&self, event: TaskEvent) {
+        let _ = self.local.send(event);
+    }
+}
+
 /// A task's new state, for the `subscriptions/listen` streams that follow it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct TaskEvent {
     pub(crate) task: DetailedTask,
     /// Whose task it is: a stream of someone else hears nothing of it.
@@ -124,13 +148,25 @@ const EVENT_BACKLOG: usize = 256;
 
 impl Tasks {
     pub(crate) fn new(options: TaskOptions, grace: Duration) -> Arc<Tasks> {
-        let (events, _) = tokio::sync::broadcast::channel(EVENT_BACKLOG);
+        let (local, _) = tokio::sync::broadcast::channel(EVENT_BACKLOG);
+        let events = Arc::new(TaskEvents { local, relay: std::sync::OnceLock::new() });
         Arc::new(Tasks { options, grace, running: Mutex::new(HashMap::new()), events, slots: Default::default() })
     }
 
-    /// The changes of the tasks running here, from now on.
+    /// The changes of the tasks running here (every node's, when shared), from now on.
     pub(crate) fn subscribe(&self) -> tokio::sync::broadcast::Receiver<TaskEvent> {
-        self.events.subscribe()
+        self.events.local.subscribe()
+    }
+
+    /// Sends every task change through `relay` (to every node) instead of to this
+    /// process's listeners; set once.
+    pub(crate) fn relay_events(&self, relay: impl Fn(TaskEvent) + Send + Sync + 'static) {
+        let _ = self.events.relay.set(Box::new(relay));
+    }
+
+    /// A task change another node (or this one, through the relay) published.
+    pub(crate) fn heard(&self, event: TaskEvent) {
+        self.events.deliver(event);
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -195,7 +231,7 @@ impl Tasks {
             let done = DetailedTask { result, error, input_requests: None, ..last };
             match tasks.options.store.update(done.clone()).await {
                 Ok(true) => {
-                    let _ = tasks.events.send(TaskEvent { task: done, owner });
+                    tasks.events.send(TaskEvent { task: done, owner });
                 }
                 Ok(false) => {}
                 Err(e) => tracing::warn!("task {id}: its outcome could not be stored: {e}"),

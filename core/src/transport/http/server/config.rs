@@ -54,7 +54,9 @@ pub struct HttpServerConfig {
     /// Shares sessions with every server node using the same store (see
     /// [`crate::store`]): a request of a session another node started is served here, its
     /// streams resume on any node, DELETE ends it everywhere. `event_store` is then not
-    /// used. Default `None`: sessions live in this process.
+    /// used. Give the MCP server the same store
+    /// ([`ServerConfig::shared_through`](crate::server::ServerConfig::shared_through)) for
+    /// its `requestState` key and tasks. Default `None`: sessions live in this process.
     pub store: Option<Arc<dyn crate::store::SharedStore>>,
 }
 

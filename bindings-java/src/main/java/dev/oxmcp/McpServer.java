@@ -383,10 +383,34 @@ public final class McpServer implements AutoCloseable {
      * @return the endpoint URL
      */
     public CompletableFuture<String> startHttp(String host, int port, String path, boolean stateless, boolean jsonResponse, HttpAuth auth) {
+        return startHttp(host, port, path, stateless, jsonResponse, auth, null);
+    }
+
+    /**
+     * Starts serving Streamable HTTP shared with every server started on the same Redis
+     * ({@code redis://HOST:PORT}): sessions, streams, tasks and the requestState key live
+     * there, so that any number of servers behind a load balancer act as one. Call it
+     * before the server serves anything else.
+     *
+     * <pre>{@code
+     * String url = server.startHttp("127.0.0.1", 0, "/mcp", false, false, null, "redis://127.0.0.1:6379").join();
+     * }</pre>
+     *
+     * @param host the address or host name to bind
+     * @param port the port, 0 for any free one
+     * @param path the endpoint path, e.g. {@code /mcp}
+     * @param stateless no sessions: every request stands alone
+     * @param jsonResponse answer with plain JSON bodies instead of SSE streams
+     * @param auth the authorization server and the scopes required, or null for none
+     * @param redis the shared store's URL, or null for none
+     * @return the endpoint URL
+     */
+    public CompletableFuture<String> startHttp(String host, int port, String path, boolean stateless, boolean jsonResponse, HttpAuth auth, String redis) {
         long server = live();
         String json = "{\"host\":" + Json.quote(host) + ",\"port\":" + port + ",\"path\":" + Json.quote(path)
                 + ",\"stateless\":" + stateless + ",\"jsonResponse\":" + jsonResponse
-                + (auth != null ? ",\"auth\":" + auth.toJson() : "") + "}";
+                + (auth != null ? ",\"auth\":" + auth.toJson() : "")
+                + (redis != null ? ",\"redis\":" + Json.quote(redis) : "") + "}";
         return Native.call(Native.Done::json, null, id -> Native.serverStartHttpOptions(server, json, id));
     }
 
