@@ -57,21 +57,7 @@ fi
 next="$here/node_modules/conformance-next/dist/index.js"
 echo "== conformance-next server --requirements 2026-07-28"
 node "$next" server --url "http://localhost:$port/mcp" --requirements 2026-07-28 >"$out/next-2026.log" 2>&1 || true
-read -r p f < <(python3 - "$out/next-2026.log" <<'PY'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-head, _, tail = text.partition("Not scored for")
-unscored = set(re.findall(r"^\s+[✓✗] (\S+) \(", tail, re.M))
-passed = failed = 0
-for name, p, f in re.findall(r"^[✓✗] (\S+): (\d+) passed, (\d+) failed", head, re.M):
-    if name in unscored:
-        continue
-    passed += int(p); failed += int(f)
-    print(("✓" if f == "0" else "✗") + f" {name}: {p} passed, {f} failed", file=sys.stderr)
-print(f"not scored (shown by the suite, not counted): {', '.join(sorted(unscored)) or 'none'}", file=sys.stderr)
-print(passed, failed if passed else 1)
-PY
-)
+read -r p f < <(python3 "$here/requirements_total.py" "$out/next-2026.log")
 echo "2026-07-28 requirements: $p passed, $f failed"
 passed=$((passed + p)); failed=$((failed + f))
 

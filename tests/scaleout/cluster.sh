@@ -39,7 +39,8 @@ redis_start() {
 # CLI's everything server.
 node_start() { # index
   local i="$1" port="${NODE_PORTS[$1]}" cmd=()
-  local template="${NODE_CMD:-$OXMCP_BIN everything-server --http 127.0.0.1:{port} --redis {redis}}"
+  local template="$OXMCP_BIN everything-server --http 127.0.0.1:{port} --redis {redis}"
+  [ -z "${NODE_CMD:-}" ] || template="$NODE_CMD"
   for word in $template; do
     word="${word//\{port\}/$port}"
     cmd+=("${word//\{redis\}/redis://127.0.0.1:$REDIS_PORT}")
