@@ -227,10 +227,16 @@ pub struct HttpParams<'a> {
     pub in_flight: usize,
     /// Whether clients open the standalone GET stream (the transport's default: yes).
     pub get_stream: bool,
+    /// A server already running (e.g. a load balancer's URL): measured as it is, with no
+    /// start, stop or memory reading.
+    pub url: Option<&'a str>,
 }
 
 /// One round: fresh server, connect, warm up, sequential, K in flight, close, SIGTERM.
 pub async fn run_round(p: &HttpParams<'_>, base: &str) -> Result<HttpRound, String> {
+    if let Some(url) = p.url {
+        return run_round_at(p, base, url).await;
+    }
     let mut round = HttpRound::default();
     let started = Instant::now();
     let server = ServerProcess::start(p.server)?;
@@ -255,6 +261,24 @@ pub async fn run_round(p: &HttpParams<'_>, base: &str) -> Result<HttpRound, Stri
     check_stop(&stopped, "http round")?;
     round.stop = stopped.took;
     round.server_stderr_lines = stopped.stderr_lines;
+    Ok(round)
+}
+
+/// One round against a running server: connect, warm up, sequential, K in flight, close.
+async fn run_round_at(p: &HttpParams<'_>, base: &str, url: &str) -> Result<HttpRound, String> {
+    let mut round = HttpRound::default();
+    let started = Instant::now();
+    let client = Arc::new(connect(url, p.get_stream).await?);
+    round.connect = started.elapsed();
+    for i in 0..p.warmup {
+        workload::echo(&client, base, i).await?;
+    }
+    round.seq = workload::sequential(&client, base, p.seq).await?;
+    round.conc = workload::concurrent(&client, base, p.concurrent, p.in_flight).await?;
+    match Arc::try_unwrap(client) {
+        Ok(client) => client.close().await,
+        Err(_) => return Err("the client is still shared after the workloads".into()),
+    }
     Ok(round)
 }
 

@@ -63,6 +63,8 @@ usage: oxmcp-bench [options]
   --sessions N         memory: sessions opened on the HTTP server (default 100, at least 2)
   --memory-rounds M    memory rounds, each with a fresh server process (default 3)
   --settle-ms MS       memory: wait before each RSS reading (default 300)
+  --url URL            http: measure the server already serving URL (e.g. a load balancer
+                       in front of several nodes) instead of starting one per round
   --no-get-stream      http, memory: clients do not open the standalone GET stream
                        (default: they do, as HttpClientTransport does by default)
   --current-thread     run the client on a current-thread tokio runtime
@@ -125,6 +127,8 @@ struct Args {
     memory_rounds: usize,
     settle_ms: u64,
     get_stream: bool,
+    /// http: measure this running server instead of starting one per round.
+    url: Option<String>,
     current_thread: bool,
     json: bool,
 }
@@ -155,6 +159,7 @@ fn parse_args_from(argv: impl IntoIterator<Item = String>) -> Result<Args, Strin
         memory_rounds: 3,
         settle_ms: 300,
         get_stream: true,
+        url: None,
         current_thread: false,
         json: false,
     };
@@ -186,6 +191,7 @@ fn parse_args_from(argv: impl IntoIterator<Item = String>) -> Result<Args, Strin
             "--memory-rounds" => a.memory_rounds = number("--memory-rounds")?,
             "--settle-ms" => a.settle_ms = number("--settle-ms")? as u64,
             "--no-get-stream" => a.get_stream = false,
+            "--url" => a.url = Some(value("--url")?),
             "--current-thread" => a.current_thread = true,
             "--json" => a.json = true,
             "-h" | "--help" => {
@@ -678,6 +684,7 @@ fn run(args: &Args, runtime: &tokio::runtime::Runtime) -> Result<Results, String
             concurrent: args.http_concurrent,
             in_flight: args.in_flight,
             get_stream: args.get_stream,
+            url: args.url.as_deref(),
         };
         let mut rounds = Vec::with_capacity(args.rounds);
         for i in 0..args.rounds {
