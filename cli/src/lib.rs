@@ -9,6 +9,7 @@ mod input_required_fixtures;
 pub mod media;
 pub mod oauth;
 pub mod proxy;
+mod proxy_shared;
 pub mod show;
 mod skill_fixtures;
 pub mod target;

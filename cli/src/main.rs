@@ -114,6 +114,10 @@ enum Command {
         /// with its own credentials, never theirs).
         #[command(flatten)]
         serve_auth: oxmcp_cli::oauth::ServeAuthArgs,
+        /// With --http: share sessions with every proxy node using this store
+        /// (`redis://HOST:PORT`); each node relays to a server connection of its own.
+        #[arg(long, requires = "http", value_name = "URL")]
+        redis: Option<String>,
         /// The server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
@@ -304,7 +308,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect { json, target, auth, server } => inspect(json, &target.resolve(&server)?, &auth).await,
-        Command::Proxy { stdio, http, auth, serve_auth, server } => {
+        Command::Proxy { stdio, http, auth, serve_auth, redis, server } => {
             let mut target = oxmcp_cli::proxy::Target::parse(&server).ok_or_else(|| anyhow!("give the server after --"))?;
             if let oxmcp_cli::proxy::Target::Url(_, oauth) = &mut target {
                 // A protected remote server: the proxy's own tokens (`oxmcp login`, or
@@ -314,7 +318,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             match (stdio, http) {
                 (_, Some(addr)) => {
                     let backend = std::sync::Arc::new(oxmcp_cli::proxy::PerSessionTarget(target));
-                    let config = HttpServerConfig { bind: addr, auth: serve_auth.resource(addr)?, ..Default::default() };
+                    let store = shared_store(redis.as_deref()).await?;
+                    let config = HttpServerConfig { bind: addr, auth: serve_auth.resource(addr)?, store, ..Default::default() };
                     let http = HttpServer::bind_backend(backend, config).await?;
                     eprintln!("oxmcp proxy listening on {}", http.url());
                     stop_signal().await;

@@ -70,15 +70,31 @@ pub struct PerSessionTarget(pub Target);
 
 impl Backend for PerSessionTarget {
     fn open(&self, transport: HttpSessionTransport, _stateless: Option<ProtocolVersion>) -> BackendSession {
-        match relay(&self.0, transport) {
-            Ok(relay) => BackendSession::new(relay.a().clone(), relay),
-            Err((transport, e)) => {
-                // The session still answers, with the reason, instead of hanging.
-                let message = format!("the proxy could not start the server: {e}");
-                tracing::error!("{message}");
-                let session = Session::start(transport, Arc::new(Failing(message)), SessionConfig::default());
-                BackendSession::new(session.peer().clone(), session)
+        // A session other proxy nodes serve too (`--redis`): see `proxy_shared`.
+        match crate::proxy_shared::SharedSide::new(transport) {
+            Ok(shared) => relay_session(&self.0, shared, true),
+            Err(transport) => relay_session(&self.0, transport, false),
+        }
+    }
+}
+
+/// One HTTP session relayed to its own connection to `target`.
+fn relay_session<T: Transport>(target: &Target, transport: T, shared: bool) -> BackendSession {
+    match relay(target, transport) {
+        Ok(relay) => {
+            if shared {
+                // The server's requests to the client, relayed by several nodes, keep
+                // their ids apart.
+                relay.a().number_requests_from(oxmcp::transport::http::replica_request_ids());
             }
+            BackendSession::new(relay.a().clone(), relay)
+        }
+        Err((transport, e)) => {
+            // The session still answers, with the reason, instead of hanging.
+            let message = format!("the proxy could not start the server: {e}");
+            tracing::error!("{message}");
+            let session = Session::start(transport, Arc::new(Failing(message)), SessionConfig::default());
+            BackendSession::new(session.peer().clone(), session)
         }
     }
 }

@@ -28,10 +28,7 @@ impl Backend for Server {
         };
         let peer = session.peer().clone();
         if let Some(shared) = shared {
-            // Every node serving this client numbers its requests in a range of its own
-            // (2^20 ids each, from a random start below 2^51: JavaScript clients read ids
-            // as doubles), so the client's answers can be offered to every node.
-            peer.number_requests_from(((rand::random::<u32>() as i64) & 0x7fff_ffff) << 20);
+            peer.number_requests_from(crate::transport::http::replica_request_ids());
             if let Some(state) = &shared.restored {
                 if let Some(version) = session.client.restore(state) {
                     peer.set_protocol_version(version);

@@ -107,7 +107,7 @@ impl Peer {
 
     /// Numbers this side's next requests from `first` on: sessions that several server
     /// nodes serve at once (one client, a replica per node) keep their request ids apart.
-    pub(crate) fn number_requests_from(&self, first: i64) {
+    pub fn number_requests_from(&self, first: i64) {
         self.shared.outgoing.next_id.store(first, std::sync::atomic::Ordering::Relaxed);
     }
 

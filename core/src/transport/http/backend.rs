@@ -52,6 +52,14 @@ pub trait SessionControl: Send + Sync + 'static {
     fn apply_state(&self, _state: &serde_json::Value) {}
 }
 
+/// Where a node's replica of a shared session starts numbering its requests to the
+/// client: every node serving the client numbers them in a range of its own (2^20 ids
+/// each, from a random start below 2^51: JavaScript clients read ids as doubles), so the
+/// client's answers can be offered to every node and only the asker takes them.
+pub fn replica_request_ids() -> i64 {
+    ((rand::random::<u32>() as i64) & 0x7fff_ffff) << 20
+}
+
 /// What a backend learns of a session that several server nodes serve (the server has a
 /// shared store): the role saves its state of the session through `saver` before
 /// answering the request that changed it, and a node taking the session on finds that

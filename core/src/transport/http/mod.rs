@@ -22,7 +22,7 @@ pub mod server;
 mod shared;
 pub mod sse;
 
-pub use backend::{Backend, BackendSession, SessionControl, SharedSession};
+pub use backend::{replica_request_ids, Backend, BackendSession, SessionControl, SharedSession};
 pub use client::HttpClientTransport;
 pub use hub::{HttpSessionTransport, HubReader, HubWriter};
 pub use server::{HttpServer, HttpServerConfig, HttpService};
