@@ -46,7 +46,6 @@ pub(crate) struct Hub {
 
 /// A shared session's hub: where its events go, and what its role is told.
 pub(crate) struct SharedHub {
-    pub(crate) node: Arc<super::shared::Node>,
     writer: super::shared::LogWriter,
     pub(crate) session: super::backend::SharedSession,
 }
@@ -160,7 +159,7 @@ impl Hub {
             legacy: false,
             auth: protected.then(crate::auth::SessionAuth::default),
             headers: Default::default(),
-            shared: Some(SharedHub { node, writer, session }),
+            shared: Some(SharedHub { writer, session }),
         });
         let transport = HttpSessionTransport { rx, hub: hub.clone() };
         (hub, transport)
@@ -207,18 +206,10 @@ impl Hub {
             st.by_request.insert(r.clone(), id);
         }
         let pending = requests.iter().cloned().collect();
-        match &self.shared {
-            // A shared session's stream is its log: this connection reads it like any other.
-            Some(shared) if !json => {
-                st.streams.insert(id, Stream::new(None, pending, false));
-                drop(st);
-                shared.node.tail(id, self.log_of(id), 0, None)
-            }
-            _ => {
-                st.streams.insert(id, Stream::new(Some(tx), pending, json));
-                StreamHandle { id, rx }
-            }
-        }
+        // A shared session's events reach this connection once its log has them (see
+        // `emit`): a client resuming elsewhere then finds every event it was sent.
+        st.streams.insert(id, Stream::new(Some(tx), pending, json));
+        StreamHandle { id, rx }
     }
 
     /// Like [`Hub::open_request_stream`], but every message related to the request comes
@@ -260,7 +251,7 @@ impl Hub {
         let st = self.state.lock().unwrap();
         let Some(s) = st.streams.get(&stream) else { return };
         if let Some(shared) = &self.shared {
-            shared.writer.write(self.log_of(stream), LogEntry::Prime);
+            shared.writer.write(stream, self.log_of(stream), LogEntry::Prime, s.sender.clone());
             return;
         }
         let frame = sse::priming(&sse::event_id(stream, 0), retry_ms);
@@ -325,8 +316,10 @@ impl Hub {
         let mut st = self.state.lock().unwrap();
         let Some(&sid) = st.by_request.get(request) else { return };
         if let Some(shared) = &self.shared {
-            // Whichever node reads the stream ends its connection there.
-            shared.writer.write(self.log_of(sid), LogEntry::Disconnect);
+            // Whichever node reads the stream ends its connection there (this one too: the
+            // writer drops the connection's last sender).
+            let local = st.streams.get_mut(&sid).and_then(|s| s.sender.take());
+            shared.writer.write(sid, self.log_of(sid), LogEntry::Disconnect, local);
             return;
         }
         if let Some(s) = st.streams.get_mut(&sid) {
@@ -342,7 +335,8 @@ impl Hub {
             let _ = first.send(what);
         }
         if let (Some(shared), false) = (&self.shared, s.json || s.raw) {
-            shared.writer.write(self.log_of(stream), LogEntry::Message(Bytes::copy_from_slice(bytes)));
+            let entry = LogEntry::Message(Bytes::copy_from_slice(bytes));
+            shared.writer.write(stream, self.log_of(stream), entry, s.sender.clone());
             return;
         }
         s.seq += 1;
@@ -423,9 +417,11 @@ impl Hub {
             s.pending.is_empty() && Some(sid) != standalone
         });
         if finished {
-            st.streams.remove(&sid); // dropping the sender ends the HTTP response
+            // Dropping the sender ends the HTTP response (a shared session's once its
+            // writer has passed on what came before), and the log's end its readers'.
+            let ended = st.streams.remove(&sid);
             if let Some(shared) = &self.shared {
-                shared.writer.write(self.log_of(sid), LogEntry::End); // and a log's readers
+                shared.writer.write(sid, self.log_of(sid), LogEntry::End, ended.and_then(|s| s.sender));
             }
         }
     }

@@ -55,13 +55,34 @@ impl Drop for Reading {
     }
 }
 
-/// Where a hub writes its events: one task per session keeps them in order.
+/// One event for a log, and the connection of this node reading its stream, if any.
+struct Write {
+    stream: StreamId,
+    log: String,
+    entry: LogEntry,
+    local: Option<mpsc::UnboundedSender<Bytes>>,
+}
+
+/// Where a hub writes its events: one task per session keeps them in order, and passes
+/// each to the local connection reading its stream once the log holds it (with its
+/// position as the event id), so that a local reader needs no read of the log.
 #[derive(Clone)]
-pub(crate) struct LogWriter(mpsc::UnboundedSender<(String, LogEntry)>);
+pub(crate) struct LogWriter(mpsc::UnboundedSender<Write>);
 
 impl LogWriter {
-    pub(crate) fn write(&self, log: String, entry: LogEntry) {
-        let _ = self.0.send((log, entry));
+    pub(crate) fn write(&self, stream: StreamId, log: String, entry: LogEntry, local: Option<mpsc::UnboundedSender<Bytes>>) {
+        let _ = self.0.send(Write { stream, log, entry, local });
+    }
+}
+
+/// An entry as an SSE frame at position `pos` of stream `stream` (`None` for the end).
+fn frame(stream: StreamId, pos: u64, entry: &LogEntry, retry_ms: Option<u64>) -> Option<Bytes> {
+    let id = sse::event_id(stream, pos);
+    match entry {
+        LogEntry::Message(m) => Some(sse::frame(Some(&id), Some("message"), m)),
+        // A disconnect is a priming event: the client resumes after it, not before.
+        LogEntry::Prime | LogEntry::Disconnect => Some(sse::priming(&id, retry_ms)),
+        LogEntry::End => None,
     }
 }
 
@@ -119,13 +140,34 @@ impl Node {
 
     /// A writer for one session's logs.
     pub(crate) fn writer(self: &Arc<Self>) -> LogWriter {
-        let (tx, mut rx) = mpsc::unbounded_channel::<(String, LogEntry)>();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Write>();
         let node = self.clone();
         tokio::spawn(async move {
-            while let Some((log, entry)) = rx.recv().await {
-                if let Err(e) = node.store.append(&log, entry, node.ttl).await {
-                    // The client resumes from what reached the store; a reader polls.
-                    tracing::warn!(log = log.as_str(), "an SSE event was not stored: {e}");
+            while let Some(Write { stream, log, entry, mut local }) = rx.recv().await {
+                if entry == LogEntry::End {
+                    local = None; // the local response ends now, its readers elsewhere below
+                }
+                let at = node.store.append(&log, entry.clone(), node.ttl).await;
+                let Some(tx) = local else {
+                    if let Err(e) = at {
+                        // The client resumes from what reached the store; a reader polls.
+                        tracing::warn!(log = log.as_str(), "an SSE event was not stored: {e}");
+                    }
+                    continue;
+                };
+                let framed = match at {
+                    Ok(pos) => frame(stream, pos, &entry, node.retry_ms),
+                    Err(e) => {
+                        // This connection still gets it, without an id to resume after.
+                        tracing::warn!(log = log.as_str(), "an SSE event was not stored: {e}");
+                        match &entry {
+                            LogEntry::Message(m) => Some(sse::frame(None, Some("message"), m)),
+                            _ => None,
+                        }
+                    }
+                };
+                if let Some(f) = framed {
+                    let _ = tx.send(f);
                 }
             }
         });
@@ -173,19 +215,12 @@ impl Node {
                 let before = at;
                 for (pos, entry) in entries {
                     at = pos;
-                    let id = sse::event_id(stream, pos);
-                    let frame = match entry {
-                        LogEntry::Message(m) => sse::frame(Some(&id), Some("message"), &m),
-                        LogEntry::Prime => sse::priming(&id, node.retry_ms),
-                        LogEntry::Disconnect => {
-                            // The client resumes after this entry, not before it.
-                            let _ = tx.send(sse::priming(&id, node.retry_ms));
-                            node.keep_cursor(remember, &log, at).await;
-                            return;
-                        }
-                        LogEntry::End => return,
-                    };
+                    let Some(frame) = frame(stream, pos, &entry, node.retry_ms) else { return };
                     if tx.send(frame).is_err() {
+                        return;
+                    }
+                    if entry == LogEntry::Disconnect {
+                        node.keep_cursor(remember, &log, at).await;
                         return;
                     }
                 }
