@@ -77,23 +77,32 @@ impl SharedStore for MemoryStore {
         ready(Ok(existed))
     }
 
-    fn append(&self, log: &str, entry: LogEntry, ttl: Duration) -> BoxFuture<'_, StoreResult<u64>> {
+    fn append_many(&self, entries: Vec<(String, LogEntry)>, ttl: Duration) -> BoxFuture<'_, StoreResult<Vec<u64>>> {
         let now = Instant::now();
-        let at = {
+        let mut positions = Vec::with_capacity(entries.len());
+        let mut grew: Vec<String> = Vec::new();
+        {
             let mut s = self.state.lock().unwrap();
             s.expire(now);
-            let l = s.logs.entry(log.to_string()).or_insert_with(|| Log { entries: VecDeque::new(), next: 1, expires: now });
-            let at = l.next;
-            l.next += 1;
-            l.expires = now + ttl;
-            l.entries.push_back((at, entry));
-            if l.entries.len() > LOG_LIMIT {
-                l.entries.pop_front();
+            for (log, entry) in entries {
+                let l = s.logs.entry(log.clone()).or_insert_with(|| Log { entries: VecDeque::new(), next: 1, expires: now });
+                let at = l.next;
+                l.next += 1;
+                l.expires = now + ttl;
+                l.entries.push_back((at, entry));
+                if l.entries.len() > LOG_LIMIT {
+                    l.entries.pop_front();
+                }
+                positions.push(at);
+                if !grew.contains(&log) {
+                    grew.push(log);
+                }
             }
-            at
-        };
-        let _ = self.bus.send(BusMessage::Grew(log.to_string()));
-        ready(Ok(at))
+        }
+        for log in grew {
+            let _ = self.bus.send(BusMessage::Grew(log));
+        }
+        ready(Ok(positions))
     }
 
     fn read(&self, log: &str, after: u64) -> BoxFuture<'_, StoreResult<Option<Entries>>> {

@@ -112,10 +112,17 @@ pub trait SharedStore: Send + Sync + 'static {
     /// Ends session `id` for every node; whether it existed.
     fn delete_session(&self, id: &str) -> BoxFuture<'_, StoreResult<bool>>;
 
-    /// Appends to log `log` (created on first use, gone after `ttl` without appends) and
-    /// tells every node's [`subscribe`](Self::subscribe) that it grew; returns the entry's
-    /// position, greater than every earlier one's.
-    fn append(&self, log: &str, entry: LogEntry, ttl: Duration) -> BoxFuture<'_, StoreResult<u64>>;
+    /// Appends each entry to its log, in order (a log is created on first use, and gone
+    /// after `ttl` without appends), and tells every node's [`subscribe`](Self::subscribe)
+    /// which logs grew; returns the entries' positions, each greater than every earlier
+    /// one's in its log. One call for many entries: one round trip to the store.
+    fn append_many(&self, entries: Vec<(String, LogEntry)>, ttl: Duration) -> BoxFuture<'_, StoreResult<Vec<u64>>>;
+
+    /// [`append_many`](Self::append_many) of one entry: its position.
+    fn append(&self, log: &str, entry: LogEntry, ttl: Duration) -> BoxFuture<'_, StoreResult<u64>> {
+        let appended = self.append_many(vec![(log.to_string(), entry)], ttl);
+        Box::pin(async move { appended.await?.first().copied().ok_or_else(|| StoreError("the store appended nothing".into())) })
+    }
     /// The entries of `log` after position `after`, oldest first; `None` if the log does
     /// not exist, or no longer holds every entry after `after` (a replay would have a gap).
     fn read(&self, log: &str, after: u64) -> BoxFuture<'_, StoreResult<Option<Entries>>>;

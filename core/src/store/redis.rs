@@ -27,15 +27,25 @@ const LOG_LIMIT: usize = 1024;
 /// The longest any one Redis call may take before it fails.
 const CALL_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// Appends an entry with the next consecutive position, bounds the log, renews both keys'
-/// expiry and tells the bus, in one step.
+/// Appends entries in order, each with its log's next consecutive position (KEYS: stream
+/// and counter of each entry's log; ARGV: expiry ms, length bound, bus channel, then each
+/// entry and its log's bus message), bounds the logs, renews their expiry and tells the
+/// bus once per log, in one step; returns the positions.
 const APPEND: &str = r"
-local n = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[3], n .. '-0', 'e', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('PUBLISH', ARGV[4], ARGV[5])
-return n
+local out, told = {}, {}
+for i = 1, #KEYS / 2 do
+  local stream, counter = KEYS[2 * i - 1], KEYS[2 * i]
+  local n = redis.call('INCR', counter)
+  redis.call('XADD', stream, 'MAXLEN', ARGV[2], n .. '-0', 'e', ARGV[2 + 2 * i])
+  redis.call('PEXPIRE', stream, ARGV[1])
+  redis.call('PEXPIRE', counter, ARGV[1])
+  if not told[stream] then
+    told[stream] = true
+    redis.call('PUBLISH', ARGV[3], ARGV[3 + 2 * i])
+  end
+  out[i] = n
+end
+return out
 ";
 
 /// The entries after ARGV[1] as `ok, pos, entry, pos, entry...`, or `none` when the log is
@@ -215,16 +225,19 @@ impl SharedStore for RedisStore {
         Box::pin(async move { Ok(bounded(conn.del::<_, u64>(key)).await? > 0) })
     }
 
-    fn append(&self, log: &str, entry: LogEntry, ttl: Duration) -> BoxFuture<'_, StoreResult<u64>> {
-        let (stream, counter) = (self.key("l", log), self.key("n", log));
-        let channel = format!("{}:bus", self.prefix);
-        let grew = [b"g".as_slice(), log.as_bytes()].concat();
+    fn append_many(&self, entries: Vec<(String, LogEntry)>, ttl: Duration) -> BoxFuture<'_, StoreResult<Vec<u64>>> {
+        let mut call = self.scripts.0.prepare_invoke();
+        call.arg(millis(ttl)).arg(LOG_LIMIT).arg(format!("{}:bus", self.prefix));
+        for (log, entry) in &entries {
+            call.key(self.key("l", log)).key(self.key("n", log));
+            call.arg(entry.encode()).arg([b"g".as_slice(), log.as_bytes()].concat());
+        }
         let mut conn = self.conn.clone();
-        let scripts = self.scripts.clone();
         Box::pin(async move {
-            let mut call = scripts.0.key(stream);
-            call.key(counter).arg(entry.encode()).arg(millis(ttl)).arg(LOG_LIMIT).arg(channel).arg(grew);
-            bounded(call.invoke_async::<u64>(&mut conn)).await
+            if entries.is_empty() {
+                return Ok(Vec::new());
+            }
+            bounded(call.invoke_async::<Vec<u64>>(&mut conn)).await
         })
     }
 

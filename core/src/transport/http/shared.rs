@@ -143,31 +143,30 @@ impl Node {
         let (tx, mut rx) = mpsc::unbounded_channel::<Write>();
         let node = self.clone();
         tokio::spawn(async move {
-            while let Some(Write { stream, log, entry, mut local }) = rx.recv().await {
-                if entry == LogEntry::End {
-                    local = None; // the local response ends now, its readers elsewhere below
+            let mut batch = Vec::new();
+            // What queued up while the last batch was written goes in one round trip.
+            while rx.recv_many(&mut batch, 256).await > 0 {
+                let writes: Vec<Write> = std::mem::take(&mut batch);
+                let entries = writes.iter().map(|w| (w.log.clone(), w.entry.clone())).collect();
+                let stored = node.store.append_many(entries, node.ttl).await;
+                if let Err(e) = &stored {
+                    // The client resumes from what reached the store; a reader polls.
+                    tracing::warn!("{} SSE events were not stored: {e}", writes.len());
                 }
-                let at = node.store.append(&log, entry.clone(), node.ttl).await;
-                let Some(tx) = local else {
-                    if let Err(e) = at {
-                        // The client resumes from what reached the store; a reader polls.
-                        tracing::warn!(log = log.as_str(), "an SSE event was not stored: {e}");
-                    }
-                    continue;
-                };
-                let framed = match at {
-                    Ok(pos) => frame(stream, pos, &entry, node.retry_ms),
-                    Err(e) => {
+                for (i, Write { stream, entry, local, .. }) in writes.into_iter().enumerate() {
+                    // The end of a stream drops its local sender: the response ends.
+                    let Some(tx) = local.filter(|_| entry != LogEntry::End) else { continue };
+                    let framed = match &stored {
+                        Ok(positions) => positions.get(i).and_then(|&pos| frame(stream, pos, &entry, node.retry_ms)),
                         // This connection still gets it, without an id to resume after.
-                        tracing::warn!(log = log.as_str(), "an SSE event was not stored: {e}");
-                        match &entry {
+                        Err(_) => match &entry {
                             LogEntry::Message(m) => Some(sse::frame(None, Some("message"), m)),
                             _ => None,
-                        }
+                        },
+                    };
+                    if let Some(f) = framed {
+                        let _ = tx.send(f);
                     }
-                };
-                if let Some(f) = framed {
-                    let _ = tx.send(f);
                 }
             }
         });
