@@ -262,3 +262,36 @@ async fn a_listen_stream_on_one_node_follows_a_task_running_on_the_other() {
     .unwrap_or_else(|_| panic!("node 1's listener never heard of node 0's task: {seen}"));
     assert_eq!(done["params"]["taskId"], task_id.as_str(), "{done}");
 }
+
+#[tokio::test]
+async fn a_session_of_a_protected_server_stays_its_users_on_every_node() {
+    use oxmcp::auth::{AuthInfo, ProtectedResource, TokenVerifier};
+    // Tokens are user names here (the host's own check): "alice" speaks for alice.
+    let verify: oxmcp::auth::VerifyFn =
+        Arc::new(|token: String| Box::pin(async move { Ok(AuthInfo { subject: Some(token), ..Default::default() }) }));
+    let store: Arc<dyn SharedStore> = Arc::new(MemoryStore::default());
+    let mut urls = Vec::new();
+    let mut servers = Vec::new();
+    for _ in 0..2 {
+        let resource = ProtectedResource::new(
+            "http://127.0.0.1/mcp",
+            vec!["https://as.example".into()],
+            TokenVerifier::Custom(verify.clone()),
+        );
+        let config = HttpServerConfig { store: Some(store.clone()), auth: Some(Arc::new(resource)), ..Default::default() };
+        let http = HttpServer::bind(server(Arc::default(), ServerConfig::default()), config).await.unwrap();
+        urls.push(http.url());
+        servers.push(http);
+    }
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let r = post(&urls[0], None, init).bearer_auth("alice").send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    // Node 1 has no replica yet: another user's token is refused there all the same.
+    let r = post(&urls[1], Some(&sid), list.clone()).bearer_auth("mallory").send().await.unwrap();
+    assert_eq!(r.status(), 403, "mallory used alice's session on the other node");
+    let r = post(&urls[1], Some(&sid), list).bearer_auth("alice").send().await.unwrap();
+    assert_eq!(r.status(), 200);
+}

@@ -86,20 +86,35 @@ impl SessionAuth {
     /// neither): anyone else is refused (a session id is not a credential), and `false`
     /// is returned.
     pub fn bind(&self, info: AuthInfo, token: &str) -> bool {
-        let owner = match (&info.subject, &info.client_id) {
-            (None, None) => {
-                use sha2::Digest;
-                let hash = sha2::Sha256::digest(token.as_bytes());
-                format!("token {}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
-            }
-            (s, c) => format!("subject {s:?} client {c:?}"),
-        };
+        let owner = Self::owner(&info, token);
         let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if held.as_ref().is_some_and(|(o, _)| *o != owner) {
             return false;
         }
         *held = Some((owner, Arc::new(info)));
         true
+    }
+
+    /// Who a token speaks for, as a session's owner: its subject and client, or (naming
+    /// neither) a hash of the token itself.
+    pub fn owner(info: &AuthInfo, token: &str) -> String {
+        match (&info.subject, &info.client_id) {
+            (None, None) => {
+                use sha2::Digest;
+                let hash = sha2::Sha256::digest(token.as_bytes());
+                format!("token {}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
+            }
+            (s, c) => format!("subject {s:?} client {c:?}"),
+        }
+    }
+
+    /// Gives a session its owner before any request of it arrives (a session another
+    /// server node opened): only that owner's tokens may use it here.
+    pub fn owned_by(&self, owner: String) {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if held.is_none() {
+            *held = Some((owner, Arc::new(AuthInfo::default())));
+        }
     }
 }
 

@@ -38,6 +38,10 @@ struct Record {
     standalone: u64,
     #[serde(default)]
     state: Option<Value>,
+    /// On a protected server: who opened the session (see `SessionAuth::owner`). Every
+    /// node's replica holds the session to it.
+    #[serde(default)]
+    user: Option<String>,
 }
 
 /// Bus messages: a client's message for every replica of a session, and a session's end.
@@ -83,21 +87,28 @@ fn saver(node: &Arc<Node>, id: &str, mine: &Arc<Mutex<Record>>) -> StateSaver {
 
 /// Starts a session (an `initialize` reached this node): its record goes to the store
 /// before the request runs.
-pub(super) async fn create(app: &Arc<App>, node: &Arc<Node>, protected: bool) -> Result<(Arc<HttpSession>, String), Response> {
+pub(super) async fn create(
+    app: &Arc<App>,
+    node: &Arc<Node>,
+    user: Option<String>,
+) -> Result<(Arc<HttpSession>, String), Response> {
     let id = new_session_id();
-    let record = Record { owner: rand::random(), standalone: rand::random::<u64>() >> 1, state: None };
+    let record = Record { owner: rand::random(), standalone: rand::random::<u64>() >> 1, state: None, user };
     let bytes = Bytes::from(serde_json::to_vec(&record).unwrap_or_default());
     node.store.put_session(&id, bytes, node.ttl).await.map_err(unavailable)?;
-    let session = replica(app, node, &id, record, protected);
+    let session = replica(app, node, &id, record, app.config.auth.is_some());
     app.sessions.lock().unwrap().insert(id.clone(), session.clone());
     Ok((session, id))
 }
 
 fn replica(app: &Arc<App>, node: &Arc<Node>, id: &str, record: Record, protected: bool) -> Arc<HttpSession> {
-    let (owner, standalone, restored) = (record.owner, record.standalone, record.state.clone());
+    let (owner, standalone, restored, user) = (record.owner, record.standalone, record.state.clone(), record.user.clone());
     let mine = Arc::new(Mutex::new(record));
     let shared = SharedSession { saver: saver(node, id, &mine), restored, readers: Default::default() };
     let (hub, transport) = Hub::new_shared(node.clone(), owner, standalone, protected, shared);
+    if let (Some(slot), Some(user)) = (&hub.auth, user) {
+        slot.owned_by(user);
+    }
     let session = app.backend.open(transport, None);
     Arc::new(HttpSession { hub, session, replica: Some(Replica { record: mine }) })
 }

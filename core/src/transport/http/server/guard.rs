@@ -63,6 +63,13 @@ pub(super) fn check_calls(app: &App, auth: Option<&Authorized>, posted: &Posted)
     Ok(())
 }
 
+impl Authorized {
+    /// Who the token speaks for, as a session's owner.
+    pub(super) fn owner(&self) -> String {
+        crate::auth::SessionAuth::owner(&self.info, &self.token)
+    }
+}
+
 /// Records who the request speaks for on its session; another subject's token cannot use
 /// the session.
 pub(super) fn bind(hub: &Hub, auth: Option<Authorized>) -> Result<(), Response> {

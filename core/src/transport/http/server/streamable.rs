@@ -90,7 +90,7 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
             return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions, all of them busy");
         }
         if let Some(node) = &app.node {
-            match cluster::create(&app, node, auth.is_some()).await {
+            match cluster::create(&app, node, auth.as_ref().map(guard::Authorized::owner)).await {
                 Ok((session, id)) => (session, Some(id)),
                 Err(r) => return r,
             }
