@@ -294,4 +294,23 @@ async fn a_session_of_a_protected_server_stays_its_users_on_every_node() {
     assert_eq!(r.status(), 403, "mallory used alice's session on the other node");
     let r = post(&urls[1], Some(&sid), list).bearer_auth("alice").send().await.unwrap();
     assert_eq!(r.status(), 200);
+
+    // Legacy HTTP+SSE: alice's stream on node 0; a POST to node 1 passes only for her.
+    let base0 = urls[0].trim_end_matches("/mcp").to_string();
+    let base1 = urls[1].trim_end_matches("/mcp").to_string();
+    let mut sse = reqwest::Client::new().get(format!("{base0}/sse")).bearer_auth("alice").send().await.unwrap();
+    assert_eq!(sse.status(), 200);
+    let mut seen = String::new();
+    let endpoint = loop {
+        seen.push_str(&String::from_utf8_lossy(&sse.chunk().await.unwrap().expect("the endpoint event")));
+        if let Some(line) = seen.lines().find_map(|l| l.strip_prefix("data: /message")) {
+            break format!("{base1}/message{line}");
+        }
+    };
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let as_user = |who: &'static str| {
+        reqwest::Client::new().post(&endpoint).header("content-type", "application/json").bearer_auth(who).body(note.clone())
+    };
+    assert_eq!(as_user("mallory").send().await.unwrap().status(), 403, "mallory posted to alice's legacy session");
+    assert_eq!(as_user("alice").send().await.unwrap().status(), 202);
 }

@@ -160,19 +160,24 @@ pub(super) async fn to_replicas(node: &Node, id: &str, body: Bytes) -> Result<()
     node.store.publish(Bytes::from(message)).await.map_err(unavailable)
 }
 
-/// Legacy HTTP+SSE: session `id`'s stream is held here; other nodes learn that it exists.
-pub(super) async fn announce_legacy(node: &Node, id: &str) -> Result<(), Response> {
-    node.store.put_session(&legacy_key(id), Bytes::new(), node.ttl).await.map_err(unavailable)
+/// Legacy HTTP+SSE: session `id`'s stream is held here; other nodes learn that it exists,
+/// and whose it is (`user`, on a protected server).
+pub(super) async fn announce_legacy(node: &Node, id: &str, user: Option<String>) -> Result<(), Response> {
+    let record = Bytes::from(user.unwrap_or_default());
+    node.store.put_session(&legacy_key(id), record, node.ttl).await.map_err(unavailable)
 }
 
 fn legacy_key(id: &str) -> String {
     format!("legacy-{id}")
 }
 
-/// Legacy HTTP+SSE: a POST for session `id`, whose stream another node holds.
-pub(super) async fn to_legacy(node: &Node, id: &str, body: Bytes) -> Result<(), Response> {
-    if node.store.get_session(&legacy_key(id), node.ttl).await.map_err(unavailable)?.is_none() {
+/// Legacy HTTP+SSE: a POST of `user` for session `id`, whose stream another node holds.
+pub(super) async fn to_legacy(node: &Node, id: &str, body: Bytes, user: Option<String>) -> Result<(), Response> {
+    let Some(owner) = node.store.get_session(&legacy_key(id), node.ttl).await.map_err(unavailable)? else {
         return Err(error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown session"));
+    };
+    if owner.as_ref() != user.unwrap_or_default().as_bytes() {
+        return Err(error(StatusCode::FORBIDDEN, codes::INVALID_REQUEST, "this session belongs to another user"));
     }
     // Checked as the holder would: a body that does not parse is refused here.
     super::request::Posted::parse(body.clone())?;

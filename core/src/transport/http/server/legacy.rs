@@ -38,6 +38,7 @@ pub(super) async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) ->
     let (hub, transport) = Hub::new(None, true, auth.is_some());
     let handle = hub.open_standalone().expect("a new hub has no stream");
     let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub: hub.clone(), replica: None });
+    let user = auth.as_ref().map(guard::Authorized::owner);
     if let Err(r) = guard::bind(&hub, auth) {
         return r;
     }
@@ -46,7 +47,7 @@ pub(super) async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) ->
     let id = app.insert(session);
     if let Some(node) = &app.node {
         // Other nodes take the client's POSTs and pass them here.
-        if let Err(r) = super::cluster::announce_legacy(node, &id).await {
+        if let Err(r) = super::cluster::announce_legacy(node, &id, user).await {
             app.remove(&id);
             control.close("the shared store is unavailable");
             return r;
@@ -81,10 +82,11 @@ pub(super) async fn post_legacy_message(
         (Some(session), _) => session,
         // The stream, and so the session, is on another node: the bus takes the body there.
         (None, Some(node)) => {
-            return match super::cluster::to_legacy(node, &id, bytes).await {
+            let user = auth.as_ref().map(guard::Authorized::owner);
+            return match super::cluster::to_legacy(node, &id, bytes, user).await {
                 Ok(()) => (StatusCode::ACCEPTED, "Accepted").into_response(),
                 Err(r) => r,
-            }
+            };
         }
         (None, None) => return error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown session"),
     };
