@@ -34,6 +34,9 @@ fn server(cancelled: Arc<Notify>, config: ServerConfig) -> Server {
                 Ok(CallToolResult::text("cancelled"))
             }
         })
+        .resource(Resource::new("test://watched", "watched"), |r: oxmcp::server::ResourceRequest, _ctx| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, "now")]))
+        })
         .tool(job_tool(), |_, _| async move {
             tokio::time::sleep(Duration::from_millis(800)).await;
             Ok(CallToolResult::text("job done"))
@@ -60,6 +63,8 @@ fn job_tool() -> Tool {
 struct Nodes {
     urls: [String; 2],
     cancelled: Arc<Notify>,
+    /// Each node's MCP server (what its own code would notify through).
+    roles: Vec<Server>,
     _servers: Vec<HttpServer>,
 }
 
@@ -67,13 +72,15 @@ struct Nodes {
 async fn two_nodes() -> Nodes {
     let store: Arc<dyn SharedStore> = Arc::new(MemoryStore::default());
     let cancelled = Arc::new(Notify::new());
-    let mut servers = Vec::new();
+    let (mut servers, mut roles) = (Vec::new(), Vec::new());
     for _ in 0..2 {
         let config = HttpServerConfig { store: Some(store.clone()), ..Default::default() };
         let shared = ServerConfig::default().shared_through(&store).await.unwrap();
-        servers.push(HttpServer::bind(server(cancelled.clone(), shared), config).await.unwrap());
+        let role = server(cancelled.clone(), shared);
+        roles.push(role.clone());
+        servers.push(HttpServer::bind(role, config).await.unwrap());
     }
-    Nodes { urls: [servers[0].url(), servers[1].url()], cancelled, _servers: servers }
+    Nodes { urls: [servers[0].url(), servers[1].url()], cancelled, roles, _servers: servers }
 }
 
 fn post(url: &str, sid: Option<&str>, body: Value) -> reqwest::RequestBuilder {
@@ -313,4 +320,38 @@ async fn a_session_of_a_protected_server_stays_its_users_on_every_node() {
     };
     assert_eq!(as_user("mallory").send().await.unwrap().status(), 403, "mallory posted to alice's legacy session");
     assert_eq!(as_user("alice").send().await.unwrap().status(), 202);
+}
+
+#[tokio::test]
+async fn a_subscription_made_through_one_node_is_heard_on_the_node_holding_the_get_stream() {
+    let n = two_nodes().await;
+    let sid = initialize(&n.urls[0], json!({})).await;
+    // The standalone GET stream is read on node 1 (its replica made then, unsubscribed).
+    let mut get = reqwest::Client::new()
+        .get(&n.urls[1])
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 200);
+    call(&n.urls[0], &sid, 1, "resources/subscribe", json!({"uri": "test://watched"})).await;
+    // Node 0's own code reports the change; the client hears it on node 1's stream.
+    let heard = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut seen = String::new();
+        loop {
+            n.roles[0].notify_resource_updated("test://watched");
+            let chunk = tokio::time::timeout(Duration::from_millis(300), get.chunk()).await;
+            if let Ok(chunk) = chunk {
+                seen.push_str(&String::from_utf8_lossy(&chunk.unwrap().expect("the GET stream ended")));
+            }
+            if let Some(m) = messages(&seen).into_iter().find(|m| m["method"] == "notifications/resources/updated") {
+                return m;
+            }
+        }
+    })
+    .await
+    .expect("node 1's stream never carried the update of a subscription made through node 0");
+    assert_eq!(heard["params"]["uri"], "test://watched");
 }

@@ -47,6 +47,9 @@ struct Record {
 /// Bus messages: a client's message for every replica of a session, and a session's end.
 const TO_REPLICAS: &[u8] = b"in:";
 const ENDED: &[u8] = b"end:";
+/// A session's state changed (its record was saved): replicas that serve no request of it
+/// meanwhile (one holding its standalone stream) take it on too.
+const CHANGED: &[u8] = b"state:";
 
 /// 503 with a JSON-RPC error body: the shared store is down.
 pub(super) fn unavailable(e: StoreError) -> Response {
@@ -62,6 +65,17 @@ pub(super) struct Replica {
 }
 
 impl Replica {
+    /// Takes on the session's record as another node saved it, if its state differs.
+    fn take_on(&self, control: &Arc<dyn crate::transport::http::SessionControl>, record: Record) {
+        let mut mine = self.record.lock().unwrap();
+        if mine.state != record.state {
+            if let Some(state) = &record.state {
+                control.apply_state(state);
+            }
+            *mine = record;
+        }
+    }
+
     /// The log of the session's standalone stream.
     pub(super) fn standalone_log(&self) -> (u64, String) {
         let r = self.record.lock().unwrap();
@@ -80,7 +94,12 @@ fn saver(node: &Arc<Node>, id: &str, mine: &Arc<Mutex<Record>>) -> StateSaver {
         };
         Box::pin(async move {
             let bytes = Bytes::from(serde_json::to_vec(&record).unwrap_or_default());
-            node.store.put_session(&id, bytes, node.ttl).await
+            node.store.put_session(&id, bytes.clone(), node.ttl).await?;
+            // Saved already: a replica that misses this still finds it at its next request.
+            if let Err(e) = node.store.publish(Bytes::from([CHANGED, id.as_bytes(), b"\n", &bytes].concat())).await {
+                tracing::debug!("a session's change was not announced: {e}");
+            }
+            Ok(())
         })
     })
 }
@@ -127,13 +146,7 @@ pub(super) async fn find(app: &Arc<App>, node: &Arc<Node>, id: &str) -> Result<A
     };
     if let Some(local) = app.live(id) {
         if let Some(replica) = &local.replica {
-            let mut mine = replica.record.lock().unwrap();
-            if mine.state != record.state {
-                if let Some(state) = &record.state {
-                    local.control().apply_state(state);
-                }
-                *mine = record;
-            }
+            replica.take_on(local.control(), record);
         }
         return Ok(local);
     }
@@ -202,6 +215,13 @@ pub(super) fn heard(app: &App, message: &[u8]) {
         let id = String::from_utf8_lossy(&rest[..split]);
         if let Some(local) = app.live(&id) {
             local.hub.deliver(Inbound::Bytes(Bytes::copy_from_slice(&rest[split + 1..])));
+        }
+    } else if let Some(rest) = message.strip_prefix(CHANGED) {
+        let Some(split) = rest.iter().position(|&b| b == b'\n') else { return };
+        let id = String::from_utf8_lossy(&rest[..split]);
+        let (Some(local), Ok(record)) = (app.live(&id), serde_json::from_slice::<Record>(&rest[split + 1..])) else { return };
+        if let Some(replica) = &local.replica {
+            replica.take_on(local.control(), record);
         }
     } else if let Some(id) = message.strip_prefix(ENDED) {
         if let Some(local) = app.remove(&String::from_utf8_lossy(id)) {
