@@ -47,7 +47,8 @@ pub trait SessionControl: Send + Sync + 'static {
     fn protocol_version(&self) -> Option<ProtocolVersion>;
     /// Ends the session.
     fn close(&self, reason: &str);
-    /// Takes on the state another node saved for this session (see [`SharedSession`]).
+    /// Takes on the state another node saved for this session (see
+    /// [`SharedSession`](super::SharedSession)).
     /// Default: nothing (a backend whose sessions no other node serves).
     fn apply_state(&self, _state: &serde_json::Value) {}
 }
@@ -58,22 +59,6 @@ pub trait SessionControl: Send + Sync + 'static {
 /// client's answers can be offered to every node and only the asker takes them.
 pub fn replica_request_ids() -> i64 {
     ((rand::random::<u32>() as i64) & 0x7fff_ffff) << 20
-}
-
-/// What a backend learns of a session that several server nodes serve (the server has a
-/// shared store): the role saves its state of the session through `saver` before
-/// answering the request that changed it, and a node taking the session on finds that
-/// state in `restored`.
-#[derive(Clone, Debug)]
-pub struct SharedSession {
-    /// Saves the role's state of the session where every node finds it.
-    pub saver: crate::store::StateSaver,
-    /// The state another node saved, when this node takes on a session it did not start.
-    pub restored: Option<serde_json::Value>,
-    /// How many connections read the session's standalone stream on this node: what a
-    /// backend sends there for every node (a list change) is sent by the node(s) where it
-    /// is read, so the client gets it once.
-    pub readers: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// A session a [`Backend`] started: its control handle, and whatever keeps it alive

@@ -15,7 +15,7 @@ use bytes::Bytes;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::sse::{self, EventStore, StreamId, StreamKey};
+use super::sse::{self, EventStore, StreamHandle, StreamId, StreamKey};
 use crate::protocol::{Message, RequestId};
 use crate::store::LogEntry;
 use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
@@ -47,7 +47,7 @@ pub(crate) struct Hub {
 /// A shared session's hub: where its events go, and what its role is told.
 pub(crate) struct SharedHub {
     writer: super::shared::LogWriter,
-    pub(crate) session: super::backend::SharedSession,
+    pub(crate) session: SharedSession,
 }
 
 #[derive(Default)]
@@ -108,12 +108,6 @@ pub(crate) struct RawStreamHandle {
     pub(crate) first: oneshot::Receiver<First>,
 }
 
-/// What a POST or GET handler reads its response body from.
-pub(crate) struct StreamHandle {
-    pub(crate) id: StreamId,
-    pub(crate) rx: mpsc::UnboundedReceiver<Bytes>,
-}
-
 impl Hub {
     pub(crate) fn new(store: Option<Arc<dyn EventStore>>, legacy: bool, protected: bool) -> (Arc<Hub>, HttpSessionTransport) {
         let (tx, rx) = mpsc::unbounded_channel();
@@ -140,7 +134,7 @@ impl Hub {
         owner: u64,
         standalone: StreamId,
         protected: bool,
-        session: super::backend::SharedSession,
+        session: SharedSession,
     ) -> (Arc<Hub>, HttpSessionTransport) {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = HubState::default();
@@ -444,6 +438,22 @@ fn push_backlog(st: &mut HubState, bytes: Bytes) {
     st.backlog.push_back(bytes);
 }
 
+/// What a backend learns of a session that several server nodes serve (the server has a
+/// shared store): the role saves its state of the session through `saver` before
+/// answering the request that changed it, and a node taking the session on finds that
+/// state in `restored`.
+#[derive(Clone, Debug)]
+pub struct SharedSession {
+    /// Saves the role's state of the session where every node finds it.
+    pub saver: crate::store::StateSaver,
+    /// The state another node saved, when this node takes on a session it did not start.
+    pub restored: Option<serde_json::Value>,
+    /// How many connections read the session's standalone stream on this node: what a
+    /// backend sends there for every node (a list change) is sent by the node(s) where it
+    /// is read, so the client gets it once.
+    pub readers: Arc<std::sync::atomic::AtomicUsize>,
+}
+
 /// One HTTP-served session as a [`Transport`]: what a [`super::Backend`] runs a session
 /// over. Messages arrive from POSTs, parsed; what the session writes goes to the right
 /// response stream.
@@ -471,7 +481,7 @@ impl HttpSessionTransport {
 
     /// Set when other server nodes serve this session too: how the backend saves its
     /// state of the session for them, and the state it takes on.
-    pub fn shared(&self) -> Option<super::backend::SharedSession> {
+    pub fn shared(&self) -> Option<SharedSession> {
         self.hub.shared.as_ref().map(|s| s.session.clone())
     }
 }

@@ -22,8 +22,8 @@ pub mod server;
 mod shared;
 pub mod sse;
 
-pub use backend::{replica_request_ids, Backend, BackendSession, SessionControl, SharedSession};
+pub use backend::{replica_request_ids, Backend, BackendSession, SessionControl};
 pub use client::HttpClientTransport;
-pub use hub::{HttpSessionTransport, HubReader, HubWriter};
+pub use hub::{HttpSessionTransport, HubReader, HubWriter, SharedSession};
 pub use server::{HttpServer, HttpServerConfig, HttpService};
 pub use sse::{EventStore, MemoryEventStore};

@@ -15,8 +15,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::{mpsc, Notify};
 
-use super::hub::StreamHandle;
-use super::sse::{self, StreamId};
+use super::sse::{self, StreamHandle, StreamId};
 use crate::store::{BusMessage, LogEntry, SharedStore};
 
 /// How often a reader looks at its log without being woken (a wake-up lost while the

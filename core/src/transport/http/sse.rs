@@ -21,6 +21,12 @@ pub struct StreamKey {
     pub stream: StreamId,
 }
 
+/// What a POST or GET handler reads its response body from.
+pub(crate) struct StreamHandle {
+    pub(crate) id: StreamId,
+    pub(crate) rx: tokio::sync::mpsc::UnboundedReceiver<Bytes>,
+}
+
 /// Builds an event id.
 pub fn event_id(stream: StreamId, seq: u64) -> String {
     format!("{stream}-{seq}")

@@ -23,7 +23,7 @@ pub(super) struct HttpSession {
     pub(super) hub: Arc<Hub>,
     pub(super) session: BackendSession,
     /// Set when other nodes serve the session too.
-    pub(super) replica: Option<super::cluster::Replica>,
+    pub(super) replica: Option<super::replica::Replica>,
 }
 
 impl HttpSession {
@@ -82,16 +82,11 @@ impl App {
         true
     }
 
-    /// The live session a request's `Mcp-Session-Id` names (for a shared session, this
-    /// node's replica of it, made if need be).
-    pub(super) async fn session_of(self: &Arc<Self>, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
-        let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
-            return Err(error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing Mcp-Session-Id header"));
-        };
-        if let Some(node) = &self.node {
-            return super::cluster::find(self, node, id).await;
-        }
-        self.live(id).ok_or_else(|| error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown or expired session"))
+    /// The `Mcp-Session-Id` a request names (400 without one).
+    pub(super) fn session_id(h: &HeaderMap) -> Result<&str, Response> {
+        h.get(headers::SESSION_ID)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| error(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "missing Mcp-Session-Id header"))
     }
 
     /// The session `id`, unless it is unknown or closed.

@@ -15,34 +15,19 @@
 
 use std::sync::{Arc, Mutex};
 
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::app::{new_session_id, App, HttpSession};
+use super::replica::{Record, Replica};
 use super::response::error;
 use crate::protocol::codes;
 use crate::store::{LogEntry, StateSaver, StoreError};
-use crate::transport::http::backend::SharedSession;
 use crate::transport::http::hub::Hub;
-use crate::transport::http::shared::{log_name, Node};
+use crate::transport::http::hub::SharedSession;
+use crate::transport::http::shared::Node;
 use crate::transport::Inbound;
-
-/// What the store keeps of a session: the tags that name its logs, and its backend's
-/// state (the negotiated version, the client, its log level and subscriptions).
-#[derive(Serialize, Deserialize, Clone, PartialEq)]
-struct Record {
-    owner: u64,
-    standalone: u64,
-    #[serde(default)]
-    state: Option<Value>,
-    /// On a protected server: who opened the session (see `SessionAuth::owner`). Every
-    /// node's replica holds the session to it.
-    #[serde(default)]
-    user: Option<String>,
-}
 
 /// Bus messages: a client's message for every replica of a session, and a session's end.
 const TO_REPLICAS: &[u8] = b"in:";
@@ -55,32 +40,6 @@ const CHANGED: &[u8] = b"state:";
 pub(super) fn unavailable(e: StoreError) -> Response {
     tracing::warn!("{e}");
     error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, e.to_string())
-}
-
-/// What a node keeps of a shared session beside its hub: the record it runs on.
-pub(super) struct Replica {
-    /// Updated when this node saves the state too, so that only another node's change is
-    /// applied here.
-    record: Arc<Mutex<Record>>,
-}
-
-impl Replica {
-    /// Takes on the session's record as another node saved it, if its state differs.
-    fn take_on(&self, control: &Arc<dyn crate::transport::http::SessionControl>, record: Record) {
-        let mut mine = self.record.lock().unwrap();
-        if mine.state != record.state {
-            if let Some(state) = &record.state {
-                control.apply_state(state);
-            }
-            *mine = record;
-        }
-    }
-
-    /// The log of the session's standalone stream.
-    pub(super) fn standalone_log(&self) -> (u64, String) {
-        let r = self.record.lock().unwrap();
-        (r.standalone, log_name(r.owner, r.standalone))
-    }
 }
 
 fn saver(node: &Arc<Node>, id: &str, mine: &Arc<Mutex<Record>>) -> StateSaver {
@@ -102,6 +61,16 @@ fn saver(node: &Arc<Node>, id: &str, mine: &Arc<Mutex<Record>>) -> StateSaver {
             Ok(())
         })
     })
+}
+
+/// The live session a request's `Mcp-Session-Id` names: this process's, or for a shared
+/// session, this node's replica of it, made if need be.
+pub(super) async fn session_of(app: &Arc<App>, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    let id = App::session_id(h)?;
+    match &app.node {
+        Some(node) => find(app, node, id).await,
+        None => app.live(id).ok_or_else(|| error(StatusCode::NOT_FOUND, codes::INVALID_REQUEST, "unknown or expired session")),
+    }
 }
 
 /// Starts a session (an `initialize` reached this node): its record goes to the store
@@ -239,7 +208,7 @@ pub(super) async fn get_stream(
     hub: &Hub,
     replica: &Replica,
     resume: Option<(u64, u64)>,
-) -> Result<Option<crate::transport::http::hub::StreamHandle>, Response> {
+) -> Result<Option<crate::transport::http::sse::StreamHandle>, Response> {
     match resume {
         Some((stream, after)) => {
             let log = hub.log_of(stream);

@@ -7,7 +7,8 @@
 //!
 //! - `config`: [`HttpServerConfig`];
 //! - `app`: the shared state and the table of sessions;
-//! - `cluster`: sessions several nodes serve (a shared store);
+//! - `cluster`: sessions several nodes serve (a shared store), `replica` what a node
+//!   keeps of one;
 //! - `request`: what is checked and read of a request (origin, headers, the body,
 //!   parsed once);
 //! - `response`: error answers and response bodies read from the hub;
@@ -25,6 +26,7 @@ mod cluster;
 mod config;
 mod guard;
 mod legacy;
+mod replica;
 mod request;
 mod response;
 mod stateless_era;

@@ -15,7 +15,8 @@ use serde_json::json;
 
 use crate::protocol::codes;
 use crate::transport::http::backend::{BackendSession, SessionControl};
-use crate::transport::http::hub::{Hub, StreamHandle};
+use crate::transport::http::hub::Hub;
+use crate::transport::http::sse::StreamHandle;
 use crate::transport::http::{headers, sse};
 
 /// An HTTP error with a JSON-RPC error body.

@@ -101,7 +101,7 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
             (session, Some(id))
         }
     } else {
-        match app.session_of(&h).await {
+        match cluster::session_of(&app, &h).await {
             Ok(s) => (s, None),
             Err(r) => return r,
         }
@@ -154,7 +154,7 @@ pub(super) async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Respon
         Ok(a) => a,
         Err(r) => return r,
     };
-    let session = match app.session_of(&h).await {
+    let session = match cluster::session_of(&app, &h).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -203,7 +203,7 @@ pub(super) async fn delete_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Res
         Ok(a) => a,
         Err(r) => return r,
     };
-    let session = match app.session_of(&h).await {
+    let session = match cluster::session_of(&app, &h).await {
         Ok(s) => s,
         Err(r) => return r,
     };
