@@ -296,6 +296,11 @@ static void test_server(OxmcpRuntime *rt) {
   const char *bad = "{\"auth\":{\"issuer\":\"x\",\"scope\":[]}}";
   CHECK(oxmcp_server_start_http_options(server, (const uint8_t *)bad, strlen(bad), NULL) == OXMCP_STATUS_INVALID_INPUT,
         "unknown listen options are refused: %s", last_message());
+  /* A shared store (scale-out) that cannot be reached fails the start, naming it. */
+  const char *shared = "{\"port\":0,\"redis\":\"redis://127.0.0.1:1\"}";
+  CHECK(oxmcp_server_start_http_options(server, (const uint8_t *)shared, strlen(shared), NULL) == OXMCP_STATUS_TRANSPORT &&
+            strstr(last_message(), "redis://127.0.0.1:1") != NULL,
+        "an unreachable redis fails the start with its URL: %s", last_message());
 
   char opts[1024];
   snprintf(opts, sizeof opts, "{\"host\":\"127.0.0.1\",\"port\":0,\"auth\":{\"issuer\":\"%s\",\"scopes\":[\"mcp:read\"]}}", g_issuer);

@@ -164,6 +164,17 @@ internal static class OAuthTests
                 return Task.FromResult(McpJson.TextResult(who == null ? "null" : who.Json));
             });
             server.AddTool("erase", null, null, (args, ct) => Task.FromResult(McpJson.TextResult("erased")));
+            // A shared store (scale-out) that cannot be reached fails the start, naming it.
+            try
+            {
+                server.StartHttp("127.0.0.1:0", redis: "redis://127.0.0.1:1");
+                Check(false, "[oauth-server] an unreachable redis fails the start");
+            }
+            catch (McpException e)
+            {
+                Check(e.Status == McpStatus.Transport && e.Message.Contains("redis://127.0.0.1:1"),
+                    "[oauth-server] an unreachable redis fails the start with its URL: " + e.Message);
+            }
             var auth = new McpHttpAuth(_issuer) { Scopes = new[] { "mcp:read" } };
             auth.ToolScopes["erase"] = new[] { "mcp:write" };
             int port = server.StartHttp("127.0.0.1:0", auth: auth);

@@ -180,6 +180,12 @@ class OAuthTest {
                 return CompletableFuture.completedFuture(Json.textResult(json));
             });
             server.tool("erase", null, "{\"type\":\"object\"}", (args, ctx) -> CompletableFuture.completedFuture(Json.textResult("erased")));
+            // A shared store (scale-out) that cannot be reached fails the start, naming it.
+            CompletionException unreachable = assertThrows(CompletionException.class,
+                    () -> server.startHttp("127.0.0.1", 0, "/mcp", false, false, null, "redis://127.0.0.1:1").join());
+            McpException refused = assertInstanceOf(McpException.class, unreachable.getCause());
+            assertEquals(McpException.Kind.TRANSPORT, refused.kind());
+            assertTrue(refused.getMessage().contains("redis://127.0.0.1:1"), refused.getMessage());
             String url = server.startHttp("127.0.0.1", 0, HttpAuth.issuer(issuer).scopes("mcp:read").toolScopes("erase", "mcp:write")).join();
 
             try (McpClient c = McpClient.connect(McpClient.Options.http(url).oauth(machine().scope("mcp:read"))).join()) {
