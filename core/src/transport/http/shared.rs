@@ -54,6 +54,26 @@ impl Drop for Reading {
     }
 }
 
+/// A reader's place in [`Node`]'s table of readers, given up when the reader ends.
+struct Registered {
+    node: Arc<Node>,
+    log: String,
+    bell: Arc<Notify>,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        let mut readers = self.node.readers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = readers.get_mut(&self.log) {
+            // Its own bell goes, and any left by readers that never got to run.
+            list.retain(|w| w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), Arc::as_ptr(&self.bell)));
+            if list.is_empty() {
+                readers.remove(&self.log);
+            }
+        }
+    }
+}
+
 /// One event for a log, and the connection of this node reading its stream, if any.
 struct Write {
     stream: StreamId,
@@ -197,6 +217,9 @@ impl Node {
         let reading = standalone.map(Reading::new);
         tokio::spawn(async move {
             let _reading = reading;
+            // However the reader ends, its log's entry goes with it (a client opening and
+            // dropping GETs would otherwise grow the table of readers for ever).
+            let registered = Registered { node: node.clone(), log: log.clone(), bell };
             let mut at = after;
             loop {
                 let read = node.store.read(&log, at).await;
@@ -226,7 +249,7 @@ impl Node {
                     node.keep_cursor(remember, &log, at).await;
                 }
                 tokio::select! {
-                    _ = bell.notified() => {}
+                    _ = registered.bell.notified() => {}
                     _ = tokio::time::sleep(POLL) => {}
                     _ = tx.closed() => return,
                 }
@@ -241,5 +264,26 @@ impl Node {
                 tracing::debug!(log, "keeping a stream's position: {e}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_reader_that_ends_leaves_nothing_in_the_table_of_readers() {
+        let node = Node::new(Arc::new(crate::store::MemoryStore::default()), Duration::from_secs(60), None);
+        let handles: Vec<_> = (0..20).map(|i| node.tail(i, format!("log-{i}"), 0, None)).collect();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(node.readers.lock().unwrap().len(), 20);
+        drop(handles); // the clients went away
+        for _ in 0..100 {
+            if node.readers.lock().unwrap().is_empty() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("{} logs still listed after their readers ended", node.readers.lock().unwrap().len());
     }
 }
