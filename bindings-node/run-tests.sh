@@ -15,9 +15,12 @@ flock 9
 
 node --version | grep -qE '^v(20|21|22|23|24)\.' || { echo "run-tests: Node >= 20 is needed" >&2; exit 1; }
 npm install --no-audit --no-fund --loglevel=error
-# One target directory for every cargo build of the workspace.
+# One target directory for every cargo build of the workspace. When the test command has
+# packaged dist/ (OXMCP_DIST), scripts/package/node.sh built the addon here already.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
-npm run --silent build
+if [[ -z "${OXMCP_DIST:-}" || ! -f oxmcp.linux-x64-gnu.node || ! -f native.cjs ]]; then
+  npm run --silent build
+fi
 
 # The official conformance suite and Node 22 (as tests/conformance/run.sh installs them).
 conf="$root/tests/conformance"

@@ -3,8 +3,9 @@
 # roles, randomized invariants, schema validation of the bytes oxmcp writes, child
 # processes, HTTP, the stateless era), the README's demo, each binding's suite (Python,
 # Node, C, C#, Java), the official conformance suite, OAuth against a real authorization
-# server (oidc-provider), interop against the official TypeScript and Python SDKs, then
-# scale-out (three nodes behind haproxy on a Redis server). Installs what it needs itself
+# server (oidc-provider), interop against the official TypeScript and Python SDKs,
+# scale-out (three nodes behind haproxy on a Redis server), then the packages of dist/
+# (scripts/package.sh) installed and used with no Rust toolchain. Installs what it needs itself
 # (npm packages, Node 22 for the conformance suite, Python venvs, mono, Maven
 # dependencies, redis-server and haproxy).
 #
@@ -46,6 +47,12 @@ export OXMCP_BIN="$root/target/debug/oxmcp"
 # The README's demo, on that build, so it cannot break unseen.
 suite demo '^demo passed' bash scripts/demo.sh
 
+# The packages a user installs without Rust (dist/); the Python and Node suites then test
+# the wheel and addon built there instead of building their own, and tests/packages runs
+# every artifact's consumer at the end.
+suite package '^package: ' bash scripts/package.sh
+if [[ " ${failed[*]-} " != *" package "* ]]; then export OXMCP_DIST="$root/dist"; fi
+
 suite python '[0-9]+ (passed|failed)' bash bindings-python/run-tests.sh
 suite node '^(ℹ|#) (tests|pass|fail) ' bash bindings-node/run-tests.sh
 suite c '[0-9]+ passed, [0-9]+ failed' bash bindings-c/run-tests.sh
@@ -55,10 +62,15 @@ suite conformance 'passed, [0-9]+ failed' bash tests/conformance/run.sh
 suite auth '^(ℹ|#) (tests|pass|fail) ' bash tests/auth/run.sh
 suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
 suite scaleout '^(# (tests|pass|fail) |scale-out conformance)' bash tests/scaleout/run.sh
+if [[ -n "${OXMCP_DIST:-}" ]]; then
+    suite packages '^(ℹ|#) (tests|pass|fail) ' bash tests/packages/run.sh
+else
+    echo "== packages: not run, scripts/package.sh failed"
+fi
 
 echo
 echo "== summary (each runner's own lines)"
-for name in style rust demo python node c dotnet java conformance auth interop scaleout; do
+for name in style rust demo package python node c dotnet java conformance auth interop scaleout packages; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

@@ -1,11 +1,16 @@
 package dev.oxmcp;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,9 +63,13 @@ final class Native {
 
     /**
      * Loads the library from, in order: the system property {@code oxmcp.library.path},
-     * the environment variable {@code OXMCP_JAVA_LIBRARY}, a Cargo build output
-     * ({@code $CARGO_TARGET_DIR}, or {@code target/{debug,release}} in a parent of the
-     * working directory or of this class's location), then {@code java.library.path}.
+     * the environment variable {@code OXMCP_JAVA_LIBRARY}, the copy inside the jar
+     * ({@code /native/<platform>/liboxmcp_java.so}, extracted to a private temporary
+     * directory), a Cargo build output ({@code $CARGO_TARGET_DIR}, or
+     * {@code target/{debug,release}} in a parent of the working directory or of this class's
+     * location), then {@code java.library.path}. The explicit settings come first so a user
+     * can replace the bundled library; the jar's copy comes before build outputs so a
+     * published jar never picks up a stray development build.
      */
     private static void load() {
         for (String explicit : new String[] {System.getProperty("oxmcp.library.path"), System.getenv("OXMCP_JAVA_LIBRARY")}) {
@@ -69,11 +78,60 @@ final class Native {
                 return;
             }
         }
-        Path found = findBuildOutput();
+        Path found = extractBundled();
+        if (found == null) {
+            found = findBuildOutput();
+        }
         if (found != null) {
             System.load(found.toString());
         } else {
             System.loadLibrary("oxmcp_java");
+        }
+    }
+
+    /**
+     * The jar's folder for this platform, {@code <os>-<arch>} as in {@code linux-x86_64};
+     * null for a platform no build is named for yet.
+     */
+    static String platform() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String name = os.startsWith("linux") ? "linux"
+                : os.startsWith("mac") ? "macos"
+                : os.startsWith("windows") ? "windows"
+                : null;
+        String arch = switch (System.getProperty("os.arch", "").toLowerCase(Locale.ROOT)) {
+            case "amd64", "x86_64" -> "x86_64";
+            case "aarch64", "arm64" -> "aarch64";
+            default -> null;
+        };
+        return name == null || arch == null ? null : name + "-" + arch;
+    }
+
+    /**
+     * Copies the library bundled in the jar for this platform to a file of its own, since
+     * {@code System.load} needs a path; null when the jar has none for this platform.
+     */
+    private static Path extractBundled() {
+        String platform = platform();
+        if (platform == null) {
+            return null;
+        }
+        try (InputStream in = Native.class.getResourceAsStream("/native/" + platform + "/" + LIBRARY)) {
+            if (in == null) {
+                return null;
+            }
+            // A new directory with a random name, readable by this user only (on POSIX), so no
+            // one else can swap the file between the copy and the load.
+            Path dir = Files.createTempDirectory("oxmcp-");
+            Path lib = dir.resolve(LIBRARY);
+            // Deleted in the reverse order of registration: the file, then its directory.
+            // (Windows keeps a loaded DLL: both stay there.)
+            dir.toFile().deleteOnExit();
+            lib.toFile().deleteOnExit();
+            Files.copy(in, lib);
+            return lib;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot extract the bundled " + LIBRARY, e);
         }
     }
 
