@@ -55,6 +55,9 @@ test('Java: the jar’s manifest and Maven metadata, and the pom', () => {
   assert.equal(field(unzip(jar, 'META-INF/maven/dev.oxmcp/oxmcp/pom.properties'), /^version=(\S+)/m, 'version'), version)
   const pom = readFileSync(at(`oxmcp-${version}.pom`), 'utf8')
   assert.equal(field(pom, /<artifactId>oxmcp<\/artifactId>\s*<version>([^<]+)<\/version>/, 'the project version'), version)
+  // The binding's pom says the same when built without -Drevision (its own tests).
+  const source = readFileSync(path.join(root, 'bindings-java/pom.xml'), 'utf8')
+  assert.equal(field(source, /<revision>([^<]+)<\/revision>/, '<revision>'), version)
 })
 
 test('.NET: the nuspec', () => {
