@@ -2,7 +2,7 @@
 # Every test suite: style (cargo fmt, clippy -D warnings), the Rust workspace (engine,
 # roles, randomized invariants, schema validation of the bytes oxmcp writes, child
 # processes, HTTP, the stateless era), the README's demo, each binding's suite (Python,
-# Node, C, C#, Java), the official conformance suite, OAuth against a real authorization
+# Node, C, C#, Java, Kotlin), the official conformance suite, OAuth against a real authorization
 # server (oidc-provider), interop against the official TypeScript and Python SDKs,
 # scale-out (three nodes behind haproxy on a Redis server), then the packages of dist/
 # (scripts/package.sh) installed and used with no Rust toolchain. Installs what it needs itself
@@ -58,6 +58,7 @@ suite node '^(ℹ|#) (tests|pass|fail) ' bash bindings-node/run-tests.sh
 suite c '[0-9]+ passed, [0-9]+ failed' bash bindings-c/run-tests.sh
 suite dotnet '[0-9]+ passed, [0-9]+ failed' bash bindings-dotnet/run-tests.sh
 suite java 'Tests run: [0-9]+, Failures' bash bindings-java/run-tests.sh
+suite kotlin 'Tests run: [0-9]+, Failures' bash bindings-kotlin/run-tests.sh
 suite conformance 'passed, [0-9]+ failed' bash tests/conformance/run.sh
 suite auth '^(ℹ|#) (tests|pass|fail) ' bash tests/auth/run.sh
 suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
@@ -70,7 +71,7 @@ fi
 
 echo
 echo "== summary (each runner's own lines)"
-for name in style rust demo package python node c dotnet java conformance auth interop scaleout packages; do
+for name in style rust demo package python node c dotnet java kotlin conformance auth interop scaleout packages; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

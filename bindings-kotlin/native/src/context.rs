@@ -1,0 +1,71 @@
+//! A handler's request context: the facts of its request, progress, log messages, and
+//! questions for the client (sampling, elicitation, roots). It names its call in the
+//! server's table, so once the call is over it does nothing (progress and logs are dropped,
+//! questions fail as closed).
+
+use std::sync::Arc;
+
+use oxmcp::host::{context, CallId, HostCalls};
+use oxmcp::server::RequestContext as Request;
+use oxmcp::{Error, ErrorKind};
+
+use crate::error::Result;
+use crate::runtime;
+
+/// The context of one handler call.
+#[derive(uniffi::Object)]
+pub struct RequestContext {
+    calls: Arc<HostCalls>,
+    id: CallId,
+}
+
+impl RequestContext {
+    pub(crate) fn new(calls: Arc<HostCalls>, id: CallId) -> Self {
+        Self { calls, id }
+    }
+
+    fn request(&self) -> oxmcp::Result<Request> {
+        self.calls.context(self.id).map_err(|_| Error::new(ErrorKind::Closed, "the request is over"))
+    }
+}
+
+/// Progress and logs after the request ended are nothing to fail over.
+fn ignore_gone(r: oxmcp::Result<()>) -> Result<()> {
+    match r {
+        Err(e) if e.kind() == ErrorKind::Closed => Ok(()),
+        r => Ok(r?),
+    }
+}
+
+#[uniffi::export]
+impl RequestContext {
+    /// The request's facts as JSON (`requestId`, `progressToken`, `clientInfo`,
+    /// `clientCapabilities`, `protocolVersion`, `cancelled`, `auth`, `headers`); `null`
+    /// once it is over.
+    pub fn info(&self) -> String {
+        self.request().map_or_else(|_| "null".into(), |ctx| context::info(&ctx).to_string())
+    }
+
+    /// Whether the peer cancelled the request (or it is over).
+    pub fn is_cancelled(&self) -> bool {
+        self.request().map_or(true, |ctx| ctx.is_cancelled())
+    }
+
+    /// Sends progress, if the client asked for it.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> Result<()> {
+        ignore_gone(self.request().and_then(|ctx| ctx.report_progress(progress, total, message.as_deref())))
+    }
+
+    /// Sends a log message (`data` JSON) at `level` (`debug` ... `emergency`) if the
+    /// client's level lets it through.
+    pub fn log(&self, level: String, logger: Option<String>, data: String) -> Result<()> {
+        ignore_gone(self.request().and_then(|ctx| context::log(&ctx, &level, logger.as_deref(), &data)))
+    }
+
+    /// Asks the client: `sampling/createMessage`, `elicitation/create` or `roots/list`
+    /// with `params` JSON; the client's result as JSON.
+    pub async fn ask(&self, method: String, params: String) -> Result<String> {
+        let ctx = self.request()?;
+        runtime::run(async move { Ok(context::ask_client(&ctx, &method, &params).await?) }).await
+    }
+}

@@ -1,0 +1,95 @@
+//! `NativeServer`: the host layer's staged server with Kotlin handlers. A handler is a
+//! Kotlin object answering one call (input JSON, result JSON, a `suspend fun`), run as a
+//! host call ([`calls::answer`]).
+
+use std::sync::Arc;
+
+use oxmcp::host::{HandlerKind, HostFn, HttpOptions, StagedServer};
+
+use crate::calls;
+use crate::context::RequestContext;
+use crate::error::Result;
+use crate::runtime;
+
+/// A Kotlin handler: a tool, resource, resource template, prompt or completion. `input`
+/// and the result are JSON (see [`HandlerKind`] for which).
+#[uniffi::export(with_foreign)]
+#[async_trait::async_trait]
+pub trait Handler: Send + Sync {
+    /// Answers one call; cancelled (the coroutine) when the peer cancels it.
+    async fn handle(&self, input: String, context: Arc<RequestContext>) -> Result<String>;
+}
+
+/// A server: register handlers, then serve over stdio or Streamable HTTP.
+#[derive(uniffi::Object)]
+pub struct NativeServer {
+    staged: Arc<StagedServer>,
+}
+
+#[uniffi::export]
+impl NativeServer {
+    /// A server named `name` at `version`, serving nothing yet.
+    #[uniffi::constructor]
+    pub fn new(name: String, version: String) -> Arc<Self> {
+        Arc::new(Self { staged: StagedServer::new(name, version) })
+    }
+
+    /// Registers `definition` (JSON) of `kind` (`tool`, `resource`, `resource template`,
+    /// `prompt`, `completion`) answered by `handler`; checked now, live at once while
+    /// serving (templates and completion before).
+    pub fn register(&self, kind: String, definition: String, handler: Arc<dyn Handler>) -> Result<()> {
+        let kind = HandlerKind::from_name(&kind)?;
+        let calls = self.staged.calls().clone();
+        let f: HostFn = Arc::new(move |id, input| {
+            let (handler, context) = (handler.clone(), Arc::new(RequestContext::new(calls.clone(), id)));
+            calls::answer(&calls, id, async move { handler.handle(input, context).await })
+        });
+        Ok(self.staged.register(kind, &definition, f)?)
+    }
+
+    /// The instructions sent in `initialize`; before serving.
+    pub fn set_instructions(&self, text: String) -> Result<()> {
+        Ok(self.staged.set_instructions(text)?)
+    }
+
+    /// Removes tool `name` (clients are told while serving); whether it was there.
+    pub fn remove_tool(&self, name: String) -> bool {
+        self.staged.remove_tool(&name)
+    }
+
+    /// Tells subscribed clients that resource `uri` changed.
+    pub fn notify_resource_updated(&self, uri: String) {
+        self.staged.notify_resource_updated(&uri)
+    }
+
+    /// Live sessions.
+    pub fn session_count(&self) -> u64 {
+        self.staged.session_count() as u64
+    }
+
+    /// Serves one client on this process's stdin/stdout until stdin closes or
+    /// [`close`](Self::close).
+    pub async fn serve_stdio(&self) -> Result<()> {
+        let serve = self.staged.serve_stdio()?;
+        runtime::run(async move { Ok(serve.await?) }).await
+    }
+
+    /// Starts Streamable HTTP (and legacy HTTP+SSE) in the background with the listen
+    /// options JSON (`host`, `port` (0: any free one), `path`, `stateless`, ...); returns
+    /// the endpoint's URL.
+    pub async fn start_http(&self, options: String) -> Result<String> {
+        let options = HttpOptions::from_json(&options)?;
+        let staged = self.staged.clone();
+        runtime::run(async move { Ok(staged.start_http(options).await?) }).await
+    }
+
+    /// Stops serving (stdio, HTTP), letting requests in flight finish.
+    pub async fn stop(&self) -> Result<()> {
+        let staged = self.staged.clone();
+        runtime::run(async move {
+            staged.close().await;
+            Ok(())
+        })
+        .await
+    }
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the Kotlin binding (the uniffi crate and its generated Kotlin, through Maven's
+# generate-sources: generate.sh) and runs its JUnit suite with `mvn -B test`, which
+# fetches Kotlin, kotlinx and JNA from Maven Central. Ends with Surefire's summary line.
+#
+# Uses $OXMCP_BIN for the everything server (builds the oxmcp CLI when unset) and one
+# CARGO_TARGET_DIR (default: the workspace's target/).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+source "$root/scripts/ensure-toolchain.sh"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+log() { printf '[kotlin] %s\n' "$*" >&2; }
+for tool in cargo java mvn; do
+  command -v "$tool" >/dev/null 2>&1 || { log "missing required tool: $tool"; exit 1; }
+done
+
+# Concurrent runs (several developers on one machine) take turns.
+exec 9>"$here/.run-tests.lock"
+flock 9
+
+if [[ -z "${OXMCP_BIN:-}" ]]; then
+  log "cargo build -p oxmcp-cli (OXMCP_BIN unset)"
+  (cd "$root" && cargo build -q -p oxmcp-cli)
+  export OXMCP_BIN="$CARGO_TARGET_DIR/debug/oxmcp"
+fi
+
+log "mvn -B test"
+set +e
+mvn -B -ntp -Dstyle.color=never test -Doxmcp.library.dir="$CARGO_TARGET_DIR/debug" 2>&1 | tee "$here/target-mvn.log"
+status=${PIPESTATUS[0]}
+set -e
+# Surefire's summary line, last (on its own line: Maven may end without a newline).
+echo
+grep -E '^\[(INFO|ERROR|WARNING)\] Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$' "$here/target-mvn.log" | tail -1 | sed 's/^\[[A-Z]*\] //'
+rm -f "$here/target-mvn.log"
+exit "$status"

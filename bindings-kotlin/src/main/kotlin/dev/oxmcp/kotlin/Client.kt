@@ -1,0 +1,196 @@
+package dev.oxmcp.kotlin
+
+import dev.oxmcp.kotlin.ffi.ClientHandler
+import dev.oxmcp.kotlin.ffi.NativeClient
+import dev.oxmcp.kotlin.ffi.ProgressListener
+import dev.oxmcp.kotlin.ffi.connect
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonObjectBuilder
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+import kotlin.time.Duration
+
+/** One progress notification of a call. */
+data class Progress(val progress: Double, val total: Double?, val message: String?)
+
+/**
+ * How a [Client] connects and what it answers. [era]: `"auto"` (default: the newest the
+ * server speaks), `"session"` or `"stateless"`. [sampling], [elicitation] and [roots]
+ * answer the server's requests (each declares its capability); a server's cancel cancels
+ * their coroutine. [onNotification] hears the server's notifications.
+ */
+class ClientOptions(
+    val name: String? = null,
+    val version: String? = null,
+    val era: String? = null,
+    val timeout: Duration? = null,
+    val sampling: (suspend (params: JsonObject) -> JsonObject)? = null,
+    val elicitation: (suspend (params: JsonObject) -> JsonObject)? = null,
+    val roots: (suspend () -> List<JsonObject>)? = null,
+    val onNotification: ((method: String, params: JsonObject) -> Unit)? = null,
+)
+
+/**
+ * An MCP client: a child process over stdio, or a server over Streamable HTTP. Every call
+ * is a `suspend fun`; cancelling the coroutine that waits for one sends
+ * `notifications/cancelled` to the server.
+ *
+ * ```
+ * Client.stdio("oxmcp", listOf("everything-server", "--stdio")).use { client ->
+ *     println(client.listTools().map { it["name"] })
+ *     println(client.callTool("echo", buildJsonObject { put("text", "hi") }))
+ * }
+ * ```
+ */
+class Client private constructor(private val native: NativeClient) : AutoCloseable {
+    companion object {
+        /** Starts [command] with [args] and connects to it over stdio. */
+        suspend fun stdio(command: String, args: List<String> = emptyList(), options: ClientOptions = ClientOptions()): Client =
+            open(options) {
+                put("command", command)
+                put("args", JsonArray(args.map(::JsonPrimitive)))
+            }
+
+        /** Connects to the Streamable HTTP endpoint [url], sending [headers] with every request. */
+        suspend fun http(url: String, headers: Map<String, String> = emptyMap(), options: ClientOptions = ClientOptions()): Client =
+            open(options) {
+                put("url", url)
+                put("headers", JsonObject(headers.mapValues { JsonPrimitive(it.value) }))
+            }
+
+        private suspend fun open(options: ClientOptions, transport: JsonObjectBuilder.() -> Unit): Client {
+            val answers = listOfNotNull(
+                "sampling".takeIf { options.sampling != null },
+                "elicitation".takeIf { options.elicitation != null },
+                "roots".takeIf { options.roots != null },
+            )
+            val json = buildJsonObject {
+                transport()
+                options.name?.let { put("name", it) }
+                options.version?.let { put("version", it) }
+                options.era?.let { put("era", it) }
+                options.timeout?.let { put("requestTimeoutMs", it.inWholeMilliseconds) }
+                put("answers", JsonArray(answers.map(::JsonPrimitive)))
+            }
+            val handler = if (answers.isEmpty() && options.onNotification == null) null else Answering(options)
+            return Client(mcp { connect(json.toString(), handler) })
+        }
+    }
+
+    /** The server's `initialize` result: `serverInfo`, `capabilities`, `instructions`, `protocolVersion`. */
+    val initializeResult: JsonObject by lazy { parseObject(mcp { native.initializeResult() }) }
+
+    /** The server's name and version. */
+    val serverInfo: JsonObject get() = initializeResult["serverInfo"] as? JsonObject ?: JsonObject(emptyMap())
+
+    /** `"session"` or `"stateless"`: the protocol era this connection speaks. */
+    val era: String get() = native.era()
+
+    /** Every tool (all pages). */
+    suspend fun listTools(): List<JsonObject> = list(call("tools/list"))
+
+    /** Calls tool [name]; the `CallToolResult` (a tool's failure is `isError: true` in it). */
+    suspend fun callTool(
+        name: String,
+        arguments: JsonObject = JsonObject(emptyMap()),
+        timeout: Duration? = null,
+        onProgress: ((Progress) -> Unit)? = null,
+    ): JsonObject = call("tools/call", name, arguments.toString(), timeout, onProgress) as JsonObject
+
+    /** Every resource (all pages). */
+    suspend fun listResources(): List<JsonObject> = list(call("resources/list"))
+
+    /** Every resource template (all pages). */
+    suspend fun listResourceTemplates(): List<JsonObject> = list(call("resources/templates/list"))
+
+    /** Reads resource [uri]; the `ReadResourceResult`. */
+    suspend fun readResource(uri: String): JsonObject = call("resources/read", uri) as JsonObject
+
+    /** Every prompt (all pages). */
+    suspend fun listPrompts(): List<JsonObject> = list(call("prompts/list"))
+
+    /** Gets prompt [name] with [arguments]; the `GetPromptResult`. */
+    suspend fun getPrompt(name: String, arguments: Map<String, String> = emptyMap()): JsonObject =
+        call("prompts/get", name, JsonObject(arguments.mapValues { JsonPrimitive(it.value) }).toString()) as JsonObject
+
+    /** Completes an argument: [params] are `completion/complete`'s (`ref`, `argument`, `context`). */
+    suspend fun complete(params: JsonObject): JsonObject = call("completion/complete", null, params.toString()) as JsonObject
+
+    /** Sets the server's log level (`debug` ... `emergency`). */
+    suspend fun setLogLevel(level: String) {
+        call("logging/setLevel", level)
+    }
+
+    /** Asks for updates of resource [uri]. */
+    suspend fun subscribe(uri: String) {
+        call("resources/subscribe", uri)
+    }
+
+    /** Checks the server is there. */
+    suspend fun ping() {
+        call("ping")
+    }
+
+    /** Any request by [method]; its result. */
+    suspend fun request(method: String, params: JsonObject = JsonObject(emptyMap()), timeout: Duration? = null): JsonElement =
+        call("request", method, params.toString(), timeout)
+
+    /** Closes the connection (a child server is stopped). */
+    suspend fun shutdown() = mcp { native.stop() }
+
+    /** [shutdown], blocking; then frees the native client. */
+    override fun close() {
+        runBlocking { shutdown() }
+        native.destroy()
+    }
+
+    private suspend fun call(
+        op: String,
+        a: String? = null,
+        b: String? = null,
+        timeout: Duration? = null,
+        onProgress: ((Progress) -> Unit)? = null,
+    ): JsonElement {
+        val listener = onProgress?.let { f ->
+            object : ProgressListener {
+                override fun onProgress(progress: Double, total: Double?, message: String?) = f(Progress(progress, total, message))
+            }
+        }
+        val ms = timeout?.inWholeMilliseconds?.coerceAtLeast(1)?.toULong() ?: 0uL
+        return mcp { native.call(op, a, b, ms, listener) }?.let(::parse) ?: JsonNull
+    }
+
+    private fun list(value: JsonElement): List<JsonObject> = (value as? JsonArray)?.filterIsInstance<JsonObject>() ?: emptyList()
+
+    /** The options' handlers behind the engine's [ClientHandler]. */
+    private class Answering(private val options: ClientOptions) : ClientHandler {
+        override suspend fun request(method: String, params: String): String {
+            val p = parseObject(params)
+            try {
+                val result: JsonObject = when (method) {
+                    "sampling/createMessage" -> options.sampling?.invoke(p)
+                    "elicitation/create" -> options.elicitation?.invoke(p)
+                    "roots/list" -> options.roots?.invoke()?.let { buildJsonObject { put("roots", JsonArray(it)) } }
+                    else -> null
+                } ?: throw McpException.Rpc(-32601, "no handler for $method")
+                return result.toString()
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: McpException) {
+                throw e.toNative()
+            } catch (e: Exception) {
+                throw McpException.Handler(e.message ?: e.toString()).toNative()
+            }
+        }
+
+        override fun notification(method: String, params: String) {
+            options.onNotification?.invoke(method, parseObject(params))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.oxmcp.kotlin
+
+import dev.oxmcp.kotlin.ffi.RequestContext
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.buildJsonArray
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+
+/**
+ * What a handler can do with its request: read its facts, report progress, log to the
+ * client, and ask the client (elicitation, sampling, roots). Once the request is over,
+ * progress and logs are dropped and questions fail with [McpException.Closed].
+ *
+ * ```
+ * server.tool("slow") { _, ctx ->
+ *     for (i in 1..3) { ctx.reportProgress(i.toDouble(), 3.0); delay(100) }
+ *     "done"
+ * }
+ * ```
+ */
+class Context internal constructor(private val native: RequestContext) {
+    /** `requestId`, `progressToken`, `clientInfo`, `clientCapabilities`, `protocolVersion`, `auth`, `headers`. */
+    val info: JsonObject get() = parseObject(native.info())
+
+    /** The client's `clientInfo` (name, version), if it sent one. */
+    val clientInfo: JsonObject? get() = info["clientInfo"] as? JsonObject
+
+    /** Whether the client cancelled the request (the handler's coroutine is cancelled too). */
+    val isCancelled: Boolean get() = native.isCancelled()
+
+    /** Sends progress, if the client asked for it. */
+    fun reportProgress(progress: Double, total: Double? = null, message: String? = null) =
+        mcp { native.reportProgress(progress, total, message) }
+
+    /** Logs [data] at [level] (`debug` ... `emergency`) if the client's level lets it through. */
+    fun log(level: String, data: JsonElement, logger: String? = null) = mcp { native.log(level, logger, data.toString()) }
+
+    /** Logs a text message. */
+    fun log(level: String, message: String, logger: String? = null) = log(level, JsonPrimitive(message), logger)
+
+    /** Asks the client [method] with [params]; its result. */
+    suspend fun ask(method: String, params: JsonObject): JsonObject = mcp { parseObject(native.ask(method, params.toString())) }
+
+    /** Asks the user, through the client, for values matching [requestedSchema]; the `ElicitResult`. */
+    suspend fun elicit(message: String, requestedSchema: JsonObject): JsonObject = ask("elicitation/create", buildJsonObject {
+        put("message", message)
+        put("requestedSchema", requestedSchema)
+    })
+
+    /** Asks the client's model to answer [prompt]; the `CreateMessageResult`. */
+    suspend fun sample(prompt: String, maxTokens: Int? = null, systemPrompt: String? = null): JsonObject =
+        ask("sampling/createMessage", buildJsonObject {
+            put("messages", buildJsonArray {
+                add(buildJsonObject {
+                    put("role", "user")
+                    put("content", buildJsonObject { put("type", "text"); put("text", prompt) })
+                })
+            })
+            maxTokens?.let { put("maxTokens", it) }
+            systemPrompt?.let { put("systemPrompt", it) }
+        })
+
+    /** The client's roots (`uri`, `name`). */
+    suspend fun listRoots(): List<JsonObject> =
+        (ask("roots/list", JsonObject(emptyMap()))["roots"] as? JsonArray)?.filterIsInstance<JsonObject>() ?: emptyList()
+}

@@ -1,0 +1,172 @@
+package dev.oxmcp.kotlin
+
+import dev.oxmcp.kotlin.ffi.Handler
+import dev.oxmcp.kotlin.ffi.NativeServer
+import dev.oxmcp.kotlin.ffi.RequestContext
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+
+/** A prompt's argument. */
+data class PromptArgument(val name: String, val description: String? = null, val required: Boolean = false)
+
+/**
+ * An MCP server: tools, resources, resource templates, prompts and completion, each a
+ * `suspend` lambda, served over stdio or Streamable HTTP (both protocol eras: the engine
+ * answers whichever the client speaks). A client's cancel cancels the handler's coroutine.
+ *
+ * ```
+ * val server = mcpServer("demo", "1.0.0") {
+ *     tool("add", "Add two numbers", schema) { args, ctx ->
+ *         ctx.reportProgress(50.0, 100.0)
+ *         (args.int("a") + args.int("b")).toString()
+ *     }
+ * }
+ * val url = server.startHttp(port = 0)
+ * ```
+ */
+class Server(name: String, version: String = "1.0.0", instructions: String? = null) : AutoCloseable {
+    private val native = NativeServer(name, version)
+
+    init {
+        instructions?.let { mcp { native.setInstructions(it) } }
+    }
+
+    /**
+     * A tool. [handler] gets the arguments (checked against [inputSchema] by the engine)
+     * and returns a `String`, any JSON, or a whole `CallToolResult` (see [toolResult]).
+     * Throwing makes an `isError` result, except [McpException.Rpc], answered as that error.
+     */
+    fun tool(
+        name: String,
+        description: String? = null,
+        inputSchema: JsonObject = EMPTY_OBJECT_SCHEMA,
+        outputSchema: JsonObject? = null,
+        annotations: JsonObject? = null,
+        handler: suspend (arguments: JsonObject, context: Context) -> Any?,
+    ) = register("tool", buildJsonObject {
+        put("name", name)
+        description?.let { put("description", it) }
+        put("inputSchema", inputSchema)
+        outputSchema?.let { put("outputSchema", it) }
+        annotations?.let { put("annotations", it) }
+    }) { input, ctx -> toolResult(handler(parseObject(input), ctx)) }
+
+    /** A resource at a fixed [uri]; [handler] returns its text, bytes or a `ReadResourceResult`. */
+    fun resource(
+        uri: String,
+        name: String,
+        description: String? = null,
+        mimeType: String? = null,
+        handler: suspend (uri: String, context: Context) -> Any?,
+    ) = register("resource", buildJsonObject {
+        put("uri", uri)
+        put("name", name)
+        description?.let { put("description", it) }
+        mimeType?.let { put("mimeType", it) }
+    }) { input, ctx -> resourceResult(uri, mimeType, handler(uri, ctx)) }
+
+    /** Resources matching [uriTemplate] (RFC 6570); [handler] gets the URI and its variables. */
+    fun resourceTemplate(
+        uriTemplate: String,
+        name: String,
+        description: String? = null,
+        mimeType: String? = null,
+        handler: suspend (uri: String, variables: Map<String, String>, context: Context) -> Any?,
+    ) = register("resource template", buildJsonObject {
+        put("uriTemplate", uriTemplate)
+        put("name", name)
+        description?.let { put("description", it) }
+        mimeType?.let { put("mimeType", it) }
+    }) { input, ctx ->
+        val request = parseObject(input)
+        val uri = request["uri"]?.asText() ?: ""
+        val variables = (request["variables"] as? JsonObject)?.mapValues { (_, v) -> v.asText() } ?: emptyMap()
+        resourceResult(uri, mimeType, handler(uri, variables, ctx))
+    }
+
+    /** A prompt; [handler] gets its arguments and returns a text or a `GetPromptResult`. */
+    fun prompt(
+        name: String,
+        description: String? = null,
+        arguments: List<PromptArgument> = emptyList(),
+        handler: suspend (arguments: Map<String, String>, context: Context) -> Any?,
+    ) = register("prompt", buildJsonObject {
+        put("name", name)
+        description?.let { put("description", it) }
+        put("arguments", JsonArray(arguments.map { a ->
+            buildJsonObject {
+                put("name", a.name)
+                a.description?.let { put("description", it) }
+                put("required", a.required)
+            }
+        }))
+    }) { input, ctx -> promptResult(handler(parseObject(input).mapValues { (_, v) -> v.asText() }, ctx)) }
+
+    /**
+     * Completion of prompt and resource template arguments: [handler] gets the
+     * `completion/complete` params and returns candidate values (the engine keeps 100).
+     */
+    fun completion(handler: suspend (params: JsonObject, context: Context) -> List<String>) =
+        register("completion", JsonObject(emptyMap())) { input, ctx ->
+            buildJsonObject { put("values", JsonArray(handler(parseObject(input), ctx).map { kotlinx.serialization.json.JsonPrimitive(it) })) }
+        }
+
+    /** Removes tool [name] (clients are told while serving); whether it was there. */
+    fun removeTool(name: String): Boolean = native.removeTool(name)
+
+    /** Tells subscribed clients that resource [uri] changed. */
+    fun notifyResourceUpdated(uri: String) = native.notifyResourceUpdated(uri)
+
+    /** Live sessions. */
+    val sessionCount: Long get() = native.sessionCount().toLong()
+
+    /** Serves one client on this process's stdin/stdout until stdin closes or [stop]. */
+    suspend fun serveStdio() = mcp { native.serveStdio() }
+
+    /**
+     * Starts Streamable HTTP (and legacy HTTP+SSE on `/sse`) in the background; returns the
+     * endpoint's URL. [port] 0 takes a free one. [stateless]: no sessions.
+     */
+    suspend fun startHttp(host: String = "127.0.0.1", port: Int = 8000, path: String = "/mcp", stateless: Boolean = false): String =
+        mcp {
+            native.startHttp(buildJsonObject {
+                put("host", host)
+                put("port", port)
+                put("path", path)
+                put("stateless", stateless)
+            }.toString())
+        }
+
+    /** Stops serving, letting requests in flight finish. */
+    suspend fun stop() = mcp { native.stop() }
+
+    /** [stop], blocking; then frees the native server. */
+    override fun close() {
+        runBlocking { stop() }
+        native.destroy()
+    }
+
+    private fun register(kind: String, definition: JsonObject, body: suspend (String, Context) -> JsonElement) = mcp {
+        native.register(kind, definition.toString(), object : Handler {
+            override suspend fun handle(input: String, context: RequestContext): String =
+                try {
+                    body(input, Context(context)).toString()
+                } catch (e: CancellationException) {
+                    throw e
+                } catch (e: McpException) {
+                    throw e.toNative()
+                } catch (e: Exception) {
+                    throw McpException.Handler(e.message ?: e.toString()).toNative()
+                }
+        })
+    }
+}
+
+/** Builds a [Server]: `mcpServer("demo") { tool("hi") { _, _ -> "hello" } }`. */
+fun mcpServer(name: String, version: String = "1.0.0", instructions: String? = null, block: Server.() -> Unit): Server =
+    Server(name, version, instructions).apply(block)

@@ -1,0 +1,222 @@
+package dev.oxmcp.kotlin
+
+import dev.oxmcp.kotlin.examples.main as quickstart
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.boolean
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.put
+import kotlinx.serialization.json.putJsonObject
+import java.io.ByteArrayOutputStream
+import java.io.File
+import java.io.PrintStream
+import kotlin.test.Test
+import kotlin.test.assertEquals
+import kotlin.test.assertFailsWith
+import kotlin.test.assertTrue
+import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.Duration.Companion.seconds
+
+class ServerClientTest {
+    @Test
+    fun `the quickstart prints the tools, the progress and the sum`() {
+        val out = ByteArrayOutputStream()
+        val saved = System.out
+        System.setOut(PrintStream(out, true))
+        try {
+            quickstart()
+        } finally {
+            System.setOut(saved)
+        }
+        val lines = out.toString().lines()
+        assertEquals("tools: [add]", lines[0])
+        assertEquals("progress: 1.0/2.0 adding", lines[1])
+        assertEquals("""add: [{"type":"text","text":"42"}]""", lines[2])
+    }
+
+    @Test
+    fun `the README's quickstart is examples-Quickstart-kt`() {
+        val readme = File("README.md").readText()
+        val example = File("examples/Quickstart.kt").readText().trim()
+        assertTrue(example.lines().drop(1).joinToString("\n") in readme, "README.md does not show examples/Quickstart.kt")
+    }
+
+    @Test
+    fun `a stdio client of the everything server`() = runBlocking {
+        Client.stdio(OXMCP, listOf("everything-server", "--stdio")).use { client ->
+            assertTrue(client.listTools().any { it["name"]!!.jsonPrimitive.content == "echo" })
+            assertEquals("hi", client.callTool("echo", buildJsonObject { put("text", "hi") }).text())
+        }
+    }
+
+    @Test
+    fun `a Kotlin server over stdio, started as a child process`() = runBlocking {
+        val (java, args) = javaCommand("dev.oxmcp.kotlin.examples.stdio.StdioServerKt")
+        Client.stdio(java, args).use { client ->
+            assertEquals("kotlin-stdio", client.serverInfo["name"]!!.jsonPrimitive.content)
+            assertEquals("Hello, Ada!", client.callTool("greet", buildJsonObject { put("name", "Ada") }).text())
+        }
+    }
+
+    @Test
+    fun `both eras over HTTP`() = runBlocking {
+        mcpServer("eras") { tool("hi") { _, ctx -> "hi ${ctx.clientInfo?.get("name")?.jsonPrimitive?.content}" } }.use { server ->
+            val url = server.startHttp(port = 0)
+            for (era in listOf("session", "stateless")) {
+                Client.http(url, options = ClientOptions(name = era, era = era)).use { client ->
+                    assertEquals(era, client.era)
+                    assertEquals("hi $era", client.callTool("hi").text())
+                }
+            }
+        }
+    }
+
+    @Test
+    fun `resources, templates, prompts and completion`() = runBlocking {
+        val server = mcpServer("library") {
+            resource("notes://todo", "todo", mimeType = "text/plain") { uri, _ -> "read $uri" }
+            resourceTemplate("notes://{name}", "note") { _, vars, _ -> "note ${vars["name"]}" }
+            prompt("review", arguments = listOf(PromptArgument("code", required = true))) { args, _ -> "Review ${args["code"]}" }
+            completion { params, _ ->
+                val value = params["argument"]!!.jsonObject["value"]!!.jsonPrimitive.content
+                listOf("python", "perl", "rust").filter { it.startsWith(value) }
+            }
+        }
+        server.use {
+            Client.http(server.startHttp(port = 0)).use { client ->
+                val todo = client.readResource("notes://todo")["contents"]!!.jsonArray[0].jsonObject
+                assertEquals("read notes://todo", todo["text"]!!.jsonPrimitive.content)
+                assertEquals("text/plain", todo["mimeType"]!!.jsonPrimitive.content)
+                val note = client.readResource("notes://shopping")["contents"]!!.jsonArray[0].jsonObject
+                assertEquals("note shopping", note["text"]!!.jsonPrimitive.content)
+                val prompt = client.getPrompt("review", mapOf("code" to "x = 1"))
+                assertEquals("Review x = 1", prompt["messages"]!!.jsonArray[0].jsonObject["content"]!!.jsonObject["text"]!!.jsonPrimitive.content)
+                val done = client.complete(buildJsonObject {
+                    putJsonObject("ref") { put("type", "ref/prompt"); put("name", "review") }
+                    putJsonObject("argument") { put("name", "code"); put("value", "p") }
+                })
+                assertEquals(listOf("python", "perl"), done["completion"]!!.jsonObject["values"]!!.jsonArray.map { it.jsonPrimitive.content })
+            }
+        }
+    }
+
+    @Test
+    fun `cancelling the calling coroutine cancels the handler's coroutine`() = runBlocking {
+        val started = CompletableDeferred<Unit>()
+        val cancelled = CompletableDeferred<Boolean>()
+        mcpServer("waits") {
+            tool("wait") { _, _ ->
+                started.complete(Unit)
+                try {
+                    awaitCancellation()
+                } catch (e: CancellationException) {
+                    cancelled.complete(true)
+                    throw e
+                }
+            }
+        }.use { server ->
+            Client.http(server.startHttp(port = 0)).use { client ->
+                val result = withTimeoutOrNull(2.seconds) {
+                    client.callTool("wait")
+                }
+                assertEquals(null, result)
+                assertTrue(started.isCompleted, "the handler never started")
+                assertTrue(withTimeout(10.seconds) { cancelled.await() })
+                // The connection goes on.
+                client.ping()
+            }
+        }
+    }
+
+    @Test
+    fun `the server's cancel reaches the client's sampling coroutine, in both eras`() = runBlocking {
+        for (era in listOf("session", "stateless")) {
+            val asked = CompletableDeferred<JsonObject>()
+            val samplingCancelled = CompletableDeferred<Boolean>()
+            mcpServer("asks") {
+                tool("ask") { _, ctx -> ctx.sample("What is 2+2?", maxTokens = 5)["content"].toString() }
+            }.use { server ->
+                val options = ClientOptions(era = era, sampling = { params ->
+                    asked.complete(params)
+                    try {
+                        awaitCancellation()
+                    } catch (e: CancellationException) {
+                        samplingCancelled.complete(true)
+                        throw e
+                    }
+                })
+                Client.http(server.startHttp(port = 0), options = options).use { client ->
+                    assertEquals(era, client.era)
+                    assertEquals(null, withTimeoutOrNull(2.seconds) { client.callTool("ask") })
+                    assertEquals(5, asked.await()["maxTokens"]!!.jsonPrimitive.content.toInt())
+                    // The client gave up the tool call: the tool's coroutine is cancelled, so
+                    // its sampling request is cancelled at the client (session era), or the
+                    // client stops waiting for its own handler (stateless era): either way
+                    // the sampling coroutine is cancelled.
+                    assertTrue(withTimeout(10.seconds) { samplingCancelled.await() }, era)
+                }
+            }
+        }
+    }
+
+    @Test
+    fun `sampling, elicitation and roots answered by the client`() = runBlocking {
+        mcpServer("asks") {
+            tool("all") { _, ctx ->
+                val sampled = ctx.sample("hi")["content"]!!.jsonObject["text"]!!.jsonPrimitive.content
+                val elicited = ctx.elicit("Your name?", strings("name"))["content"]!!.jsonObject["name"]!!.jsonPrimitive.content
+                val roots = ctx.listRoots().map { it["uri"]!!.jsonPrimitive.content }
+                "$sampled $elicited $roots"
+            }
+        }.use { server ->
+            val options = ClientOptions(
+                sampling = { buildJsonObject {
+                    put("role", "assistant"); put("model", "m")
+                    putJsonObject("content") { put("type", "text"); put("text", "sampled") }
+                } },
+                elicitation = { buildJsonObject { put("action", "accept"); putJsonObject("content") { put("name", "Ada") } } },
+                roots = { listOf(buildJsonObject { put("uri", "file:///work"); put("name", "work") }) },
+            )
+            Client.http(server.startHttp(port = 0), options = ClientOptions(era = "session", sampling = options.sampling,
+                elicitation = options.elicitation, roots = options.roots)).use { client ->
+                assertEquals("sampled Ada [file:///work]", client.callTool("all").text())
+            }
+        }
+    }
+
+    @Test
+    fun `errors map to the McpException hierarchy`() = runBlocking {
+        // The mapping covers exactly the engine's kinds.
+        val engine = dev.oxmcp.kotlin.ffi.errorKinds().lines().filter { it.isNotBlank() }
+            .associate { line -> line.substringBefore(' ').toInt() to line.substringAfter(' ') }
+        assertEquals(engine, McpException.KINDS)
+        mcpServer("fails") {
+            tool("boom") { _, _ -> error("it broke") }
+            tool("refuse") { _, _ -> throw McpException.Rpc(-32001, "not today", """{"why":"closed"}""") }
+            tool("slow") { _, _ -> awaitCancellation() }
+        }.use { server ->
+            Client.http(server.startHttp(port = 0)).use { client ->
+                val boom = client.callTool("boom")
+                assertTrue(boom["isError"]!!.jsonPrimitive.boolean)
+                assertTrue("it broke" in boom.text())
+                val refused = assertFailsWith<McpException.Rpc> { client.callTool("refuse") }
+                assertEquals(-32001L, refused.code)
+                assertEquals("not today", refused.message)
+                assertEquals("""{"why":"closed"}""", refused.data)
+                assertFailsWith<McpException.Timeout> { client.callTool("slow", timeout = 200.milliseconds) }
+                assertFailsWith<McpException.Rpc> { client.callTool("missing") }
+            }
+            assertFailsWith<McpException.InvalidInput> { server.tool("bad", inputSchema = buildJsonObject { put("type", 12) }) { _, _ -> "" } }
+        }
+        assertFailsWith<McpException.Transport> { Client.stdio("/nonexistent/server") }
+        Unit
+    }
+}
