@@ -1,0 +1,79 @@
+package dev.oxmcp.kotlin.scenarios
+
+import dev.oxmcp.kotlin.McpException
+import dev.oxmcp.kotlin.PromptArgument
+import dev.oxmcp.kotlin.Server
+import dev.oxmcp.kotlin.mcpServer
+import dev.oxmcp.kotlin.strings
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.put
+import kotlinx.serialization.json.putJsonArray
+
+// The shared scenario server (tests/scenarios/README.md, its `server` section), written
+// with the public Kotlin API, never by reading the JSON. ScenariosTest starts it as a child
+// JVM and speaks to it over stdio.
+
+private val OBJECT = buildJsonObject { put("type", "object") }
+
+private fun JsonObject.string(name: String): String? = this[name]?.jsonPrimitive?.content
+
+fun scenarioServer(): Server {
+    lateinit var server: Server
+    server = mcpServer("scenario-server", "1.0.0") {
+        tool("echo", "Answers its text.", buildJsonObject {
+            put("type", "object")
+            put("properties", strings("text")["properties"]!!)
+            putJsonArray("required") { add(kotlinx.serialization.json.JsonPrimitive("text")) }
+        }) { args, _ -> args.string("text") }
+        tool("gone", "Registered, then removed before serving.", OBJECT) { _, _ -> "gone should not be callable" }
+    }
+    // Removed before serving; staged_removal answers what removeTool said.
+    val removed = server.removeTool("gone")
+    server.tool("staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", OBJECT) { _, _ -> removed.toString() }
+    server.tool("session_count", "How many clients the server has connected, as the host's session count says.", OBJECT) { _, _ ->
+        server.sessionCount.toString()
+    }
+    // No maxTokens: the engine fills in the protocol default.
+    server.tool("ask_sampling", "Asks the client's model (no maxTokens given); answers \"sampled: \" + the model's text.",
+        strings("prompt")) { args, ctx ->
+        val result = ctx.sample(args.string("prompt") ?: "")
+        "sampled: " + result["content"]!!.jsonObject.string("text")
+    }
+    server.tool("ask_elicitation", "Asks the user for a name; answers \"elicited: \" + action + \" \" + content.name.", OBJECT) { _, ctx ->
+        val result = ctx.elicit("Your name?", buildJsonObject {
+            put("type", "object")
+            put("properties", strings("name")["properties"]!!)
+            putJsonArray("required") { add(kotlinx.serialization.json.JsonPrimitive("name")) }
+        })
+        "elicited: ${result.string("action")} ${result["content"]?.jsonObject?.string("name")}"
+    }
+    server.tool("ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", OBJECT) { _, ctx ->
+        "roots: " + ctx.listRoots().joinToString(",") { it.string("uri") ?: "" }
+    }
+    server.tool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", OBJECT) { _, _ ->
+        throw McpException.Rpc(-32042, "custom failure")
+    }
+    server.tool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT) { _, _ ->
+        throw IllegalStateException("plain failure")
+    }
+    server.resource("fixed://note", "note", mimeType = "text/plain") { _, _ -> "a note" }
+    // The handler uses both the URI and the variable.
+    server.resourceTemplate("greet://{name}", "greeting", mimeType = "text/plain") { uri, vars, _ -> "hello ${vars["name"]} from $uri" }
+    server.prompt("greet", arguments = listOf(PromptArgument("name", required = true))) { args, _ -> "Hello, ${args["name"]}!" }
+    // All 150 values that match: the engine caps what it sends.
+    server.completion { params, _ ->
+        val prefix = params["argument"]?.jsonObject?.string("value") ?: ""
+        (0 until 150).map { "n%03d".format(it) }.filter { it.startsWith(prefix) }
+    }
+    return server
+}
+
+/** Serves one client on stdin/stdout until stdin closes. */
+fun main() = runBlocking {
+    scenarioServer().use { it.serveStdio() }
+}
