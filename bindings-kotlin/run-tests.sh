@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Kotlin binding (the uniffi crate and its generated Kotlin, through Maven's
-# generate-sources: generate.sh) and runs its JUnit suite with `mvn -B test`, which
+# generate-sources: generate.sh), installs the official TypeScript SDK and its everything
+# server (npm ci) for the interop tests, and runs the JUnit suite with `mvn -B test`, which
 # fetches Kotlin, kotlinx and JNA from Maven Central. Ends with Surefire's summary line.
 #
 # Uses $OXMCP_BIN for the everything server (builds the oxmcp CLI when unset) and one
@@ -11,7 +12,7 @@ root="$(cd "$here/.." && pwd)"
 source "$root/scripts/ensure-toolchain.sh"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 log() { printf '[kotlin] %s\n' "$*" >&2; }
-for tool in cargo java mvn; do
+for tool in cargo java mvn node npm; do
   command -v "$tool" >/dev/null 2>&1 || { log "missing required tool: $tool"; exit 1; }
 done
 
@@ -23,6 +24,15 @@ if [[ -z "${OXMCP_BIN:-}" ]]; then
   log "cargo build -p oxmcp-cli (OXMCP_BIN unset)"
   (cd "$root" && cargo build -q -p oxmcp-cli)
   export OXMCP_BIN="$CARGO_TARGET_DIR/debug/oxmcp"
+fi
+
+# The official TypeScript SDK and its everything server, for the interop tests.
+stamp="node_modules/.kotlin-tests-stamp"
+fp="$( { sha256sum "$here/package.json" "$here/package-lock.json"; node --version; } | sha256sum | cut -d' ' -f1)"
+if [[ ! -f "$here/$stamp" || "$(cat "$here/$stamp")" != "$fp" ]]; then
+  log "npm ci"
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+  printf '%s\n' "$fp" >"$here/$stamp"
 fi
 
 log "mvn -B test"
