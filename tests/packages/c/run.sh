@@ -20,27 +20,7 @@ set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../../.." && pwd)"
 
-PASSED=0
-FAILED=0
-check() { # check NAME COMMAND...: runs the command, its output to $WORK/log/NAME.log
-  local name="$1" logf="$WORK/log/${1//\//_}.log"
-  shift
-  if "$@" >"$logf" 2>&1; then
-    PASSED=$((PASSED + 1))
-    echo "ok   $name"
-  else
-    FAILED=$((FAILED + 1))
-    echo "FAIL $name"
-    tail -20 "$logf" | sed 's/^/     | /'
-    return 1
-  fi
-}
-summary() {
-  echo "$PASSED passed, $FAILED failed"
-  [[ $FAILED -eq 0 && $PASSED -gt 0 ]]
-  exit $?
-}
-mkdir -p "$WORK/log"
+source "$HERE/../checks.sh"
 cd "$WORK" || exit 1
 
 TARBALL="$DIST/oxmcp-c-$VERSION-linux-x86_64.tar.gz"
