@@ -29,10 +29,13 @@ failed=()
 suite() {
     local name="$1" pattern="$2"
     shift 2
+    local start=$SECONDS
     echo
     echo "== $name"
     if "$@" 2>&1 | tee "$logs/$name.log"; then :; else failed+=("$name"); fi
     grep -E "$pattern" "$logs/$name.log" | tail -n 40 >"$logs/$name.summary" || true
+    # How long each suite takes, in the summary: where CI time goes.
+    echo "($name took $((SECONDS - start)) s)" >>"$logs/$name.summary"
 }
 
 # House style first: rustfmt.toml's format and no clippy warning anywhere.

@@ -4,7 +4,6 @@ import dev.oxmcp.kotlin.ffi.ClientHandler
 import dev.oxmcp.kotlin.ffi.NativeClient
 import dev.oxmcp.kotlin.ffi.ProgressListener
 import dev.oxmcp.kotlin.ffi.connect
-import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
@@ -172,20 +171,14 @@ class Client private constructor(private val native: NativeClient) : AutoCloseab
     private class Answering(private val options: ClientOptions) : ClientHandler {
         override suspend fun request(method: String, params: String): String {
             val p = parseObject(params)
-            try {
+            return answering {
                 val result: JsonObject = when (method) {
                     "sampling/createMessage" -> options.sampling?.invoke(p)
                     "elicitation/create" -> options.elicitation?.invoke(p)
                     "roots/list" -> options.roots?.invoke()?.let { buildJsonObject { put("roots", JsonArray(it)) } }
                     else -> null
                 } ?: throw McpException.Rpc(-32601, "no handler for $method")
-                return result.toString()
-            } catch (e: CancellationException) {
-                throw e
-            } catch (e: McpException) {
-                throw e.toNative()
-            } catch (e: Exception) {
-                throw McpException.Handler(e.message ?: e.toString()).toNative()
+                result.toString()
             }
         }
 

@@ -1,6 +1,7 @@
 package dev.oxmcp.kotlin
 
 import dev.oxmcp.kotlin.ffi.NativeException
+import kotlinx.coroutines.CancellationException
 
 /**
  * Every oxmcp failure, one subclass per kind of the engine's error taxonomy. [kind] is the
@@ -93,4 +94,19 @@ internal inline fun <T> mcp(block: () -> T): T =
         block()
     } catch (e: NativeException) {
         throw McpException.from(e)
+    }
+
+/**
+ * Runs a handler's [block] for the engine: an [McpException] crosses as itself, any other
+ * exception as [McpException.Handler] with its message; cancellation passes through.
+ */
+internal inline fun <T> answering(block: () -> T): T =
+    try {
+        block()
+    } catch (e: CancellationException) {
+        throw e
+    } catch (e: McpException) {
+        throw e.toNative()
+    } catch (e: Exception) {
+        throw McpException.Handler(e.message ?: e.toString()).toNative()
     }

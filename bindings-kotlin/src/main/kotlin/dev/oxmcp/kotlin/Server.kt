@@ -3,7 +3,6 @@ package dev.oxmcp.kotlin
 import dev.oxmcp.kotlin.ffi.Handler
 import dev.oxmcp.kotlin.ffi.NativeServer
 import dev.oxmcp.kotlin.ffi.RequestContext
-import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
@@ -154,15 +153,7 @@ class Server(name: String, version: String = "1.0.0", instructions: String? = nu
     private fun register(kind: String, definition: JsonObject, body: suspend (String, Context) -> JsonElement) = mcp {
         native.register(kind, definition.toString(), object : Handler {
             override suspend fun handle(input: String, context: RequestContext): String =
-                try {
-                    body(input, Context(context)).toString()
-                } catch (e: CancellationException) {
-                    throw e
-                } catch (e: McpException) {
-                    throw e.toNative()
-                } catch (e: Exception) {
-                    throw McpException.Handler(e.message ?: e.toString()).toNative()
-                }
+                answering { body(input, Context(context)).toString() }
         })
     }
 }
