@@ -260,7 +260,7 @@ export function recordWire(transport, wire) {
 /**
  * A fetch for the SDK's HTTP transports that records every HTTP exchange into `exchanges`:
  * { method, url, requestHeaders, body (parsed JSON of a POST), status, contentType,
- *   sessionId (the response's mcp-session-id), headers (response) }.
+ *   sessionId (the response's mcp-session-id), headers (response) }, and `settled`.
  */
 export function recordingFetch(exchanges, base = fetch) {
   return async (url, init = {}) => {
@@ -274,13 +274,22 @@ export function recordingFetch(exchanges, base = fetch) {
       }
     }
     const entry = { method: init.method ?? 'GET', url: String(url), requestHeaders, body };
+    // `settled` (not enumerable: entries are compared as plain records) resolves once the
+    // response is recorded: an answer POSTed to one node of a cluster may be acknowledged
+    // after the result it unblocked has already arrived through another.
+    let settle;
+    Object.defineProperty(entry, 'settled', { value: new Promise((resolve) => (settle = resolve)) });
     exchanges.push(entry);
-    const response = await base(url, init);
-    entry.status = response.status;
-    entry.contentType = response.headers.get('content-type');
-    entry.sessionId = response.headers.get('mcp-session-id');
-    entry.headers = Object.fromEntries(response.headers.entries());
-    return response;
+    try {
+      const response = await base(url, init);
+      entry.status = response.status;
+      entry.contentType = response.headers.get('content-type');
+      entry.sessionId = response.headers.get('mcp-session-id');
+      entry.headers = Object.fromEntries(response.headers.entries());
+      return response;
+    } finally {
+      settle();
+    }
   };
 }
 

@@ -329,6 +329,7 @@ describe('TS SDK client -> oxmcp over Streamable HTTP: tools', () => {
     // The client's answer to sampling/createMessage went out as its own POST, accepted with 202.
     const answer = s.http.slice(httpBefore).find((x) => x.method === 'POST' && x.body?.result?.model === 'interop-fake-model');
     assert.ok(answer, 'the sampling result was POSTed');
+    await answer.settled;
     assert.equal(answer.status, 202);
   });
 
@@ -551,8 +552,10 @@ describe('TS SDK client -> oxmcp over Streamable HTTP: prompts and completion', 
     assert.ok(some.completion.values.every((v) => v.startsWith('al')), `${some.completion.values}`);
   });
 
-  it('every HTTP exchange of this session was answered as Streamable HTTP requires', T, () => {
+  it('every HTTP exchange of this session was answered as Streamable HTTP requires', T, async () => {
     assert.deepEqual(s.errors.map(String), [], 'the SDK reported no transport or protocol errors');
+    // Each POST answered (a GET stream stays open: its status came with its headers).
+    await Promise.all(s.http.filter((e) => e.method === 'POST').map((e) => e.settled));
     assertGetAnswered(s.http);
     for (const x of s.http.filter((e) => e.method === 'POST')) {
       const isRequest = x.body?.method !== undefined && x.body?.id !== undefined;
