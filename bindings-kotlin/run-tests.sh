@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Kotlin binding (the uniffi crate and its generated Kotlin, through Maven's
 # generate-sources: generate.sh), installs the official TypeScript SDK and its everything
-# server (npm ci) for the interop tests, and runs the JUnit suite with `mvn -B test`, which
+# server (npm ci) for the interop tests and the official conformance suite with Node 22
+# (tests/conformance) for the conformance test, and runs the JUnit suite with `mvn -B test`, which
 # fetches Kotlin, kotlinx and JNA from Maven Central. Ends with Surefire's summary line.
 #
 # Uses $OXMCP_BIN for the everything server (builds the oxmcp CLI when unset) and one
@@ -35,7 +36,19 @@ if [[ ! -f "$here/$stamp" || "$(cat "$here/$stamp")" != "$fp" ]]; then
   printf '%s\n' "$fp" >"$here/$stamp"
 fi
 
+# The official conformance suite and Node 22 (as tests/conformance/run.sh installs them),
+# for ConformanceTest.
+conf="$root/tests/conformance"
+conf_stamp="$conf/node_modules/.oxmcp-stamp"
+want="$(sha256sum "$conf/package-lock.json" | cut -d' ' -f1)"
+if [[ ! -f "$conf_stamp" || "$(cat "$conf_stamp")" != "$want" ]]; then
+  log "npm ci (tests/conformance)"
+  (cd "$conf" && npm ci --no-audit --no-fund --loglevel=error)
+  printf '%s\n' "$want" >"$conf_stamp"
+fi
+
 log "mvn -B test"
+cd "$here"
 set +e
 mvn -B -ntp -Dstyle.color=never test -Doxmcp.library.dir="$CARGO_TARGET_DIR/debug" 2>&1 | tee "$here/target-mvn.log"
 status=${PIPESTATUS[0]}

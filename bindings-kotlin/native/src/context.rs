@@ -62,6 +62,15 @@ impl RequestContext {
         ignore_gone(self.request().and_then(|ctx| context::log(&ctx, &level, logger.as_deref(), &data)))
     }
 
+    /// Over Streamable HTTP, closes the SSE stream carrying this request while the handler
+    /// goes on; the client resumes it and gets the rest (2025-11-25 polling). Elsewhere,
+    /// and once the request is over, it does nothing.
+    pub fn end_response_stream(&self) {
+        if let Ok(ctx) = self.request() {
+            ctx.end_response_stream();
+        }
+    }
+
     /// Asks the client: `sampling/createMessage`, `elicitation/create` or `roots/list`
     /// with `params` JSON; the client's result as JSON.
     pub async fn ask(&self, method: String, params: String) -> Result<String> {

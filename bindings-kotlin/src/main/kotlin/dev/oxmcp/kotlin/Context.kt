@@ -41,6 +41,13 @@ class Context internal constructor(private val native: RequestContext) {
     /** Logs a text message. */
     fun log(level: String, message: String, logger: String? = null) = log(level, JsonPrimitive(message), logger)
 
+    /**
+     * Over Streamable HTTP, closes the SSE stream carrying this request while the handler
+     * goes on; the client resumes it and gets the rest (2025-11-25 polling). Elsewhere it
+     * does nothing.
+     */
+    fun endResponseStream() = native.endResponseStream()
+
     /** Asks the client [method] with [params]; its result. */
     suspend fun ask(method: String, params: JsonObject): JsonObject = mcp { parseObject(native.ask(method, params.toString())) }
 
