@@ -27,6 +27,8 @@ if [[ ! -x "$TOOLS/bin/maturin" || "$(cat "$TOOLS/.stamp" 2>/dev/null)" != "$wan
   echo "$want" >"$TOOLS/.stamp"
 fi
 log "version $VERSION"
+# Nothing of an earlier build (another version's files) stays beside this one's.
+(cd "$DIST" && rm -f -- *.whl *.tar.gz *.tgz *.jar *.pom *.nupkg oxmcp)
 
 # maturin and napi each drive their own cargo build; the C ABI, JNI library and CLI share
 # one. All three use the same target, profile and linker, so the engine compiles once.

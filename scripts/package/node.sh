@@ -12,7 +12,7 @@ addon="oxmcp.linux-x64-gnu.node"
 [[ -f "$addon" && -f native.cjs && -f native.d.ts ]] || { log "napi made no $addon/native.cjs/native.d.ts"; exit 1; }
 
 stage="$DIST/.npm"
-rm -rf "$stage" "$DIST"/oxmcp-*.tgz
+rm -rf "$stage"
 mkdir -p "$stage/oxmcp" "$stage/platform"
 cp -r index.cjs index.mjs index.d.ts native.cjs native.d.ts lib README.md "$stage/oxmcp/"
 cp "$addon" "$stage/platform/"

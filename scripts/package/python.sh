@@ -3,7 +3,6 @@
 # with zig against glibc 2.17), checked by auditwheel, and the sdist.
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
-rm -f "$DIST"/oxmcp-*.whl "$DIST"/oxmcp-*.tar.gz.sdist "$DIST/oxmcp-$VERSION.tar.gz"
 log "maturin build (wheel, manylinux2014 through zig)"
 maturin build --quiet --release --zig --compatibility manylinux2014 -m bindings-python/Cargo.toml -o "$DIST"
 log "maturin sdist"

@@ -5,9 +5,8 @@
 //! engine's future: a request in flight then tells the peer it was cancelled.
 
 use std::future::Future;
-use std::sync::Arc;
 
-use oxmcp::host::runtime::{HostRuntime, ProcessRuntime, ThreadHooks};
+use oxmcp::host::runtime::{ProcessRuntime, ThreadHooks};
 use oxmcp::{Error, ErrorKind};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -18,11 +17,6 @@ static RUNTIME: ProcessRuntime = ProcessRuntime::new(2, ThreadHooks { on_start: 
 
 fn stopped() -> Error {
     Error::new(ErrorKind::Closed, "the oxmcp runtime is shut down")
-}
-
-/// The runtime, built on first use.
-pub fn get() -> Result<Arc<HostRuntime>> {
-    Ok(RUNTIME.get().ok_or_else(stopped)?)
 }
 
 /// Spawns a task; false (dropping `fut` unrun) once the runtime is shut down.
