@@ -4,13 +4,16 @@ directory, the bare completion decorator."""
 
 import asyncio
 import os
+import queue
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 
 import http.client
 import json
-from typing import Any
+from typing import Any, Optional
 from urllib.parse import urlsplit
 
 from conftest import run
@@ -72,12 +75,12 @@ def test_http_takes_allowed_hosts_and_origins():
         headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
                    "Host": "mcp.example.com"}
 
-        def post(url: str) -> int:
+        def post(url: str, origin: Optional[str] = None) -> int:
             parts = urlsplit(url)
             assert parts.hostname is not None
             conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
             try:
-                conn.request("POST", parts.path, init, headers)
+                conn.request("POST", parts.path, init, dict(headers, Origin=origin) if origin else headers)
                 return conn.getresponse().status
             finally:
                 conn.close()
@@ -87,6 +90,10 @@ def test_http_takes_allowed_hosts_and_origins():
             try:
                 status = await asyncio.to_thread(post, url)
                 assert (status == 200) == accepted, (allowed, status)
+                if accepted:
+                    # The origins given are the ones accepted: the app's, not another site's.
+                    assert await asyncio.to_thread(post, url, "https://app.example.com") == 200
+                    assert await asyncio.to_thread(post, url, "https://evil.example") == 403
             finally:
                 await server.stop_http()
 
@@ -130,3 +137,68 @@ def test_run_over_http_says_where_and_stdio_clients_take_a_working_directory(tmp
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_child_servers_stderr_reaches_this_process_unless_discarded(tmp_path):
+    """What a stdio server writes on its stderr shows on the client's process's stderr as
+    it comes (not only its last lines after it dies); ``stderr="discard"`` drops it."""
+    (tmp_path / "server.py").write_text(textwrap.dedent("""
+        import sys
+        from oxmcp import Server
+
+        server = Server("talkative")
+
+        @server.tool
+        def work() -> str:
+            print("the server says: working", file=sys.stderr, flush=True)
+            return "done"
+
+        server.run()
+    """))
+    (tmp_path / "client.py").write_text(textwrap.dedent("""
+        import asyncio, sys
+        from oxmcp import Client
+
+        async def main() -> None:
+            options = {} if sys.argv[1] == "default" else {"stderr": sys.argv[1]}
+            async with Client.stdio(sys.executable, ["server.py"], **options) as client:
+                print((await client.call_tool("work")).content[0].text, flush=True)
+                await asyncio.to_thread(sys.stdin.read)  # alive until the test closes stdin
+
+        asyncio.run(main())
+    """))
+
+    def run_client(mode: str, wait_for_line: bool) -> str:
+        proc = subprocess.Popen([sys.executable, "client.py", mode], cwd=tmp_path, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines: "queue.Queue[str]" = queue.Queue()
+        assert proc.stderr is not None and proc.stdout is not None and proc.stdin is not None
+        stderr = proc.stderr
+
+        def read() -> None:
+            for line in stderr:
+                lines.put(line)
+
+        threading.Thread(target=read, daemon=True).start()
+        try:
+            assert proc.stdout.readline().strip() == "done", "the tool answered"
+            seen: list[str] = []
+            if wait_for_line:  # while the client and its server are still running
+                while not any("the server says" in line for line in seen):
+                    seen.append(lines.get(timeout=20))
+            else:
+                time.sleep(0.5)  # time enough for a forwarded line to show
+            proc.stdin.close()
+            assert proc.wait(20) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        time.sleep(0.1)
+        while not lines.empty():
+            seen.append(lines.get())
+        return "".join(seen)
+
+    assert "the server says: working" in run_client("default", True)
+    assert "the server says: working" in run_client("forward", True)
+    assert "the server says" not in run_client("discard", False)

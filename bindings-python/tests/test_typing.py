@@ -60,6 +60,10 @@ GOOD = textwrap.dedent('''\
 
     async def main(ctx: Context) -> str:
         return await greet("Ada", ctx)
+
+
+    def serve() -> None:
+        server.run(transport="streamable-http", port=0, allowed_hosts=["mcp.example.com"], stateless=True)
 ''')
 
 # Each line marked "# wrong" must be an error, and no other line.
@@ -76,6 +80,11 @@ BAD = GOOD + textwrap.dedent('''\
 
     async def misuse(ctx: Context) -> int:
         return await greet("Ada", ctx)  # wrong: return type
+
+
+    server.run(transport="htp")  # wrong: no such transport
+    server.run("http", alowed_hosts=["mcp.example.com"])  # wrong: misspelled keyword
+    server.run("http", max_sessions="10")  # wrong: keyword of the wrong type
 ''')
 
 
@@ -97,14 +106,17 @@ def test_mypy_strict_sees_the_decorated_functions_signatures(tmp_path):
     errors = mypy(tmp_path, "good.py", "bad.py")
     report = "\n".join(f"{f}:{n}: {m}" for f, n, m in errors)
     # Without typed decorators the good code fails too ("Untyped decorator makes function
-    # ... untyped") and the wrong calls pass (the functions are Any).
+    # ... untyped") and the wrong calls pass (the functions are Any); without the
+    # transport's Literal and run's typed keywords (str and **Any), the last three pass.
     assert [e for e in errors if e[0] == "good.py"] == [], report
-    wrong = {n for n, line in enumerate(BAD.splitlines(), 1) if "# wrong" in line}
-    assert len(wrong) == 7
-    assert {n for f, n, _ in errors if f == "bad.py"} == wrong, report
+    wrong = sorted(n for n, line in enumerate(BAD.splitlines(), 1) if "# wrong" in line)
+    assert len(wrong) == 10
+    assert {n for f, n, _ in errors if f == "bad.py"} == set(wrong), report
     messages = {n: m for f, n, m in errors if f == "bad.py"}
-    assert '"add" has incompatible type "str"' in messages[min(wrong)], report
-    assert 'Unexpected keyword argument "c" for "add"' in messages[min(wrong) + 1], report
+    assert '"add" has incompatible type "str"' in messages[wrong[0]], report
+    assert 'Unexpected keyword argument "c" for "add"' in messages[wrong[1]], report
+    assert '"run" of "Server" has incompatible type "Literal[\'htp\']"' in messages[wrong[-3]], report
+    assert 'Unexpected keyword argument "alowed_hosts" for "run" of "Server"' in messages[wrong[-2]], report
 
 
 # The Client's keywords, results and Literal types, used the right way.

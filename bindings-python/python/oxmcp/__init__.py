@@ -16,10 +16,10 @@ from ._context import Context
 from ._errors import (CapabilityMissing, ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
                       RequestCancelled, RequestTimeout, TransportError, Unauthorized)
 from ._model import McpObject
-from ._server import Message, Middleware, Request, Server
+from ._server import Message, Middleware, Request, ServeOptions, Server
 # The results of the client's calls; their parts (content blocks, ...) are in oxmcp.types.
 from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, LoadedSkill, LogLevel, Prompt,
-                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Task, Tool)
+                    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Task, Tool, Transport)
 
 __version__ = _oxmcp.__version__
 
@@ -31,6 +31,7 @@ __all__ = [
     "Context", "EmbeddedResource", "Era", "GetPromptResult", "HandlerError", "HttpApp", "HttpOptions", "Image", "Implementation",
     "InvalidInput", "LoadedSkill", "LogLevel", "McpError", "McpObject", "Message", "Middleware", "OAuth", "Prompt", "ProtocolError",
     "ReadResourceResult", "Request", "RequestCancelled", "RequestTimeout", "Resource", "ResourceLink", "ResourceTemplate",
-    "Server", "ServerCapabilities", "Skill", "StdioOptions", "Task", "Text", "Tool", "ToolResult", "TransportError", "Unauthorized",
+    "ServeOptions", "Server", "ServerCapabilities", "Skill", "StdioOptions", "Task", "Text", "Tool", "ToolResult", "Transport",
+    "TransportError", "Unauthorized",
     "__version__", "types",
 ]

@@ -130,8 +130,9 @@ class Client:
     the same in both eras, except: in the stateless era :meth:`subscribe` and
     :meth:`unsubscribe` reopen the client's ``subscriptions/listen`` stream (which also
     brings list changes to ``on_notification`` / ``on_log`` clients); :meth:`set_log_level`
-    makes every later request ask for that level (a stateless server sends no logs to a
-    client that has not set one); :meth:`ping` is a ``server/discover`` round trip; and the
+    makes every later request ask for that level (before it, a client with ``on_log`` or
+    ``on_notification`` asks for every level, one without them for none); :meth:`ping` is
+    a ``server/discover`` round trip; and the
     server's sampling, elicitation and roots questions are answered by the same handlers.
 
     Results are typed models (:mod:`oxmcp.types`): ``list_tools()`` gives :class:`Tool`

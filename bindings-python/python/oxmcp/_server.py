@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from typing import (TYPE_CHECKING, Any, AsyncContextManager, AsyncIterator, Awaitable, Callable, Literal, Mapping,
-                    Optional, Sequence, TypeVar, Union, cast, overload)
+                    Optional, Sequence, TypedDict, TypeVar, Union, cast, overload)
 
 from . import _oxmcp
 from ._content import jsonable, tool_result
@@ -22,6 +22,7 @@ from ._asgi import HttpApp
 from ._errors import (ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
                       RequestCancelled, RequestTimeout, TransportError, Unauthorized)
 from ._schema import Signature, doc_summary
+from .types import Transport
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -30,6 +31,10 @@ if sys.version_info >= (3, 10):
     from typing import ParamSpec
 else:  # pydantic brings typing_extensions along
     from typing_extensions import ParamSpec
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:
+    from typing_extensions import Unpack
 
 # The decorators hand the function back unchanged; these let type checkers see that.
 _P = ParamSpec("_P")
@@ -51,6 +56,24 @@ _log = logging.getLogger("oxmcp")
 #: ``lifespan(server)``: an async context manager around the time the server serves (or a
 #: bare async generator function, which is made one).
 Lifespan = Callable[["Server"], Union[AsyncContextManager[Any], AsyncIterator[Any]]]
+
+
+class ServeOptions(TypedDict, total=False):
+    """The keywords of :meth:`Server.start_http` after host and port, which
+    :meth:`Server.serve_http` and :meth:`Server.run` pass on (typed, so that a type
+    checker catches a misspelled or mistyped one there too)."""
+
+    path: str
+    stateless: bool
+    json_response: bool
+    allowed_hosts: Optional[Sequence[str]]
+    allowed_origins: Optional[Sequence[str]]
+    max_sessions: Optional[int]
+    auth_issuer: Optional[str]
+    auth_audience: Optional[str]
+    auth_scopes: Sequence[str]
+    tool_scopes: Optional[Mapping[str, Sequence[str]]]
+    redis: Optional[str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -699,8 +722,9 @@ class Server:
 
         ``allowed_hosts`` and ``allowed_origins`` are the ``Host`` and ``Origin`` header
         values accepted (by default only the local ones: a guard against DNS rebinding; a
-        server behind a proxy or on another name lists its names here); ``max_sessions``
-        caps the sessions kept at once.
+        server behind a proxy or on another name lists its names here; an origin is
+        given whole, ``"https://app.example.com"``, or as a host name, any scheme and
+        port); ``max_sessions`` caps the sessions kept at once.
 
         ``auth_issuer`` protects the endpoint with OAuth: requests need an access token (a
         JWT of that issuer, checked against its published keys) for ``auth_audience``
@@ -754,7 +778,7 @@ class Server:
                                 auth_issuer, auth_audience, auth_scopes, tool_scopes)
         return HttpApp(self, options)
 
-    async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Unpack[ServeOptions]) -> None:
         """Serves Streamable HTTP until cancelled; says where on stderr."""
         url = await self.start_http(host, port, **options)
         print(f"{self.name}: serving MCP on {url}", file=sys.stderr, flush=True)
@@ -763,8 +787,10 @@ class Server:
         finally:
             await self.stop_http()
 
-    def run(self, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Runs the server (blocking): ``transport="stdio"`` or ``"http"``."""
+    def run(self, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8000,
+            **options: Unpack[ServeOptions]) -> None:
+        """Runs the server (blocking): ``transport="stdio"`` or ``"http"`` (``options``
+        are :meth:`start_http`'s)."""
         if transport == "stdio":
             asyncio.run(self.serve_stdio())
         elif transport in ("http", "streamable-http"):

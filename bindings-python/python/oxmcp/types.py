@@ -35,6 +35,10 @@ LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "a
 #: protocol versions up to 2025-11-25) or ``"stateless"`` (2026-07-28).
 Era = Literal["auto", "session", "stateless"]
 
+#: How :meth:`Server.run` serves: ``"stdio"``, or Streamable HTTP (``"http"``, also
+#: spelled ``"streamable-http"`` as FastMCP does).
+Transport = Literal["stdio", "http", "streamable-http"]
+
 #: Who a message or content is for.
 Role = Literal["user", "assistant"]
 

@@ -26,8 +26,9 @@ pub struct HttpServerConfig {
     pub max_body_bytes: usize,
     /// Accepted `Host` names (any port); `*` accepts all. Default: localhost names.
     pub allowed_hosts: Vec<String>,
-    /// Accepted `Origin` hosts (any scheme and port); `*` accepts all. Requests without
-    /// an `Origin` (non-browser clients) are accepted. Default: localhost names.
+    /// Accepted `Origin`s: whole (`https://app.example.com`: that scheme, host and port)
+    /// or a host name (`localhost`: any scheme and port); `*` accepts all. Requests
+    /// without an `Origin` (non-browser clients) are accepted. Default: localhost names.
     pub allowed_origins: Vec<String>,
     /// Keeps SSE events for resumption; `None` makes streams non-resumable (then a
     /// dropped stream cancels its requests). Default: a bounded in-memory store.

@@ -15,13 +15,17 @@ use crate::transport::http::headers;
 use crate::transport::Inbound;
 
 fn host_allowed(list: &[String], host: &str) -> bool {
+    host_in(list.iter(), host)
+}
+
+fn host_in<'a>(mut list: impl Iterator<Item = &'a String>, host: &str) -> bool {
     // Strip the port: "[::1]:8080" -> "[::1]", "localhost:3000" -> "localhost".
     let name = if host.starts_with('[') {
         host.split_once(']').map_or(host.to_string(), |(h, _)| format!("{h}]"))
     } else {
         host.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h).to_string()
     };
-    list.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(&name))
+    list.any(|a| a == "*" || a.eq_ignore_ascii_case(&name))
 }
 
 /// DNS-rebinding protection: `Host` and `Origin` must name an allowed host.
@@ -32,12 +36,23 @@ pub(super) fn check_origin(config: &HttpServerConfig, h: &HeaderMap) -> Result<(
     }
     if let Some(origin) = h.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
-        let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
-        if !host_allowed(&config.allowed_origins, authority) {
+        if !origin_allowed(&config.allowed_origins, origin) {
             return Err(error(StatusCode::FORBIDDEN, codes::INVALID_REQUEST, format!("origin {origin:?} is not allowed")));
         }
     }
     Ok(())
+}
+
+/// An `Origin` is allowed when the list has it whole (`https://app.example.com`, as the
+/// official SDKs take origins: scheme and port must match) or names its host (`localhost`:
+/// any scheme and port).
+fn origin_allowed(list: &[String], origin: &str) -> bool {
+    let whole = origin.trim_end_matches('/');
+    if list.iter().any(|a| a.contains("://") && a.trim_end_matches('/').eq_ignore_ascii_case(whole)) {
+        return true;
+    }
+    let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+    host_in(list.iter().filter(|a| !a.contains("://")), authority)
 }
 
 /// Whether the `Accept` headers take `mime`.
@@ -117,5 +132,26 @@ impl Posted {
     /// What the session reads.
     pub(super) fn into_inbound(self) -> Inbound {
         Inbound::Parsed { frame: self.frame, bytes: self.bytes }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::origin_allowed;
+
+    #[test]
+    fn an_origin_is_allowed_whole_or_by_its_host() {
+        let list = ["https://app.example.com".to_string(), "localhost".to_string()];
+        // Whole origins, as the official SDKs' allowedOrigins take them: scheme and port count.
+        assert!(origin_allowed(&list, "https://app.example.com"));
+        assert!(origin_allowed(&list, "HTTPS://App.Example.com"));
+        assert!(!origin_allowed(&list, "http://app.example.com"));
+        assert!(!origin_allowed(&list, "https://app.example.com:8443"));
+        assert!(!origin_allowed(&list, "https://evil.example"));
+        // A host name: any scheme and port.
+        assert!(origin_allowed(&list, "http://localhost:3000"));
+        assert!(origin_allowed(&list, "https://localhost"));
+        assert!(!origin_allowed(&[], "http://localhost"));
+        assert!(origin_allowed(&["*".to_string()], "https://anything.example"));
     }
 }
