@@ -1,6 +1,8 @@
 """Middleware around every request a Python server routes, and the server's other
-runtime surface: removing prompts and resources, the HTTP request's headers."""
+runtime surface: removing prompts and resources, the HTTP request's headers, a handler
+changing what the server offers (clients are told the lists changed)."""
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -100,5 +102,44 @@ def test_prompts_and_resources_can_be_removed_and_handlers_see_http_headers():
                 assert seen["x-tenant"] == "blue"
         finally:
             await server.stop_http()
+
+    run(go())
+
+
+@pytest.mark.parametrize("era", ["session", "stateless"])
+def test_a_handler_that_changes_the_lists_tells_the_clients(era):
+    async def go():
+        server = Server("changing")
+
+        @server.tool
+        def old() -> str:
+            return "old"
+
+        @server.prompt
+        def hello() -> str:
+            return "hi"
+
+        @server.tool
+        def rearrange() -> str:  # a sync handler: on a worker thread
+            server.remove_tool("old")
+            server.remove_prompt("hello")
+
+            @server.tool(name="new")
+            def newer() -> str:
+                return "new"
+
+            return "done"
+
+        methods: list[str] = []
+        wanted = {"notifications/tools/list_changed", "notifications/prompts/list_changed"}
+        async with Client.in_memory(server, era=era, on_notification=lambda method, params: methods.append(method)) as client:
+            assert (await client.call_tool("rearrange")).content[0].text == "done"
+            for _ in range(500):
+                if wanted <= set(methods):
+                    break
+                await asyncio.sleep(0.02)
+            assert wanted <= set(methods), methods
+            assert sorted(t.name for t in await client.list_tools()) == ["new", "rearrange"]
+            assert await client.list_prompts() == []
 
     run(go())
