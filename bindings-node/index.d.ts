@@ -484,6 +484,9 @@ export interface ClientOptions {
 export interface StdioClientOptions extends ClientOptions {
   env?: Record<string, string>
   cwd?: string
+  /** Where the server's stderr goes: `'forward'` (the default: to this process's stderr,
+   *  a line at a time as it comes) or `'discard'`. */
+  stderr?: 'forward' | 'discard'
 }
 
 export interface HttpClientOptions extends ClientOptions {

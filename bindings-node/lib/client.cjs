@@ -75,11 +75,14 @@ class Client extends EventEmitter {
 
   /** Starts `command` with `args` and connects over stdio. Options: `env`, `cwd`, `name`,
    *  `version`, `sampling`, `elicitation`, `roots`, `onNotification`, `era` (`'auto'`,
-   *  the default, `'session'` or `'stateless'`). */
+   *  the default, `'session'` or `'stateless'`), `stderr` (`'forward'`, the default: what
+   *  the server writes on its stderr goes to this process's stderr as it comes; or
+   *  `'discard'`). */
   static async stdio(command, args = [], options = {}) {
     if (!Array.isArray(args)) [args, options] = [[], args || {}]
     const o = { command: String(command), args: args.map(String), env: textValues(options.env) }
     if (options.cwd != null) o.cwd = String(options.cwd)
+    if (options.stderr != null) o.stderr = String(options.stderr)
     return Client._connect(o, options)
   }
 

@@ -90,6 +90,7 @@ server.resource('file://notes/{name}', async (_uri, { nmae }) => 'note ' + nmae)
 async function main(): Promise<void> {
   await server.listenHttp({ prot: 8080 }) // error: port
   const client = await Client.stdio('node', ['server.js'], { cwdir: '/tmp' }) // error: cwd
+  await Client.stdio('node', ['server.js'], { stderr: 'inherit' }) // error: 'forward' or 'discard'
   await client.calTool('shout', { n: 1 }) // error: callTool
   await client.callTool('shout', { n: 1 }, { timeot: 1000 }) // error: timeout
   await client.complete({ type: 'ref/prompt', uri: 'file://x' }, { name: 'a', value: 'b' }) // error: a prompt is named
@@ -157,6 +158,6 @@ it('tsc --strict reports each typical mistake at its line, and nothing else', { 
   }
   const expected = WRONG.split('\n').flatMap((line, i) => (line.includes('// error') ? [i + 1] : []))
   const reported = [...output.matchAll(/^wrong\.ts\((\d+),\d+\): error TS\d+/gm)].map(m => Number(m[1]))
-  assert.equal(expected.length, 13)
+  assert.equal(expected.length, 14)
   assert.deepEqual(reported, expected, output)
 })
