@@ -118,7 +118,7 @@ class Client:
 
     Example::
 
-        async with Client.stdio("python", ["server.py"]) as client:
+        async with Client.stdio(sys.executable, ["server.py"]) as client:
             tools = await client.list_tools()
             result = await client.call_tool("add", {"a": 1, "b": 2}, timeout=30, on_progress=print)
 
