@@ -146,11 +146,12 @@ impl HttpOptions {
         Ok(Self { host: host.to_string(), port, ..Self::default() })
     }
 
+    /// The server's configuration, and its listener when it had to be bound already.
     async fn config(
         self,
         verify: Option<crate::auth::VerifyFn>,
         store: Option<Arc<dyn crate::store::SharedStore>>,
-    ) -> Result<HttpServerConfig> {
+    ) -> Result<(HttpServerConfig, Option<tokio::net::TcpListener>)> {
         let host = self.host.clone();
         let mut bind = tokio::net::lookup_host((host.as_str(), self.port))
             .await
@@ -163,15 +164,19 @@ impl HttpOptions {
                 "a protected server on a wildcard address needs its audience (the URL clients use)",
             ));
         }
+        let mut listener = None;
         if bind.port() == 0 && self.auth.as_ref().is_some_and(|a| a.audience.is_none()) {
             // The audience is the endpoint's URL, so its port must be known before the
-            // server starts: a free one is picked now.
-            let probe = std::net::TcpListener::bind(bind)
-                .map_err(|e| Error::new(ErrorKind::Transport, format!("cannot bind {bind}: {e}")))?;
-            bind = probe.local_addr().map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
+            // server is configured: the socket it serves on is bound now (binding a probe
+            // and binding again later would leave the port to whoever takes it between).
+            let bound = tokio::net::TcpListener::bind(bind)
+                .await
+                .map_err(|e| Error::new(ErrorKind::Transport, format!("cannot listen on {bind}: {e}")))?;
+            bind = bound.local_addr().map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
+            listener = Some(bound);
         }
         let url = format!("http://{bind}{}", self.path);
-        Ok(HttpServerConfig { bind, store, ..self.service_config(url, verify) })
+        Ok((HttpServerConfig { bind, store, ..self.service_config(url, verify) }, listener))
     }
 
     /// Options for a host that owns the sockets (see [`HttpApp`]): nothing is bound, so a
@@ -285,9 +290,13 @@ impl Listeners {
         verify: Option<crate::auth::VerifyFn>,
         store: Option<Arc<dyn crate::store::SharedStore>>,
     ) -> Result<String> {
-        let config = options.config(verify, store).await?;
+        let (config, listener) = options.config(verify, store).await?;
         // The error names the address already.
-        let http = HttpServer::bind(server, config).await.map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
+        let http = match listener {
+            Some(listener) => HttpServer::serve_listener(Arc::new(server), listener, config),
+            None => HttpServer::bind(server, config).await,
+        }
+        .map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
         let url = http.url();
         *self.http_addr.lock().unwrap_or_else(|e| e.into_inner()) = Some(http.local_addr());
         let old = self.http.lock().await.replace(http);

@@ -678,6 +678,29 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_protected_server_on_port_0_is_the_resource_its_metadata_names() {
+        let server = StagedServer::new("s", "1");
+        let options = HttpOptions::from_json(r#"{"auth": {"issuer": "https://as.example.com"}}"#).unwrap();
+        let url = server.start_http(options).await.unwrap();
+        let port = server.http_addr().unwrap().port();
+        assert_ne!(port, 0);
+        assert_eq!(url, format!("http://127.0.0.1:{port}/mcp"));
+        // The socket that picked the port is the one serving: its metadata answers there
+        // and names that URL as the resource tokens must be for.
+        let body = reqwest::get(format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"))
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        let metadata: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(metadata["resource"], url.as_str());
+        let refused = reqwest::Client::new().post(&url).body("{}").send().await.unwrap();
+        assert_eq!(refused.status(), 401);
+        server.close().await;
+    }
+
+    #[tokio::test]
     async fn prompts_and_resources_are_removed_staged_or_live() {
         let server = StagedServer::new("s", "1");
         let prompt = |name: &str| format!(r#"{{"name": "{name}"}}"#);

@@ -77,6 +77,17 @@ impl HttpServer {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.bind)))?;
+        Self::serve_listener(backend, listener, config)
+    }
+
+    /// Starts serving `backend` on a listener bound already (`config.bind` is not used):
+    /// for a caller that needs the port before the server is configured, such as a
+    /// protected server whose audience is its own URL.
+    pub fn serve_listener(
+        backend: Arc<dyn Backend>,
+        listener: tokio::net::TcpListener,
+        config: HttpServerConfig,
+    ) -> std::io::Result<HttpServer> {
         let addr = listener.local_addr()?;
         let service = HttpService::new(backend, config);
         let app = &service.app;
