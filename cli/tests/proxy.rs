@@ -138,3 +138,22 @@ async fn a_stateless_client_listens_through_the_proxy() {
     assert_eq!(client.call_tool("echo", json!({"text": "hi"})).await.unwrap().content[0].as_text(), Some("hi"));
     client.close().await;
 }
+
+/// The symptom as a user met it: `oxmcp call` (which listens for the server's logs) through
+/// `oxmcp proxy --http -- COMMAND` settles on the stateless era and answers, instead of
+/// hanging until the listen stream's acknowledgement timed out.
+#[tokio::test]
+async fn oxmcp_call_through_the_proxy_answers_in_the_stateless_era() {
+    let proxy = Listening::start(&["proxy", "--http", "127.0.0.1:0", "--", OXMCP, "everything-server", "--stdio"]);
+    let run = |args: &[&str]| {
+        let call = tokio::process::Command::new(OXMCP).args(args).arg(&proxy.url).kill_on_drop(true).output();
+        async move { tokio::time::timeout(Duration::from_secs(20), call).await.expect("answered before the ack timeout").unwrap() }
+    };
+    let out = run(&["inspect", "--json"]).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["protocolVersion"], "2026-07-28", "the CLI settles on the stateless era through the proxy");
+    let out = run(&["call", "echo", "text=hi"]).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hi");
+}
