@@ -16,7 +16,7 @@ import json
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
-from conftest import run
+from conftest import free_port, oxmcp_bin, run, wait_listening
 from oxmcp import Client, Context, Server
 
 SERVER = Server("module-level")
@@ -202,3 +202,36 @@ def test_a_child_servers_stderr_reaches_this_process_unless_discarded(tmp_path):
     assert "the server says: working" in run_client("default", True)
     assert "the server says: working" in run_client("forward", True)
     assert "the server says" not in run_client("discard", False)
+
+
+def test_a_client_with_on_log_connects_through_oxmcp_proxy():
+    """``oxmcp proxy --http -- COMMAND`` in front of a stdio server: a client with
+    ``on_log`` settles on the stateless era and opens its listen stream through the proxy,
+    then calls; it used to time out while connecting (the stream's acknowledgement was lost)."""
+    port = free_port()
+    proxy = subprocess.Popen([oxmcp_bin(), "proxy", "--http", f"127.0.0.1:{port}", "--", oxmcp_bin(), "everything-server",
+                              "--stdio"], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_listening(proxy, port, "oxmcp proxy")
+
+        async def go():
+            logs: list[Any] = []
+            client = await asyncio.wait_for(
+                Client.connect_http(f"http://127.0.0.1:{port}/mcp", on_log=lambda level, data, logger: logs.append(data)),
+                20)  # less than the acknowledgement's 30 s timeout
+            try:
+                assert client.era == "stateless"
+                assert (await client.call_tool("echo", {"text": "hi"})).content[0].text == "hi"
+                await client.call_tool("test_tool_with_logging")
+                for _ in range(500):
+                    if logs:
+                        break
+                    await asyncio.sleep(0.02)
+                assert logs, "the server's logs came back through the proxy"
+            finally:
+                await client.close()
+
+        run(go())
+    finally:
+        proxy.terminate()
+        proxy.wait(10)

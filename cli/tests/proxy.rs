@@ -157,3 +157,30 @@ async fn oxmcp_call_through_the_proxy_answers_in_the_stateless_era() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hi");
 }
+
+/// A stateless-era request's log messages come back with it through the proxy, whether the
+/// server behind is a command or a URL: each such request is a relay of its own, and a log
+/// message names no request, so it goes with the relay's only request in flight (it was
+/// sent as an unrelated message, which a stateless-era response has no stream for).
+#[tokio::test]
+async fn a_stateless_clients_logs_come_back_through_the_proxy() {
+    let server = Listening::start(&["everything-server", "--http", "127.0.0.1:0"]);
+    for target in [vec![OXMCP, "everything-server", "--stdio"], vec![server.url.as_str()]] {
+        let proxy = Listening::start(&[&["proxy", "--http", "127.0.0.1:0", "--"][..], &target[..]].concat());
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let sink = logs.clone();
+        let client = Client::builder("listener", "1")
+            .on_notification(move |n| {
+                if let ServerNotification::LoggingMessage(m) = n {
+                    sink.lock().unwrap().push(m.data.to_string());
+                }
+            })
+            .connect(HttpClientTransport::new(&proxy.url))
+            .await
+            .unwrap();
+        assert_eq!(client.era(), Era::Stateless);
+        client.call_tool("test_tool_with_logging", json!({})).await.unwrap();
+        eventually("the call's log messages", || logs.lock().unwrap().len() >= 3).await;
+        client.close().await;
+    }
+}

@@ -4,7 +4,7 @@
 //!
 //! Used by `oxmcp proxy` (stdio <-> Streamable HTTP). Closing either side closes both.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use futures::future::BoxFuture;
@@ -28,8 +28,15 @@ impl Relay {
     /// Starts relaying between `a` and `b`.
     pub fn start<A: Transport, B: Transport>(a: A, b: B, config: SessionConfig) -> Relay {
         let (tokens, listens) = (Arc::default(), Arc::default());
-        let to_b = Arc::new(Forward { other: OnceLock::new(), tokens: Arc::clone(&tokens), listens: Arc::clone(&listens) });
-        let to_a = Arc::new(Forward { other: OnceLock::new(), tokens, listens });
+        let (asked_by_a, asked_by_b): (InFlight, InFlight) = (Arc::default(), Arc::default());
+        let to_b = Arc::new(Forward {
+            other: OnceLock::new(),
+            tokens: Arc::clone(&tokens),
+            listens: Arc::clone(&listens),
+            relaying: Arc::clone(&asked_by_a),
+            other_asked: Arc::clone(&asked_by_b),
+        });
+        let to_a = Arc::new(Forward { other: OnceLock::new(), tokens, listens, relaying: asked_by_b, other_asked: asked_by_a });
         // B first, so A's first request (often waiting in its transport already) finds B.
         // B's peer speaks only after A's client initializes, by then A is connected too.
         let sb = Session::start(b, to_a.clone(), config.clone());
@@ -64,6 +71,26 @@ impl Relay {
     }
 }
 
+/// The requests of one side being relayed to the other (their ids on that side).
+type InFlight = Arc<Mutex<HashSet<RequestId>>>;
+
+/// A request in its side's [`InFlight`] set while it is relayed (dropped with the relaying
+/// future, too).
+struct Relaying(InFlight, RequestId);
+
+impl Relaying {
+    fn start(set: InFlight, id: RequestId) -> Relaying {
+        set.lock().unwrap().insert(id.clone());
+        Relaying(set, id)
+    }
+}
+
+impl Drop for Relaying {
+    fn drop(&mut self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.1);
+    }
+}
+
 /// Answers one side's requests by asking the other side.
 struct Forward {
     other: OnceLock<Peer>,
@@ -74,6 +101,11 @@ struct Forward {
     /// requester's. The stream's notifications quote the first as their subscription id;
     /// they go back on the requester's stream, quoting the second.
     listens: Arc<Mutex<HashMap<RequestId, RequestId>>>,
+    /// This side's requests being relayed now.
+    relaying: InFlight,
+    /// The other side's requests being relayed now: a log message this side sends while
+    /// exactly one is in flight goes with it.
+    other_asked: InFlight,
 }
 
 fn token_key(params: Option<&Value>) -> Option<String> {
@@ -90,6 +122,16 @@ impl Forward {
         *quoted = serde_json::to_value(&requester).ok()?;
         Some(requester)
     }
+
+    /// The other side's only request being relayed now, if it has exactly one.
+    fn sole_request_of_other(&self) -> Option<RequestId> {
+        let asked = self.other_asked.lock().unwrap();
+        if asked.len() == 1 {
+            asked.iter().next().cloned()
+        } else {
+            None
+        }
+    }
 }
 
 impl Service for Forward {
@@ -97,6 +139,7 @@ impl Service for Forward {
         let other = self.other.get().cloned();
         let tokens = self.tokens.clone();
         let listens = self.listens.clone();
+        let relaying = self.relaying.clone();
         Box::pin(async move {
             let Some(other) = other else {
                 return Err(ErrorObject::internal("the relay is not connected yet"));
@@ -119,7 +162,9 @@ impl Service for Forward {
             if let Some(t) = &token {
                 tokens.lock().unwrap().insert(t.clone(), req.id.clone());
             }
+            let in_flight = Relaying::start(relaying, req.id.clone());
             let result = other.request(&req.method, req.params, options).await;
+            drop(in_flight);
             if let Some(t) = &token {
                 tokens.lock().unwrap().remove(t);
             }
@@ -156,6 +201,10 @@ impl Service for Forward {
                 .as_ref()
                 .and_then(|p| p.get("progressToken"))
                 .and_then(|t| self.tokens.lock().unwrap().get(&t.to_string()).cloned()),
+            // A log message names no request; a handler's goes with its request, as the
+            // server sent it (a stateless-era request has no other stream to bring it back
+            // on). Other notifications keep their own way (listen streams, the GET stream).
+            methods::LOGGING_MESSAGE => self.sole_request_of_other(),
             _ => self.requester_of_listen(params.as_mut()),
         };
         let _ = match during {
