@@ -78,3 +78,30 @@ it('prompts and resources can be removed, and handlers see the HTTP headers', as
     await server.close()
   }
 })
+
+for (const era of ['session', 'stateless']) {
+  it(`a middleware answers by itself without next(): a cache (era ${era})`, async () => {
+    const server = new Server({ name: 'cache', version: '1' })
+    const runs = []
+    const cache = new Map()
+    server.use(async ({ method, params }, next) => {
+      if (method !== 'tools/call') return next()
+      const key = JSON.stringify(params.arguments)
+      if (!cache.has(key)) cache.set(key, await next())
+      return cache.get(key)
+    })
+    server.tool('square', { inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }, ({ n }) => {
+      runs.push(n)
+      return String(n * n)
+    })
+    const client = await Client.inMemory(server, { era })
+    try {
+      assert.equal((await client.callTool('square', { n: 3 })).content[0].text, '9')
+      assert.equal((await client.callTool('square', { n: 3 })).content[0].text, '9')
+      assert.equal((await client.callTool('square', { n: 4 })).content[0].text, '16')
+      assert.deepEqual(runs, [3, 4], 'the cached call did not reach the tool')
+    } finally {
+      await client.close()
+    }
+  })
+}

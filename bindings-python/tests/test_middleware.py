@@ -143,3 +143,35 @@ def test_a_handler_that_changes_the_lists_tells_the_clients(era):
             assert await client.list_prompts() == []
 
     run(go())
+
+
+@pytest.mark.parametrize("era", ["session", "stateless"])
+def test_a_middleware_answers_by_itself_without_call_next(era):
+    """Caching: the second call of a tool is answered from the middleware's cache, and the
+    tool does not run again."""
+    async def go():
+        server = Server("cache")
+        runs: list[int] = []
+        cache: dict[str, Any] = {}
+
+        @server.middleware
+        async def cached(request, call_next):
+            if request.method != "tools/call":
+                return await call_next()
+            key = repr(request.params.get("arguments"))
+            if key not in cache:
+                cache[key] = await call_next()
+            return cache[key]
+
+        @server.tool
+        def square(n: int) -> int:
+            runs.append(n)
+            return n * n
+
+        async with Client.in_memory(server, era=era) as client:
+            assert (await client.call_tool("square", {"n": 3})).structured_content == {"result": 9}
+            assert (await client.call_tool("square", {"n": 3})).structured_content == {"result": 9}
+            assert (await client.call_tool("square", {"n": 4})).structured_content == {"result": 16}
+        assert runs == [3, 4], "the cached call did not reach the tool"
+
+    run(go())
