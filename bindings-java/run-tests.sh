@@ -44,12 +44,4 @@ log "tests/auth/install.sh"
 bash "$root/tests/auth/install.sh"
 
 log "mvn -B test"
-set +e
-mvn -B -ntp -Dstyle.color=never test -Doxmcp.library.path="$lib" 2>&1 | tee "$here/target-mvn.log"
-status=${PIPESTATUS[0]}
-set -e
-# Surefire's summary line, last (on its own line: Maven may end without a newline).
-echo
-grep -E '^\[(INFO|ERROR|WARNING)\] Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$' "$here/target-mvn.log" | tail -1 | sed 's/^\[[A-Z]*\] //'
-rm -f "$here/target-mvn.log"
-exit "$status"
+exec bash "$root/scripts/mvn-test.sh" -Doxmcp.library.path="$lib"

@@ -49,12 +49,4 @@ fi
 
 log "mvn -B test"
 cd "$here"
-set +e
-mvn -B -ntp -Dstyle.color=never test -Doxmcp.library.dir="$CARGO_TARGET_DIR/debug" 2>&1 | tee "$here/target-mvn.log"
-status=${PIPESTATUS[0]}
-set -e
-# Surefire's summary line, last (on its own line: Maven may end without a newline).
-echo
-grep -E '^\[(INFO|ERROR|WARNING)\] Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$' "$here/target-mvn.log" | tail -1 | sed 's/^\[[A-Z]*\] //'
-rm -f "$here/target-mvn.log"
-exit "$status"
+exec bash "$root/scripts/mvn-test.sh" -Doxmcp.library.dir="$CARGO_TARGET_DIR/debug"
