@@ -1,8 +1,9 @@
 # Sourced by compare.sh and soak.sh: builds oxmcp's release programs and rmcp's, the
-# Python venv (bench/.venv: oxmcp from ./bindings-python, the official SDK) and the Node
-# suite folder (bench/suite/node: the packed oxmcp binding, the official TypeScript SDK).
-# Expects $bench and $root (and $with_rmcp=0 to skip rmcp); leaves $tarball (the packed
-# Node binding).
+# Python venv (bench/.venv: oxmcp from ./bindings-python, the official SDK), the Node
+# suite folder (bench/suite/node: the packed oxmcp binding, the official TypeScript SDK)
+# and, with $with_kotlin=1, the Kotlin programs (bench/kotlin/build.sh: the release
+# liboxmcp_kotlin, the official Kotlin SDK). Expects $bench and $root (and $with_rmcp=0 to
+# skip rmcp); leaves $tarball (the packed Node binding).
 
 echo "== building oxmcp (release) and rmcp's benchmark programs" >&2
 cargo build --release -q -p oxmcp-bench >&2
@@ -22,3 +23,7 @@ tarball="$(cd bindings-node && npm pack --silent --pack-destination "$bench/.scr
 (cd bench/suite/node && npm install --no-audit --no-fund --loglevel=error >&2 \
   && npm install --no-save --no-audit --no-fund --loglevel=error "$bench/.scratch/$tarball" >&2)
 
+if [ "${with_kotlin:-0}" = 1 ]; then
+    echo "== Kotlin: liboxmcp_kotlin (release) and its uniffi Kotlin, the official Kotlin SDK (Maven)" >&2
+    bash "$bench/kotlin/build.sh" >&2
+fi

@@ -30,17 +30,20 @@ HERE = Path(__file__).resolve().parent
 BENCH = HERE.parent
 ROOT = BENCH.parent
 
-OXMCP = ["oxmcp-rust", "oxmcp-python", "oxmcp-node"]
-PEERS = ["rmcp", "python-sdk", "ts-sdk"]
-# The peer each oxmcp host is measured against first (the goal pairs of issue 7).
-NATURAL_PEER = {"oxmcp-rust": "rmcp", "oxmcp-python": "python-sdk", "oxmcp-node": "ts-sdk"}
+OXMCP = ["oxmcp-rust", "oxmcp-python", "oxmcp-node", "oxmcp-kotlin"]
+PEERS = ["rmcp", "python-sdk", "ts-sdk", "kotlin-sdk"]
+# The peer each oxmcp host is measured against first (the goal pairs of issues 7 and 21).
+NATURAL_PEER = {"oxmcp-rust": "rmcp", "oxmcp-python": "python-sdk", "oxmcp-node": "ts-sdk",
+                "oxmcp-kotlin": "kotlin-sdk"}
 LABEL = {"oxmcp-rust": "oxmcp Rust", "oxmcp-python": "oxmcp Python", "oxmcp-node": "oxmcp Node",
-         "rmcp": "rmcp", "python-sdk": "official Python SDK", "ts-sdk": "official TypeScript SDK", "floor": "floor (JSON lines over a pipe)"}
+         "oxmcp-kotlin": "oxmcp Kotlin", "rmcp": "rmcp", "python-sdk": "official Python SDK",
+         "ts-sdk": "official TypeScript SDK", "kotlin-sdk": "official Kotlin SDK",
+         "floor": "floor (JSON lines over a pipe)"}
 
 
 def implementations(args) -> dict:
     """Server and driver commands of each implementation (PROTOCOL.md)."""
-    py, node, rust, rmcp = args.python, args.node, args.oxmcp_bench, args.rmcp_bench
+    py, node, rust, rmcp, kt = args.python, args.node, args.oxmcp_bench, args.rmcp_bench, args.kotlin_bench
     suite_node = str(HERE / "node")
     return {
         "oxmcp-rust": {"server": [rust, "serve"], "driver": [rust, "drive"]},
@@ -53,6 +56,9 @@ def implementations(args) -> dict:
                        "driver": [py, str(BENCH / "python" / "driver.py"), "--impl", "official"]},
         "ts-sdk": {"server": [node, f"{suite_node}/server.mjs", "--impl", "official"],
                    "driver": [node, f"{suite_node}/driver.mjs", "--impl", "official"]},
+        # bench/kotlin/run.sh (built by bench/kotlin/build.sh): one JVM per server or driver.
+        "oxmcp-kotlin": {"server": [kt, "server", "--impl", "oxmcp"], "driver": [kt, "driver", "--impl", "oxmcp"]},
+        "kotlin-sdk": {"server": [kt, "server", "--impl", "official"], "driver": [kt, "driver", "--impl", "official"]},
     }
 
 
@@ -361,6 +367,7 @@ def environment(a) -> dict:
         "Python": sys.version.split()[0] + f", official SDK mcp {version('mcp')}, oxmcp {version('oxmcp')}",
         "Node": version_of([a.node, "--version"]) + f", {a.node_versions}",
         "rmcp": a.rmcp_version,
+        "Kotlin": a.kotlin_versions or "not measured",
     }
 
 
@@ -372,6 +379,8 @@ def main() -> None:
     p.add_argument("--rmcp-bench", required=True)
     p.add_argument("--node-versions", default="")
     p.add_argument("--rmcp-version", default="rmcp")
+    p.add_argument("--kotlin-bench", default=str(BENCH / "kotlin" / "run.sh"))
+    p.add_argument("--kotlin-versions", default="")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seq", type=int, default=2000)
     p.add_argument("--conc", type=int, default=5000)
