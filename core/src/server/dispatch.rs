@@ -58,13 +58,14 @@ impl Service for ServerService {
         // Who the request's token speaks for, as of its arrival.
         let auth = self.auth.as_ref().and_then(|a| a.get());
         let headers = self.headers.as_ref().and_then(|h| h.take(&req.id));
+        if req.method == methods::SUBSCRIPTIONS_LISTEN && is_stateless(&client, &req) {
+            // A listen stream lives as long as the client keeps it open: its future holds
+            // what listening needs, not room for the largest handler call below (about
+            // 6 KB, kept per idle stream).
+            return Box::pin(async move { stateless_listen(&server, req, auth).await });
+        }
         Box::pin(async move {
-            // A stateless-era request says who it is in its own _meta; a session serves
-            // one once initialize fixed the client. Both eras can share a connection.
-            let stateless = client.info.get().is_none()
-                && (req.peer.protocol_version().is_some_and(ProtocolVersion::is_stateless)
-                    || meta::is_stateless_request(req.params.as_ref()));
-            if stateless {
+            if is_stateless(&client, &req) {
                 return stateless_request(&server, req, auth, headers).await;
             }
             if req.method != methods::INITIALIZE && client.info.get().is_none() {
@@ -242,6 +243,26 @@ async fn task_request(server: &Server, ctx: &RequestContext, method: &str, param
 
 /// One stateless-era (2026-07-28) request: the client is whoever its `_meta` says, for
 /// this request only; every result says `resultType`, cacheable ones carry caching hints.
+/// A stateless-era request says who it is in its own _meta; a session serves one once
+/// initialize fixed the client. Both eras can share a connection.
+fn is_stateless(client: &ClientState, req: &IncomingRequest) -> bool {
+    client.info.get().is_none()
+        && (req.peer.protocol_version().is_some_and(ProtocolVersion::is_stateless)
+            || meta::is_stateless_request(req.params.as_ref()))
+}
+
+/// `subscriptions/listen`: serves the stream until either side ends it.
+async fn stateless_listen(server: &Server, req: IncomingRequest, auth: Option<Arc<crate::auth::AuthInfo>>) -> Reply {
+    let request_meta = RequestMeta::from_params(req.params.as_ref())?;
+    let caps = capabilities(server, request_meta.version);
+    let tasks = super::listen::TaskFeed {
+        events: server.inner.tasks.subscribe(),
+        owner: owner_of(auth.as_deref()),
+        declared: request_meta.capabilities.has_extension(TASKS_EXTENSION),
+    };
+    server.inner.listeners.listen(req.peer, req.id, req.params, &caps, req.cancel, tasks).await
+}
+
 async fn stateless_request(
     server: &Server,
     req: IncomingRequest,
@@ -254,13 +275,9 @@ async fn stateless_request(
     let request_meta = RequestMeta::from_params(req.params.as_ref())?;
     let method = req.method.as_str();
     if method == methods::SUBSCRIPTIONS_LISTEN {
-        let caps = capabilities(server, request_meta.version);
-        let tasks = super::listen::TaskFeed {
-            events: server.inner.tasks.subscribe(),
-            owner: owner_of(auth.as_deref()),
-            declared: request_meta.capabilities.has_extension(TASKS_EXTENSION),
-        };
-        return server.inner.listeners.listen(req.peer, req.id, req.params, &caps, req.cancel, tasks).await;
+        // Served by `stateless_listen` before this future is made; kept for a caller that
+        // comes here directly.
+        return Box::pin(stateless_listen(server, req, auth)).await;
     }
     let key = &server.inner.state_key;
     let round = Arc::new(InputRound::from_params(key, method, req.params.as_ref())?);

@@ -40,7 +40,11 @@ pub fn parse_event_id(id: &str) -> Option<(StreamId, u64)> {
 
 /// One SSE event, framed: `id:`, optional `event:`, `data:` lines and a blank line.
 pub fn frame(id: Option<&str>, event: Option<&str>, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 48);
+    // Sized for the whole event (a JSON payload is one `data:` line), so it is never
+    // copied to grow: an id of two 19-digit numbers did not fit a flat margin, and every
+    // frame was allocated twice, the stored ones at twice their size.
+    let head = id.map_or(0, |i| i.len() + 5) + event.map_or(0, |e| e.len() + 8);
+    let mut out = Vec::with_capacity(head + data.len() + 16);
     if let Some(id) = id {
         out.extend_from_slice(b"id: ");
         out.extend_from_slice(id.as_bytes());
