@@ -64,6 +64,7 @@ class Client private constructor(private val native: NativeClient) : AutoCloseab
             }
 
         private suspend fun open(options: ClientOptions, transport: JsonObjectBuilder.() -> Unit): Client {
+            NativeThreads.install()
             val answers = listOfNotNull(
                 "sampling".takeIf { options.sampling != null },
                 "elicitation".takeIf { options.elicitation != null },

@@ -29,7 +29,7 @@ data class PromptArgument(val name: String, val description: String? = null, val
  * ```
  */
 class Server(name: String, version: String = "1.0.0", instructions: String? = null) : AutoCloseable {
-    private val native = NativeServer(name, version)
+    private val native = NativeThreads.install().let { NativeServer(name, version) }
 
     init {
         instructions?.let { mcp { native.setInstructions(it) } }
