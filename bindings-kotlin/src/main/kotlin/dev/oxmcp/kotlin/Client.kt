@@ -13,6 +13,7 @@ import kotlinx.serialization.json.JsonObjectBuilder
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
+import java.util.Base64
 import kotlin.time.Duration
 
 /** One progress notification of a call. */
@@ -135,6 +136,53 @@ class Client private constructor(private val native: NativeClient) : AutoCloseab
     /** Checks the server is there. */
     suspend fun ping() {
         call("ping")
+    }
+
+    /** `resources/unsubscribe`. */
+    suspend fun unsubscribe(uri: String) {
+        call("resources/unsubscribe", uri)
+    }
+
+    /** `skills/list`, every page: the skills' entries (no file is fetched). */
+    suspend fun listSkills(): List<JsonObject> = list(call("skills/list"))
+
+    /** `skills/get`: the entry of the skill whose `SKILL.md` is at [uri]. */
+    suspend fun getSkill(uri: String): JsonObject = call("skills/get", uri) as JsonObject
+
+    /**
+     * Fetches a skill's `SKILL.md` and checks it against its entry (size, digest,
+     * frontmatter): `{"skill": entry, "markdown": text}`. [skill] is an entry already held
+     * (else `skills/get` fetches it). A mismatch is a [McpException.Protocol].
+     */
+    suspend fun loadSkill(uri: String, skill: JsonObject? = null): JsonObject =
+        call("skills/load", uri, skill?.toString()) as JsonObject
+
+    /** A file the skill's entry lists ([path] inside the skill, or its URI), checked. */
+    suspend fun readSkillFile(skill: JsonObject, path: String): ByteArray =
+        Base64.getDecoder().decode((call("skills/read", path, skill.toString()) as JsonPrimitive).content)
+
+    /** `resources/directory/read`, every page: the children of the directory at [uri]. */
+    suspend fun readDirectory(uri: String): List<JsonObject> = list(call("resources/directory/read", uri))
+
+    /**
+     * Calls tool [name] asking the server to run it as a task (the tasks extension):
+     * `{"task": Task}` when it does, `{"result": CallToolResult}` when it answered at once.
+     * Follow the task with [getTask], [updateTask] and [cancelTask].
+     */
+    suspend fun startToolTask(name: String, arguments: JsonObject = JsonObject(emptyMap())): JsonObject =
+        call("tools/call start task", name, arguments.toString()) as JsonObject
+
+    /** `tasks/get`: the task, with its result, error or input requests inlined. */
+    suspend fun getTask(taskId: String): JsonObject = call("tasks/get", taskId) as JsonObject
+
+    /** `tasks/update`: answers to the task's input requests, as results by key. */
+    suspend fun updateTask(taskId: String, responses: JsonObject) {
+        call("tasks/update", taskId, responses.toString())
+    }
+
+    /** `tasks/cancel`. */
+    suspend fun cancelTask(taskId: String) {
+        call("tasks/cancel", taskId)
     }
 
     /** Any request by [method]; its result. */

@@ -4,6 +4,7 @@ import dev.oxmcp.kotlin.examples.main as quickstart
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.withTimeoutOrNull
@@ -54,6 +55,35 @@ class ServerClientTest {
         Client.stdio(OXMCP, listOf("everything-server", "--stdio")).use { client ->
             assertTrue(client.listTools().any { it["name"]!!.jsonPrimitive.content == "echo" })
             assertEquals("hi", client.callTool("echo", buildJsonObject { put("text", "hi") }).text())
+        }
+    }
+
+    @Test
+    fun `skills and task steps of the everything server`() = runBlocking {
+        Client.stdio(OXMCP, listOf("everything-server", "--stdio")).use { client ->
+            val refunds = client.listSkills().first { it["frontmatter"]!!.jsonObject["name"]!!.jsonPrimitive.content == "refunds" }
+            val uri = refunds["uri"]!!.jsonPrimitive.content
+            assertEquals(refunds, client.getSkill(uri))
+            val loaded = client.loadSkill(uri, refunds)
+            assertTrue(loaded["markdown"]!!.jsonPrimitive.content.contains("Refund within 30 days"), loaded.toString())
+            val pdf = client.listSkills().first { it["frontmatter"]!!.jsonObject["name"]!!.jsonPrimitive.content == "pdf-processing" }
+            val children = client.readDirectory(pdf["uri"]!!.jsonPrimitive.content.removeSuffix("/SKILL.md"))
+            assertTrue(children.any { it["uri"]!!.jsonPrimitive.content.endsWith("/SKILL.md") }, children.toString())
+            val markdown = client.readSkillFile(pdf, "SKILL.md").decodeToString()
+            assertTrue(markdown.startsWith("---\nname: pdf-processing"), markdown)
+
+            // A tool run as a task, followed to its end; another cancelled.
+            fun id(started: JsonObject) = started["task"]!!.jsonObject["taskId"]!!.jsonPrimitive.content
+            fun status(task: JsonObject) = task["status"]!!.jsonPrimitive.content
+            val quick = id(client.startToolTask("slow_compute", buildJsonObject { put("seconds", 0.2) }))
+            var task = client.getTask(quick)
+            repeat(200) { if (status(task) == "working") { delay(50); task = client.getTask(quick) } }
+            assertEquals("completed", status(task), task.toString())
+            val long = id(client.startToolTask("slow_compute", buildJsonObject { put("seconds", 60) }))
+            client.cancelTask(long)
+            assertEquals("cancelled", status(client.getTask(long)))
+            val unknown = assertFailsWith<McpException.Rpc> { client.getTask("no-such-task") }
+            assertEquals(-32602L, unknown.code)
         }
     }
 
