@@ -2,7 +2,8 @@
 # Builds the Kotlin binding (the uniffi crate and its generated Kotlin, through Maven's
 # generate-sources: generate.sh), installs the official TypeScript SDK and its everything
 # server (npm ci) for the interop tests and the official conformance suite with Node 22
-# (tests/conformance) for the conformance test, and runs the JUnit suite with `mvn -B test`, which
+# (tests/conformance) for the conformance test and oidc-provider (tests/auth/install.sh) for the
+# OAuth tests, and runs the JUnit suite with `mvn -B test`, which
 # fetches Kotlin, kotlinx and JNA from Maven Central. Ends with Surefire's summary line.
 #
 # Uses $OXMCP_BIN for the everything server (builds the oxmcp CLI when unset) and one
@@ -46,6 +47,10 @@ if [[ ! -f "$conf_stamp" || "$(cat "$conf_stamp")" != "$want" ]]; then
   (cd "$conf" && npm ci --no-audit --no-fund --loglevel=error)
   printf '%s\n' "$want" >"$conf_stamp"
 fi
+
+# The OAuth tests (OAuthTest) run a real authorization server (oidc-provider, from npm).
+log "tests/auth/install.sh"
+bash "$root/tests/auth/install.sh"
 
 log "mvn -B test"
 cd "$here"

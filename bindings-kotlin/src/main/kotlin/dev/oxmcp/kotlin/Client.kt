@@ -23,7 +23,8 @@ data class Progress(val progress: Double, val total: Double?, val message: Strin
  * How a [Client] connects and what it answers. [era]: `"auto"` (default: the newest the
  * server speaks), `"session"` or `"stateless"`. [sampling], [elicitation] and [roots]
  * answer the server's requests (each declares its capability); a server's cancel cancels
- * their coroutine. [onNotification] hears the server's notifications.
+ * their coroutine. [onNotification] hears the server's notifications. [oauth] answers a
+ * protected HTTP server's challenges (see [OAuth]).
  */
 class ClientOptions(
     val name: String? = null,
@@ -34,6 +35,7 @@ class ClientOptions(
     val elicitation: (suspend (params: JsonObject) -> JsonObject)? = null,
     val roots: (suspend () -> List<JsonObject>)? = null,
     val onNotification: ((method: String, params: JsonObject) -> Unit)? = null,
+    val oauth: OAuth? = null,
 )
 
 /**
@@ -70,6 +72,7 @@ class Client private constructor(private val native: NativeClient) : AutoCloseab
                 "sampling".takeIf { options.sampling != null },
                 "elicitation".takeIf { options.elicitation != null },
                 "roots".takeIf { options.roots != null },
+                "authorize".takeIf { options.oauth?.authorize != null },
             )
             val json = buildJsonObject {
                 transport()
@@ -78,6 +81,10 @@ class Client private constructor(private val native: NativeClient) : AutoCloseab
                 options.era?.let { put("era", it) }
                 options.timeout?.let { put("requestTimeoutMs", it.inWholeMilliseconds) }
                 put("answers", JsonArray(answers.map(::JsonPrimitive)))
+                options.oauth?.let { oauth ->
+                    put("oauth", oauth.json())
+                    oauth.tokenFile?.let { put("tokenFile", it) }
+                }
             }
             val handler = if (answers.isEmpty() && options.onNotification == null) null else Answering(options)
             return Client(mcp { connect(json.toString(), handler) })
@@ -220,6 +227,11 @@ class Client private constructor(private val native: NativeClient) : AutoCloseab
     private class Answering(private val options: ClientOptions) : ClientHandler {
         override suspend fun request(method: String, params: String): String {
             val p = parseObject(params)
+            if (method == "authorize") {
+                // The URL the browser came back to, as a JSON string.
+                val authorize = options.oauth?.authorize ?: throw McpException.Rpc(-32601, "no handler for $method")
+                return answering { JsonPrimitive(authorize((p["url"] as JsonPrimitive).content)).toString() }
+            }
             return answering {
                 val result: JsonObject = when (method) {
                     "sampling/createMessage" -> options.sampling?.invoke(p)
