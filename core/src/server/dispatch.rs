@@ -58,14 +58,15 @@ impl Service for ServerService {
         // Who the request's token speaks for, as of its arrival.
         let auth = self.auth.as_ref().and_then(|a| a.get());
         let headers = self.headers.as_ref().and_then(|h| h.take(&req.id));
-        if req.method == methods::SUBSCRIPTIONS_LISTEN && is_stateless(&client, &req) {
+        let stateless = is_stateless(&client, &req);
+        if stateless && req.method == methods::SUBSCRIPTIONS_LISTEN {
             // A listen stream lives as long as the client keeps it open: its future holds
             // what listening needs, not room for the largest handler call below (about
             // 6 KB, kept per idle stream).
             return Box::pin(async move { stateless_listen(&server, req, auth).await });
         }
         Box::pin(async move {
-            if is_stateless(&client, &req) {
+            if stateless {
                 return stateless_request(&server, req, auth, headers).await;
             }
             if req.method != methods::INITIALIZE && client.info.get().is_none() {
@@ -241,8 +242,6 @@ async fn task_request(server: &Server, ctx: &RequestContext, method: &str, param
     }
 }
 
-/// One stateless-era (2026-07-28) request: the client is whoever its `_meta` says, for
-/// this request only; every result says `resultType`, cacheable ones carry caching hints.
 /// A stateless-era request says who it is in its own _meta; a session serves one once
 /// initialize fixed the client. Both eras can share a connection.
 fn is_stateless(client: &ClientState, req: &IncomingRequest) -> bool {
@@ -263,6 +262,9 @@ async fn stateless_listen(server: &Server, req: IncomingRequest, auth: Option<Ar
     server.inner.listeners.listen(req.peer, req.id, req.params, &caps, req.cancel, tasks).await
 }
 
+/// One stateless-era (2026-07-28) request other than `subscriptions/listen`
+/// ([`stateless_listen`]): the client is whoever its `_meta` says, for this request only;
+/// every result says `resultType`, cacheable ones carry caching hints.
 async fn stateless_request(
     server: &Server,
     req: IncomingRequest,
@@ -274,11 +276,6 @@ async fn stateless_request(
     }
     let request_meta = RequestMeta::from_params(req.params.as_ref())?;
     let method = req.method.as_str();
-    if method == methods::SUBSCRIPTIONS_LISTEN {
-        // Served by `stateless_listen` before this future is made; kept for a caller that
-        // comes here directly.
-        return Box::pin(stateless_listen(server, req, auth)).await;
-    }
     let key = &server.inner.state_key;
     let round = Arc::new(InputRound::from_params(key, method, req.params.as_ref())?);
     // The handler's own token: ending a round cancels it without cancelling the request
