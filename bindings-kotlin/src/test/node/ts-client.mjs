@@ -9,6 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { recordWire } from '../../../../tests/interop/helpers.mjs';
 
 const [mode, target] = process.argv.slice(2);
 let transport;
@@ -21,20 +22,9 @@ if (mode === 'http') {
 // The SDK handles a notification in a microtask but resolves a response at once, so a
 // final progress notification that shares one read with its response is dropped as an
 // unknown token (typescript-sdk issue #2580; the engine writes it alone and the response a
-// millisecond later, which a loaded machine can still read as one chunk). Handing the SDK
-// one incoming message per macrotask, in wire order, lets it see what the server sent, in
-// the order sent (as tests/interop/helpers.mjs does for the other hosts).
-let deliver;
-let queue = Promise.resolve();
-Object.defineProperty(transport, 'onmessage', {
-  configurable: true,
-  get: () => (deliver ? (msg, extra) => {
-    queue = queue.then(() => new Promise((r) => setImmediate(r))).then(() => deliver?.(msg, extra));
-  } : undefined),
-  set: (fn) => {
-    deliver = fn;
-  },
-});
+// millisecond later, which a loaded machine can still read as one chunk). The interop
+// suite's shim hands the SDK one incoming message per macrotask, in wire order.
+recordWire(transport, []);
 
 const client = new Client({ name: 'ts-sdk-client', version: '1.0.0' });
 await client.connect(transport);
