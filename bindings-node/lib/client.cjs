@@ -122,10 +122,9 @@ class Client extends EventEmitter {
       const entry = { resolve, reject, onProgress: options && options.onProgress, signal, onAbort: null }
       if (signal) {
         entry.onAbort = () => {
-          if (this._take(id)) {
-            this._native.cancel(id)
-            reject(abortError(signal))
-          }
+          // The cancel is written first; it is a no-op for a call that has already ended.
+          this._native.cancel(id)
+          if (this._take(id)) reject(abortError(signal))
         }
         signal.addEventListener('abort', entry.onAbort, { once: true })
       }

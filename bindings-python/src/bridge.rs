@@ -24,23 +24,23 @@ use crate::errors;
 use crate::event_loop::LoopHandle;
 use crate::runtime;
 
-/// The done-callback of an [`awaitable`]'s asyncio future: a cancelled future cancels the
-/// Rust work.
+/// Cancels an [`awaitable`]'s Rust work: called by its `CallFuture` from inside
+/// `cancel()` (task cancel, `wait_for` timeout), so the request's cancel is written before
+/// `cancel()` returns.
 #[pyclass(module = "oxmcp._oxmcp")]
-struct CancelOnDone {
+struct CancelEngine {
     token: CancellationToken,
 }
 
 #[pymethods]
-impl CancelOnDone {
-    fn __call__(&self, future: &Bound<'_, PyAny>) -> PyResult<()> {
-        if future.call_method0("cancelled")?.is_truthy()? {
-            // The call's future goes on here and sends its cancel now, not on a later turn.
-            drive::scope(|| self.token.cancel());
-        }
-        Ok(())
+impl CancelEngine {
+    fn __call__(&self) {
+        // The call's future goes on here and sends its cancel now, not on a later turn.
+        drive::scope(|| self.token.cancel());
     }
 }
+
+static CALL_FUTURE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// Runs `fut` (on this loop's thread); returns an asyncio future for its output on the running loop.
 pub fn awaitable<F, T>(py: Python<'_>, fut: F) -> PyResult<Bound<'_, PyAny>>
@@ -49,9 +49,11 @@ where
     T: for<'py> IntoPyObject<'py> + Send + 'static,
 {
     let (handle, event_loop) = LoopHandle::current(py)?;
-    let py_future = event_loop.call_method0("create_future")?;
     let cancel = CancellationToken::new();
-    py_future.call_method1("add_done_callback", (CancelOnDone { token: cancel.clone() },))?;
+    // An asyncio future whose `cancel()` cancels the work itself: no done-callback, which
+    // would cost every call a loop callback and every cancel a loop turn.
+    let class = CALL_FUTURE.get_or_try_init(py, || py.import("oxmcp._runner")?.getattr("CallFuture").map(Bound::unbind))?;
+    let py_future = class.bind(py).call1((&event_loop, CancelEngine { token: cancel.clone() }))?;
     let target = py_future.clone().unbind();
     let Some(rt) = runtime::handle() else {
         return Err(errors::raise(Error::new(ErrorKind::Closed, "the interpreter is exiting")));
@@ -102,12 +104,16 @@ impl Outcome {
     }
 }
 
-/// A handler's return value: JSON text (`None` is the handler's mistake).
+/// A handler's return value: JSON text, or a plain value (a dict...) to write as JSON
+/// (`None` is the handler's mistake).
 fn text(py: Python<'_>, value: &Bound<'_, PyAny>) -> oxmcp::host::Outcome {
     if value.is_none() {
         return Err(Error::new(ErrorKind::Handler, "the handler returned nothing"));
     }
-    value.extract::<String>().map_err(|e| errors::from_py(py, &e))
+    if let Ok(s) = value.cast::<pyo3::types::PyString>() {
+        return s.extract::<String>().map_err(|e| errors::from_py(py, &e));
+    }
+    crate::json_text::to_text(py, value).map_err(|e| errors::from_py(py, &e))
 }
 
 static RUN_HANDLER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

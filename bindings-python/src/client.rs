@@ -82,18 +82,27 @@ impl NativeClient {
     }
 
     /// A client call by the core's op name (`tools/call`, `request`...) with its two text
-    /// arguments; resolves to the result JSON or `None`. `timeout`: seconds without a
-    /// response or progress; `on_progress(progress, total, message)` runs on the loop.
+    /// arguments (`b` may also be a dict, written as JSON here); resolves to the result
+    /// JSON or `None`. `timeout`: seconds without a response or progress;
+    /// `on_progress(progress, total, message)` runs on the loop.
     #[pyo3(signature = (op, a=None, b=None, timeout=None, on_progress=None))]
     fn call<'py>(
         &self,
         py: Python<'py>,
         op: String,
         a: Option<String>,
-        b: Option<String>,
+        b: Option<Bound<'py, PyAny>>,
         timeout: Option<f64>,
         on_progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let b = match b {
+            Some(b) if b.is_none() => None,
+            Some(b) => Some(match b.cast::<pyo3::types::PyString>() {
+                Ok(s) => s.extract::<String>()?,
+                Err(_) => crate::json_text::to_text(py, &b)?,
+            }),
+            None => None,
+        };
         let mut options = RequestOptions::default();
         if let Some(secs) = timeout {
             options = options.timeout(Duration::from_secs_f64(secs.max(0.0)));

@@ -7,6 +7,7 @@
 //! empty, write the eventfd; the loop wakes, and its reader callback ([`Drainer`]) runs
 //! every queued closure with the GIL it already holds. Bursts cost one wake-up.
 
+use std::cell::RefCell;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use oxmcp::drive::Home;
@@ -182,6 +183,12 @@ pub struct LoopHandle {
     queue: Arc<Queue>,
 }
 
+thread_local! {
+    /// The loop last looked up on this thread, with its handle. Held strongly, so a new
+    /// loop allocated where a freed one was cannot match it by address.
+    static LAST: RefCell<Option<(Py<PyAny>, LoopHandle)>> = const { RefCell::new(None) };
+}
+
 /// Loop -> its `Drainer` (weak keys: a loop that is gone takes its queue with it).
 static QUEUES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static GET_RUNNING_LOOP: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -199,16 +206,29 @@ impl LoopHandle {
     /// the loop itself.
     pub fn current(py: Python<'_>) -> PyResult<(LoopHandle, Bound<'_, PyAny>)> {
         let event_loop = running_loop(py)?;
+        // Every engine call asks: the thread's last answer spares a weak-dictionary lookup.
+        let last = LAST.with(|last| {
+            last.borrow().as_ref().filter(|(lp, _)| lp.as_ptr() == event_loop.as_ptr()).map(|(_, handle)| handle.clone())
+        });
+        if let Some(handle) = last {
+            return Ok((handle, event_loop));
+        }
+        let handle = Self::lookup(py, &event_loop)?;
+        LAST.with(|last| *last.borrow_mut() = Some((event_loop.clone().unbind(), handle.clone())));
+        Ok((handle, event_loop))
+    }
+
+    fn lookup(py: Python<'_>, event_loop: &Bound<'_, PyAny>) -> PyResult<LoopHandle> {
         let queues =
             QUEUES.get_or_try_init(py, || py.import("weakref")?.call_method0("WeakKeyDictionary").map(Bound::unbind))?.bind(py);
-        if let Ok(found) = queues.call_method1("get", (&event_loop,))?.cast::<Drainer>() {
-            return Ok((LoopHandle { queue: found.borrow().queue.clone() }, event_loop));
+        if let Ok(found) = queues.call_method1("get", (event_loop,))?.cast::<Drainer>() {
+            return Ok(LoopHandle { queue: found.borrow().queue.clone() });
         }
         let queue = Arc::new(Queue::new()?);
         let drainer = Bound::new(py, Drainer { queue: queue.clone() })?;
         event_loop.call_method1("add_reader", (queue.wake.as_raw_fd(), &drainer))?;
-        queues.set_item(&event_loop, drainer)?;
-        Ok((LoopHandle { queue }, event_loop))
+        queues.set_item(event_loop, drainer)?;
+        Ok(LoopHandle { queue })
     }
 
     /// Runs `job` on the loop's thread, with the GIL, soon. Never blocks; never takes the

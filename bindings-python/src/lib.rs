@@ -8,6 +8,7 @@ mod client;
 mod errors;
 mod event_loop;
 mod http_app;
+mod json_text;
 mod runtime;
 mod server;
 

@@ -334,7 +334,7 @@ class Client:
 
     async def _request(self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None,
                        on_progress: Optional[ProgressHandler] = None) -> Optional[str]:
-        return await self._native.call("request", method, json.dumps(dict(params or {})), timeout, _progress(on_progress))
+        return await self._native.call("request", method, dict(params or {}), timeout, _progress(on_progress))
 
     async def ping(self) -> None:
         """``ping`` (session era); a ``server/discover`` round trip in the stateless era."""

@@ -155,6 +155,8 @@ def tool_result(value: Any, wrap: bool = False) -> dict:
 
 
 def _content(value: Any) -> dict:
+    if type(value) is str:  # the common case first: the checks below cost more than it does
+        return {"content": [{"type": "text", "text": value}]}
     if value is None:
         return {"content": []}
     if is_structured(value):

@@ -1,9 +1,29 @@
-"""The task the engine starts for each async handler (see ``src/bridge.rs``)."""
+"""The Python half of the engine bridge (``src/bridge.rs``): the future an engine call
+returns, and the task the engine starts for each async handler."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any, Awaitable, Callable
+
+
+class CallFuture(asyncio.Future):
+    """The asyncio future of an engine call. Cancelling it (a task cancel, a ``wait_for``
+    timeout) cancels the engine's work inside ``cancel()`` itself: the MCP request's
+    cancel is written before ``cancel()`` returns, and a call that completes costs no
+    done-callback."""
+
+    __slots__ = ("_cancel_engine",)
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, cancel_engine: Callable[[], None]) -> None:
+        super().__init__(loop=loop)
+        self._cancel_engine = cancel_engine
+
+    def cancel(self, msg: Any = None) -> bool:
+        if not super().cancel(msg):
+            return False
+        self._cancel_engine()
+        return True
 
 
 async def run_handler(fn: Callable[..., Awaitable[Any]], args: tuple, outcome: Any) -> None:

@@ -115,7 +115,12 @@ class Signature:
     def arguments(self, args_json: str) -> dict:
         """Validated keyword arguments (nested models and dataclasses rebuilt)."""
         values = self.model.model_validate_json(args_json)
-        return {name: getattr(values, name) for name in type(values).model_fields}
+        return {name: getattr(values, name) for name in self._field_names}
+
+    @functools.cached_property
+    def _field_names(self) -> tuple[str, ...]:
+        # Read once: ``model_fields`` on the class is a computed property in recent pydantic.
+        return tuple(self.model.model_fields)
 
 
 def _is_context(ann: Any, context_type: type) -> bool:
