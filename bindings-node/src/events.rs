@@ -2,10 +2,18 @@
 //! `(kind, id, slot, a, b)`. The JS side is a dispatcher that never throws. It starts
 //! unreferenced (it does not keep Node alive); the JS layer references it while it has
 //! work outstanding (a listening server, a pending client call).
+//!
+//! Events raised on the JS thread while the engine reads a pipe there (see `uv_loop`) skip
+//! the thread-safe function: they are collected and handed to the dispatcher when the
+//! read is done, in the same turn of the loop. Through the queue, each would cost a write
+//! to the loop's wake-up descriptor and another turn to read it back.
 
+use std::cell::RefCell;
 use std::sync::Arc;
+use std::thread::ThreadId;
 
-use napi::bindgen_prelude::{FnArgs, Function};
+use napi::bindgen_prelude::{FnArgs, Function, JsValue};
+use napi::sys;
 use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use oxmcp::host::CallId;
@@ -39,22 +47,140 @@ fn js_id(id: CallId) -> i64 {
 
 /// A cheap-to-clone handle on the dispatcher.
 #[derive(Clone)]
-pub struct Events(Arc<Tsfn>);
+pub struct Events(Arc<Tsfn>, Arc<Direct>);
+
+/// What calling the dispatcher directly takes: its environment and thread, a reference
+/// that keeps it alive, and an async context for `napi_make_callback` (which runs the
+/// microtasks the call queued, as the thread-safe function's calls do).
+struct Direct {
+    env: sys::napi_env,
+    thread: ThreadId,
+    func: sys::napi_ref,
+    context: sys::napi_async_context,
+}
+
+// SAFETY: the raw handles are only used on `thread`, the JS thread they belong to (checked
+// in `Events::send`); elsewhere the struct is only moved and dropped.
+unsafe impl Send for Direct {}
+// SAFETY: as above.
+unsafe impl Sync for Direct {}
+
+/// An event waiting for the end of [`direct`], with the dispatcher it goes to.
+type Collected = (Arc<Direct>, Event);
+
+thread_local! {
+    /// The events raised on this thread inside [`direct`], waiting for its end.
+    static COLLECTED: RefCell<Option<Vec<Collected>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (the engine reading a pipe on the JS thread, from a libuv callback: no
+/// JavaScript on the stack) and then hands the events it raised to their dispatchers,
+/// in order.
+pub fn direct(f: impl FnOnce()) {
+    let outermost = COLLECTED.with(|c| {
+        let mut c = c.borrow_mut();
+        let outermost = c.is_none();
+        if outermost {
+            *c = Some(Vec::new());
+        }
+        outermost
+    });
+    if !outermost {
+        return f();
+    }
+    f();
+    loop {
+        // Events a dispatch raises (a handler answering at once) go out in the next pass.
+        let batch = COLLECTED.with(|c| c.borrow_mut().as_mut().map(std::mem::take).unwrap_or_default());
+        if batch.is_empty() {
+            break;
+        }
+        for (to, event) in batch {
+            to.call(event);
+        }
+    }
+    COLLECTED.with(|c| *c.borrow_mut() = None);
+}
+
+impl Direct {
+    /// Calls the dispatcher with `event` now (on its JS thread, outside any JavaScript).
+    fn call(&self, e: Event) {
+        let env = self.env;
+        // SAFETY: on the dispatcher's own JS thread, in a handle scope of our own; every
+        // value is created in this scope and used before it closes.
+        unsafe {
+            let mut scope = std::ptr::null_mut();
+            if sys::napi_open_handle_scope(env, &mut scope) != sys::Status::napi_ok {
+                return;
+            }
+            let string = |s: &Option<String>| {
+                let mut v = std::ptr::null_mut();
+                match s {
+                    Some(s) => sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v),
+                    None => sys::napi_get_null(env, &mut v),
+                };
+                v
+            };
+            let mut args = [std::ptr::null_mut(); 5];
+            sys::napi_create_uint32(env, e.kind, &mut args[0]);
+            sys::napi_create_int64(env, js_id(e.id), &mut args[1]);
+            sys::napi_create_uint32(env, e.slot, &mut args[2]);
+            args[3] = string(&e.a);
+            args[4] = string(&e.b);
+            let (mut func, mut recv, mut out) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+            sys::napi_get_reference_value(env, self.func, &mut func);
+            // An object: node's MakeCallback enters the context `recv` was created in.
+            sys::napi_get_global(env, &mut recv);
+            if !func.is_null() {
+                let status = sys::napi_make_callback(env, self.context, recv, func, args.len(), args.as_ptr(), &mut out);
+                if status == sys::Status::napi_pending_exception {
+                    // The dispatcher never throws; if it did, it is uncaught, as through the queue.
+                    let mut err = std::ptr::null_mut();
+                    sys::napi_get_and_clear_last_exception(env, &mut err);
+                    sys::napi_fatal_exception(env, err);
+                }
+            }
+            sys::napi_close_handle_scope(env, scope);
+        }
+    }
+}
 
 impl Events {
     /// Wraps a JS dispatcher (on the JS thread).
     pub fn new(f: &Dispatcher<'_>) -> napi::Result<Self> {
+        let env = f.value().env;
+        let (mut func, mut context, mut name) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: plain napi calls on the JS thread with out-pointers we own. The reference
+        // and the async context live as long as the process's event channels (one per
+        // client or server, never released: a late event must still find its dispatcher).
+        unsafe {
+            check(sys::napi_create_reference(env, f.raw(), 1, &mut func))?;
+            check(sys::napi_create_string_utf8(env, c"oxmcp".as_ptr(), 5, &mut name))?;
+            check(sys::napi_async_init(env, std::ptr::null_mut(), name, &mut context))?;
+        }
+        let direct = Direct { env, thread: std::thread::current().id(), func, context };
         let tsfn =
             f.build_threadsafe_function::<Event>().weak::<true>().build_callback(|ctx: ThreadsafeCallContext<Event>| {
                 let e = ctx.value;
                 Ok(FnArgs::from((e.kind, js_id(e.id), e.slot, e.a, e.b)))
             })?;
-        Ok(Self(Arc::new(tsfn)))
+        Ok(Self(Arc::new(tsfn), Arc::new(direct)))
     }
 
     /// Queues an event; false if JavaScript is gone (the environment is shutting down).
     pub fn send(&self, kind: u32, id: CallId, slot: u32, a: Option<String>, b: Option<String>) -> bool {
-        self.0.call(Event { kind, id, slot, a, b }, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
+        let event = Event { kind, id, slot, a, b };
+        let event = COLLECTED.with(|c| match c.borrow_mut().as_mut() {
+            Some(list) if self.1.thread == std::thread::current().id() && !self.0.aborted() => {
+                list.push((self.1.clone(), event));
+                None
+            }
+            _ => Some(event),
+        });
+        match event {
+            None => true,
+            Some(event) => self.0.call(event, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok,
+        }
     }
 
     /// References (keeps Node alive) or unreferences the dispatcher. JS thread only.
@@ -74,5 +200,13 @@ impl Events {
         } else {
             Err(napi::Error::from_reason("could not (un)reference the event dispatcher"))
         }
+    }
+}
+
+fn check(status: sys::napi_status) -> napi::Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(napi::Error::from_reason(format!("napi call failed with status {status}")))
     }
 }

@@ -110,8 +110,9 @@ type Ready = Arc<dyn Fn() + Send + Sync>;
 unsafe extern "C" fn on_readable(handle: *mut c_void, _status: c_int, _events: c_int) {
     // SAFETY: the handle's data is the `Ready` boxed in `watch`, freed only in `on_closed`.
     let ready = unsafe { &*uv_handle_get_data(handle).cast::<Ready>() };
-    // An error status also means "read now": the read reports it.
-    drive::scope(|| ready());
+    // An error status also means "read now": the read reports it. The events the read
+    // raises reach JavaScript at its end, in this same turn of the loop.
+    crate::events::direct(|| drive::scope(|| ready()));
 }
 
 unsafe extern "C" fn on_closed(handle: *mut c_void) {
