@@ -433,7 +433,8 @@ fn list_prompts(server: &Server, params: Option<Value>) -> Reply {
 }
 
 async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) -> Reply {
-    let p: CallToolRequestParams = parse(params)?;
+    let p =
+        CallToolRequestParams::from_params(params).map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))?;
     let entry = server.inner.registry.read().unwrap().tools.get(&p.name).cloned();
     let Some(entry) = entry else {
         return Err(ErrorObject::invalid_params(format!("unknown tool: {}", p.name)));

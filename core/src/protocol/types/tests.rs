@@ -347,6 +347,23 @@ fn call_tool_request_and_result() {
     let bare: CallToolRequestParams = round_trip(json!({"name": "noop"}));
     assert_eq!(bare, CallToolRequestParams::new("noop"));
 
+    // The server's moving reader agrees with serde on what it accepts and what it builds.
+    for params in [
+        json!({"name": "get_weather", "arguments": {"city": "Paris"}, "_meta": {"progressToken": 1}, "task": {"ttl": 5}}),
+        json!({"name": "noop"}),
+        json!({"name": "noop", "arguments": null, "_meta": null}),
+        json!({"arguments": {}}),
+        json!({"name": 3}),
+        json!({"name": "x", "arguments": [1]}),
+        json!({"name": "x", "_meta": "m"}),
+        json!([1]),
+    ] {
+        let by_serde = serde_json::from_value::<CallToolRequestParams>(params.clone()).ok();
+        let moved = CallToolRequestParams::from_params(Some(params.clone())).ok();
+        assert_eq!(moved, by_serde, "{params}");
+    }
+    assert_eq!(CallToolRequestParams::from_params(None).ok(), None, "a tools/call without params names no tool");
+
     let mut content = every_content_kind();
     content.as_array_mut().unwrap().truncate(5);
     let result: CallToolResult = round_trip(json!({
