@@ -116,7 +116,7 @@ fn text(py: Python<'_>, value: &Bound<'_, PyAny>) -> oxmcp::host::Outcome {
     crate::json_text::to_text(py, value).map_err(|e| errors::from_py(py, &e))
 }
 
-static RUN_HANDLER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static START_HANDLER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// A Python function answering host calls: an async one runs as a task on its event
 /// loop (cancelled when the peer cancels the call, so it sees `CancelledError`); a plain
@@ -153,10 +153,9 @@ impl PyFn {
         event_loop.run(move |py| {
             let outcome = Outcome { calls: calls.clone(), id };
             let started = (|| -> PyResult<Py<PyAny>> {
-                let runner =
-                    RUN_HANDLER.get_or_try_init(py, || py.import("oxmcp._runner")?.getattr("run_handler").map(Bound::unbind))?;
-                let coro = runner.bind(py).call1((func.bind(py), args(py)?, Bound::new(py, outcome)?))?;
-                Ok(crate::event_loop::running_loop(py)?.call_method1("create_task", (coro,))?.unbind())
+                let start = START_HANDLER
+                    .get_or_try_init(py, || py.import("oxmcp._runner")?.getattr("start_handler").map(Bound::unbind))?;
+                Ok(start.bind(py).call1((func.bind(py), args(py)?, Bound::new(py, outcome)?))?.unbind())
             })();
             match started {
                 Ok(task) => calls.on_cancel(id, move || {

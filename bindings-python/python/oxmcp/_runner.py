@@ -4,6 +4,7 @@ returns, and the task the engine starts for each async handler."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any, Awaitable, Callable
 
 
@@ -42,3 +43,20 @@ async def run_handler(fn: Callable[..., Awaitable[Any]], args: tuple, outcome: A
         raise
     else:
         outcome.succeeded(result)
+
+
+#: ``asyncio.Task(..., eager_start=True)`` exists from Python 3.12 on.
+_EAGER = sys.version_info >= (3, 12)
+
+
+def start_handler(fn: Callable[..., Awaitable[Any]], args: tuple, outcome: Any) -> asyncio.Task:
+    """Starts a handler call as a task on the running loop. From Python 3.12 on, when the
+    loop has no task factory of its own, the task starts eagerly: the handler runs now, in
+    its task, up to its first suspension, so one that never suspends (most do not) is
+    answered without waiting for another turn of the loop. Before 3.12 (or with a task
+    factory) the task starts on the loop's next turn, as ``create_task`` does."""
+    loop = asyncio.get_running_loop()
+    coro = run_handler(fn, args, outcome)
+    if _EAGER and loop.get_task_factory() is None:
+        return asyncio.Task(coro, loop=loop, eager_start=True)  # type: ignore[call-arg]
+    return loop.create_task(coro)
