@@ -5,7 +5,7 @@
 //!
 //! Events raised on the JS thread while the engine reads a pipe there (see `uv_loop`) skip
 //! the thread-safe function: they are collected and handed to the dispatcher when the
-//! read is done, in the same turn of the loop. Through the queue, each would cost a write
+//! read is done, in the same turn of the loop, in one callback scope. Through the queue, each would cost a write
 //! to the loop's wake-up descriptor and another turn to read it back.
 
 use std::cell::RefCell;
@@ -50,8 +50,8 @@ fn js_id(id: CallId) -> i64 {
 pub struct Events(Arc<Tsfn>, Arc<Direct>);
 
 /// What calling the dispatcher directly takes: its environment and thread, a reference
-/// that keeps it alive, and an async context for `napi_make_callback` (which runs the
-/// microtasks the call queued, as the thread-safe function's calls do).
+/// that keeps it alive, and an async context for the callback scope the calls run in
+/// (its closing runs the microtasks they queued, as the thread-safe function's calls do).
 struct Direct {
     env: sys::napi_env,
     thread: ThreadId,
@@ -95,24 +95,44 @@ pub fn direct(f: impl FnOnce()) {
         if batch.is_empty() {
             break;
         }
-        for (to, event) in batch {
-            to.call(event);
-        }
+        dispatch(batch);
     }
     COLLECTED.with(|c| *c.borrow_mut() = None);
 }
 
+/// Hands `batch` to JavaScript in one callback scope: the microtasks its calls queue (the
+/// continuations of the calls it resolves) run once, after the last, as when the
+/// thread-safe function delivers a burst.
+fn dispatch(batch: Vec<Collected>) {
+    let Some((first, _)) = batch.first() else { return };
+    let (env, context) = (first.env, first.context);
+    // SAFETY: on the dispatchers' JS thread (checked in `Events::send`), outside any
+    // JavaScript; every value is created in our handle scope and used before it closes,
+    // and the callback scope closes before it.
+    unsafe {
+        let (mut handles, mut callback, mut resource) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+        if sys::napi_open_handle_scope(env, &mut handles) != sys::Status::napi_ok {
+            return;
+        }
+        sys::napi_create_object(env, &mut resource);
+        let opened = sys::napi_open_callback_scope(env, resource, context, &mut callback) == sys::Status::napi_ok;
+        for (to, event) in batch {
+            to.call(event);
+        }
+        if opened {
+            // Runs the microtasks (and next ticks) the calls queued.
+            sys::napi_close_callback_scope(env, callback);
+        }
+        sys::napi_close_handle_scope(env, handles);
+    }
+}
+
 impl Direct {
-    /// Calls the dispatcher with `event` now (on its JS thread, outside any JavaScript).
+    /// Calls the dispatcher with `event` (on its JS thread, inside [`dispatch`]'s scopes).
     fn call(&self, e: Event) {
         let env = self.env;
-        // SAFETY: on the dispatcher's own JS thread, in a handle scope of our own; every
-        // value is created in this scope and used before it closes.
+        // SAFETY: see `dispatch`.
         unsafe {
-            let mut scope = std::ptr::null_mut();
-            if sys::napi_open_handle_scope(env, &mut scope) != sys::Status::napi_ok {
-                return;
-            }
             let string = |s: &Option<String>| {
                 let mut v = std::ptr::null_mut();
                 match s {
@@ -129,10 +149,9 @@ impl Direct {
             args[4] = string(&e.b);
             let (mut func, mut recv, mut out) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
             sys::napi_get_reference_value(env, self.func, &mut func);
-            // An object: node's MakeCallback enters the context `recv` was created in.
-            sys::napi_get_global(env, &mut recv);
+            sys::napi_get_undefined(env, &mut recv);
             if !func.is_null() {
-                let status = sys::napi_make_callback(env, self.context, recv, func, args.len(), args.as_ptr(), &mut out);
+                let status = sys::napi_call_function(env, recv, func, args.len(), args.as_ptr(), &mut out);
                 if status == sys::Status::napi_pending_exception {
                     // The dispatcher never throws; if it did, it is uncaught, as through the queue.
                     let mut err = std::ptr::null_mut();
@@ -140,7 +159,6 @@ impl Direct {
                     sys::napi_fatal_exception(env, err);
                 }
             }
-            sys::napi_close_handle_scope(env, scope);
         }
     }
 }
