@@ -63,26 +63,24 @@ fn write(value: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> Option<()
         }
         out.push(b'}');
     } else if let Ok(l) = value.cast_exact::<PyList>() {
-        out.push(b'[');
-        for (i, item) in l.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write(&item, out, depth + 1)?;
-        }
-        out.push(b']');
+        write_array(l.iter(), out, depth)?;
     } else if let Ok(t) = value.cast_exact::<PyTuple>() {
-        out.push(b'[');
-        for (i, item) in t.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write(&item, out, depth + 1)?;
-        }
-        out.push(b']');
+        write_array(t.iter(), out, depth)?;
     } else {
         return None;
     }
+    Some(())
+}
+
+fn write_array<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>, out: &mut Vec<u8>, depth: usize) -> Option<()> {
+    out.push(b'[');
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(&item, out, depth + 1)?;
+    }
+    out.push(b']');
     Some(())
 }
 
