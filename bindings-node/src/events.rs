@@ -5,8 +5,9 @@
 //!
 //! Events raised on the JS thread while the engine reads a pipe there (see `uv_loop`) skip
 //! the thread-safe function: they are collected and handed to the dispatcher when the
-//! read is done, in the same turn of the loop, in one callback scope. Through the queue, each would cost a write
-//! to the loop's wake-up descriptor and another turn to read it back.
+//! read is done, in the same turn of the loop and in one callback scope. Through the
+//! queue, each would cost a write to the loop's wake-up descriptor and another turn to
+//! read it back.
 
 use std::cell::RefCell;
 use std::sync::Arc;
