@@ -533,7 +533,22 @@ class Server {
   }
 
   _updateRef() {
-    this._native.setRef(this._listening.stdio || this._listening.http)
+    // A listening server keeps Node alive, and so does a handler still running: the engine
+    // may yet send it a cancel (through events that an exiting loop would lose), e.g. once
+    // an in-memory client has given up on the call.
+    this._native.setRef(this._listening.stdio || this._listening.http || this._live.size > 0)
+  }
+
+  /** Files a running handler call; the first one references the loop (see `_updateRef`). */
+  _started(id, ctx) {
+    this._live.set(id, ctx)
+    if (this._live.size === 1 && !this._listening.stdio && !this._listening.http) this._updateRef()
+  }
+
+  /** Forgets a settled handler call; the last one lets the loop go again. */
+  _settled(id) {
+    this._live.delete(id)
+    if (this._live.size === 0 && !this._listening.stdio && !this._listening.http) this._updateRef()
   }
 
   _dispatch(kind, id, slot, a, b) {
@@ -574,14 +589,14 @@ class Server {
       this._finish(id, entry, value, input, ctx)
       return
     }
-    this._live.set(id, ctx)
+    this._started(id, ctx)
     value.then(
       v => {
-        this._live.delete(id)
+        this._settled(id)
         this._finish(id, entry, v, input, ctx)
       },
       err => {
-        this._live.delete(id)
+        this._settled(id)
         this._fail(id, entry, input, err, ctx)
       },
     )

@@ -103,4 +103,30 @@ describe('process lifetime', () => {
     assert.equal(r.code, 0, r.stderr)
     assert.equal(r.stdout.trim(), 'late true')
   })
+
+  it('a running handler keeps Node alive until it settles, after its in-memory client gave up', async () => {
+    // Once a call is aborted nothing else holds the loop: only the handler's cancel, sent
+    // by the engine, settles `seen`. Lost once in 30 rounds, the process would end early.
+    const r = await runNode(['--input-type=module', '-e', `${prelude}
+      const server = new Server({ name: 'x' })
+      let started, saw
+      server.tool('wait', {}, (_args, ctx) => new Promise(resolve => {
+        ctx.signal.addEventListener('abort', () => { saw(); resolve('stopped') })
+        started()
+      }))
+      const client = await Client.inMemory(server)
+      for (let i = 0; i < 30; i++) {
+        const running = new Promise(resolve => (started = resolve))
+        const seen = new Promise(resolve => (saw = resolve))
+        const ac = new AbortController()
+        const call = client.callTool('wait', {}, { signal: ac.signal }).catch(e => e.name)
+        await running
+        ac.abort()
+        if (await call !== 'AbortError') throw new Error('the call was not aborted')
+        await seen
+      }
+      console.log('every cancel reached its handler')`])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.trim(), 'every cancel reached its handler')
+  })
 })
