@@ -104,16 +104,12 @@ impl Outcome {
     }
 }
 
-/// A handler's return value: JSON text, or a plain value (a dict...) to write as JSON
-/// (`None` is the handler's mistake).
+/// A handler's return value: JSON text (`None` is the handler's mistake).
 fn text(py: Python<'_>, value: &Bound<'_, PyAny>) -> oxmcp::host::Outcome {
     if value.is_none() {
         return Err(Error::new(ErrorKind::Handler, "the handler returned nothing"));
     }
-    if let Ok(s) = value.cast::<pyo3::types::PyString>() {
-        return s.extract::<String>().map_err(|e| errors::from_py(py, &e));
-    }
-    crate::json_text::to_text(py, value).map_err(|e| errors::from_py(py, &e))
+    value.extract::<String>().map_err(|e| errors::from_py(py, &e))
 }
 
 static START_HANDLER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

@@ -1,6 +1,7 @@
-//! A handler's result as JSON text, written here from the Python value (dicts, lists,
-//! tuples, str, int, float, bool, None) instead of by `json.dumps` on the event loop: the
-//! same JSON for the same value, at a fraction of the cost. Anything else (a subclass, a
+//! Python values as JSON text (a handler's result, a request's params), written here for
+//! the plain types (dicts, lists, tuples, str, int, float, bool, None) instead of by
+//! `json.dumps` on the event loop: the same JSON for the same value, at a fraction of the
+//! cost. Anything else (a subclass, a
 //! non-str key, a lone surrogate, a NaN, very deep nesting) goes to `json.dumps`, so what
 //! was valid before stays valid and what raised before raises the same way.
 

@@ -29,6 +29,13 @@ fn validate_json(schema_json: &str, instance_json: &str) -> PyResult<Option<Stri
     Ok(schema.validate(&serde_json::from_str(instance_json).map_err(bad)?).err())
 }
 
+/// `value` as compact JSON text (`json.dumps(value, ensure_ascii=False, allow_nan=False)`
+/// without the spaces), written here for plain values; see `json_text`.
+#[pyfunction]
+fn to_json(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    json_text::to_text(py, value)
+}
+
 #[pymodule]
 fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::NativeServer>()?;
@@ -38,6 +45,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<http_app::NativeHttpBody>()?;
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(to_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -4,13 +4,14 @@ the same JSON as ``json.dumps`` would have given it."""
 
 import enum
 import json
+import logging
 import math
 from typing import Any
 
 import pytest
 
 from conftest import run
-from oxmcp import Client, InvalidInput, Server
+from oxmcp import Client, InvalidInput, McpError, Message, Server, ToolResult
 
 
 class Level(enum.IntEnum):
@@ -90,18 +91,42 @@ def test_nesting_crosses_up_to_the_engines_limit_and_is_refused_clearly_beyond()
     run(go())
 
 
-def test_a_result_that_is_not_json_is_the_handlers_error():
-    server = Server("bad", version="1.0.0")
+def test_a_result_that_is_not_json_is_the_handlers_failure_logged_and_masked(caplog: pytest.LogCaptureFixture):
+    """Written inside the handler's ``finish``: the failure goes where a raising handler's
+    goes (logged with its traceback, masked when asked), not out as the writer's message."""
 
-    @server.tool()
-    async def nan() -> dict[str, float]:
-        return {"x": float("nan")}
+    def make(mask: bool) -> Server:
+        server = Server("bad", version="1.0.0", mask_error_details=mask)
+
+        @server.tool()
+        async def nan() -> dict[str, float]:
+            return {"x": float("nan")}
+
+        @server.tool()
+        async def opaque() -> ToolResult:
+            return ToolResult(content=["x"], structured_content={"when": object()})
+
+        @server.prompt()
+        def odd() -> list[Message]:
+            return [Message("user", "hi")]
+
+        @server.completion()
+        def complete(ref: Any, argument: Any, context: Any) -> list[Any]:
+            return [object()]
+
+        return server
 
     async def go():
-        async with Client.in_memory(server) as client:
-            result = await client.call_tool("nan", {})
-            assert result.is_error, "a NaN has no JSON form: the call fails as a tool error"
+        async with Client.in_memory(make(True)) as client:
+            for tool in ("nan", "opaque"):
+                result = await client.call_tool(tool, {})
+                assert result.is_error and result.content[0].text == f"internal error in tool {tool!r}"
+            with pytest.raises(McpError, match="internal error in completion"):
+                await client.complete({"type": "ref/prompt", "name": "odd"}, "x", "")
+        with caplog.at_level(logging.ERROR, logger="oxmcp"):
+            async with Client.in_memory(make(False)) as client:
+                result = await client.call_tool("opaque", {})
+                assert result.is_error and "not JSON serializable" in result.content[0].text
+        assert any("'opaque' failed" in r.getMessage() and r.exc_info for r in caplog.records)
 
     run(go())
-
-

@@ -6,12 +6,13 @@ no ``@disjoint_base``), and ``NativeServer`` is built by ``__new__``."""
 
 from typing import Any, Awaitable, Callable, Mapping, Optional, Tuple, Union, final
 
-__all__ = ["NativeClient", "NativeContext", "NativeHttpApp", "NativeHttpBody", "NativeServer", "__version__", "_shutdown", "validate_json"]
+__all__ = ["NativeClient", "NativeContext", "NativeHttpApp", "NativeHttpBody", "NativeServer", "__version__", "_shutdown", "to_json", "validate_json"]
 
 __version__: str
 
 def _shutdown() -> None: ...
 def validate_json(schema_json: str, instance_json: str) -> Optional[str]: ...
+def to_json(value: Any) -> str: ...
 
 @final
 class NativeContext:

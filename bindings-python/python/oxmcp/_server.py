@@ -96,11 +96,11 @@ Failed = Callable[[Exception], Optional[str]]
 
 def _bind(fn: Callable, prepare: Callable, finish: Callable, failed: Optional[Failed] = None):
     """The native handler for ``fn``: ``prepare(*native_args)`` gives its keyword arguments,
-    ``finish(value)`` the result (JSON text, or a dict the engine writes as JSON),
-    ``failed(exc)`` the answer when ``fn`` or ``finish`` raises (``None``: the exception
-    goes to the engine). Coroutine functions run on the event loop; plain functions run on
-    the engine's worker threads (never blocking the loop). Returns the handler and whether
-    it is async."""
+    ``finish(value)`` the JSON result (written by ``_oxmcp.to_json`` inside the ``try``, so a
+    value that is not JSON is the handler's failure), ``failed(exc)`` the answer when ``fn``
+    or ``finish`` raises (``None``: the exception goes to the engine). Coroutine functions
+    run on the event loop; plain functions run on the engine's worker threads (never
+    blocking the loop). Returns the handler and whether it is async."""
     if inspect.iscoroutinefunction(fn):
         async def run_async(*native_args: Any) -> str:
             kwargs = prepare(*native_args)  # invalid arguments are the client's error, not logged
@@ -346,7 +346,7 @@ class Server:
                     kwargs[sig.context_param] = self._context(native)
                 return kwargs
 
-            handler, is_async = _bind(fn, prepare, lambda v: tool_result(v, wrap),
+            handler, is_async = _bind(fn, prepare, lambda v: _oxmcp.to_json(tool_result(v, wrap)),
                                       self._failed("tool", tool_name))
             self._native.register("tool", json.dumps(tool), handler, is_async)
             self._registered["tool"].add(tool_name)
@@ -389,22 +389,22 @@ class Server:
             call: Callable[..., Any] = fn
             failed = self._failed("resource", uri)  # not a tool: returns None or raises
             if inspect.iscoroutinefunction(fn):
-                async def handler(input_json: str, native: Any) -> dict:
+                async def handler(input_json: str, native: Any) -> str:
                     read = json.loads(input_json)
                     kwargs = _resource_kwargs(sig, template, read, native, self._context, any_variable)
                     try:
                         value = await call(**kwargs)
-                        return {"contents": _resource_contents(read["uri"], value, mime_type)}
+                        return _oxmcp.to_json({"contents": _resource_contents(read["uri"], value, mime_type)})
                     except Exception as exc:
                         failed(exc)  # logs it; raises the generic error when masking
                         raise
             else:
-                def handler(input_json: str, native: Any) -> dict:  # type: ignore[misc]
+                def handler(input_json: str, native: Any) -> str:  # type: ignore[misc]
                     read = json.loads(input_json)
                     kwargs = _resource_kwargs(sig, template, read, native, self._context, any_variable)
                     try:
                         value = call(**kwargs)
-                        return {"contents": _resource_contents(read["uri"], value, mime_type)}
+                        return _oxmcp.to_json({"contents": _resource_contents(read["uri"], value, mime_type)})
                     except Exception as exc:
                         failed(exc)  # logs it; raises the generic error when masking
                         raise
@@ -456,8 +456,8 @@ class Server:
                     kwargs[sig.context_param] = self._context(native)
                 return kwargs
 
-            def finish(value: Any) -> dict:
-                return {"messages": _prompt_messages(value)}
+            def finish(value: Any) -> str:
+                return _oxmcp.to_json({"messages": _prompt_messages(value)})
 
             handler, is_async = _bind(fn, prepare, finish, self._failed("prompt", prompt_name))
             self._native.register("prompt", json.dumps(prompt), handler, is_async)
@@ -484,11 +484,11 @@ class Server:
                 p = json.loads(params_json)
                 return {"ref": p["ref"], "argument": p["argument"], "context": p.get("context")}
 
-            def finish(value: Any) -> dict:
+            def finish(value: Any) -> str:
                 # A list is the whole answer; the engine caps what is sent at the
                 # specification's 100 values (and then says there is more).
                 values = list(value)
-                return {"values": values, "total": len(values), "hasMore": False}
+                return _oxmcp.to_json({"values": values, "total": len(values), "hasMore": False})
 
             handler, is_async = _bind(fn, prepare, finish, self._failed("completion", fn.__name__))
             self._native.register("completion", "{}", handler, is_async)
