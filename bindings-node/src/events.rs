@@ -50,8 +50,8 @@ fn js_id(id: CallId) -> i64 {
 #[derive(Clone)]
 pub struct Events(Arc<Tsfn>, Arc<Direct>);
 
-/// What calling the dispatcher directly takes: its environment and thread, a reference
-/// that keeps it alive, and an async context for the callback scope the calls run in
+/// What calling the dispatcher directly takes: its environment and thread, a (weak)
+/// reference to it, and an async context for the callback scope the calls run in
 /// (its closing runs the microtasks they queued, as the thread-safe function's calls do).
 struct Direct {
     env: sys::napi_env,
@@ -170,10 +170,12 @@ impl Events {
         let env = f.value().env;
         let (mut func, mut context, mut name) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: plain napi calls on the JS thread with out-pointers we own. The reference
-        // and the async context live as long as the process's event channels (one per
-        // client or server, never released: a late event must still find its dispatcher).
+        // is weak: the thread-safe function holds the dispatcher for as long as these
+        // events exist, and a second, strong hold would keep it (and the client or server
+        // it closes over) from ever being collected. It and the async context are small
+        // and not freed (they may be dropped on any thread).
         unsafe {
-            check(sys::napi_create_reference(env, f.raw(), 1, &mut func))?;
+            check(sys::napi_create_reference(env, f.raw(), 0, &mut func))?;
             check(sys::napi_create_string_utf8(env, c"oxmcp".as_ptr(), 5, &mut name))?;
             check(sys::napi_async_init(env, std::ptr::null_mut(), name, &mut context))?;
         }
