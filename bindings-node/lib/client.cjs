@@ -58,7 +58,13 @@ class Client extends EventEmitter {
       o.answers.push('authorize')
     }
     client._answers = wrapSync(() => native.connector((kind, id, slot, a, b) => client._dispatch(kind, id, slot, a, b)))
-    const n = await nativeCall(wrapSync(() => client._answers.connect(JSON.stringify(o), server)))
+    let n
+    try {
+      n = await nativeCall(wrapSync(() => client._answers.connect(JSON.stringify(o), server)))
+    } catch (err) {
+      client._answers.release()
+      throw err
+    }
     client._native = n
     client._init = JSON.parse(n.initializeResult())
     return client
@@ -70,7 +76,10 @@ class Client extends EventEmitter {
   static async inMemory(server, options = {}) {
     if (!(server?._native instanceof native.NativeServer)) throw new InvalidInputError(null, 'inMemory needs an oxmcp Server')
     await server._start()
-    return Client._connect({}, options, server._native)
+    const client = await Client._connect({}, options, server._native)
+    // The server's JS side answers this client's calls; it lives as long as the client.
+    client._server = server
+    return client
   }
 
   /** Starts `command` with `args` and connects over stdio. Options: `env`, `cwd`, `name`,
@@ -372,6 +381,9 @@ class Client extends EventEmitter {
         if (entry) entry.reject(new ConnectionClosedError(null, 'the client was closed'))
       }
       this._native.setRef(false)
+      // Nothing is delivered after this: the engine's events would otherwise hold this
+      // client in memory for good (see `Events::release`).
+      this._answers.release()
     }
   }
 }

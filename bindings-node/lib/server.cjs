@@ -20,6 +20,20 @@ const { completionResult, promptResult, resourceResult, toolResult } = require('
 
 // Server events (TOOL = 1, RESOURCE = 2, PROMPT = 3, COMPLETE = 4 are calls, told by slot).
 const CANCEL = 5, STDIO_CLOSED = 6
+
+// The servers serving or running a handler. The engine's events reach a server through a
+// weak reference (see the constructor); this set is what holds a server that nothing else
+// does while it has work, as its referenced event channel keeps Node alive.
+const BUSY = new Set()
+
+/** The event dispatcher of `server`. The engine holds it strongly, and the native server is
+ *  held by `server`: a dispatcher holding `server` would be a cycle through Rust that the
+ *  garbage collector cannot see, and no server would ever be collected. (Made out here: a
+ *  closure made in the constructor shares its context, where `this` lives.) */
+function weakDispatcher(server) {
+  const ref = new WeakRef(server)
+  return (kind, id, slot, a, b) => ref.deref()?._dispatch(kind, id, slot, a, b)
+}
 const HTTP_OPTIONS = ['host', 'port', 'path', 'stateless', 'jsonResponse', 'allowedHosts', 'allowedOrigins', 'maxSessions', 'auth', 'redis']
 
 /** One request's context, handed to every handler as its last argument. */
@@ -187,7 +201,7 @@ class Server {
     this._live = new Map()
     this._listening = { stdio: false, http: false }
     this._native = new native.NativeServer(String(info.name || 'oxmcp-node-server'), String(info.version || '0.1.0'),
-      instructions, (kind, id, slot, a, b) => this._dispatch(kind, id, slot, a, b))
+      instructions, weakDispatcher(this))
     if (options.tasks != null) wrapSync(() => this._native.setTaskOptions(JSON.stringify(options.tasks)))
   }
 
@@ -536,7 +550,10 @@ class Server {
     // A listening server keeps Node alive, and so does a handler still running: the engine
     // may yet send it a cancel (through events that an exiting loop would lose), e.g. once
     // an in-memory client has given up on the call.
-    this._native.setRef(this._listening.stdio || this._listening.http || this._live.size > 0)
+    const busy = this._listening.stdio || this._listening.http || this._live.size > 0
+    this._native.setRef(busy)
+    if (busy) BUSY.add(this)
+    else BUSY.delete(this)
   }
 
   /** Files a running handler call; the first one references the loop (see `_updateRef`). */

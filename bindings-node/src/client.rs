@@ -106,6 +106,13 @@ impl Connector {
     pub fn answer_error(&self, id: i64, error_json: String) {
         self.calls.complete(call_id(id), Err(errors::from_js(&error_json)));
     }
+
+    /// Ends the events of this connector and of the client it connected: called when the
+    /// client is closed or its connection failed, so that both can be collected.
+    #[napi]
+    pub fn release(&self) {
+        self.events.release();
+    }
 }
 
 /// A connected client.

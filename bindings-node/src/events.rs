@@ -10,7 +10,7 @@
 //! read it back.
 
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::thread::ThreadId;
 
 use napi::bindgen_prelude::{FnArgs, Function, JsValue};
@@ -46,9 +46,10 @@ fn js_id(id: CallId) -> i64 {
     i64::try_from(id).unwrap_or(i64::MAX)
 }
 
-/// A cheap-to-clone handle on the dispatcher.
+/// A cheap-to-clone handle on the dispatcher. The thread-safe function is shared so that
+/// [`Events::release`] ends it for every clone at once.
 #[derive(Clone)]
-pub struct Events(Arc<Tsfn>, Arc<Direct>);
+pub struct Events(Arc<RwLock<Option<Tsfn>>>, Arc<Direct>);
 
 /// What calling the dispatcher directly takes: its environment and thread, a (weak)
 /// reference to it, and an async context for the callback scope the calls run in
@@ -185,14 +186,17 @@ impl Events {
                 let e = ctx.value;
                 Ok(FnArgs::from((e.kind, js_id(e.id), e.slot, e.a, e.b)))
             })?;
-        Ok(Self(Arc::new(tsfn), Arc::new(direct)))
+        Ok(Self(Arc::new(RwLock::new(Some(tsfn))), Arc::new(direct)))
     }
 
-    /// Queues an event; false if JavaScript is gone (the environment is shutting down).
+    /// Queues an event; false if JavaScript is gone (the environment is shutting down) or
+    /// the events were released.
     pub fn send(&self, kind: u32, id: CallId, slot: u32, a: Option<String>, b: Option<String>) -> bool {
+        let tsfn = self.0.read().unwrap_or_else(|e| e.into_inner());
+        let Some(tsfn) = tsfn.as_ref().filter(|t| !t.aborted()) else { return false };
         let event = Event { kind, id, slot, a, b };
         let event = COLLECTED.with(|c| match c.borrow_mut().as_mut() {
-            Some(list) if self.1.thread == std::thread::current().id() && !self.0.aborted() => {
+            Some(list) if self.1.thread == std::thread::current().id() => {
                 list.push((self.1.clone(), event));
                 None
             }
@@ -200,20 +204,30 @@ impl Events {
         });
         match event {
             None => true,
-            Some(event) => self.0.call(event, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok,
+            Some(event) => tsfn.call(event, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok,
         }
+    }
+
+    /// Lets the dispatcher go: no event is delivered after this (events already queued
+    /// still are). The thread-safe function holds the dispatcher strongly, and through it
+    /// the JS object that owns these events: a cycle through Rust that the garbage
+    /// collector cannot see, so an object is collectable only once its events are released.
+    pub fn release(&self) {
+        let tsfn = self.0.write().unwrap_or_else(|e| e.into_inner()).take();
+        // Dropping the last handle releases the function; Node finalizes it (and drops its
+        // reference to the dispatcher) once its queue is empty.
+        drop(tsfn);
     }
 
     /// References (keeps Node alive) or unreferences the dispatcher. JS thread only.
     pub fn set_ref(&self, env: &Env, on: bool) -> napi::Result<()> {
-        if self.0.aborted() {
-            return Ok(());
-        }
+        let tsfn = self.0.read().unwrap_or_else(|e| e.into_inner());
+        let Some(tsfn) = tsfn.as_ref().filter(|t| !t.aborted()) else { return Ok(()) };
         let status = unsafe {
             if on {
-                napi::sys::napi_ref_threadsafe_function(env.raw(), self.0.raw())
+                napi::sys::napi_ref_threadsafe_function(env.raw(), tsfn.raw())
             } else {
-                napi::sys::napi_unref_threadsafe_function(env.raw(), self.0.raw())
+                napi::sys::napi_unref_threadsafe_function(env.raw(), tsfn.raw())
             }
         };
         if status == napi::sys::Status::napi_ok {

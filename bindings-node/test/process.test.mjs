@@ -3,7 +3,7 @@
 // and a busy handler never blocks the event loop.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { runNode } from './helpers.mjs'
+import { oxmcpBin, runNode } from './helpers.mjs'
 
 const prelude = "import { Server, Client } from 'oxmcp';"
 
@@ -128,5 +128,60 @@ describe('process lifetime', () => {
       console.log('every cancel reached its handler')`])
     assert.equal(r.code, 0, r.stderr)
     assert.equal(r.stdout.trim(), 'every cancel reached its handler')
+  })
+  // The engine holds each client's and server's event dispatcher strongly, from Rust: a
+  // dispatcher holding its JS object would keep it (and all it holds) for good.
+  it('closed clients and servers are garbage collected', async () => {
+    const r = await runNode(['--expose-gc', '--input-type=module', '-e', `${prelude}
+      const counts = {}
+      const gone = new FinalizationRegistry(kind => { counts[kind] = (counts[kind] || 0) + 1 })
+      const shared = new Server({ name: 'x' })
+      shared.tool('echo', {}, () => 'x')
+      const url = await shared.listenHttp({ port: 0 })
+      async function client(kind) {
+        const c = kind === 'memory' ? await Client.inMemory(shared)
+          : kind === 'http' ? await Client.http(url)
+          : await Client.stdio(${JSON.stringify(oxmcpBin())}, ['everything-server', '--stdio'])
+        await c.callTool('echo', kind === 'stdio' ? { message: 'm' } : {})
+        await c.close()
+        gone.register(c, kind)
+      }
+      async function server(kind) {
+        const s = new Server({ name: 'y' })
+        s.tool('echo', {}, () => 'x')
+        const c = kind === 'served' ? await Client.http(await s.listenHttp({ port: 0 })) : await Client.inMemory(s)
+        await c.callTool('echo', {})
+        await c.close()
+        await s.close()
+        gone.register(s, kind + ' server')
+      }
+      for (const kind of ['memory', 'http', 'stdio']) for (let i = 0; i < 5; i++) await client(kind)
+      for (const kind of ['served', 'in-memory']) for (let i = 0; i < 5; i++) await server(kind)
+      for (let i = 0; i < 20; i++) { globalThis.gc(); await new Promise(r => setTimeout(r, 10)) }
+      await shared.close()
+      console.log(JSON.stringify(counts))`], { timeoutMs: 60_000 })
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual(JSON.parse(r.stdout), { memory: 5, http: 5, stdio: 5, 'served server': 5, 'in-memory server': 5 })
+  })
+
+  it('a server nobody references keeps serving while it listens or has an in-memory client', async () => {
+    const r = await runNode(['--expose-gc', '--input-type=module', '-e', `${prelude}
+      function make() {
+        const s = new Server({ name: 'x' })
+        s.tool('echo', {}, () => 'still here')
+        return s
+      }
+      const url = await make().listenHttp({ port: 0 })
+      const inMemory = await Client.inMemory(make())
+      for (let i = 0; i < 10; i++) { globalThis.gc(); await new Promise(r => setTimeout(r, 10)) }
+      const http = await Client.http(url)
+      const a = await http.callTool('echo', {})
+      const b = await inMemory.callTool('echo', {})
+      console.log(a.content[0].text, '/', b.content[0].text)
+      await http.close()
+      await inMemory.close()
+      process.exit(0)`])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.trim(), 'still here / still here')
   })
 })
