@@ -25,6 +25,9 @@ pub struct NativeServer {
     /// The loop slots of the servers this one mounts (theirs and what they mount): their
     /// handlers run on the loop this one serves from.
     mounted: Mutex<Vec<Arc<Mutex<Option<LoopHandle>>>>>,
+    /// Every Python function filed here, as the core's handlers hold them: what
+    /// `__traverse__` shows the cycle collector (see there).
+    handlers: Mutex<Vec<Arc<Py<PyAny>>>>,
 }
 
 impl NativeServer {
@@ -37,10 +40,34 @@ impl NativeServer {
         }
         Ok(())
     }
+
+    /// `handler` as the core holds it, remembered for the collector.
+    fn keep(&self, handler: Py<PyAny>, is_async: bool) -> PyFn {
+        let func = Arc::new(handler);
+        self.handlers.lock().unwrap_or_else(|e| e.into_inner()).push(func.clone());
+        PyFn { func, is_async }
+    }
 }
 
 #[pymethods]
 impl NativeServer {
+    /// The handlers are Python functions that usually hold the `Server` this native server
+    /// belongs to (its bound methods, its closures), and the core holds them from Rust: a
+    /// cycle the collector could not see, so no server was ever freed. Shown here, the
+    /// cycle is collected once the `Server` is unreachable. That is safe because whatever
+    /// may still call a handler keeps the Python `Server` reachable: a serving coroutine,
+    /// a started listener (the Python layer's set of held servers), an in-memory client, a
+    /// mounting server, an ASGI app.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        // The collector must not block: a handler list being filed now is skipped this time.
+        if let Ok(handlers) = self.handlers.try_lock() {
+            for handler in handlers.iter() {
+                visit.call(&**handler)?;
+            }
+        }
+        Ok(())
+    }
+
     #[new]
     #[pyo3(signature = (name, version, instructions=None))]
     fn new(name: String, version: String, instructions: Option<String>) -> PyResult<Self> {
@@ -48,7 +75,7 @@ impl NativeServer {
         if let Some(i) = instructions {
             staged.set_instructions(i).map_err(errors::raise)?;
         }
-        Ok(Self { staged, event_loop: Arc::default(), mounted: Mutex::default() })
+        Ok(Self { staged, event_loop: Arc::default(), mounted: Mutex::default(), handlers: Mutex::default() })
     }
 
     /// How tasks are kept (the core's task options, JSON); before serving.
@@ -62,7 +89,7 @@ impl NativeServer {
     #[pyo3(signature = (kind, definition_json, handler, is_async=true))]
     fn register(&self, kind: &str, definition_json: &str, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let kind = HandlerKind::from_name(kind).map_err(errors::raise)?;
-        let f = PyFn { func: Arc::new(handler), is_async };
+        let f = self.keep(handler, is_async);
         let (calls, event_loop) = (self.staged.calls().clone(), self.event_loop.clone());
         let host = Arc::new(move |id, input: String| {
             let lp = event_loop.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -76,7 +103,7 @@ impl NativeServer {
 
     /// Checks access tokens with `handler(input_json)` on a protected HTTP listener.
     fn verify_tokens(&self, handler: Py<PyAny>, is_async: bool) {
-        let f = PyFn { func: Arc::new(handler), is_async };
+        let f = self.keep(handler, is_async);
         let (calls, event_loop) = (self.staged.calls().clone(), self.event_loop.clone());
         self.staged.verify_tokens_with(Arc::new(move |id, input: String| {
             let Some(lp) = event_loop.lock().unwrap_or_else(|e| e.into_inner()).clone() else { return false };

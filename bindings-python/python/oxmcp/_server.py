@@ -47,6 +47,12 @@ _R = TypeVar("_R")
 _RAISED_BY_CALLS = (ConnectionClosed, HandlerError, ProtocolError, RequestCancelled, RequestTimeout, TransportError,
                     Unauthorized)
 
+#: The servers whose lifespan is held (serving, listening, an in-memory client, ``async
+#: with``): kept here because the engine may call their handlers while nothing else in
+#: Python refers to them (``url = await Server(...).start_http()``). A server not held is
+#: collected once unreachable, handlers and all (see ``NativeServer.__traverse__``).
+_HELD: set["Server"] = set()
+
 #: Whether a tool runs as a task (the tasks extension) for clients that declared it.
 TaskSupport = Literal["forbidden", "optional", "required"]
 
@@ -639,6 +645,7 @@ class Server:
         if self._lock is None or self._lock_loop is not loop:
             if self._lock_loop is not None and self._lock_loop.is_closed():
                 self._holders, self._lifespan_exit, self._lifespan_value, self._http_held = 0, None, None, False
+                _HELD.discard(self)
                 self._mounted_held = []
             self._lock, self._lock_loop = asyncio.Lock(), loop
         return self._lock
@@ -649,6 +656,7 @@ class Server:
             if self._holders == 0:
                 await self._enter_lifespans()
             self._holders += 1
+            _HELD.add(self)
 
     async def _enter_lifespans(self) -> None:
         """This server's lifespan, then those of the servers mounted here; on a failure,
@@ -685,6 +693,7 @@ class Server:
                 return  # given up with a closed loop
             self._holders -= 1
             if self._holders == 0:
+                _HELD.discard(self)
                 await self._exit_lifespans()
 
     async def __aenter__(self) -> "Server":
