@@ -197,6 +197,10 @@ describe('Streamable HTTP (in-process server)', () => {
     await assert.rejects(call, AbortError)
     const reason = await aborted
     assert.ok(reason instanceof RequestCancelledError)
+    assert.equal(reason.message, 'cancelled by the client')
+    // Made without a stack (it would show only oxmcp's dispatcher), and the limit restored.
+    assert.equal(reason.stack, 'RequestCancelledError: cancelled by the client')
+    assert.equal(Error.stackTraceLimit, 10)
     await client.close()
     await assert.rejects(client.callTool('hello', { who: 'x' }), ConnectionClosedError)
     await server.close()
