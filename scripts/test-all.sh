@@ -45,7 +45,7 @@ suite style '^style: ' bash -c 'cargo fmt --all -- --check && cargo clippy -q --
 # OXMCP_SPEC_DIR); under CI it fails instead of skipping when they are missing.
 suite rust '^test result:' cargo test --workspace --no-fail-fast
 cargo build -q -p oxmcp-cli || failed+=("oxmcp-cli build")
-export OXMCP_BIN="$root/target/debug/oxmcp"
+export OXMCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/oxmcp"
 
 # The README's demo, on that build, so it cannot break unseen.
 suite demo '^demo passed' bash scripts/demo.sh

@@ -10,6 +10,6 @@ bash install.sh
 export PATH="$here/node_modules/node/bin:$PATH"
 if [ -z "${OXMCP_BIN:-}" ]; then
   (cd "$repo" && cargo build -q -p oxmcp-cli)
-  export OXMCP_BIN="$repo/target/debug/oxmcp"
+  export OXMCP_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/oxmcp"
 fi
 node --test --test-reporter=spec oauth.test.mjs

@@ -21,7 +21,7 @@ export PATH="$here/node_modules/node/bin:$PATH"
 node --version | grep -q '^v22\.' || { echo "conformance: Node 22 did not install" >&2; exit 1; }
 if [ -z "${OXMCP_BIN:-}" ]; then
   (cd "$repo" && cargo build -q -p oxmcp-cli)
-  OXMCP_BIN="$repo/target/debug/oxmcp"
+  OXMCP_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/oxmcp"
 fi
 suite="$here/node_modules/.bin/conformance"
 out="$(mktemp -d)"

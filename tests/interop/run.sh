@@ -60,7 +60,7 @@ if [[ -z "${OXMCP_BIN:-}" ]]; then
   need cargo
   log "cargo build -p oxmcp-cli"
   (cd "$REPO" && cargo build --quiet -p oxmcp-cli)
-  export OXMCP_BIN="$REPO/target/debug/oxmcp"
+  export OXMCP_BIN="${CARGO_TARGET_DIR:-$REPO/target}/debug/oxmcp"
 fi
 if [[ ! -x "$OXMCP_BIN" ]]; then
   log "OXMCP_BIN=$OXMCP_BIN is not an executable"

@@ -19,7 +19,7 @@ source "$here/cluster.sh"
 
 if [ -z "${OXMCP_BIN:-}" ]; then
   (cd "$repo" && cargo build -q -p oxmcp-cli)
-  OXMCP_BIN="$repo/target/debug/oxmcp"
+  OXMCP_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/oxmcp"
 fi
 export OXMCP_BIN
 for dir in conformance interop; do
