@@ -28,6 +28,10 @@ class Context internal constructor(private val native: RequestContext) {
     /** The client's `clientInfo` (name, version), if it sent one. */
     val clientInfo: JsonObject? get() = info["clientInfo"] as? JsonObject
 
+    /** Who the request's OAuth access token speaks for (`subject`, `scopes`, `claims`...) on
+     *  a server started with [HttpAuth]; null elsewhere. */
+    val auth: JsonObject? get() = info["auth"] as? JsonObject
+
     /** Whether the client cancelled the request (the handler's coroutine is cancelled too). */
     val isCancelled: Boolean get() = native.isCancelled()
 

@@ -7,8 +7,28 @@ import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
+
+/**
+ * How [Server.startHttp] checks OAuth access tokens: JWTs of [issuer] (checked against
+ * its published keys) for [audience] (default: the endpoint's URL), with [scopes] on every
+ * request and, for a call of a tool named in [toolScopes], those scopes too.
+ */
+data class HttpAuth(
+    val issuer: String,
+    val audience: String? = null,
+    val scopes: List<String> = emptyList(),
+    val toolScopes: Map<String, List<String>> = emptyMap(),
+) {
+    internal fun toJson(): JsonObject = buildJsonObject {
+        put("issuer", issuer)
+        audience?.let { put("audience", it) }
+        put("scopes", JsonArray(scopes.map(::JsonPrimitive)))
+        put("toolScopes", JsonObject(toolScopes.mapValues { (_, v) -> JsonArray(v.map(::JsonPrimitive)) }))
+    }
+}
 
 /** A prompt's argument. */
 data class PromptArgument(val name: String, val description: String? = null, val required: Boolean = false)
@@ -129,17 +149,40 @@ class Server(name: String, version: String = "1.0.0", instructions: String? = nu
 
     /**
      * Starts Streamable HTTP (and legacy HTTP+SSE on `/sse`) in the background; returns the
-     * endpoint's URL. [port] 0 takes a free one. [stateless]: no sessions.
+     * endpoint's URL. [port] 0 takes a free one. [stateless]: no sessions. [jsonResponse]:
+     * a request is answered with one JSON body, not an event stream.
+     *
+     * [allowedHosts] and [allowedOrigins] are the `Host` and `Origin` values accepted (by
+     * default only local ones: a guard against DNS rebinding; a server behind a proxy or
+     * under another name lists its names; an origin is given whole,
+     * `"https://app.example.com"`, or as a host name, any scheme and port). [maxSessions]
+     * caps the sessions kept at once (at the cap the least recently used idle one is
+     * closed). [auth] protects the endpoint with OAuth access tokens; handlers see who a
+     * token speaks for in [Context.auth].
      */
-    suspend fun startHttp(host: String = "127.0.0.1", port: Int = 8000, path: String = "/mcp", stateless: Boolean = false): String =
-        mcp {
-            native.startHttp(buildJsonObject {
-                put("host", host)
-                put("port", port)
-                put("path", path)
-                put("stateless", stateless)
-            }.toString())
-        }
+    suspend fun startHttp(
+        host: String = "127.0.0.1",
+        port: Int = 8000,
+        path: String = "/mcp",
+        stateless: Boolean = false,
+        jsonResponse: Boolean = false,
+        allowedHosts: List<String>? = null,
+        allowedOrigins: List<String>? = null,
+        maxSessions: Int? = null,
+        auth: HttpAuth? = null,
+    ): String = mcp {
+        native.startHttp(buildJsonObject {
+            put("host", host)
+            put("port", port)
+            put("path", path)
+            put("stateless", stateless)
+            put("jsonResponse", jsonResponse)
+            allowedHosts?.let { put("allowedHosts", JsonArray(it.map(::JsonPrimitive))) }
+            allowedOrigins?.let { put("allowedOrigins", JsonArray(it.map(::JsonPrimitive))) }
+            maxSessions?.let { put("maxSessions", it) }
+            auth?.let { put("auth", it.toJson()) }
+        }.toString())
+    }
 
     /** Stops serving, letting requests in flight finish. */
     suspend fun stop() = mcp { native.stop() }

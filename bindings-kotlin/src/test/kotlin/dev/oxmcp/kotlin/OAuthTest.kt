@@ -5,6 +5,7 @@ import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import java.io.File
@@ -103,6 +104,29 @@ class OAuthTest {
             Client.http(url, options = ClientOptions(oauth = OAuth.clientCredentials("machine", "guess")))
         }
         assertTrue("machine-secret" !in OAuth.clientCredentials("machine", "machine-secret").toString())
+    }
+
+    @Test
+    fun `a Kotlin server protected by the authorization server`() = runBlocking<Unit> {
+        mcpServer("guarded") {
+            tool("whoami") { _, ctx -> ctx.auth.toString() }
+            tool("erase") { _, _ -> "erased" }
+        }.use { server ->
+            val url = server.startHttp(port = 0, auth = HttpAuth(issuer, scopes = listOf("mcp:read"), toolScopes = mapOf("erase" to listOf("mcp:write"))))
+            val reader = OAuth.clientCredentials("machine", "machine-secret", scope = "mcp:read")
+            Client.http(url, options = ClientOptions(oauth = reader)).use { c ->
+                val who = Json.parseToJsonElement(c.callTool("whoami").text()).jsonObject
+                assertEquals("machine", who["subject"]!!.jsonPrimitive.content)
+                assertEquals("machine", who["clientId"]!!.jsonPrimitive.content)
+                assertEquals(listOf("mcp:read"), who["scopes"]!!.jsonArray.map { it.jsonPrimitive.content })
+                // The tool's own scope: the client steps up (asks for both) and goes on.
+                assertEquals("erased", c.callTool("erase").text())
+                val after = Json.parseToJsonElement(c.callTool("whoami").text()).jsonObject
+                assertEquals(listOf("mcp:read", "mcp:write"), after["scopes"]!!.jsonArray.map { it.jsonPrimitive.content }.sorted())
+            }
+            // No token: refused, clearly.
+            assertFailsWith<McpException.Unauthorized> { Client.http(url) }
+        }
     }
 
     @Test

@@ -96,6 +96,48 @@ class ServerClientTest {
         }
     }
 
+    /** A raw HTTP/1.1 POST of `initialize` to [url] with [host] as its `Host`: status and `Content-Type`. */
+    private fun rawInitialize(url: String, host: String): Pair<Int, String> {
+        val u = java.net.URI(url)
+        val body = """{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"""
+        java.net.Socket(u.host, u.port).use { socket ->
+            val request = "POST ${u.path} HTTP/1.1\r\nHost: $host\r\nContent-Type: application/json\r\n" +
+                "Accept: application/json, text/event-stream\r\nContent-Length: ${body.toByteArray().size}\r\nConnection: close\r\n\r\n$body"
+            socket.getOutputStream().write(request.toByteArray())
+            val head = socket.getInputStream().bufferedReader().lineSequence().takeWhile { it.isNotEmpty() }.toList()
+            val status = head.first().split(" ")[1].toInt()
+            val type = head.firstOrNull { it.lowercase().startsWith("content-type:") }?.substringAfter(":")?.trim() ?: ""
+            return status to type
+        }
+    }
+
+    @Test
+    fun `HTTP options - allowed hosts, JSON responses, a session cap`() = runBlocking {
+        mcpServer("options") { tool("hi") { _, _ -> "hi" } }.use { server ->
+            val url = server.startHttp(port = 0, jsonResponse = true, allowedHosts = listOf("127.0.0.1", "api.example.com"), maxSessions = 1)
+            val port = java.net.URI(url).port
+            assertEquals(403, rawInitialize(url, "evil.example:$port").first)
+            val (status, type) = rawInitialize(url, "api.example.com")
+            assertEquals(200, status)
+            assertTrue(type.startsWith("application/json"), type)
+            // Two session-era clients, one session kept: the cap closed the idle one.
+            Client.http(url, options = ClientOptions(era = "session")).use { a ->
+                Client.http(url, options = ClientOptions(era = "session")).use { b ->
+                    assertEquals("hi", b.callTool("hi").text())
+                    assertEquals(1L, server.sessionCount)
+                }
+            }
+        }
+        mcpServer("defaults") { tool("hi") { _, _ -> "hi" } }.use { server ->
+            val url = server.startHttp(port = 0)
+            val port = java.net.URI(url).port
+            assertEquals(403, rawInitialize(url, "api.example.com").first)
+            val (status, type) = rawInitialize(url, "127.0.0.1:$port")
+            assertEquals(200, status)
+            assertTrue(type.startsWith("text/event-stream"), type)
+        }
+    }
+
     @Test
     fun `both eras over HTTP`() = runBlocking {
         mcpServer("eras") { tool("hi") { _, ctx -> "hi ${ctx.clientInfo?.get("name")?.jsonPrimitive?.content}" } }.use { server ->
