@@ -52,6 +52,23 @@ impl NativeServer {
         Ok(self.staged.set_instructions(text)?)
     }
 
+    /// How tasks are kept (the core's task options JSON: `ttlMs`, `pollIntervalMs`,
+    /// `maxTasks`, `maxRunning`); before serving.
+    pub fn set_task_options(&self, options: String) -> Result<()> {
+        Ok(self.staged.set_task_options(&options)?)
+    }
+
+    /// Serves a skill at `skill_path`: `files` maps each file's path in it to its text
+    /// (`SKILL.md` first of all); checked now.
+    pub fn add_skill(&self, skill_path: String, files: String) -> Result<()> {
+        Ok(self.staged.add_skill(&skill_path, &files)?)
+    }
+
+    /// Serves every skill under the directory `root`; read and checked now.
+    pub fn add_skills_dir(&self, root: String) -> Result<()> {
+        Ok(self.staged.add_skills_dir(&root)?)
+    }
+
     /// Removes tool `name` (clients are told while serving); whether it was there.
     pub fn remove_tool(&self, name: String) -> bool {
         self.staged.remove_tool(&name)

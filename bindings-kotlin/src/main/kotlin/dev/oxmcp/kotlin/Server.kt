@@ -10,6 +10,9 @@ import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.hours
+import kotlin.time.Duration.Companion.milliseconds
 
 /**
  * How [Server.startHttp] checks OAuth access tokens: JWTs of [issuer] (checked against
@@ -27,6 +30,35 @@ data class HttpAuth(
         audience?.let { put("audience", it) }
         put("scopes", JsonArray(scopes.map(::JsonPrimitive)))
         put("toolScopes", JsonObject(toolScopes.mapValues { (_, v) -> JsonArray(v.map(::JsonPrimitive)) }))
+    }
+}
+
+/** Whether a tool runs as a task (the tasks extension) for clients that declared it. */
+enum class TaskSupport(internal val wire: String) {
+    /** Never (the default). */
+    FORBIDDEN("forbidden"),
+    /** When the client asks. */
+    OPTIONAL("optional"),
+    /** Only as a task: a plain call is refused. */
+    REQUIRED("required"),
+}
+
+/**
+ * How a server keeps tasks: each for [ttl] after its creation (null: no limit), clients
+ * asked to poll every [pollInterval], at most [maxTasks] kept and [maxRunning] running at
+ * once (past either, a call that would start one is refused).
+ */
+data class TaskOptions(
+    val ttl: Duration? = 1.hours,
+    val pollInterval: Duration = 500.milliseconds,
+    val maxTasks: Int = 10_000,
+    val maxRunning: Int = 1000,
+) {
+    internal fun toJson(): JsonObject = buildJsonObject {
+        put("ttlMs", ttl?.inWholeMilliseconds)
+        put("pollIntervalMs", pollInterval.inWholeMilliseconds)
+        put("maxTasks", maxTasks)
+        put("maxRunning", maxRunning)
     }
 }
 
@@ -48,11 +80,17 @@ data class PromptArgument(val name: String, val description: String? = null, val
  * val url = server.startHttp(port = 0)
  * ```
  */
-class Server(name: String, version: String = "1.0.0", instructions: String? = null) : AutoCloseable {
+class Server(
+    name: String,
+    version: String = "1.0.0",
+    instructions: String? = null,
+    tasks: TaskOptions = TaskOptions(),
+) : AutoCloseable {
     private val native = NativeThreads.install().let { NativeServer(name, version) }
 
     init {
         instructions?.let { mcp { native.setInstructions(it) } }
+        mcp { native.setTaskOptions(tasks.toJson().toString()) }
     }
 
     /**
@@ -66,6 +104,7 @@ class Server(name: String, version: String = "1.0.0", instructions: String? = nu
         inputSchema: JsonObject = EMPTY_OBJECT_SCHEMA,
         outputSchema: JsonObject? = null,
         annotations: JsonObject? = null,
+        taskSupport: TaskSupport? = null,
         handler: suspend (arguments: JsonObject, context: Context) -> Any?,
     ) = register("tool", buildJsonObject {
         put("name", name)
@@ -73,7 +112,19 @@ class Server(name: String, version: String = "1.0.0", instructions: String? = nu
         put("inputSchema", inputSchema)
         outputSchema?.let { put("outputSchema", it) }
         annotations?.let { put("annotations", it) }
+        taskSupport?.let { put("execution", buildJsonObject { put("taskSupport", it.wire) }) }
     }) { input, ctx -> toolResult(handler(parseObject(input), ctx)) }
+
+    /**
+     * Serves a skill (the skills extension) at [path]: [files] maps each file's path in it
+     * to its text, `SKILL.md` (whose frontmatter `name` must be the path's last part) first
+     * of all. Checked now.
+     */
+    fun skill(path: String, files: Map<String, String>) =
+        mcp { native.addSkill(path, JsonObject(files.mapValues { (_, text) -> JsonPrimitive(text) }).toString()) }
+
+    /** Serves every skill under the directory [root] (each directory holding a `SKILL.md`). */
+    fun skillsDir(root: String) = mcp { native.addSkillsDir(root) }
 
     /** A resource at a fixed [uri]; [handler] returns its text, bytes or a `ReadResourceResult`. */
     fun resource(
@@ -202,5 +253,10 @@ class Server(name: String, version: String = "1.0.0", instructions: String? = nu
 }
 
 /** Builds a [Server]: `mcpServer("demo") { tool("hi") { _, _ -> "hello" } }`. */
-fun mcpServer(name: String, version: String = "1.0.0", instructions: String? = null, block: Server.() -> Unit): Server =
-    Server(name, version, instructions).apply(block)
+fun mcpServer(
+    name: String,
+    version: String = "1.0.0",
+    instructions: String? = null,
+    tasks: TaskOptions = TaskOptions(),
+    block: Server.() -> Unit,
+): Server = Server(name, version, instructions, tasks).apply(block)

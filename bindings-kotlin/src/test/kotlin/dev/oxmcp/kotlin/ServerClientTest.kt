@@ -88,6 +88,54 @@ class ServerClientTest {
     }
 
     @Test
+    fun `a Kotlin server runs tools as tasks and serves skills`() = runBlocking {
+        val cancelled = CompletableDeferred<Unit>()
+        val schema = buildJsonObject { put("type", "object"); putJsonObject("properties") { putJsonObject("ms") { put("type", "integer") } } }
+        mcpServer("jobs", tasks = TaskOptions(ttl = 10.seconds, pollInterval = 50.milliseconds)) {
+            tool("build", inputSchema = schema, taskSupport = TaskSupport.OPTIONAL) { args, _ ->
+                try {
+                    delay(args["ms"]!!.jsonPrimitive.content.toLong())
+                } catch (e: CancellationException) {
+                    cancelled.complete(Unit)
+                    throw e
+                }
+                "built"
+            }
+            tool("only_as_task", taskSupport = TaskSupport.REQUIRED) { _, _ -> "ran" }
+            skill("git-workflow", mapOf("SKILL.md" to "---\nname: git-workflow\ndescription: Our Git conventions\n---\nBranch from main.\n"))
+        }.use { server ->
+            Client.http(server.startHttp(port = 0)).use { client ->
+                fun status(task: JsonObject) = task["status"]!!.jsonPrimitive.content
+                val created = client.startToolTask("build", buildJsonObject { put("ms", 200) })["task"]!!.jsonObject
+                assertEquals("50", created["pollIntervalMs"]!!.jsonPrimitive.content)
+                assertEquals("10000", created["ttlMs"]!!.jsonPrimitive.content)
+                val id = created["taskId"]!!.jsonPrimitive.content
+                var task = client.getTask(id)
+                repeat(200) { if (status(task) == "working") { delay(25); task = client.getTask(id) } }
+                assertEquals("completed", status(task), task.toString())
+                assertEquals("built", task["result"]!!.jsonObject["content"]!!.jsonArray[0].jsonObject["text"]!!.jsonPrimitive.content)
+                // A plain call of the same tool answers directly; one only run as a task is refused.
+                assertEquals("built", client.callTool("build", buildJsonObject { put("ms", 0) }).text())
+                assertEquals(-32021L, assertFailsWith<McpException.Rpc> { client.callTool("only_as_task") }.code)
+                // A cancelled task cancels its handler's coroutine.
+                val long = client.startToolTask("build", buildJsonObject { put("ms", 60_000) })["task"]!!.jsonObject
+                client.cancelTask(long["taskId"]!!.jsonPrimitive.content)
+                withTimeout(5.seconds) { cancelled.await() }
+
+                val skill = client.listSkills().single()
+                assertEquals("git-workflow", skill["frontmatter"]!!.jsonObject["name"]!!.jsonPrimitive.content)
+                val loaded = client.loadSkill(skill["uri"]!!.jsonPrimitive.content, skill)
+                assertTrue(loaded["markdown"]!!.jsonPrimitive.content.endsWith("Branch from main.\n"), loaded.toString())
+            }
+        }
+        // A skill whose name is not its path's last part is refused when it is added.
+        val refused = assertFailsWith<McpException> {
+            Server("bad").use { it.skill("other", mapOf("SKILL.md" to "---\nname: git-workflow\ndescription: d\n---\nx\n")) }
+        }
+        assertTrue("must be its name" in refused.message!!, refused.message)
+    }
+
+    @Test
     fun `a Kotlin server over stdio, started as a child process`() = runBlocking {
         val (java, args) = javaCommand("dev.oxmcp.kotlin.examples.stdio.StdioServerKt")
         Client.stdio(java, args).use { client ->
