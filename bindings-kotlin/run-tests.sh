@@ -2,9 +2,9 @@
 # Builds the Kotlin binding (the uniffi crate and its generated Kotlin, through Maven's
 # generate-sources: generate.sh), installs the official TypeScript SDK and its everything
 # server (npm ci) for the interop tests and the official conformance suite with Node 22
-# (tests/conformance) for the conformance test and oidc-provider (tests/auth/install.sh) for the
-# OAuth tests, and runs the JUnit suite with `mvn -B test`, which
-# fetches Kotlin, kotlinx and JNA from Maven Central. Ends with Surefire's summary line.
+# (tests/conformance) for the conformance test, oidc-provider (tests/auth/install.sh) for the
+# OAuth tests and redis-server (Debian, as tests/scaleout installs it), and runs the JUnit
+# suite with `mvn -B test`, which fetches Kotlin, kotlinx and JNA from Maven Central. Ends with Surefire's summary line.
 #
 # Uses $OXMCP_BIN for the everything server (builds the oxmcp CLI when unset) and one
 # CARGO_TARGET_DIR (default: the workspace's target/).
@@ -51,6 +51,10 @@ fi
 # The OAuth tests (OAuthTest) run a real authorization server (oidc-provider, from npm).
 log "tests/auth/install.sh"
 bash "$root/tests/auth/install.sh"
+
+# Two servers sharing a real Redis (ServerClientTest): redis-server from Debian when missing.
+source "$root/tests/scaleout/cluster.sh"
+cluster_install
 
 log "mvn -B test"
 cd "$here"

@@ -47,6 +47,17 @@ impl NativeServer {
         Ok(self.staged.register(kind, &definition, f)?)
     }
 
+    /// Checks a protected listener's access tokens with `handler` instead of JWTs: it gets
+    /// `{"token": "..."}` and answers who the token speaks for (`{"subject", "clientId",
+    /// "scopes", "expiresAt", "claims"}`, any left out), or fails to refuse it.
+    pub fn verify_tokens(&self, handler: Arc<dyn Handler>) {
+        let calls = self.staged.calls().clone();
+        self.staged.verify_tokens_with(Arc::new(move |id, input| {
+            let (handler, context) = (handler.clone(), Arc::new(RequestContext::new(calls.clone(), id)));
+            calls::answer(&calls, id, async move { handler.handle(input, context).await })
+        }));
+    }
+
     /// The instructions sent in `initialize`; before serving.
     pub fn set_instructions(&self, text: String) -> Result<()> {
         Ok(self.staged.set_instructions(text)?)

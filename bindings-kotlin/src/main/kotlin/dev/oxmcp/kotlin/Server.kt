@@ -33,6 +33,24 @@ data class HttpAuth(
     }
 }
 
+/** Who an access token speaks for, as a [Server.verifyTokens] check answers (handlers see it in [Context.auth]). */
+data class TokenInfo(
+    val subject: String? = null,
+    val clientId: String? = null,
+    val scopes: List<String> = emptyList(),
+    /** When the token expires, in Unix seconds. */
+    val expiresAt: Long? = null,
+    val claims: JsonObject = JsonObject(emptyMap()),
+) {
+    internal fun toJson(): JsonObject = buildJsonObject {
+        subject?.let { put("subject", it) }
+        clientId?.let { put("clientId", it) }
+        put("scopes", JsonArray(scopes.map(::JsonPrimitive)))
+        expiresAt?.let { put("expiresAt", it) }
+        put("claims", claims)
+    }
+}
+
 /** Whether a tool runs as a task (the tasks extension) for clients that declared it. */
 enum class TaskSupport(internal val wire: String) {
     /** Never (the default). */
@@ -186,6 +204,22 @@ class Server(
             buildJsonObject { put("values", JsonArray(handler(parseObject(input), ctx).map { kotlinx.serialization.json.JsonPrimitive(it) })) }
         }
 
+    /**
+     * Checks the access tokens of a listener started with [HttpAuth] with [check] instead
+     * of as JWTs of the issuer: it answers who the token speaks for, or null (or throws) to
+     * refuse it (the client gets 401).
+     *
+     * ```
+     * server.verifyTokens { token -> if (token == "s3cret") TokenInfo(subject = "alice", scopes = listOf("mcp:read")) else null }
+     * ```
+     */
+    fun verifyTokens(check: suspend (token: String) -> TokenInfo?) = native.verifyTokens(object : Handler {
+        override suspend fun handle(input: String, context: RequestContext): String = answering {
+            val token = parseObject(input)["token"]?.asText() ?: ""
+            (check(token) ?: throw McpException.Unauthorized("the token was refused")).toJson().toString()
+        }
+    })
+
     /** Removes tool [name] (clients are told while serving); whether it was there. */
     fun removeTool(name: String): Boolean = native.removeTool(name)
 
@@ -209,7 +243,10 @@ class Server(
      * `"https://app.example.com"`, or as a host name, any scheme and port). [maxSessions]
      * caps the sessions kept at once (at the cap the least recently used idle one is
      * closed). [auth] protects the endpoint with OAuth access tokens; handlers see who a
-     * token speaks for in [Context.auth].
+     * token speaks for in [Context.auth]. [redis] (`redis://HOST:PORT`) shares sessions,
+     * streams, tasks and the `requestState` key with every server started with the same
+     * Redis, so that any number behind a load balancer act as one (give it on the first
+     * start, before the server serves anything else).
      */
     suspend fun startHttp(
         host: String = "127.0.0.1",
@@ -221,6 +258,7 @@ class Server(
         allowedOrigins: List<String>? = null,
         maxSessions: Int? = null,
         auth: HttpAuth? = null,
+        redis: String? = null,
     ): String = mcp {
         native.startHttp(buildJsonObject {
             put("host", host)
@@ -232,6 +270,7 @@ class Server(
             allowedOrigins?.let { put("allowedOrigins", JsonArray(it.map(::JsonPrimitive))) }
             maxSessions?.let { put("maxSessions", it) }
             auth?.let { put("auth", it.toJson()) }
+            redis?.let { put("redis", it) }
         }.toString())
     }
 

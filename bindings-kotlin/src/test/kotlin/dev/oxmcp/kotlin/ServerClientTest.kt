@@ -136,6 +136,66 @@ class ServerClientTest {
     }
 
     @Test
+    fun `a host function checks the tokens`() = runBlocking {
+        val seen = java.util.concurrent.CopyOnWriteArrayList<String>()
+        mcpServer("checked") { tool("whoami") { _, ctx -> ctx.auth.toString() } }.use { server ->
+            server.verifyTokens { token ->
+                seen += token
+                if (token == "s3cret") TokenInfo(subject = "alice", clientId = "cli", scopes = listOf("mcp:read")) else null
+            }
+            val url = server.startHttp(port = 0, auth = HttpAuth("https://as.example.com", scopes = listOf("mcp:read")))
+            Client.http(url, headers = mapOf("Authorization" to "Bearer s3cret")).use { c ->
+                val who = kotlinx.serialization.json.Json.parseToJsonElement(c.callTool("whoami").text()).jsonObject
+                assertEquals("alice", who["subject"]!!.jsonPrimitive.content)
+                assertEquals("cli", who["clientId"]!!.jsonPrimitive.content)
+                assertEquals(listOf("mcp:read"), who["scopes"]!!.jsonArray.map { it.jsonPrimitive.content })
+            }
+            assertFailsWith<McpException.Unauthorized> { Client.http(url, headers = mapOf("Authorization" to "Bearer guess")) }
+            assertTrue("s3cret" in seen && "guess" in seen, seen.toString())
+        }
+    }
+
+    /** A POST of [body] to [url] (with [session] as `Mcp-Session-Id`): status, the session header, the body. */
+    private fun post(url: String, body: String, session: String? = null): Triple<Int, String?, String> {
+        val request = java.net.http.HttpRequest.newBuilder(java.net.URI(url))
+            .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-06-18")
+            .apply { session?.let { header("Mcp-Session-Id", it) } }
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build()
+        val response = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString())
+        return Triple(response.statusCode(), response.headers().firstValue("mcp-session-id").orElse(null), response.body())
+    }
+
+    @Test
+    fun `two servers on one Redis share their sessions`() = runBlocking {
+        val port = java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }
+        val redis = ProcessBuilder("redis-server", "--port", "$port", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT).start()
+        try {
+            repeat(200) { if (runCatching { java.net.Socket("127.0.0.1", port).close() }.isFailure) delay(25) }
+            fun node() = mcpServer("shared") { tool("hi") { _, ctx -> "hi ${ctx.clientInfo?.get("name")?.jsonPrimitive?.content}" } }
+            node().use { a ->
+                node().use { b ->
+                    val urlA = a.startHttp(port = 0, redis = "redis://127.0.0.1:$port")
+                    val urlB = b.startHttp(port = 0, redis = "redis://127.0.0.1:$port")
+                    val init = """{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ada","version":"1"}}}"""
+                    val (status, session, _) = post(urlA, init)
+                    assertEquals(200, status)
+                    assertTrue(session != null)
+                    assertEquals(202, post(urlB, """{"jsonrpc":"2.0","method":"notifications/initialized"}""", session).first)
+                    // The session opened on A, its call answered by B.
+                    val (called, _, body) = post(urlB, """{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hi","arguments":{}}}""", session)
+                    assertEquals(200, called)
+                    assertTrue("hi ada" in body, body)
+                }
+            }
+        } finally {
+            redis.destroy()
+            redis.waitFor()
+        }
+    }
+
+    @Test
     fun `a Kotlin server over stdio, started as a child process`() = runBlocking {
         val (java, args) = javaCommand("dev.oxmcp.kotlin.examples.stdio.StdioServerKt")
         Client.stdio(java, args).use { client ->
