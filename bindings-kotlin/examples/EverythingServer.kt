@@ -345,7 +345,8 @@ fun main(args: Array<String>) = runBlocking {
     val colon = spec.lastIndexOf(':')
     val host = spec.substring(0, maxOf(colon, 0)).removePrefix("[").removeSuffix("]").ifEmpty { "127.0.0.1" }
     val port = spec.substring(colon + 1).toInt()
-    val url = server.startHttp(host, port, stateless = "--stateless" in args)
+    val redis = args.indexOf("--redis").takeIf { it >= 0 }?.let { args.getOrNull(it + 1) }
+    val url = server.startHttp(host, port, stateless = "--stateless" in args, redis = redis)
     System.err.println("listening on $url")
     // SIGINT and SIGTERM run the JVM's shutdown hooks: stop serving, then let main end.
     val stopped = CountDownLatch(1)

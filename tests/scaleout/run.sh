@@ -7,8 +7,8 @@
 #      progress, subscriptions, resumption, legacy SSE) through the balancer;
 #   3. scaleout.test.mjs: kill -9 of the node holding a resumed stream mid-call, Redis
 #      restarted during traffic, stateless-era listeners across nodes, tasks across nodes;
-#   4. the conformance server suite through three proxy nodes, three Python nodes, then
-#      three Node nodes (the bindings' everything servers with --redis).
+#   4. the conformance server suite through three proxy nodes, then three nodes of the
+#      Python, the Node and the Kotlin everything server (examples/, with --redis).
 # Installs redis-server and haproxy from Debian when missing, and the npm packages of
 # tests/conformance and tests/interop. Ends with node's summary lines and "N passed, N failed"
 # of the conformance checks.
@@ -85,19 +85,27 @@ grep -E '^# (tests|pass|fail) ' "$dir/failures.log" || true
 cluster_stop
 
 # The same through three `oxmcp proxy --http --redis` nodes (each relaying to stdio servers
-# of its own), then through the hosts' own servers: three nodes of the Python and of the
-# Node everything server (examples/), each `--redis`, behind haproxy.
+# of its own), then through the hosts' own servers: three nodes of the Python, the Node and
+# the Kotlin everything server (examples/), each `--redis`, behind haproxy.
 python="$repo/bindings-python/.venv/bin/python"
 if ! "$python" -c 'import oxmcp' 2>/dev/null; then
   python3 -m venv "$repo/bindings-python/.venv"
   CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}" "$python" -m pip install -q --disable-pip-version-check "$repo/bindings-python"
 fi
 [ -f "$repo/bindings-node/oxmcp.linux-x64-gnu.node" ] || (cd "$repo/bindings-node" && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
-for host in proxy python node; do
+# The Kotlin everything server (examples/, compiled with the Kotlin tests; Maven brings it up
+# to date) on the JVM, its library from the workspace's debug build.
+kotlin="$repo/bindings-kotlin"
+kotlin_lib="${CARGO_TARGET_DIR:-$repo/target}/debug"
+(cd "$kotlin" && mvn -q -B -ntp test-compile dependency:build-classpath -Dmdep.outputFile="$dir/kotlin.cp" \
+  -Doxmcp.library.dir="$kotlin_lib") >"$dir/kotlin-build.log" 2>&1 || { cat "$dir/kotlin-build.log" >&2; exit 1; }
+kotlin_cp="$kotlin/target/classes:$kotlin/target/test-classes:$(cat "$dir/kotlin.cp")"
+for host in proxy python node kotlin; do
   case "$host" in
     proxy) NODE_CMD="$OXMCP_BIN proxy --http 127.0.0.1:{port} --redis {redis} -- $OXMCP_BIN everything-server --stdio" ;;
     python) NODE_CMD="$python $repo/bindings-python/examples/everything_server.py --http 127.0.0.1:{port} --redis {redis}" ;;
     node) NODE_CMD="node $repo/bindings-node/examples/everything-server.mjs --http 127.0.0.1:{port} --redis {redis}" ;;
+    kotlin) NODE_CMD="java -Djna.library.path=$kotlin_lib -cp $kotlin_cp dev.oxmcp.kotlin.examples.everything.EverythingServerKt --http 127.0.0.1:{port} --redis {redis}" ;;
   esac
   export NODE_CMD
   mkdir -p "$dir/$host"
