@@ -71,6 +71,14 @@ impl RequestContext {
         }
     }
 
+    /// In an escalating tool: continues the call as a task (the client gets the task and
+    /// follows it while the handler goes on); `true` once it is one, `false` when it stays
+    /// inline (the client did not ask for a task).
+    pub async fn escalate_to_task(&self) -> Result<bool> {
+        let ctx = self.request()?;
+        runtime::run(async move { Ok(ctx.escalate_to_task().await?) }).await
+    }
+
     /// Asks the client: `sampling/createMessage`, `elicitation/create` or `roots/list`
     /// with `params` JSON; the client's result as JSON.
     pub async fn ask(&self, method: String, params: String) -> Result<String> {

@@ -35,6 +35,14 @@ class Context internal constructor(private val native: RequestContext) {
     /** Whether the client cancelled the request (the handler's coroutine is cancelled too). */
     val isCancelled: Boolean get() = native.isCancelled()
 
+    /**
+     * In an escalating tool (`tool(..., taskSupport = OPTIONAL, escalating = true)`): goes on
+     * as a task from here (the client is handed the task and follows it; what the handler
+     * asked so far was asked inline). `true` once the call is a task, `false` when it stays
+     * inline because the client did not ask for one.
+     */
+    suspend fun escalateToTask(): Boolean = mcp { native.escalateToTask() }
+
     /** Sends progress, if the client asked for it. */
     fun reportProgress(progress: Double, total: Double? = null, message: String? = null) =
         mcp { native.reportProgress(progress, total, message) }

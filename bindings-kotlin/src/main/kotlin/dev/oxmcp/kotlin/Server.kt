@@ -115,6 +115,8 @@ class Server(
      * A tool. [handler] gets the arguments (checked against [inputSchema] by the engine)
      * and returns a `String`, any JSON, or a whole `CallToolResult` (see [toolResult]).
      * Throwing makes an `isError` result, except [McpException.Rpc], answered as that error.
+     * [taskSupport] lets a client run it as a task (the tasks extension); [escalating]: the
+     * call starts inline and becomes a task at [Context.escalateToTask].
      */
     fun tool(
         name: String,
@@ -123,14 +125,19 @@ class Server(
         outputSchema: JsonObject? = null,
         annotations: JsonObject? = null,
         taskSupport: TaskSupport? = null,
+        escalating: Boolean = false,
         handler: suspend (arguments: JsonObject, context: Context) -> Any?,
     ) = register("tool", buildJsonObject {
+        if (escalating && taskSupport != TaskSupport.OPTIONAL && taskSupport != TaskSupport.REQUIRED) {
+            throw McpException.InvalidInput("tool $name: escalating needs taskSupport OPTIONAL or REQUIRED")
+        }
         put("name", name)
         description?.let { put("description", it) }
         put("inputSchema", inputSchema)
         outputSchema?.let { put("outputSchema", it) }
         annotations?.let { put("annotations", it) }
         taskSupport?.let { put("execution", buildJsonObject { put("taskSupport", it.wire) }) }
+        if (escalating) put("escalating", true)
     }) { input, ctx -> toolResult(handler(parseObject(input), ctx)) }
 
     /**

@@ -136,6 +136,41 @@ class ServerClientTest {
     }
 
     @Test
+    fun `an escalating tool asks inline, then goes on as a task`() = runBlocking {
+        val steps = java.util.concurrent.CopyOnWriteArrayList<String>()
+        val asked = java.util.concurrent.CopyOnWriteArrayList<String>()
+        val nameSchema = buildJsonObject { put("type", "object"); putJsonObject("properties") { putJsonObject("name") { put("type", "string") } } }
+        mcpServer("escalating") {
+            tool("report", taskSupport = TaskSupport.OPTIONAL, escalating = true) { args, ctx ->
+                val answer = ctx.elicit("Name?", nameSchema)
+                steps += "escalated=${ctx.escalateToTask()}"
+                delay(args["ms"]?.jsonPrimitive?.content?.toLong() ?: 200)
+                "report for ${answer["content"]!!.jsonObject["name"]!!.jsonPrimitive.content}"
+            }
+        }.use { server ->
+            assertFailsWith<McpException.InvalidInput> { server.tool("plain", escalating = true) { _, _ -> "x" } }
+            val options = ClientOptions(elicitation = { params ->
+                asked += params["message"]!!.jsonPrimitive.content
+                buildJsonObject { put("action", "accept"); putJsonObject("content") { put("name", "Ada") } }
+            })
+            Client.http(server.startHttp(port = 0), options = options).use { client ->
+                // Asked for a task: the question is asked inline, then the client gets the task.
+                val task = client.startToolTask("report")["task"]!!.jsonObject
+                assertEquals(listOf("Name?"), asked)
+                val id = task["taskId"]!!.jsonPrimitive.content
+                var got = client.getTask(id)
+                repeat(200) { if (got["status"]!!.jsonPrimitive.content == "working") { delay(25); got = client.getTask(id) } }
+                assertEquals("completed", got["status"]!!.jsonPrimitive.content, got.toString())
+                assertEquals("report for Ada", got["result"]!!.jsonObject["content"]!!.jsonArray[0].jsonObject["text"]!!.jsonPrimitive.content)
+                assertEquals(listOf("escalated=true"), steps)
+                // A plain call runs inline to its end.
+                assertEquals("report for Ada", client.callTool("report", buildJsonObject { put("ms", 0) }).text())
+                assertEquals("escalated=false", steps.last())
+            }
+        }
+    }
+
+    @Test
     fun `a host function checks the tokens`() = runBlocking {
         val seen = java.util.concurrent.CopyOnWriteArrayList<String>()
         mcpServer("checked") { tool("whoami") { _, ctx -> ctx.auth.toString() } }.use { server ->
