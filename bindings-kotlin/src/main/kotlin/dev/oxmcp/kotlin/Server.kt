@@ -51,6 +51,9 @@ data class TokenInfo(
     }
 }
 
+/** A completion's answer: [values], and, when there are more, how many in all ([total]) and whether more exist ([hasMore]). */
+data class Completion(val values: List<String>, val total: Long? = null, val hasMore: Boolean? = null)
+
 /** Whether a tool runs as a task (the tasks extension) for clients that declared it. */
 enum class TaskSupport(internal val wire: String) {
     /** Never (the default). */
@@ -204,11 +207,22 @@ class Server(
 
     /**
      * Completion of prompt and resource template arguments: [handler] gets the
-     * `completion/complete` params and returns candidate values (the engine keeps 100).
+     * `completion/complete` params and returns candidate values, a `List<String>`, or a
+     * [Completion] that also says how many there are in all. The engine sends at most 100
+     * values (then with `total` and `hasMore`).
      */
-    fun completion(handler: suspend (params: JsonObject, context: Context) -> List<String>) =
+    fun completion(handler: suspend (params: JsonObject, context: Context) -> Any) =
         register("completion", JsonObject(emptyMap())) { input, ctx ->
-            buildJsonObject { put("values", JsonArray(handler(parseObject(input), ctx).map { kotlinx.serialization.json.JsonPrimitive(it) })) }
+            val completion = when (val answer = handler(parseObject(input), ctx)) {
+                is Completion -> answer
+                is List<*> -> Completion(answer.map { it.toString() })
+                else -> throw McpException.InvalidInput("a completion handler returns a List<String> or a Completion, not ${answer::class.simpleName}")
+            }
+            buildJsonObject {
+                put("values", JsonArray(completion.values.map(::JsonPrimitive)))
+                completion.total?.let { put("total", it) }
+                completion.hasMore?.let { put("hasMore", it) }
+            }
         }
 
     /**

@@ -300,9 +300,13 @@ class ServerClientTest {
             resource("notes://todo", "todo", mimeType = "text/plain") { uri, _ -> "read $uri" }
             resourceTemplate("notes://{name}", "note") { _, vars, _ -> "note ${vars["name"]}" }
             prompt("review", arguments = listOf(PromptArgument("code", required = true))) { args, _ -> "Review ${args["code"]}" }
+            prompt("pick", arguments = listOf(PromptArgument("item"))) { args, _ -> "Picked ${args["item"]}" }
             completion { params, _ ->
                 val value = params["argument"]!!.jsonObject["value"]!!.jsonPrimitive.content
-                listOf("python", "perl", "rust").filter { it.startsWith(value) }
+                when (params["ref"]!!.jsonObject["name"]!!.jsonPrimitive.content) {
+                    "pick" -> if (value == "all") (1..150).map { "item$it" } else Completion(listOf("a", "b"), total = 250, hasMore = true)
+                    else -> listOf("python", "perl", "rust").filter { it.startsWith(value) }
+                }
             }
         }
         server.use {
@@ -319,6 +323,21 @@ class ServerClientTest {
                     putJsonObject("argument") { put("name", "code"); put("value", "p") }
                 })
                 assertEquals(listOf("python", "perl"), done["completion"]!!.jsonObject["values"]!!.jsonArray.map { it.jsonPrimitive.content })
+                fun complete(value: String) = runBlocking {
+                    client.complete(buildJsonObject {
+                        putJsonObject("ref") { put("type", "ref/prompt"); put("name", "pick") }
+                        putJsonObject("argument") { put("name", "item"); put("value", value) }
+                    })["completion"]!!.jsonObject
+                }
+                // A page of a larger answer, as the handler says; and the engine's 100-value cap.
+                val page = complete("")
+                assertEquals(listOf("a", "b"), page["values"]!!.jsonArray.map { it.jsonPrimitive.content })
+                assertEquals("250", page["total"]!!.jsonPrimitive.content)
+                assertEquals(true, page["hasMore"]!!.jsonPrimitive.boolean)
+                val capped = complete("all")
+                assertEquals(100, capped["values"]!!.jsonArray.size)
+                assertEquals("150", capped["total"]!!.jsonPrimitive.content)
+                assertEquals(true, capped["hasMore"]!!.jsonPrimitive.boolean)
             }
         }
     }
