@@ -177,6 +177,22 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestInfo<'l>(
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
+/// In an escalating tool: continues the call as a task; completes with `true` once it is
+/// one, `false` when it stays inline (the client did not ask for a task).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_requestEscalateToTask<'l>(
+    _env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    request: jlong,
+    call_id: jlong,
+) {
+    let ctx = context_of(request);
+    spawn_call(call_id, async move {
+        let ctx = ctx.ok_or_else(|| Error::new(ErrorKind::Closed, "the request is over"))?;
+        Ok(Done::json(context::escalate_to_task(&ctx).await?))
+    });
+}
+
 /// Asks the client during the request: `method` is `sampling/createMessage`,
 /// `elicitation/create` or `roots/list`; completes with the result JSON.
 #[unsafe(no_mangle)]

@@ -220,6 +220,7 @@ final class Native {
     static native String requestInfo(long request);
 
     static native void requestAskClient(long request, String method, String params, long callId);
+    static native void requestEscalateToTask(long request, long callId);
 
     static native void clientConnect(String optionsJson, long handlerId, long listenerId, long callId);
 

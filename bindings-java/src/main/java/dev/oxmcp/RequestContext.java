@@ -136,6 +136,19 @@ public final class RequestContext {
     }
 
     /**
+     * In an escalating tool (its definition has {@code "escalating": true} and a
+     * {@code taskSupport} of {@code optional} or {@code required}): goes on as a task from
+     * here. The client is handed the task and follows it; what the handler asked so far was
+     * asked inline.
+     *
+     * @return {@code true} once the call is a task, {@code false} when it stays inline (the
+     *     client did not ask for a task)
+     */
+    public CompletableFuture<Boolean> escalateToTask() {
+        return Native.call(d -> Boolean.parseBoolean(d.json()), null, id -> Native.requestEscalateToTask(handle, id));
+    }
+
+    /**
      * Asks the client for its roots ({@code roots/list}).
      *
      * @return the {@code ListRootsResult} JSON

@@ -153,6 +153,46 @@ class SkillsTest {
         }
     }
 
+    /**
+     * An escalating tool asks inline, then goes on as a task: the client calling it as a task
+     * answers the question during its tools/call, then follows the task; a plain call runs
+     * inline.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"session", "stateless"})
+    void anEscalatingToolAsksInlineThenGoesOnAsATask(String era) throws Exception {
+        java.util.List<String> steps = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (McpServer server = new McpServer("escalating", "1")) {
+            server.tool("{\"name\":\"report\",\"inputSchema\":{\"type\":\"object\"},\"execution\":{\"taskSupport\":\"optional\"},\"escalating\":true}",
+                    (args, ctx) -> ctx.elicit("{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}")
+                            .thenCompose(answer -> ctx.escalateToTask().thenApplyAsync(escalated -> {
+                                steps.add("escalated=" + escalated);
+                                return Json.textResult("report for " + Support.json(answer).get("content").get("name").asText());
+                            }, CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS))));
+            String url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
+            McpClient.Options options = McpClient.Options.http(url).era(era).onElicitation((params, ctx) -> {
+                asked.add(Support.json(params).get("message").asText());
+                return CompletableFuture.completedFuture("{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}");
+            });
+            try (McpClient c = McpClient.connect(options).get(30, TimeUnit.SECONDS)) {
+                java.util.List<String> statuses = new java.util.concurrent.CopyOnWriteArrayList<>();
+                JsonNode result = Support.json(c.callToolAsTask("report", "{}",
+                        RequestOptions.defaults().onProgress((n, total, status) -> statuses.add(status))).get(30, TimeUnit.SECONDS));
+                assertEquals("report for Ada", result.get("content").get(0).get("text").asText(), result.toString());
+                assertEquals(java.util.List.of("Name?"), asked);
+                assertEquals(java.util.List.of("escalated=true"), steps);
+                // Followed as a task once escalated (asked inline before: no input_required).
+                assertEquals("completed", statuses.get(statuses.size() - 1), statuses.toString());
+                assertTrue(!statuses.contains("input_required"), statuses.toString());
+                // A plain call runs inline to its end.
+                JsonNode plain = Support.json(c.callTool("report", "{}").join());
+                assertEquals("report for Ada", plain.get("content").get(0).get("text").asText(), plain.toString());
+                assertEquals("escalated=false", steps.get(steps.size() - 1));
+            }
+        }
+    }
+
     @Test
     void badTaskOptionsAndSkillsAreInvalidInput(@TempDir Path empty) {
         try (McpServer server = new McpServer("bad", "1")) {
