@@ -382,8 +382,14 @@ class Client extends EventEmitter {
       }
       this._native.setRef(false)
       // Nothing is delivered after this: the engine's events would otherwise hold this
-      // client in memory for good (see `Events::release`).
+      // client in memory for good (see `Events::release`). The server's requests still
+      // being answered are over with the connection: their handlers' signals abort here,
+      // as the server's cancel (an event that may now never come) would abort them.
       this._answers.release()
+      for (const controller of this._serverRequests.values()) {
+        controller.abort(new ConnectionClosedError(null, 'the client was closed'))
+      }
+      this._serverRequests.clear()
     }
   }
 }

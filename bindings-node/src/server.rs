@@ -32,6 +32,15 @@ pub struct NativeServer {
     events: Events,
 }
 
+impl Drop for NativeServer {
+    /// Collected with its JS server (see `weakDispatcher` in lib/server.cjs): what the engine
+    /// still starts (a task whose client has gone, for one) fails at once instead of waiting
+    /// on a dispatcher nobody answers through.
+    fn drop(&mut self) {
+        self.events.release();
+    }
+}
+
 impl NativeServer {
     /// The host function of the JS function at `slot`.
     fn host_fn(&self, kind: HandlerKind, slot: u32) -> HostFn {

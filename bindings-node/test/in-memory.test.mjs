@@ -39,3 +39,24 @@ it('a client reaches a Server object through memory, in both eras', async () => 
   await Promise.all(clients.map(c => c.close()))
   await assert.rejects(Client.inMemory({}), InvalidInputError)
 })
+
+it("closing a client aborts its answers to the server's requests", async () => {
+  for (const era of ['session', 'stateless']) {
+    let asked, aborted
+    const askedP = new Promise(r => (asked = r))
+    const abortedP = new Promise(r => (aborted = r))
+    const sampling = (_params, { signal }) => new Promise((_, reject) => {
+      signal.addEventListener('abort', () => { aborted(signal.reason); reject(signal.reason) })
+      asked()
+    })
+    const server = makeServer()
+    const client = await Client.inMemory(server, { era, sampling })
+    const call = client.callTool('ask', {}).catch(err => err)
+    await askedP
+    await client.close()
+    const reason = await Promise.race([abortedP, new Promise(r => setTimeout(() => r('not aborted'), 3000))])
+    assert.ok(reason instanceof Error, `${era}: the sampling handler was ${reason}`)
+    assert.ok(await call instanceof Error, era)
+    await server.close()
+  }
+})

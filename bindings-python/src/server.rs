@@ -54,11 +54,15 @@ impl NativeServer {
     /// The handlers are Python functions that usually hold the `Server` this native server
     /// belongs to (its bound methods, its closures), and the core holds them from Rust: a
     /// cycle the collector could not see, so no server was ever freed. Shown here, the
-    /// cycle is collected once the `Server` is unreachable. That is safe because whatever
-    /// may still call a handler keeps the Python `Server` reachable: a serving coroutine,
-    /// a started listener (the Python layer's set of held servers), an in-memory client, a
-    /// mounting server, an ASGI app.
+    /// cycle is collected once the `Server` is unreachable, but only while the core says
+    /// nothing can call a handler any more (`is_idle`: no call under way or queued, no
+    /// listener, session or task holding the running server): a collected function must
+    /// never be called. While the server is busy its handlers are not shown, and the
+    /// collector keeps it; a later collection frees it.
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if !self.staged.is_idle() {
+            return Ok(());
+        }
         // The collector must not block: a handler list being filed now is skipped this time.
         if let Ok(handlers) = self.handlers.try_lock() {
             for handler in handlers.iter() {

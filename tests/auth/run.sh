@@ -8,6 +8,8 @@ cd "$here"
 repo="$(cd ../.. && pwd)"
 bash install.sh
 export PATH="$here/node_modules/node/bin:$PATH"
+# cargo (run from the repository) takes a relative CARGO_TARGET_DIR from there.
+case "${CARGO_TARGET_DIR:-}" in ""|/*) ;; *) export CARGO_TARGET_DIR="$repo/$CARGO_TARGET_DIR" ;; esac
 if [ -z "${OXMCP_BIN:-}" ]; then
   (cd "$repo" && cargo build -q -p oxmcp-cli)
   export OXMCP_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/oxmcp"

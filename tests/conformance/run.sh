@@ -19,6 +19,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 export PATH="$here/node_modules/node/bin:$PATH"
 node --version | grep -q '^v22\.' || { echo "conformance: Node 22 did not install" >&2; exit 1; }
+# cargo (run from the repository) takes a relative CARGO_TARGET_DIR from there.
+case "${CARGO_TARGET_DIR:-}" in ""|/*) ;; *) export CARGO_TARGET_DIR="$repo/$CARGO_TARGET_DIR" ;; esac
 if [ -z "${OXMCP_BIN:-}" ]; then
   (cd "$repo" && cargo build -q -p oxmcp-cli)
   OXMCP_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/oxmcp"

@@ -56,6 +56,8 @@ log "tests/auth/install.sh (oidc-provider, Node 22)"
 bash "$REPO/tests/auth/install.sh" >&2
 
 # --- oxmcp CLI ---------------------------------------------------------------------------
+# cargo (run from the repository) takes a relative CARGO_TARGET_DIR from there.
+case "${CARGO_TARGET_DIR:-}" in ""|/*) ;; *) export CARGO_TARGET_DIR="$REPO/$CARGO_TARGET_DIR" ;; esac
 if [[ -z "${OXMCP_BIN:-}" ]]; then
   need cargo
   log "cargo build -p oxmcp-cli"

@@ -17,6 +17,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 source "$here/cluster.sh"
 
+# cargo (run from the repository) takes a relative CARGO_TARGET_DIR from there.
+case "${CARGO_TARGET_DIR:-}" in ""|/*) ;; *) export CARGO_TARGET_DIR="$repo/$CARGO_TARGET_DIR" ;; esac
 if [ -z "${OXMCP_BIN:-}" ]; then
   (cd "$repo" && cargo build -q -p oxmcp-cli)
   OXMCP_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/oxmcp"
@@ -94,11 +96,13 @@ if ! "$python" -c 'import oxmcp' 2>/dev/null; then
 fi
 [ -f "$repo/bindings-node/oxmcp.linux-x64-gnu.node" ] || (cd "$repo/bindings-node" && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
 # The Kotlin everything server (examples/, compiled with the Kotlin tests; Maven brings it up
-# to date) on the JVM, its library from the workspace's debug build.
+# to date, taking turns with the Kotlin suite's runs) on the JVM, its library from the
+# workspace's debug build.
 kotlin="$repo/bindings-kotlin"
 kotlin_lib="${CARGO_TARGET_DIR:-$repo/target}/debug"
-(cd "$kotlin" && mvn -q -B -ntp test-compile dependency:build-classpath -Dmdep.outputFile="$dir/kotlin.cp" \
-  -Doxmcp.library.dir="$kotlin_lib") >"$dir/kotlin-build.log" 2>&1 || { cat "$dir/kotlin-build.log" >&2; exit 1; }
+(cd "$kotlin" && flock 9 && mvn -q -B -ntp test-compile dependency:build-classpath -Dmdep.outputFile="$dir/kotlin.cp" \
+  -Doxmcp.library.dir="$kotlin_lib") 9>"$kotlin/.run-tests.lock" >"$dir/kotlin-build.log" 2>&1 \
+  || { cat "$dir/kotlin-build.log" >&2; exit 1; }
 kotlin_cp="$kotlin/target/classes:$kotlin/target/test-classes:$(cat "$dir/kotlin.cp")"
 for host in proxy python node kotlin; do
   case "$host" in

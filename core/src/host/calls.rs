@@ -202,6 +202,16 @@ impl HostCalls {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Whether no call is filed, without waiting: `None` while another thread holds the
+    /// table.
+    pub fn try_is_empty(&self) -> Option<bool> {
+        match self.entries.try_lock() {
+            Ok(entries) => Some(entries.is_empty()),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner().is_empty()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
 }
 
 #[cfg(test)]

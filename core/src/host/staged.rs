@@ -467,6 +467,24 @@ impl StagedServer {
         }
     }
 
+    /// Whether nothing can call the host's handlers any more, told without waiting: no host
+    /// call is under way or queued, and the running server (if it ever ran) is held by
+    /// nothing but this staged server (no listener, session, in-memory connection or task).
+    /// `false` when it cannot tell at once. For a host's garbage collector: a server whose
+    /// handlers hold the host object that holds it can be collected only while this is true.
+    ///
+    /// ```
+    /// let server = oxmcp::host::StagedServer::new("idle", "1");
+    /// assert!(server.is_idle());
+    /// ```
+    pub fn is_idle(&self) -> bool {
+        if self.calls.try_is_empty() != Some(true) {
+            return false;
+        }
+        let Ok(state) = self.state.try_lock() else { return false };
+        state.running.as_ref().is_none_or(|s| s.holders() == 1)
+    }
+
     /// Live sessions (0 before serving).
     pub fn session_count(&self) -> usize {
         self.lock().running.as_ref().map_or(0, |s| s.session_count())
@@ -607,6 +625,7 @@ impl StagedServer {
 mod tests {
     use super::*;
     use crate::host::{client, ClientHooks, ConnectOptions};
+    use std::time::Duration;
 
     fn answer_nothing() -> HostFn {
         Arc::new(|_, _| false)
@@ -657,6 +676,51 @@ mod tests {
         assert_eq!(e.rpc().unwrap().code, -32001);
         assert!(server.register(HandlerKind::Middleware, "{}", answer_nothing()).is_err(), "middleware comes before serving");
         c.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_staged_server_is_idle_only_while_nothing_can_call_its_handlers() {
+        let server = StagedServer::new("s", "1");
+        // A tool whose calls stay filed until the test answers them.
+        let filed = Arc::new(Mutex::new(Vec::new()));
+        let keep = filed.clone();
+        let tool = json!({"name": "wait", "inputSchema": {"type": "object"}}).to_string();
+        server
+            .register(
+                HandlerKind::Tool,
+                &tool,
+                Arc::new(move |id, _| {
+                    keep.lock().unwrap().push(id);
+                    true
+                }),
+            )
+            .unwrap();
+        assert!(server.is_idle(), "never served");
+        let calls = HostCalls::new(Default::default());
+        let c = Arc::new(
+            client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap(),
+        );
+        assert!(!server.is_idle(), "a session holds the running server");
+        let call = tokio::spawn({
+            let c = c.clone();
+            async move { c.call_tool("wait", json!({})).await.map(|_| ()) }
+        });
+        let id = loop {
+            if let Some(id) = filed.lock().unwrap().first().copied() {
+                break id;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        server.close().await; // ends the in-memory session
+        assert!(!server.is_idle(), "a host call is still filed");
+        server.calls().complete(id, Ok(json!({"content": []}).to_string()));
+        let _ = call.await;
+        drop(c);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !server.is_idle() {
+            assert!(tokio::time::Instant::now() < deadline, "still busy after the session and the call ended");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 
     #[tokio::test]

@@ -365,6 +365,11 @@ impl ServerSession {
 }
 
 impl Server {
+    /// How many handles on this server exist (this one included): what still uses it.
+    pub(crate) fn holders(&self) -> usize {
+        Arc::strong_count(&self.inner)
+    }
+
     /// Starts building a server named `name` at `version`.
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
         ServerBuilder {

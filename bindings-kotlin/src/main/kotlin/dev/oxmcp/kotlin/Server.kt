@@ -110,8 +110,13 @@ class Server(
     private val native = NativeThreads.install().let { NativeServer(name, version) }
 
     init {
-        instructions?.let { mcp { native.setInstructions(it) } }
-        mcp { native.setTaskOptions(tasks.toJson().toString()) }
+        try {
+            instructions?.let { mcp { native.setInstructions(it) } }
+            mcp { native.setTaskOptions(tasks.toJson().toString()) }
+        } catch (e: Throwable) {
+            native.destroy() // a refused option: nothing else will free it
+            throw e
+        }
     }
 
     /**
@@ -215,7 +220,7 @@ class Server(
         register("completion", JsonObject(emptyMap())) { input, ctx ->
             val completion = when (val answer = handler(parseObject(input), ctx)) {
                 is Completion -> answer
-                is List<*> -> Completion(answer.map { it.toString() })
+                is List<*> -> Completion(answer.map { it as? String ?: throw McpException.InvalidInput("completion values are strings, not $it") })
                 else -> throw McpException.InvalidInput("a completion handler returns a List<String> or a Completion, not ${answer::class.simpleName}")
             }
             buildJsonObject {
@@ -228,7 +233,8 @@ class Server(
     /**
      * Checks the access tokens of a listener started with [HttpAuth] with [check] instead
      * of as JWTs of the issuer: it answers who the token speaks for, or null (or throws) to
-     * refuse it (the client gets 401).
+     * refuse it (the client gets 401). Call it before [startHttp]: a listener started
+     * already keeps the check it started with.
      *
      * ```
      * server.verifyTokens { token -> if (token == "s3cret") TokenInfo(subject = "alice", scopes = listOf("mcp:read")) else null }
