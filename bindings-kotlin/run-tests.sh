@@ -4,7 +4,8 @@
 # server (npm ci) for the interop tests and the official conformance suite with Node 22
 # (tests/conformance) for the conformance test, oidc-provider (tests/auth/install.sh) for the
 # OAuth tests and redis-server (Debian, as tests/scaleout installs it), and runs the JUnit
-# suite with `mvn -B test`, which fetches Kotlin, kotlinx and JNA from Maven Central. Ends with Surefire's summary line.
+# suite with `mvn -B test`, which fetches Kotlin, kotlinx and JNA from Maven Central. Ends
+# with Surefire's summary line.
 #
 # Uses $OXMCP_BIN for the everything server (builds the oxmcp CLI when unset) and one
 # CARGO_TARGET_DIR (default: the workspace's target/).

@@ -26,6 +26,18 @@ pub struct NativeServer {
     staged: Arc<StagedServer>,
 }
 
+impl NativeServer {
+    /// `handler` as the core calls a host: each call answered through the host-call table,
+    /// with a context naming it.
+    fn host_fn(&self, handler: Arc<dyn Handler>) -> HostFn {
+        let calls = self.staged.calls().clone();
+        Arc::new(move |id, input| {
+            let (handler, context) = (handler.clone(), Arc::new(RequestContext::new(calls.clone(), id)));
+            calls::answer(&calls, id, async move { handler.handle(input, context).await })
+        })
+    }
+}
+
 #[uniffi::export]
 impl NativeServer {
     /// A server named `name` at `version`, serving nothing yet.
@@ -39,23 +51,14 @@ impl NativeServer {
     /// serving (templates and completion before).
     pub fn register(&self, kind: String, definition: String, handler: Arc<dyn Handler>) -> Result<()> {
         let kind = HandlerKind::from_name(&kind)?;
-        let calls = self.staged.calls().clone();
-        let f: HostFn = Arc::new(move |id, input| {
-            let (handler, context) = (handler.clone(), Arc::new(RequestContext::new(calls.clone(), id)));
-            calls::answer(&calls, id, async move { handler.handle(input, context).await })
-        });
-        Ok(self.staged.register(kind, &definition, f)?)
+        Ok(self.staged.register(kind, &definition, self.host_fn(handler))?)
     }
 
     /// Checks a protected listener's access tokens with `handler` instead of JWTs: it gets
     /// `{"token": "..."}` and answers who the token speaks for (`{"subject", "clientId",
     /// "scopes", "expiresAt", "claims"}`, any left out), or fails to refuse it.
     pub fn verify_tokens(&self, handler: Arc<dyn Handler>) {
-        let calls = self.staged.calls().clone();
-        self.staged.verify_tokens_with(Arc::new(move |id, input| {
-            let (handler, context) = (handler.clone(), Arc::new(RequestContext::new(calls.clone(), id)));
-            calls::answer(&calls, id, async move { handler.handle(input, context).await })
-        }));
+        self.staged.verify_tokens_with(self.host_fn(handler));
     }
 
     /// The instructions sent in `initialize`; before serving.
