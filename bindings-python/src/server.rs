@@ -41,10 +41,14 @@ impl NativeServer {
         Ok(())
     }
 
-    /// `handler` as the core holds it, remembered for the collector.
+    /// `handler` as the core holds it, remembered for the collector. Handlers the core has
+    /// let go since (a tool replaced or removed) are forgotten now, so a server that keeps
+    /// replacing its tools holds only the live ones and, at most, the one replaced last.
     fn keep(&self, handler: Py<PyAny>, is_async: bool) -> PyFn {
         let func = Arc::new(handler);
-        self.handlers.lock().unwrap_or_else(|e| e.into_inner()).push(func.clone());
+        let mut handlers = self.handlers.lock().unwrap_or_else(|e| e.into_inner());
+        handlers.retain(|h| Arc::strong_count(h) > 1);
+        handlers.push(func.clone());
         PyFn { func, is_async }
     }
 }

@@ -129,3 +129,25 @@ def test_a_server_nothing_refers_to_keeps_serving_while_started_or_connected_in_
     """)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "still here / still here"
+
+
+def test_replaced_handlers_are_let_go():
+    # The native server remembers its handlers for the cycle collector: one the core no
+    # longer holds (replaced) must not be kept there for good.
+    r = run_script("""
+        import gc, weakref
+        from oxmcp import Server
+        server = Server("replacing")
+        gone = []
+        for i in range(20):
+            def tool() -> str:
+                return "x"
+            weakref.finalize(tool, gone.append, i)
+            server.tool(name="t", replace=True)(tool)
+            del tool
+        gc.collect()
+        print(sorted(gone))
+    """)
+    assert r.returncode == 0, r.stderr
+    # Every replaced version but the last one replaced (kept until the next filing).
+    assert r.stdout.strip() == str(list(range(18)))

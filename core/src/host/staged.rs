@@ -177,6 +177,21 @@ enum Registration {
     Skill(SkillBundle),
 }
 
+impl Registration {
+    /// Whether `other` registers the same thing (a later one replaces it). Middleware,
+    /// mounts and skills are never the same: each adds.
+    fn same_key(&self, other: &Registration) -> bool {
+        match (self, other) {
+            (Registration::Tool(a, ..), Registration::Tool(b, ..)) => a.name == b.name,
+            (Registration::Resource(a, _), Registration::Resource(b, _)) => a.uri == b.uri,
+            (Registration::Template(a, _), Registration::Template(b, _)) => a.uri_template == b.uri_template,
+            (Registration::Prompt(a, _), Registration::Prompt(b, _)) => a.name == b.name,
+            (Registration::Completion(_), Registration::Completion(_)) => true,
+            _ => false,
+        }
+    }
+}
+
 fn definition<T: DeserializeOwned>(kind: HandlerKind, text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {}: {e}", kind.name())))
 }
@@ -353,7 +368,13 @@ impl StagedServer {
                 }
             }
         }
-        state.registrations.push(r);
+        // A later registration of the same tool, resource, template or prompt (or the
+        // completion handler) replaces the earlier one where it stood: the earlier handler is
+        // let go now, not kept for good behind the one that wins.
+        match state.registrations.iter().position(|old| old.same_key(&r)) {
+            Some(i) => state.registrations[i] = r,
+            None => state.registrations.push(r),
+        }
         Ok(())
     }
 
@@ -675,6 +696,35 @@ mod tests {
         let e = c.list_all_tools().await.unwrap_err();
         assert_eq!(e.rpc().unwrap().code, -32001);
         assert!(server.register(HandlerKind::Middleware, "{}", answer_nothing()).is_err(), "middleware comes before serving");
+        c.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_registration_again_replaces_the_earlier_one_in_its_place_and_lets_it_go() {
+        let server = StagedServer::new("s", "1");
+        let first = Arc::new(());
+        let held = first.clone();
+        let tool = |name: &str| json!({"name": name, "inputSchema": {"type": "object"}}).to_string();
+        let calls = server.calls().clone();
+        server
+            .register(
+                HandlerKind::Tool,
+                &tool("a"),
+                Arc::new(move |id, _| {
+                    let _ = &held;
+                    calls.complete(id, Ok(json!({"content": [{"type": "text", "text": "old"}]}).to_string()))
+                }),
+            )
+            .unwrap();
+        text_tool(&server, "b", |_| "b".into());
+        assert_eq!(Arc::strong_count(&first), 2);
+        text_tool(&server, "a", |_| "new".into());
+        assert_eq!(Arc::strong_count(&first), 1, "the replaced handler is dropped");
+        let calls = HostCalls::new(Default::default());
+        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let names: Vec<String> = c.list_tools(None).await.unwrap().tools.into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["a", "b"], "in the place of the one it replaced");
+        assert_eq!(c.call_tool("a", json!({})).await.unwrap().content[0].as_text(), Some("new"));
         c.close().await;
     }
 
