@@ -286,6 +286,13 @@ OxmcpStatus oxmcp_client_set_oauth(const struct OxmcpClient *client,
                                    size_t oauth_len,
                                    const char *token_file);
 
+// Tells the server that the client's roots changed
+// (`notifications/roots/list_changed`); the server asks for them again when it needs them.
+//
+// # Safety
+// `client` is a live client.
+OxmcpStatus oxmcp_client_notify_roots_changed(const struct OxmcpClient *client);
+
 // Sets extra HTTP headers sent with every request of an HTTP connection: `headers_json` is
 // a JSON object of strings (e.g. `{"Authorization": "Bearer ..."}` for a token the host got
 // itself); NULL / 0 removes them. Read when connecting (a connected client fails with
@@ -746,6 +753,19 @@ OxmcpStatus oxmcp_incoming_auth(const struct OxmcpIncoming *request,
                                 const uint8_t **out_json,
                                 size_t *out_len);
 
+// The request's facts as JSON: `{"requestId", "progressToken", "clientInfo",
+// "clientCapabilities", "protocolVersion", "cancelled", "auth", "headers"}` (`headers`: the
+// HTTP request's, lower-case names, no `Authorization`; null over stdio). Read once, at the
+// first oxmcp_incoming_info() or oxmcp_incoming_auth() call (oxmcp_incoming_is_cancelled()
+// tells the live state). The bytes (not NUL-terminated) are owned by the request and valid
+// until oxmcp_incoming_free(). Only for a server handler's request.
+//
+// # Safety
+// `request` is a live incoming request; `out_json` and `out_len` are writable.
+OxmcpStatus oxmcp_incoming_info(const struct OxmcpIncoming *request,
+                                const uint8_t **out_json,
+                                size_t *out_len);
+
 // Asks the client during a server handler's request: `method` is
 // `"sampling/createMessage"`, `"elicitation/create"` or `"roots/list"` (NUL-terminated),
 // `params_json` its params (NULL / 0 for `{}`; a sampling request without `maxTokens` gets
@@ -769,6 +789,65 @@ OxmcpStatus oxmcp_incoming_ask_client(const struct OxmcpIncoming *request,
                                       OxmcpCompletionFn callback,
                                       void *user_data,
                                       struct OxmcpRequest **out_request);
+
+// In an escalating tool's call (a tool registered with `"escalating": true` in its
+// definition, which the client does not see): continues the call as a task, so that the
+// handler can ask the client (oxmcp_incoming_ask_client()) as the task asks, with its
+// result then the task's. `callback` gets `true` once the call is a task, `false` when it
+// stays inline (the client did not ask for a task: then questions are asked inline as
+// usual). Only for a server handler's request. Same start rules as
+// oxmcp_client_call_tool(). Any thread.
+//
+// ```c
+// static void on_escalated(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+//     OxmcpIncoming *req = ud; // json is "true" or "false"; ask the client now, then complete req
+// }
+// static void long_job(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
+//     oxmcp_incoming_escalate_to_task(req, on_escalated, req, NULL);
+// }
+// ```
+//
+// # Safety
+// `request` is a live incoming request; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_incoming_escalate_to_task(const struct OxmcpIncoming *request,
+                                            OxmcpCompletionFn callback,
+                                            void *user_data,
+                                            struct OxmcpRequest **out_request);
+
+// Reads one of this server's own resources (`uri`, NUL-terminated) as a client would,
+// with this request's session: `callback` gets the `ReadResourceResult`. Only for a server
+// handler's request. Same start rules as oxmcp_client_call_tool(). Any thread.
+//
+// # Safety
+// `request` is a live incoming request; `uri` is NUL-terminated; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_incoming_read_resource(const struct OxmcpIncoming *request,
+                                         const char *uri,
+                                         OxmcpCompletionFn callback,
+                                         void *user_data,
+                                         struct OxmcpRequest **out_request);
+
+// In a middleware's call (oxmcp_server_add_middleware()): runs the rest of the chain (the
+// next middleware, then the request's handler) with `params_json` (NULL / 0: the params the
+// middleware got). `callback` gets the rest's result, or its error (`OXMCP_STATUS_RPC` with
+// the JSON-RPC code for an error answer). Once per call: a second one's callback gets
+// `OXMCP_STATUS_INVALID_INPUT`. Same start rules as oxmcp_client_call_tool(). Any thread.
+//
+// # Safety
+// `request` is a live incoming request; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_incoming_next(const struct OxmcpIncoming *request,
+                                const uint8_t *params_json,
+                                size_t params_len,
+                                OxmcpCompletionFn callback,
+                                void *user_data,
+                                struct OxmcpRequest **out_request);
+
+// Over Streamable HTTP, ends the SSE stream this request answers on; the client
+// reconnects and the result still reaches it. Nothing over stdio or for a request
+// answered with plain JSON. Only for a server handler's request.
+//
+// # Safety
+// `request` is a live incoming request.
+OxmcpStatus oxmcp_incoming_end_response_stream(const struct OxmcpIncoming *request);
 
 // Releases the request (NULL is ignored). An uncompleted request fails (a handler failure:
 // "freed without a result"); a registered cancel callback will not run any more.
@@ -893,6 +972,68 @@ OxmcpStatus oxmcp_server_add_skill(const struct OxmcpServer *server,
 // `server` is a live server; `root` is NUL-terminated.
 OxmcpStatus oxmcp_server_add_skills_dir(const struct OxmcpServer *server, const char *root);
 
+// Registers a middleware around every request the server routes (tool calls, resource
+// reads, prompts, completion and their lists), in both eras. `handler` gets
+// `{"method": ..., "params": {...}}`; it goes on with oxmcp_incoming_next() (once, with the
+// same or changed params) and completes the request with the result, any JSON: the one
+// oxmcp_incoming_next() gave, changed, or its own without going on.
+// oxmcp_incoming_fail_rpc() answers a JSON-RPC error. The first registered is the
+// outermost. Before serving.
+//
+// ```c
+// static void on_rest(void *req, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+//     if (st == OXMCP_STATUS_OK) oxmcp_incoming_complete(req, json, len); // or a changed result
+//     else oxmcp_incoming_fail_rpc(req, -32603, oxmcp_error_message(err), NULL, 0);
+//     oxmcp_incoming_free(req);
+// }
+// static void audit(void *ud, OxmcpIncoming *req, const uint8_t *request, size_t len) {
+//     log_request(request, len); // {"method":"tools/call","params":{...}}
+//     oxmcp_incoming_next(req, NULL, 0, on_rest, req, NULL);
+// }
+// oxmcp_server_add_middleware(server, audit, NULL);
+// ```
+//
+// # Safety
+// `server` is a live server.
+OxmcpStatus oxmcp_server_add_middleware(const struct OxmcpServer *server,
+                                        OxmcpHandlerFn handler,
+                                        void *user_data);
+
+// Serves `other`'s tools, prompts, resources and templates under `prefix` (letters,
+// digits, `-` and `_`): names become `<prefix>_<name>`, and URIs take `prefix` as their
+// first path segment (`notes://a` is served as `notes://<prefix>/a`). What `other` has when
+// this server starts serving (or now, when it serves already) is what is served; its
+// handlers run as they do for `other` until oxmcp_server_free(other), after which their
+// calls fail. A server mounting itself, even through others, is
+// `OXMCP_STATUS_INVALID_INPUT`.
+//
+// ```c
+// oxmcp_server_mount(main_server, "weather", weather_server); // tool weather_forecast
+// ```
+//
+// # Safety
+// `server` and `other` are live servers; `prefix` is NUL-terminated.
+OxmcpStatus oxmcp_server_mount(const struct OxmcpServer *server,
+                               const char *prefix,
+                               const struct OxmcpServer *other);
+
+// Serves what the server at the other end of `client` (a connected client) offers, under
+// `prefix` as oxmcp_server_mount() does, each call forwarded through `client`. This starts
+// the engine's server: templates, completion and middleware must be registered before.
+// `callback` gets `null` once the server's lists were fetched. Same start rules as
+// oxmcp_client_call_tool(). The client must stay alive (not freed) while this server
+// serves.
+//
+// # Safety
+// `server` is a live server; `prefix` is NUL-terminated; `client` is a live, connected
+// client; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_server_mount_client(const struct OxmcpServer *server,
+                                      const char *prefix,
+                                      const struct OxmcpClient *client,
+                                      OxmcpCompletionFn callback,
+                                      void *user_data,
+                                      struct OxmcpRequest **out_request);
+
 // Registers a tool: `tool_json` is its definition (`{"name", "description", "inputSchema",
 // ...}`), `handler` is called with the arguments for each call; it completes the request
 // with a `CallToolResult`. oxmcp_incoming_fail() makes an `isError: true` result,
@@ -907,13 +1048,37 @@ OxmcpStatus oxmcp_server_add_tool(const struct OxmcpServer *server,
                                   OxmcpHandlerFn handler,
                                   void *user_data);
 
-// Removes a tool; `*out_removed` (if not NULL) tells whether it existed.
+// Removes a tool, staged or live (connected clients are told the list changed);
+// `*out_removed` (if not NULL) tells whether it existed.
 //
 // # Safety
 // `server` is a live server; `name` is NUL-terminated; `out_removed` is NULL or writable.
 OxmcpStatus oxmcp_server_remove_tool(const struct OxmcpServer *server,
                                      const char *name,
                                      bool *out_removed);
+
+// Removes a prompt as oxmcp_server_remove_tool() removes a tool.
+//
+// # Safety
+// As oxmcp_server_remove_tool().
+OxmcpStatus oxmcp_server_remove_prompt(const struct OxmcpServer *server,
+                                       const char *name,
+                                       bool *out_removed);
+
+// Removes the resource at `uri` as oxmcp_server_remove_tool() removes a tool.
+//
+// # Safety
+// As oxmcp_server_remove_tool(), with `uri` NUL-terminated.
+OxmcpStatus oxmcp_server_remove_resource(const struct OxmcpServer *server,
+                                         const char *uri,
+                                         bool *out_removed);
+
+// Tells the clients subscribed to `uri` that it changed (`notifications/resources/updated`;
+// nothing before serving).
+//
+// # Safety
+// `server` is a live server; `uri` is NUL-terminated.
+OxmcpStatus oxmcp_server_notify_resource_updated(const struct OxmcpServer *server, const char *uri);
 
 // Stores in `*out_count` how many clients are connected (sessions over stdio or HTTP; 0
 // before serving).

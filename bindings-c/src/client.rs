@@ -16,7 +16,7 @@ use oxmcp::Error;
 use serde_json::{json, Value};
 
 use crate::callback::{c_string, Gate, OxmcpCompletionFn, OxmcpNotificationFn, OxmcpProgressFn, UserData};
-use crate::error::{bytes_arg, guard, invalid, json_arg, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::error::{bytes_arg, guard, invalid, json_arg, opt_json_text, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
 use crate::incoming::{client_request_fn, OxmcpClientRequestFn};
 use crate::request::{start, OxmcpRequest};
 use crate::runtime::{rt_arg, OxmcpRuntime, Rt};
@@ -54,6 +54,11 @@ pub struct OxmcpClient {
 fn client_arg<'a>(client: *const OxmcpClient) -> Result<&'a OxmcpClient, Error> {
     // SAFETY: exported functions require a NULL or live client handle.
     unsafe { client.as_ref() }.ok_or_else(|| invalid("client is NULL"))
+}
+
+/// The engine client of a connected client handle (for a server mounting it).
+pub(crate) fn connected_arg(client: *const OxmcpClient) -> Result<Arc<Client>, Error> {
+    client_arg(client)?.connected()
 }
 
 impl OxmcpClient {
@@ -283,6 +288,16 @@ pub unsafe extern "C" fn oxmcp_client_set_oauth(
         *c.oauth.lock().unwrap_or_else(|e| e.into_inner()) = oauth;
         Ok(())
     })
+}
+
+/// Tells the server that the client's roots changed
+/// (`notifications/roots/list_changed`); the server asks for them again when it needs them.
+///
+/// # Safety
+/// `client` is a live client.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_notify_roots_changed(client: *const OxmcpClient) -> OxmcpStatus {
+    guard(|| client_arg(client)?.connected()?.notify_roots_changed())
 }
 
 /// Sets extra HTTP headers sent with every request of an HTTP connection: `headers_json` is
@@ -686,15 +701,6 @@ fn host_call(
             None => Ok(Value::Null),
         }
     })
-}
-
-/// An optional JSON argument (pointer + length) as text: `None` when empty.
-fn opt_json_text(ptr: *const u8, len: usize, what: &str) -> Result<Option<String>, Error> {
-    let bytes = bytes_arg(ptr, len, what)?;
-    if bytes.is_empty() {
-        return Ok(None);
-    }
-    std::str::from_utf8(bytes).map(|t| Some(t.to_owned())).map_err(|e| invalid(format!("{what} is not UTF-8: {e}")))
 }
 
 /// Gets the entry of the skill whose `SKILL.md` is at `uri` (`skills/get`, the skills

@@ -172,6 +172,15 @@ pub(crate) fn json_arg(ptr: *const u8, len: usize, what: &str, default: serde_js
     serde_json::from_slice(bytes).map_err(|e| invalid(format!("{what} is not valid JSON: {e}")))
 }
 
+/// An optional JSON argument (pointer + length) as text: `None` when empty.
+pub(crate) fn opt_json_text(ptr: *const u8, len: usize, what: &str) -> Result<Option<String>, Error> {
+    let bytes = bytes_arg(ptr, len, what)?;
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    std::str::from_utf8(bytes).map(|t| Some(t.to_owned())).map_err(|e| invalid(format!("{what} is not UTF-8: {e}")))
+}
+
 /// Writes `value` through an out pointer that must not be NULL.
 pub(crate) fn out<T>(ptr: *mut T, value: T, what: &str) -> Result<(), Error> {
     if ptr.is_null() {

@@ -17,7 +17,7 @@ use oxmcp::{Error, ErrorKind};
 use serde_json::Value;
 
 use crate::callback::{c_string, Gate, OxmcpCancelFn, OxmcpCompletionFn, UserData};
-use crate::error::{bytes_arg, guard, invalid, json_arg, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::error::{bytes_arg, guard, invalid, json_arg, opt_json_text, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
 use crate::request::{start, OxmcpRequest};
 use crate::runtime::Rt;
 
@@ -103,8 +103,9 @@ struct Incoming {
     calls: Arc<HostCalls>,
     /// The request's context (server handlers only).
     ctx: Option<RequestContext>,
-    /// Who the request's access token speaks for (JSON), once oxmcp_incoming_auth() asked.
-    auth: OnceLock<Vec<u8>>,
+    /// The request's facts and who its access token speaks for (JSON), read once, when
+    /// oxmcp_incoming_info() or oxmcp_incoming_auth() first asks.
+    facts: OnceLock<(Vec<u8>, Vec<u8>)>,
     completed: AtomicBool,
     cancel: Mutex<CancelSlot>,
     cancel_done: Condvar,
@@ -114,6 +115,16 @@ struct Incoming {
 impl Incoming {
     fn slot(&self) -> std::sync::MutexGuard<'_, CancelSlot> {
         self.cancel.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The request's facts and its token's identity (JSON), read at the first ask.
+    fn facts(&self, what: &str) -> Result<&(Vec<u8>, Vec<u8>), Error> {
+        let ctx = self.ctx.as_ref().ok_or_else(|| invalid(format!("only a server handler's request {what}")))?;
+        Ok(self.facts.get_or_init(|| {
+            let info = oxmcp::host::context::info(ctx);
+            let auth = serde_json::to_vec(info.get("auth").unwrap_or(&Value::Null)).unwrap_or_else(|_| b"null".to_vec());
+            (info.to_string().into_bytes(), auth)
+        }))
     }
 
     fn ctx(&self) -> Result<&RequestContext, Error> {
@@ -174,7 +185,7 @@ pub(crate) fn hand_over(
         id,
         calls: calls.clone(),
         ctx,
-        auth: OnceLock::new(),
+        facts: OnceLock::new(),
         completed: AtomicBool::new(false),
         cancel: Mutex::new(CancelSlot::default()),
         cancel_done: Condvar::new(),
@@ -461,18 +472,39 @@ pub unsafe extern "C" fn oxmcp_incoming_auth(
     out_len: *mut usize,
 ) -> OxmcpStatus {
     guard(|| {
-        let r = incoming_arg(request)?;
-        let ctx = r.ctx.as_ref().ok_or_else(|| invalid("only a server handler's request has an access token"))?;
-        let json = r.auth.get_or_init(|| {
-            let info = oxmcp::host::context::info(ctx);
-            serde_json::to_vec(info.get("auth").unwrap_or(&Value::Null)).unwrap_or_else(|_| b"null".to_vec())
-        });
-        if out_len.is_null() {
-            return Err(invalid("out_len is NULL"));
-        }
-        out(out_json, json.as_ptr(), "out_json")?;
-        out(out_len, json.len(), "out_len")
+        let (_, auth) = incoming_arg(request)?.facts("has an access token")?;
+        out_bytes(auth, out_json, out_len)
     })
+}
+
+/// The request's facts as JSON: `{"requestId", "progressToken", "clientInfo",
+/// "clientCapabilities", "protocolVersion", "cancelled", "auth", "headers"}` (`headers`: the
+/// HTTP request's, lower-case names, no `Authorization`; null over stdio). Read once, at the
+/// first oxmcp_incoming_info() or oxmcp_incoming_auth() call (oxmcp_incoming_is_cancelled()
+/// tells the live state). The bytes (not NUL-terminated) are owned by the request and valid
+/// until oxmcp_incoming_free(). Only for a server handler's request.
+///
+/// # Safety
+/// `request` is a live incoming request; `out_json` and `out_len` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_info(
+    request: *const OxmcpIncoming,
+    out_json: *mut *const u8,
+    out_len: *mut usize,
+) -> OxmcpStatus {
+    guard(|| {
+        let (info, _) = incoming_arg(request)?.facts("has facts")?;
+        out_bytes(info, out_json, out_len)
+    })
+}
+
+/// Hands out bytes the request owns.
+fn out_bytes(json: &[u8], out_json: *mut *const u8, out_len: *mut usize) -> Result<(), Error> {
+    if out_len.is_null() {
+        return Err(invalid("out_len is NULL"));
+    }
+    out(out_json, json.as_ptr(), "out_json")?;
+    out(out_len, json.len(), "out_len")
 }
 
 /// Asks the client during a server handler's request: `method` is
@@ -503,14 +535,135 @@ pub unsafe extern "C" fn oxmcp_incoming_ask_client(
 ) -> OxmcpStatus {
     guard(|| {
         let r = incoming_arg(request)?;
-        let ctx = r.ctx.clone().ok_or_else(|| invalid("only a server handler's request can ask the client"))?;
+        if r.ctx.is_none() {
+            return Err(invalid("only a server handler's request can ask the client"));
+        }
         let params = std::str::from_utf8(bytes_arg(params_json, params_len, "params_json")?)
             .map_err(|e| invalid(format!("params_json is not UTF-8: {e}")))?;
         // Checked now (a refused question starts nothing), by the core's rules.
         let ask = oxmcp::host::context::Ask::new(str_arg(method, "method")?, params)?;
-        start(&r.rt, callback, user_data, out_request, move |_| async move {
-            serde_json::from_str::<Value>(&ask.send(&ctx).await?).map_err(Error::from)
+        with_context(r, "ask the client", callback, user_data, out_request, |ctx| async move { ask.send(&ctx).await })
+    })
+}
+
+/// In an escalating tool's call (a tool registered with `"escalating": true` in its
+/// definition, which the client does not see): continues the call as a task, so that the
+/// handler can ask the client (oxmcp_incoming_ask_client()) as the task asks, with its
+/// result then the task's. `callback` gets `true` once the call is a task, `false` when it
+/// stays inline (the client did not ask for a task: then questions are asked inline as
+/// usual). Only for a server handler's request. Same start rules as
+/// oxmcp_client_call_tool(). Any thread.
+///
+/// ```c
+/// static void on_escalated(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+///     OxmcpIncoming *req = ud; // json is "true" or "false"; ask the client now, then complete req
+/// }
+/// static void long_job(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
+///     oxmcp_incoming_escalate_to_task(req, on_escalated, req, NULL);
+/// }
+/// ```
+///
+/// # Safety
+/// `request` is a live incoming request; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_escalate_to_task(
+    request: *const OxmcpIncoming,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        with_context(r, "escalate", callback, user_data, out_request, |ctx| async move {
+            oxmcp::host::context::escalate_to_task(&ctx).await
         })
+    })
+}
+
+/// Reads one of this server's own resources (`uri`, NUL-terminated) as a client would,
+/// with this request's session: `callback` gets the `ReadResourceResult`. Only for a server
+/// handler's request. Same start rules as oxmcp_client_call_tool(). Any thread.
+///
+/// # Safety
+/// `request` is a live incoming request; `uri` is NUL-terminated; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_read_resource(
+    request: *const OxmcpIncoming,
+    uri: *const c_char,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        let uri = str_arg(uri, "uri")?.to_owned();
+        with_context(r, "read a resource", callback, user_data, out_request, move |ctx| async move {
+            oxmcp::host::context::read_resource(&ctx, &uri).await
+        })
+    })
+}
+
+/// In a middleware's call (oxmcp_server_add_middleware()): runs the rest of the chain (the
+/// next middleware, then the request's handler) with `params_json` (NULL / 0: the params the
+/// middleware got). `callback` gets the rest's result, or its error (`OXMCP_STATUS_RPC` with
+/// the JSON-RPC code for an error answer). Once per call: a second one's callback gets
+/// `OXMCP_STATUS_INVALID_INPUT`. Same start rules as oxmcp_client_call_tool(). Any thread.
+///
+/// # Safety
+/// `request` is a live incoming request; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_next(
+    request: *const OxmcpIncoming,
+    params_json: *const u8,
+    params_len: usize,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        if !matches!(r.owes, Owes::Handler(HandlerKind::Middleware)) {
+            return Err(invalid("next: only a middleware's request goes on to the rest"));
+        }
+        let params = opt_json_text(params_json, params_len, "params_json")?;
+        with_context(r, "go on", callback, user_data, out_request, move |ctx| async move {
+            oxmcp::host::context::next(&ctx, params.as_deref()).await
+        })
+    })
+}
+
+/// Over Streamable HTTP, ends the SSE stream this request answers on; the client
+/// reconnects and the result still reaches it. Nothing over stdio or for a request
+/// answered with plain JSON. Only for a server handler's request.
+///
+/// # Safety
+/// `request` is a live incoming request.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_incoming_end_response_stream(request: *const OxmcpIncoming) -> OxmcpStatus {
+    guard(|| {
+        let r = incoming_arg(request)?;
+        r.ctx.as_ref().ok_or_else(|| invalid("only a server handler's request has a response stream"))?.end_response_stream();
+        Ok(())
+    })
+}
+
+/// Starts `body` with a server handler's request context (`what` it does, for the error
+/// a client's request gets); its JSON text is the result.
+fn with_context<F, Fut>(
+    r: &Incoming,
+    what: &str,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+    body: F,
+) -> Result<(), Error>
+where
+    F: FnOnce(RequestContext) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<String, Error>> + Send + 'static,
+{
+    let ctx = r.ctx.clone().ok_or_else(|| invalid(format!("only a server handler's request can {what}")))?;
+    start(&r.rt, callback, user_data, out_request, move |_| async move {
+        serde_json::from_str::<Value>(&body(ctx).await?).map_err(Error::from)
     })
 }
 

@@ -161,6 +161,96 @@ pub unsafe extern "C" fn oxmcp_server_add_skills_dir(server: *const OxmcpServer,
     })
 }
 
+/// Registers a middleware around every request the server routes (tool calls, resource
+/// reads, prompts, completion and their lists), in both eras. `handler` gets
+/// `{"method": ..., "params": {...}}`; it goes on with oxmcp_incoming_next() (once, with the
+/// same or changed params) and completes the request with the result, any JSON: the one
+/// oxmcp_incoming_next() gave, changed, or its own without going on.
+/// oxmcp_incoming_fail_rpc() answers a JSON-RPC error. The first registered is the
+/// outermost. Before serving.
+///
+/// ```c
+/// static void on_rest(void *req, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+///     if (st == OXMCP_STATUS_OK) oxmcp_incoming_complete(req, json, len); // or a changed result
+///     else oxmcp_incoming_fail_rpc(req, -32603, oxmcp_error_message(err), NULL, 0);
+///     oxmcp_incoming_free(req);
+/// }
+/// static void audit(void *ud, OxmcpIncoming *req, const uint8_t *request, size_t len) {
+///     log_request(request, len); // {"method":"tools/call","params":{...}}
+///     oxmcp_incoming_next(req, NULL, 0, on_rest, req, NULL);
+/// }
+/// oxmcp_server_add_middleware(server, audit, NULL);
+/// ```
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_add_middleware(
+    server: *const OxmcpServer,
+    handler: OxmcpHandlerFn,
+    user_data: *mut c_void,
+) -> OxmcpStatus {
+    guard(|| server_arg(server)?.register(HandlerKind::Middleware, (b"{}".as_ptr(), 2), handler, user_data))
+}
+
+/// Serves `other`'s tools, prompts, resources and templates under `prefix` (letters,
+/// digits, `-` and `_`): names become `<prefix>_<name>`, and URIs take `prefix` as their
+/// first path segment (`notes://a` is served as `notes://<prefix>/a`). What `other` has when
+/// this server starts serving (or now, when it serves already) is what is served; its
+/// handlers run as they do for `other` until oxmcp_server_free(other), after which their
+/// calls fail. A server mounting itself, even through others, is
+/// `OXMCP_STATUS_INVALID_INPUT`.
+///
+/// ```c
+/// oxmcp_server_mount(main_server, "weather", weather_server); // tool weather_forecast
+/// ```
+///
+/// # Safety
+/// `server` and `other` are live servers; `prefix` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_mount(
+    server: *const OxmcpServer,
+    prefix: *const c_char,
+    other: *const OxmcpServer,
+) -> OxmcpStatus {
+    guard(|| {
+        let s = server_arg(server)?;
+        let other = server_arg(other).map_err(|_| invalid("other is NULL"))?;
+        s.staged.mount(str_arg(prefix, "prefix")?, &other.staged)
+    })
+}
+
+/// Serves what the server at the other end of `client` (a connected client) offers, under
+/// `prefix` as oxmcp_server_mount() does, each call forwarded through `client`. This starts
+/// the engine's server: templates, completion and middleware must be registered before.
+/// `callback` gets `null` once the server's lists were fetched. Same start rules as
+/// oxmcp_client_call_tool(). The client must stay alive (not freed) while this server
+/// serves.
+///
+/// # Safety
+/// `server` is a live server; `prefix` is NUL-terminated; `client` is a live, connected
+/// client; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_mount_client(
+    server: *const OxmcpServer,
+    prefix: *const c_char,
+    client: *const crate::client::OxmcpClient,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let s = server_arg(server)?;
+        let prefix = str_arg(prefix, "prefix")?.to_owned();
+        let client = crate::client::connected_arg(client)?;
+        let staged = s.staged.clone();
+        start(&s.rt, callback, user_data, out_request, move |_| async move {
+            staged.mount_client(&prefix, client).await?;
+            Ok(Value::Null)
+        })
+    })
+}
+
 /// Registers a tool: `tool_json` is its definition (`{"name", "description", "inputSchema",
 /// ...}`), `handler` is called with the arguments for each call; it completes the request
 /// with a `CallToolResult`. oxmcp_incoming_fail() makes an `isError: true` result,
@@ -180,7 +270,8 @@ pub unsafe extern "C" fn oxmcp_server_add_tool(
     guard(|| server_arg(server)?.register(HandlerKind::Tool, (tool_json, tool_len), handler, user_data))
 }
 
-/// Removes a tool; `*out_removed` (if not NULL) tells whether it existed.
+/// Removes a tool, staged or live (connected clients are told the list changed);
+/// `*out_removed` (if not NULL) tells whether it existed.
 ///
 /// # Safety
 /// `server` is a live server; `name` is NUL-terminated; `out_removed` is NULL or writable.
@@ -190,12 +281,61 @@ pub unsafe extern "C" fn oxmcp_server_remove_tool(
     name: *const c_char,
     out_removed: *mut bool,
 ) -> OxmcpStatus {
+    remove(server, name, "name", out_removed, StagedServer::remove_tool)
+}
+
+/// Removes a prompt as oxmcp_server_remove_tool() removes a tool.
+///
+/// # Safety
+/// As oxmcp_server_remove_tool().
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_remove_prompt(
+    server: *const OxmcpServer,
+    name: *const c_char,
+    out_removed: *mut bool,
+) -> OxmcpStatus {
+    remove(server, name, "name", out_removed, StagedServer::remove_prompt)
+}
+
+/// Removes the resource at `uri` as oxmcp_server_remove_tool() removes a tool.
+///
+/// # Safety
+/// As oxmcp_server_remove_tool(), with `uri` NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_remove_resource(
+    server: *const OxmcpServer,
+    uri: *const c_char,
+    out_removed: *mut bool,
+) -> OxmcpStatus {
+    remove(server, uri, "uri", out_removed, StagedServer::remove_resource)
+}
+
+/// The three removals: `key` names what `remove` takes away.
+fn remove(
+    server: *const OxmcpServer,
+    key: *const c_char,
+    what: &str,
+    out_removed: *mut bool,
+    remove: fn(&StagedServer, &str) -> bool,
+) -> OxmcpStatus {
     guard(|| {
-        let s = server_arg(server)?;
-        let removed = s.staged.remove_tool(str_arg(name, "name")?);
+        let removed = remove(&server_arg(server)?.staged, str_arg(key, what)?);
         if !out_removed.is_null() {
             out(out_removed, removed, "out_removed")?;
         }
+        Ok(())
+    })
+}
+
+/// Tells the clients subscribed to `uri` that it changed (`notifications/resources/updated`;
+/// nothing before serving).
+///
+/// # Safety
+/// `server` is a live server; `uri` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_server_notify_resource_updated(server: *const OxmcpServer, uri: *const c_char) -> OxmcpStatus {
+    guard(|| {
+        server_arg(server)?.staged.notify_resource_updated(str_arg(uri, "uri")?);
         Ok(())
     })
 }

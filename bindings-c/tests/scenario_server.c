@@ -41,11 +41,16 @@ static void echo_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_
   json_free(args);
 }
 
-static bool g_removed; /* what oxmcp_server_remove_tool("gone") answered before serving */
+/* What oxmcp_server_remove_tool("gone"), _remove_prompt("gone") and
+ * _remove_resource("fixed://gone") answered before serving. */
+static bool g_removed[3];
 
 static void staged_removal_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
   (void)ud; (void)params; (void)len;
-  answer_text(req, g_removed ? "true" : "false");
+  char text[32];
+  snprintf(text, sizeof text, "%s,%s,%s", g_removed[0] ? "true" : "false", g_removed[1] ? "true" : "false",
+           g_removed[2] ? "true" : "false");
+  answer_text(req, text);
 }
 
 static OxmcpServer *g_server;
@@ -57,6 +62,40 @@ static void session_count_tool(void *ud, OxmcpIncoming *req, const uint8_t *para
   if (oxmcp_server_session_count(g_server, &n) != OXMCP_STATUS_OK) { fail_with(req, "session count failed"); return; }
   snprintf(text, sizeof text, "%zu", n);
   answer_text(req, text);
+}
+
+/* The server's own fixed://note, read through the request: its text answers the call. */
+static void on_own_note(void *ud, OxmcpStatus status, const uint8_t *json, size_t len, const OxmcpError *err) {
+  OxmcpIncoming *req = ud;
+  if (status != OXMCP_STATUS_OK) {
+    fail_with(req, oxmcp_error_message(err));
+    return;
+  }
+  J *r = json_parse((const char *)json, len);
+  const char *text = json_str(json_at(json_get(r, "contents"), 0), "text");
+  answer_text(req, text ? text : "(no text)");
+  json_free(r);
+}
+
+static void read_own_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  if (oxmcp_incoming_read_resource(req, "fixed://note", on_own_note, req, NULL) != OXMCP_STATUS_OK)
+    fail_with(req, last_message());
+}
+
+/* The protocol version the request's facts name. */
+static void protocol_version_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  const uint8_t *json = NULL;
+  size_t n = 0;
+  if (oxmcp_incoming_info(req, &json, &n) != OXMCP_STATUS_OK) {
+    fail_with(req, last_message());
+    return;
+  }
+  J *facts = json_parse((const char *)json, n);
+  const char *version = json_str(facts, "protocolVersion");
+  answer_text(req, version ? version : "none");
+  json_free(facts);
 }
 
 static void gone_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
@@ -238,6 +277,53 @@ static void completion(void *ud, OxmcpIncoming *req, const uint8_t *params, size
   json_free(p);
 }
 
+/* --- middleware and a mounted server ----------------------------------------------------------- */
+/* The rest's outcome completes the middleware's request unchanged. */
+static void on_rest(void *ud, OxmcpStatus status, const uint8_t *json, size_t len, const OxmcpError *err) {
+  OxmcpIncoming *req = ud;
+  int64_t code = 0;
+  if (status == OXMCP_STATUS_OK) {
+    oxmcp_incoming_complete(req, json, len);
+  } else if (oxmcp_error_code(err, &code)) {
+    size_t data_len = 0;
+    const uint8_t *data = oxmcp_error_data(err, &data_len);
+    oxmcp_incoming_fail_rpc(req, code, oxmcp_error_message(err), data, data_len);
+  } else {
+    oxmcp_incoming_fail(req, oxmcp_error_message(err));
+  }
+  oxmcp_incoming_free(req);
+}
+
+/* Changes one request's params on their way, answers another itself, lets the rest go on. */
+static void steer_middleware(void *ud, OxmcpIncoming *req, const uint8_t *request, size_t len) {
+  (void)ud;
+  J *r = json_parse((const char *)request, len);
+  const char *method = json_str(r, "method");
+  J *params = json_get(r, "params");
+  const char *name = json_str(params, "name");
+  const char *text = json_str(json_get(params, "arguments"), "text");
+  int is_call = method && strcmp(method, "tools/call") == 0;
+  OxmcpStatus st;
+  if (is_call && name && strcmp(name, "answered_by_middleware") == 0) {
+    json_free(r);
+    answer_text(req, "answered by the middleware");
+    return;
+  }
+  if (is_call && name && strcmp(name, "echo") == 0 && text && strcmp(text, "through middleware") == 0) {
+    const char *changed = "{\"name\":\"echo\",\"arguments\":{\"text\":\"changed by the middleware\"}}";
+    st = oxmcp_incoming_next(req, (const uint8_t *)changed, strlen(changed), on_rest, req, NULL);
+  } else {
+    st = oxmcp_incoming_next(req, NULL, 0, on_rest, req, NULL);
+  }
+  json_free(r);
+  if (st != OXMCP_STATUS_OK) fail_with(req, last_message());
+}
+
+static void hello_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  answer_text(req, "hello from the mounted server");
+}
+
 /* --- serving ---------------------------------------------------------------------------------- */
 static void tool(OxmcpServer *s, const char *name, const char *description, const char *schema, OxmcpHandlerFn h) {
   Sb b = {0};
@@ -274,8 +360,11 @@ int main(void) {
   tool(s, "echo", "Answers its text.",
        "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}", echo_tool);
   tool(s, "gone", "Registered, then removed before serving.", OBJECT, gone_tool);
-  tool(s, "staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", OBJECT,
+  tool(s, "staged_removal", "What the three removals answered before serving, joined with commas.", OBJECT,
        staged_removal_tool);
+  tool(s, "read_own", "Reads the server's own resource fixed://note through its request's context; answers its text.",
+       OBJECT, read_own_tool);
+  tool(s, "protocol_version", "Answers the protocol version its request's context names.", OBJECT, protocol_version_tool);
   g_server = s;
   tool(s, "session_count", "How many clients the server has connected, as the host's session count says.", OBJECT,
        session_count_tool);
@@ -288,7 +377,19 @@ int main(void) {
        ask_roots_tool);
   tool(s, "fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", OBJECT, fail_rpc_tool);
   tool(s, "fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT, fail_plain_tool);
-  REQUIRE(oxmcp_server_remove_tool(s, "gone", &g_removed) == OXMCP_STATUS_OK, "remove gone: %s", last_message());
+  /* The prompt and resource "gone" reuse greet's and the note's handlers: removed before
+   * serving, they are never called. */
+  const char *gone_prompt = "{\"name\":\"gone\"}";
+  REQUIRE(oxmcp_server_add_prompt(s, (const uint8_t *)gone_prompt, strlen(gone_prompt), greet_prompt, NULL) == OXMCP_STATUS_OK,
+          "prompt gone: %s", last_message());
+  const char *gone_resource = "{\"uri\":\"fixed://gone\",\"name\":\"gone\",\"mimeType\":\"text/plain\"}";
+  REQUIRE(oxmcp_server_add_resource(s, (const uint8_t *)gone_resource, strlen(gone_resource), note_resource, NULL) ==
+              OXMCP_STATUS_OK,
+          "resource gone: %s", last_message());
+  REQUIRE(oxmcp_server_remove_tool(s, "gone", &g_removed[0]) == OXMCP_STATUS_OK, "remove gone: %s", last_message());
+  REQUIRE(oxmcp_server_remove_prompt(s, "gone", &g_removed[1]) == OXMCP_STATUS_OK, "remove prompt: %s", last_message());
+  REQUIRE(oxmcp_server_remove_resource(s, "fixed://gone", &g_removed[2]) == OXMCP_STATUS_OK, "remove resource: %s",
+          last_message());
 
   const char *note = "{\"uri\":\"fixed://note\",\"name\":\"note\",\"mimeType\":\"text/plain\"}";
   REQUIRE(oxmcp_server_add_resource(s, (const uint8_t *)note, strlen(note), note_resource, NULL) == OXMCP_STATUS_OK,
@@ -301,6 +402,11 @@ int main(void) {
   REQUIRE(oxmcp_server_add_prompt(s, (const uint8_t *)prompt, strlen(prompt), greet_prompt, NULL) == OXMCP_STATUS_OK,
           "prompt: %s", last_message());
   REQUIRE(oxmcp_server_set_completion(s, completion, NULL) == OXMCP_STATUS_OK, "completion: %s", last_message());
+  REQUIRE(oxmcp_server_add_middleware(s, steer_middleware, NULL) == OXMCP_STATUS_OK, "middleware: %s", last_message());
+  OxmcpServer *sub = NULL;
+  REQUIRE(oxmcp_server_new(rt, "sub-server", "1.0.0", &sub) == OXMCP_STATUS_OK, "sub-server");
+  tool(sub, "hello", "Answers \"hello from the mounted server\".", OBJECT, hello_tool);
+  REQUIRE(oxmcp_server_mount(s, "sub", sub) == OXMCP_STATUS_OK, "mount: %s", last_message());
 
   OxmcpRequest *serving = NULL;
   REQUIRE(oxmcp_server_serve_stdio(s, on_served, NULL, &serving) == OXMCP_STATUS_OK, "serve: %s", last_message());
@@ -309,6 +415,7 @@ int main(void) {
   pthread_mutex_unlock(&g_done_mu);
   oxmcp_request_free(serving);
   oxmcp_server_free(s);
+  oxmcp_server_free(sub);
   REQUIRE(oxmcp_runtime_shutdown(rt) == OXMCP_STATUS_OK, "shutdown");
   oxmcp_runtime_free(rt);
   return 0;

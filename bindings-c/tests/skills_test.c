@@ -12,6 +12,14 @@
  * files'), and is refused a file the entry does not list (PROTOCOL) and an unknown skill
  * (-32602). A finished task is gone once its TTL has passed (tasks/get: -32602). Bad task
  * options and a skill whose path does not end in its name are INVALID_INPUT.
+ * An escalating tool (oxmcp_incoming_escalate_to_task()) elicits inline, then goes on as a
+ * task when the client called it as one, and stays inline on a plain call; a tool reads a
+ * skill's SKILL.md through its own request (oxmcp_incoming_read_resource()). A middleware
+ * goes on once (a second oxmcp_incoming_next() is INVALID_INPUT, as is one from a tool's
+ * request); a server refuses to mount itself; a second server mounts the client's
+ * connection (oxmcp_server_mount_client()) and a second client calls through it. A handler
+ * reads its request's facts (oxmcp_incoming_info()); a subscribed client hears of a resource
+ * the server says changed (oxmcp_server_notify_resource_updated()).
  * Ends with "N passed, M failed".
  */
 #include <sys/stat.h>
@@ -340,6 +348,342 @@ static void test_task_ttl(OxmcpClient *client, OxmcpServer *server) {
         oxmcp_status_name(st), last_message());
 }
 
+/* ---- An escalating tool, and a tool reading one of its server's resources ---- */
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static char g_steps[256];   /* what the escalating tool's escalations answered, in order */
+static char g_statuses[512]; /* the task statuses the client's progress callback saw */
+
+static void append(char *buf, size_t size, const char *item) {
+  pthread_mutex_lock(&g_mu);
+  size_t n = strlen(buf);
+  snprintf(buf + n, size - n, "%s%s", n ? "," : "", item);
+  pthread_mutex_unlock(&g_mu);
+}
+
+typedef struct {
+  OxmcpIncoming *req;
+  char name[64];
+} Report;
+
+static void complete_text(OxmcpIncoming *req, const char *text) {
+  Sb b = {0};
+  sb_puts(&b, "{\"content\":[{\"type\":\"text\",\"text\":");
+  json_quote(&b, text);
+  sb_puts(&b, "}]}");
+  CHECK(oxmcp_incoming_complete(req, (const uint8_t *)b.p, b.len) == OXMCP_STATUS_OK, "complete: %s", last_message());
+  free(b.p);
+  oxmcp_incoming_free(req);
+}
+
+static void on_escalated(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+  Report *r = ud;
+  char step[64];
+  snprintf(step, sizeof step, "escalated=%.*s", st == OXMCP_STATUS_OK ? (int)len : 5,
+           st == OXMCP_STATUS_OK ? (const char *)json : "error");
+  if (st != OXMCP_STATUS_OK) fprintf(stderr, "escalate failed: %s\n", oxmcp_error_message(err));
+  append(g_steps, sizeof g_steps, step);
+  char text[96];
+  snprintf(text, sizeof text, "report for %s", r->name);
+  complete_text(r->req, text);
+  free(r);
+}
+
+static void on_named(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+  Report *r = ud;
+  if (st != OXMCP_STATUS_OK) {
+    /* Stateless era: the first run's round ends with the question; the engine runs the
+     * handler again with the answer. */
+    oxmcp_incoming_fail(r->req, oxmcp_error_message(err));
+    oxmcp_incoming_free(r->req);
+    free(r);
+    return;
+  }
+  J *answer = json_parse((const char *)json, len);
+  const char *name = json_str(json_get(answer, "content"), "name");
+  snprintf(r->name, sizeof r->name, "%s", name ? name : "?");
+  json_free(answer);
+  OxmcpStatus s = oxmcp_incoming_escalate_to_task(r->req, on_escalated, r, NULL);
+  CHECK(s == OXMCP_STATUS_OK, "escalation started: %s", last_message());
+}
+
+/* "report": asks the user's name, then escalates and answers "report for <name>". */
+static void report_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  Report *r = calloc(1, sizeof *r);
+  r->req = req;
+  const char *q = "{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}";
+  if (oxmcp_incoming_ask_client(req, "elicitation/create", (const uint8_t *)q, strlen(q), on_named, r, NULL) != OXMCP_STATUS_OK) {
+    oxmcp_incoming_fail(req, last_message());
+    oxmcp_incoming_free(req);
+    free(r);
+  }
+}
+
+static void on_own_resource(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+  OxmcpIncoming *req = ud;
+  if (st != OXMCP_STATUS_OK) {
+    oxmcp_incoming_fail(req, oxmcp_error_message(err));
+    oxmcp_incoming_free(req);
+    return;
+  }
+  J *result = json_parse((const char *)json, len);
+  const char *text = json_str(json_at(json_get(result, "contents"), 0), "text");
+  complete_text(req, text ? text : "(no text)");
+  json_free(result);
+}
+
+/* "own_skill": reads its server's git-workflow SKILL.md through its own request. */
+static void own_skill_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  if (oxmcp_incoming_read_resource(req, "skill://git-workflow/SKILL.md", on_own_resource, req, NULL) != OXMCP_STATUS_OK) {
+    oxmcp_incoming_fail(req, last_message());
+    oxmcp_incoming_free(req);
+  }
+}
+
+static void on_client_request(void *ud, OxmcpIncoming *req, const char *method, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  append(g_statuses, sizeof g_statuses, str_is(method, "elicitation/create") ? "asked" : method);
+  const char *a = "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}";
+  oxmcp_incoming_complete(req, (const uint8_t *)a, strlen(a));
+  oxmcp_incoming_free(req);
+}
+
+static void on_status(void *ud, double progress, bool has_total, double total, const char *message) {
+  (void)ud; (void)progress; (void)has_total; (void)total;
+  append(g_statuses, sizeof g_statuses, message ? message : "?");
+}
+
+static OxmcpStatus g_second_next = OXMCP_STATUS_OK, g_tool_next = OXMCP_STATUS_OK;
+
+typedef struct {
+  OxmcpIncoming *req;
+  OxmcpStatus status;
+  char *json; /* the rest's result, when it succeeded */
+  char *message;
+  int has_code;
+  int64_t code; /* the rest's JSON-RPC error, passed on as it is */
+} Rest;
+
+/* The second next's outcome is recorded; the request completes with the first's. */
+static void after_second(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+  (void)json; (void)len; (void)err;
+  Rest *rest = ud;
+  pthread_mutex_lock(&g_mu);
+  g_second_next = st;
+  pthread_mutex_unlock(&g_mu);
+  if (rest->status == OXMCP_STATUS_OK) oxmcp_incoming_complete(rest->req, (const uint8_t *)rest->json, strlen(rest->json));
+  else if (rest->has_code) oxmcp_incoming_fail_rpc(rest->req, rest->code, rest->message, NULL, 0);
+  else oxmcp_incoming_fail(rest->req, rest->message);
+  oxmcp_incoming_free(rest->req);
+  free(rest->json);
+  free(rest->message);
+  free(rest);
+}
+
+/* The rest answered: go on once more (never blocking a runtime thread). */
+static void after_rest(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+  Rest *rest = calloc(1, sizeof *rest);
+  rest->req = ud;
+  rest->status = st;
+  if (st == OXMCP_STATUS_OK) rest->json = dup_bytes(json, len);
+  else {
+    rest->message = strdup(oxmcp_error_message(err));
+    rest->has_code = oxmcp_error_code(err, &rest->code);
+  }
+  if (oxmcp_incoming_next(rest->req, NULL, 0, after_second, rest, NULL) != OXMCP_STATUS_OK) {
+    after_second(rest, OXMCP_STATUS_INTERNAL, NULL, 0, NULL);
+  }
+}
+
+/* Goes on with every request, then tries to go on once more. */
+static void twice_middleware(void *ud, OxmcpIncoming *req, const uint8_t *request, size_t len) {
+  (void)ud; (void)request; (void)len;
+  if (oxmcp_incoming_next(req, NULL, 0, after_rest, req, NULL) != OXMCP_STATUS_OK) {
+    oxmcp_incoming_fail(req, last_message());
+    oxmcp_incoming_free(req);
+  }
+}
+
+/* "not_middleware": a tool's request cannot go on to a rest. */
+static void not_middleware_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  OxmcpStatus st = oxmcp_incoming_next(req, NULL, 0, on_complete, NULL, NULL);
+  pthread_mutex_lock(&g_mu);
+  g_tool_next = st;
+  pthread_mutex_unlock(&g_mu);
+  complete_text(req, "done");
+}
+
+/* "facts": answers its request's facts (oxmcp_incoming_info()) as its text. */
+static void facts_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  const uint8_t *json = NULL;
+  size_t n = 0;
+  if (oxmcp_incoming_info(req, &json, &n) != OXMCP_STATUS_OK) {
+    oxmcp_incoming_fail(req, last_message());
+    oxmcp_incoming_free(req);
+    return;
+  }
+  char *text = dup_bytes(json, n);
+  complete_text(req, text);
+  free(text);
+}
+
+static char g_updated[256]; /* the uri of the last notifications/resources/updated */
+
+static void on_notification(void *ud, const char *method, const uint8_t *params, size_t len) {
+  (void)ud;
+  if (strcmp(method, "notifications/resources/updated") != 0) return;
+  J *p = json_parse((const char *)params, len);
+  const char *uri = json_str(p, "uri");
+  pthread_mutex_lock(&g_mu);
+  snprintf(g_updated, sizeof g_updated, "%s", uri ? uri : "?");
+  pthread_mutex_unlock(&g_mu);
+  json_free(p);
+}
+
+static void add_tools(OxmcpServer *s) {
+  const char *report = "{\"name\":\"report\",\"inputSchema\":{\"type\":\"object\"},\"execution\":{\"taskSupport\":\"optional\"},"
+                       "\"escalating\":true}";
+  CHECK(oxmcp_server_add_tool(s, (const uint8_t *)report, strlen(report), report_tool, NULL) == OXMCP_STATUS_OK,
+        "an escalating tool: %s", last_message());
+  const char *own = "{\"name\":\"own_skill\",\"inputSchema\":{\"type\":\"object\"}}";
+  CHECK(oxmcp_server_add_tool(s, (const uint8_t *)own, strlen(own), own_skill_tool, NULL) == OXMCP_STATUS_OK,
+        "own_skill: %s", last_message());
+  const char *facts = "{\"name\":\"facts\",\"inputSchema\":{\"type\":\"object\"}}";
+  CHECK(oxmcp_server_add_tool(s, (const uint8_t *)facts, strlen(facts), facts_tool, NULL) == OXMCP_STATUS_OK, "facts: %s",
+        last_message());
+  const char *plain = "{\"name\":\"not_middleware\",\"inputSchema\":{\"type\":\"object\"}}";
+  CHECK(oxmcp_server_add_tool(s, (const uint8_t *)plain, strlen(plain), not_middleware_tool, NULL) == OXMCP_STATUS_OK,
+        "not_middleware: %s", last_message());
+  CHECK(oxmcp_server_add_middleware(s, twice_middleware, NULL) == OXMCP_STATUS_OK, "middleware: %s", last_message());
+  CHECK(oxmcp_server_add_middleware(s, NULL, NULL) == OXMCP_STATUS_INVALID_INPUT, "a NULL middleware is refused");
+  OxmcpStatus st = oxmcp_server_mount(s, "me", s);
+  CHECK(st == OXMCP_STATUS_INVALID_INPUT && strstr(last_message(), "itself"), "a server cannot mount itself (%s: %s)",
+        oxmcp_status_name(st), last_message());
+  CHECK(oxmcp_server_mount(s, "x", NULL) == OXMCP_STATUS_INVALID_INPUT, "mounting NULL is refused");
+}
+
+static void test_escalation(OxmcpClient *client) {
+  Call c;
+  call_init(&c);
+  OxmcpStatus st = oxmcp_client_call_tool_as_task(client, "report", NULL, 0, on_status, on_complete, &c, NULL);
+  J *r = finish(&c, st, "report as a task");
+  const char *text = json_str(json_at(json_get(r, "content"), 0), "text");
+  CHECK(str_is(text, "report for Ada"), "the task's result is the tool's: %s", c.json ? c.json : c.message);
+  pthread_mutex_lock(&g_mu);
+  const char *last = strrchr(g_statuses, ',');
+  CHECK(strncmp(g_statuses, "asked,", 6) == 0 && last && strcmp(last, ",completed") == 0 && !strstr(g_statuses, "input_required"),
+        "asked inline during tools/call, then followed to completed with no input_required: %s", g_statuses);
+  CHECK(str_is(g_steps, "escalated=true"), "the call escalated: %s", g_steps);
+  g_steps[0] = 0;
+  pthread_mutex_unlock(&g_mu);
+  json_free(r);
+  call_done(&c);
+
+  call_init(&c);
+  r = finish(&c, oxmcp_client_call_tool(client, "report", NULL, 0, 0, NULL, on_complete, &c, NULL), "report inline");
+  CHECK(str_is(json_str(json_at(json_get(r, "content"), 0), "text"), "report for Ada"), "a plain call runs inline: %s",
+        c.json ? c.json : c.message);
+  pthread_mutex_lock(&g_mu);
+  CHECK(str_is(g_steps, "escalated=false"), "a plain call stays inline: %s", g_steps);
+  pthread_mutex_unlock(&g_mu);
+  json_free(r);
+  call_done(&c);
+
+  call_init(&c);
+  r = finish(&c, oxmcp_client_call_tool(client, "not_middleware", NULL, 0, 0, NULL, on_complete, &c, NULL), "not_middleware");
+  pthread_mutex_lock(&g_mu);
+  CHECK(g_tool_next == OXMCP_STATUS_INVALID_INPUT, "a tool's request cannot go on (%s)", oxmcp_status_name(g_tool_next));
+  CHECK(g_second_next == OXMCP_STATUS_INVALID_INPUT, "a middleware goes on once: the second next is %s",
+        oxmcp_status_name(g_second_next));
+  pthread_mutex_unlock(&g_mu);
+  json_free(r);
+  call_done(&c);
+
+  call_init(&c);
+  r = finish(&c, oxmcp_client_call_tool(client, "own_skill", NULL, 0, 0, NULL, on_complete, &c, NULL), "own_skill");
+  CHECK(str_is(json_str(json_at(json_get(r, "content"), 0), "text"), GIT_MD), "a handler reads its server's resource: %s",
+        c.json ? c.json : c.message);
+  json_free(r);
+  call_done(&c);
+}
+
+/* The request's facts reach its handler; a subscribed client hears of an updated resource. */
+static void test_facts_and_updates(OxmcpClient *client, OxmcpServer *server) {
+  Call c;
+  call_init(&c);
+  J *r = finish(&c, oxmcp_client_call_tool(client, "facts", NULL, 0, 0, NULL, on_complete, &c, NULL), "facts");
+  const char *text = json_str(json_at(json_get(r, "content"), 0), "text");
+  J *facts = text ? json_parse(text, strlen(text)) : NULL;
+  CHECK(str_is(json_str(json_get(facts, "clientInfo"), "name"), "c-skills-client") && json_str(facts, "protocolVersion") &&
+            json_str(json_get(facts, "headers"), "host") != NULL,
+        "a handler reads its request's facts (client, version, HTTP headers): %s", text ? text : c.message);
+  json_free(facts);
+  json_free(r);
+  call_done(&c);
+
+  const char *uri = "skill://git-workflow/SKILL.md";
+  char params[128];
+  snprintf(params, sizeof params, "{\"uri\":\"%s\"}", uri);
+  call_init(&c);
+  r = finish(&c, oxmcp_client_request(client, "resources/subscribe", (const uint8_t *)params, strlen(params), 0, NULL, on_complete, &c, NULL),
+             "resources/subscribe");
+  CHECK(c.status == OXMCP_STATUS_OK, "a server of skills takes subscriptions: %s", c.json ? c.json : c.message);
+  json_free(r);
+  call_done(&c);
+  int heard = 0;
+  for (int i = 0; i < 100 && !heard; i++) {
+    OxmcpStatus st = oxmcp_server_notify_resource_updated(server, uri);
+    if (st != OXMCP_STATUS_OK) CHECK(0, "notify_resource_updated: %s", last_message());
+    sleep_ms(50);
+    pthread_mutex_lock(&g_mu);
+    heard = str_is(g_updated, uri);
+    pthread_mutex_unlock(&g_mu);
+  }
+  CHECK(heard, "the subscribed client heard that %s changed (%s)", uri, g_updated);
+  CHECK(oxmcp_server_notify_resource_updated(server, NULL) == OXMCP_STATUS_INVALID_INPUT, "a NULL uri is refused");
+  CHECK(oxmcp_client_notify_roots_changed(client) == OXMCP_STATUS_OK, "notify_roots_changed: %s", last_message());
+}
+
+/* A second server mounts the client's connection under "remote"; a second client calls the
+ * first server's own_skill through it. */
+static void test_mount_client(OxmcpRuntime *rt, OxmcpClient *client, const char *era) {
+  OxmcpServer *front = NULL;
+  REQUIRE(oxmcp_server_new(rt, "c-front", "1.0.0", &front) == OXMCP_STATUS_OK, "front server");
+  Call c;
+  call_init(&c);
+  J *r = finish(&c, oxmcp_server_mount_client(front, "remote", client, on_complete, &c, NULL), "mount_client");
+  json_free(r);
+  call_done(&c);
+  uint16_t port = 0;
+  REQUIRE(oxmcp_server_start_http(front, "127.0.0.1:0", NULL, 0, &port) == OXMCP_STATUS_OK, "front http: %s", last_message());
+  OxmcpClient *second = NULL;
+  REQUIRE(oxmcp_client_new(rt, "c-second", "1.0.0", &second) == OXMCP_STATUS_OK, "second client");
+  REQUIRE(oxmcp_client_set_era(second, era) == OXMCP_STATUS_OK, "era");
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", port);
+  call_init(&c);
+  REQUIRE(oxmcp_client_connect_http(second, url, on_complete, &c, NULL) == OXMCP_STATUS_OK, "connect: %s", last_message());
+  REQUIRE(call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK, "connected to front: %s", c.message ? c.message : "");
+  call_done(&c);
+  call_init(&c);
+  r = finish(&c, oxmcp_client_call_tool(second, "remote_own_skill", NULL, 0, 0, NULL, on_complete, &c, NULL), "remote_own_skill");
+  CHECK(str_is(json_str(json_at(json_get(r, "content"), 0), "text"), GIT_MD),
+        "a call through the mounted client reaches the first server: %s", c.json ? c.json : c.message);
+  json_free(r);
+  call_done(&c);
+  call_init(&c);
+  oxmcp_client_close(second, on_complete, &c);
+  call_wait(&c);
+  call_done(&c);
+  oxmcp_client_free(second);
+  CHECK(oxmcp_server_stop_http(front) == OXMCP_STATUS_OK, "stop front");
+  oxmcp_server_free(front);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s ERA\n", argv[0]);
@@ -358,12 +702,18 @@ int main(int argc, char **argv) {
   REQUIRE(oxmcp_server_add_tool(server, (const uint8_t *)quick, strlen(quick), quick_tool, NULL) == OXMCP_STATUS_OK,
           "a tool that may run as a task: %s", last_message());
   add_skills(server, root);
+  add_tools(server);
   uint16_t port = 0;
   REQUIRE(oxmcp_server_start_http(server, "127.0.0.1:0", NULL, 0, &port) == OXMCP_STATUS_OK, "http: %s", last_message());
 
   OxmcpClient *client = NULL;
   REQUIRE(oxmcp_client_new(rt, "c-skills-client", "1.0.0", &client) == OXMCP_STATUS_OK, "client");
   REQUIRE(oxmcp_client_set_era(client, era) == OXMCP_STATUS_OK, "era %s: %s", era, last_message());
+  REQUIRE(oxmcp_client_on_request(client, "elicitation", on_client_request, NULL) == OXMCP_STATUS_OK, "on_request: %s",
+          last_message());
+  CHECK(oxmcp_client_notify_roots_changed(client) == OXMCP_STATUS_INVALID_INPUT, "an unconnected client cannot notify");
+  REQUIRE(oxmcp_client_on_notification(client, on_notification, NULL) == OXMCP_STATUS_OK, "on_notification: %s",
+          last_message());
   char url[64];
   snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", port);
   Call c;
@@ -374,6 +724,9 @@ int main(int argc, char **argv) {
 
   test_skills(client, server);
   test_task_ttl(client, server);
+  test_escalation(client);
+  test_facts_and_updates(client, server);
+  test_mount_client(rt, client, era);
 
   call_init(&c);
   oxmcp_client_close(client, on_complete, &c);

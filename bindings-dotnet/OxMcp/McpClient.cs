@@ -98,6 +98,8 @@ namespace OxMcp
         private static readonly Registry<McpClient> Live = new Registry<McpClient>();
 
         private readonly ClientHandle _handle;
+
+        internal ClientHandle Handle { get { return _handle; } }
         private readonly long _id;
         private readonly McpClientHandlers _handlers;
         private readonly McpOAuth _oauth;
@@ -431,6 +433,30 @@ namespace OxMcp
             string base64 = await Pending.Run((IntPtr ud, out RequestHandle req) =>
                 Native.oxmcp_client_read_skill_file(_handle, Native.Z(path), entry, Native.Len(entry), Pending.OnComplete, ud, out req), cancellationToken).ConfigureAwait(false);
             return Convert.FromBase64String(JsonText.Unquote(base64));
+        }
+
+        /// <summary>Completes an argument: <paramref name="paramsJson"/> are <c>completion/complete</c>'s (<c>ref</c>, <c>argument</c>, <c>context</c>); resolves to the result JSON (<c>{"completion": {"values", "total", "hasMore"}}</c>).</summary>
+        public Task<string> CompleteAsync(string paramsJson, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return RequestAsync("completion/complete", paramsJson, cancellationToken);
+        }
+
+        /// <summary>Asks for <c>notifications/resources/updated</c> about <paramref name="uri"/> (the <see cref="Notification"/> event gets them).</summary>
+        public Task SubscribeAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return RequestAsync("resources/subscribe", "{\"uri\":" + McpJson.Quote(uri) + "}", cancellationToken);
+        }
+
+        /// <summary>Stops the updates <see cref="SubscribeAsync"/> asked for.</summary>
+        public Task UnsubscribeAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return RequestAsync("resources/unsubscribe", "{\"uri\":" + McpJson.Quote(uri) + "}", cancellationToken);
+        }
+
+        /// <summary>Tells the server that the client's roots changed (<c>notifications/roots/list_changed</c>).</summary>
+        public void NotifyRootsChanged()
+        {
+            McpException.Check(Native.oxmcp_client_notify_roots_changed(_handle));
         }
 
         /// <summary>Sends <c>ping</c> (a <c>server/discover</c> round trip in the stateless era, which has no ping).</summary>

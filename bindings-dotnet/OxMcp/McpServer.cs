@@ -51,6 +51,23 @@ namespace OxMcp
             }
         }
 
+        /// <summary>
+        /// The request's facts as JSON: <c>requestId</c>, <c>progressToken</c>, <c>clientInfo</c>,
+        /// <c>clientCapabilities</c>, <c>protocolVersion</c>, <c>cancelled</c>, <c>auth</c> and
+        /// <c>headers</c> (the HTTP request's, lower-case names, no Authorization; null over
+        /// stdio), read once, at the first ask.
+        /// </summary>
+        public string InfoJson
+        {
+            get
+            {
+                IntPtr json;
+                UIntPtr len;
+                McpException.Check(Native.oxmcp_incoming_info(_request, out json, out len));
+                return Native.Utf8(json, len);
+            }
+        }
+
         /// <summary>Sends a progress notification (nothing if the client asked for none).</summary>
         public void ReportProgress(double progress, double? total = null, string message = null)
         {
@@ -101,6 +118,49 @@ namespace OxMcp
         {
             return AskClientAsync("roots/list", null, cancellationToken);
         }
+
+        /// <summary>
+        /// In an escalating tool (its definition says <c>"escalating": true</c>, which clients
+        /// do not see): continues the call as a task, so that questions asked from then on
+        /// are the task's and the handler's result is the task's. Resolves to true once the
+        /// call is a task, false when it stays inline (the client did not call it as a task).
+        /// </summary>
+        /// <example><code>
+        /// server.AddTool(@"{""name"":""report"",""inputSchema"":{""type"":""object""},""escalating"":true}",
+        ///     async (args, ctx, ct) => {
+        ///         string answer = await ctx.ElicitAsync(question, ct); // asked inline
+        ///         await ctx.EscalateToTaskAsync(ct);                   // the rest runs as a task
+        ///         return McpJson.TextResult(await Build(answer));
+        ///     });
+        /// </code></example>
+        public async Task<bool> EscalateToTaskAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            string json = await Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_incoming_escalate_to_task(_request, Pending.OnComplete, ud, out req), cancellationToken).ConfigureAwait(false);
+            return json.Trim() == "true";
+        }
+
+        /// <summary>Reads one of this server's own resources as a client would, with this request's session; resolves to the <c>ReadResourceResult</c> JSON.</summary>
+        public Task<string> ReadResourceAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            byte[] u = Native.Z(uri);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_incoming_read_resource(_request, u, Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>In a middleware's call: runs the rest of the chain with <paramref name="paramsJson"/> (null: the params the middleware got); resolves to its result JSON.</summary>
+        internal Task<string> NextAsync(string paramsJson, CancellationToken cancellationToken)
+        {
+            byte[] p = Native.Bytes(paramsJson);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_incoming_next(_request, p, Native.Len(p), Pending.OnComplete, ud, out req), cancellationToken);
+        }
+
+        /// <summary>Over Streamable HTTP, ends the SSE stream this request answers on; the client reconnects and still gets the result. Nothing over stdio.</summary>
+        public void EndResponseStream()
+        {
+            McpException.Check(Native.oxmcp_incoming_end_response_stream(_request));
+        }
     }
 
     /// <summary>
@@ -112,6 +172,15 @@ namespace OxMcp
     /// fails the request (a tool then answers an <c>isError</c> result with its message).
     /// </summary>
     public delegate Task<string> McpHandler(string argumentsJson, McpRequestContext context, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// A middleware around every request a server routes: receives the request as JSON text
+    /// (<c>{"method": ..., "params": {...}}</c>), its context, and <paramref name="next"/>, which
+    /// runs the rest of the chain with the params JSON it is given (null: unchanged) and
+    /// resolves to the result JSON. Returns the result JSON: next's, changed, or its own
+    /// without calling next. Throw <see cref="McpException"/> for a JSON-RPC error.
+    /// </summary>
+    public delegate Task<string> McpMiddleware(string requestJson, McpRequestContext context, Func<string, Task<string>> next, CancellationToken cancellationToken);
 
     /// <summary>
     /// How a server keeps the tasks of its tools that run as tasks (the tasks extension: a tool
@@ -173,6 +242,8 @@ namespace OxMcp
         private readonly ServerHandle _handle;
         private readonly List<long> _handlerIds = new List<long>();
         private readonly List<long> _verifierIds = new List<long>();
+        /// <summary>The servers and clients mounted here: alive as long as this server is.</summary>
+        private readonly List<object> _mounted = new List<object>();
 
         /// <summary>
         /// A server named <paramref name="name"/> on <paramref name="runtime"/> (default:
@@ -224,6 +295,12 @@ namespace OxMcp
             AddTool(name, description, inputSchemaJson, (args, ctx, ct) => handler(args, ct));
         }
 
+        /// <summary>Tells the clients subscribed to <paramref name="uri"/> that it changed (nothing before serving).</summary>
+        public void NotifyResourceUpdated(string uri)
+        {
+            McpException.Check(Native.oxmcp_server_notify_resource_updated(_handle, Native.Z(uri)));
+        }
+
         /// <summary>How many clients are connected (sessions over stdio or HTTP; 0 before serving).</summary>
         public long SessionCount
         {
@@ -235,11 +312,75 @@ namespace OxMcp
             }
         }
 
-        /// <summary>Removes the tool <paramref name="name"/>, staged or live; whether the server had it.</summary>
+        /// <summary>
+        /// Adds a middleware around every request the server routes (tool calls, reads, prompts,
+        /// completion and their lists), in both eras; the first added is the outermost. Before serving.
+        /// <code>
+        /// server.Use(async (request, ctx, next, ct) => {
+        ///     var started = Stopwatch.StartNew();
+        ///     try { return await next(null); } finally { Console.Error.WriteLine(request + " " + started.ElapsedMilliseconds + " ms"); }
+        /// });
+        /// </code>
+        /// </summary>
+        public void Use(McpMiddleware middleware)
+        {
+            if (middleware == null) throw new ArgumentNullException("middleware");
+            Register("{}", (request, ctx, ct) => middleware(request, ctx, p => ctx.NextAsync(p, ct), ct),
+                (server, json, len, handler, userData) => Native.oxmcp_server_add_middleware(server, handler, userData));
+        }
+
+        /// <summary>
+        /// Serves <paramref name="other"/>'s tools, prompts, resources and templates under
+        /// <paramref name="prefix"/>: names become <c>prefix_name</c>, URIs take the prefix as
+        /// their first path segment. What <paramref name="other"/> has when this server starts
+        /// serving (or now, when it serves) is served; it is kept alive with this server.
+        /// <code>
+        /// main.Mount("weather", weather); // weather's "forecast" is served as "weather_forecast"
+        /// </code>
+        /// </summary>
+        public void Mount(string prefix, McpServer other)
+        {
+            if (other == null) throw new ArgumentNullException("other");
+            McpException.Check(Native.oxmcp_server_mount(_handle, Native.Z(prefix), other._handle));
+            lock (_mounted) _mounted.Add(other);
+        }
+
+        /// <summary>
+        /// Serves what the server at the other end of <paramref name="client"/> (connected)
+        /// offers under <paramref name="prefix"/>, each call forwarded. This starts the engine's
+        /// server: templates, completion and middleware must be registered before. The client is
+        /// kept alive with this server.
+        /// </summary>
+        public async Task MountClientAsync(string prefix, McpClient client, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (client == null) throw new ArgumentNullException("client");
+            byte[] p = Native.Z(prefix);
+            await Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_server_mount_client(_handle, p, client.Handle, Pending.OnComplete, ud, out req), cancellationToken).ConfigureAwait(false);
+            lock (_mounted) _mounted.Add(client);
+        }
+
+        /// <summary>Removes the tool <paramref name="name"/>, staged or live (connected clients are told the list changed); whether the server had it.</summary>
         public bool RemoveTool(string name)
         {
             bool removed;
             McpException.Check(Native.oxmcp_server_remove_tool(_handle, Native.Z(name), out removed));
+            return removed;
+        }
+
+        /// <summary>Removes the prompt <paramref name="name"/> as <see cref="RemoveTool"/> removes a tool.</summary>
+        public bool RemovePrompt(string name)
+        {
+            bool removed;
+            McpException.Check(Native.oxmcp_server_remove_prompt(_handle, Native.Z(name), out removed));
+            return removed;
+        }
+
+        /// <summary>Removes the resource at <paramref name="uri"/> as <see cref="RemoveTool"/> removes a tool.</summary>
+        public bool RemoveResource(string uri)
+        {
+            bool removed;
+            McpException.Check(Native.oxmcp_server_remove_resource(_handle, Native.Z(uri), out removed));
             return removed;
         }
 

@@ -100,6 +100,7 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_client_read_directory(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_load_skill(ClientHandle client, byte[] uri, byte[] skillJson, UIntPtr skillLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_read_skill_file(ClientHandle client, byte[] path, byte[] skillJson, UIntPtr skillLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_notify_roots_changed(ClientHandle client);
         [DllImport(Lib)] internal static extern int oxmcp_client_ping(ClientHandle client, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_set_log_level(ClientHandle client, byte[] level, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_close(ClientHandle client, CompletionFn callback, IntPtr userData);
@@ -117,6 +118,12 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_server_add_prompt(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_session_count(ServerHandle server, out UIntPtr count);
         [DllImport(Lib)] internal static extern int oxmcp_server_remove_tool(ServerHandle server, byte[] name, [MarshalAs(UnmanagedType.I1)] out bool removed);
+        [DllImport(Lib)] internal static extern int oxmcp_server_notify_resource_updated(ServerHandle server, byte[] uri);
+        [DllImport(Lib)] internal static extern int oxmcp_server_add_middleware(ServerHandle server, HandlerFn handler, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_server_mount(ServerHandle server, byte[] prefix, ServerHandle other);
+        [DllImport(Lib)] internal static extern int oxmcp_server_mount_client(ServerHandle server, byte[] prefix, ClientHandle client, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
+        [DllImport(Lib)] internal static extern int oxmcp_server_remove_prompt(ServerHandle server, byte[] name, [MarshalAs(UnmanagedType.I1)] out bool removed);
+        [DllImport(Lib)] internal static extern int oxmcp_server_remove_resource(ServerHandle server, byte[] uri, [MarshalAs(UnmanagedType.I1)] out bool removed);
         [DllImport(Lib)] internal static extern int oxmcp_server_set_completion(ServerHandle server, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_verify_tokens(ServerHandle server, TokenVerifierFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_serve_stdio(ServerHandle server, CompletionFn callback, IntPtr userData, out RequestHandle request);
@@ -133,8 +140,13 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_incoming_on_cancel(IncomingHandle request, CancelFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_progress(IncomingHandle request, double progress, [MarshalAs(UnmanagedType.I1)] bool hasTotal, double total, byte[] message);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_log(IncomingHandle request, byte[] level, byte[] logger, byte[] dataJson, UIntPtr dataLen);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_info(IncomingHandle request, out IntPtr json, out UIntPtr len);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_auth(IncomingHandle request, out IntPtr json, out UIntPtr len);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_ask_client(IncomingHandle request, byte[] method, byte[] paramsJson, UIntPtr paramsLen, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_escalate_to_task(IncomingHandle request, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_read_resource(IncomingHandle request, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_end_response_stream(IncomingHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_next(IncomingHandle request, byte[] paramsJson, UIntPtr paramsLen, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
         [DllImport(Lib)] internal static extern void oxmcp_incoming_free(IntPtr request);
 
         /// <summary>A NUL-terminated UTF-8 copy of <paramref name="s"/> (null stays null).</summary>

@@ -250,6 +250,8 @@ internal static class Program
             Check(res.Contains("Data for ID: 7"), t + "templated resource: " + res);
             string prompt = await client.GetPromptAsync("test_prompt_with_arguments", "{\"arg1\":\"x\",\"arg2\":\"y\"}");
             Check(prompt.Contains("arg1='x', arg2='y'"), t + "prompt: " + prompt);
+            string completed = await client.CompleteAsync("{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"test_prompt_with_arguments\"},\"argument\":{\"name\":\"arg1\",\"value\":\"al\"}}");
+            Check(completed.Contains("\"alpha\"") && completed.Contains("\"alpine\"") && !completed.Contains("\"beta\""), t + "completion: " + completed);
             await client.PingAsync();
             Check(true, t + "ping");
             string raw = await client.RequestAsync("resources/list", "{}");

@@ -19,9 +19,20 @@ internal static class ScenarioServer
             "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
             (args, ct) => Task.FromResult(McpJson.TextResult(MiniJson.Str(MiniJson.Parse(args), "text"))));
         s.AddTool("gone", "Registered, then removed before serving.", Object, (args, ct) => Task.FromResult(McpJson.TextResult("gone was called")));
-        bool removed = false;
-        s.AddTool("staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", Object,
-            (args, ct) => Task.FromResult(McpJson.TextResult(removed ? "true" : "false")));
+        s.AddPrompt("{\"name\":\"gone\"}", (args, ctx, ct) => Task.FromResult(McpJson.UserPrompt("removed before serving")));
+        s.AddResource("{\"uri\":\"fixed://gone\",\"name\":\"gone\",\"mimeType\":\"text/plain\"}",
+            (args, ctx, ct) => Task.FromResult(McpJson.TextResource("fixed://gone", "removed before serving")));
+        var removed = new bool[3];
+        s.AddTool("staged_removal", "What the three removals answered before serving, joined with commas.", Object,
+            (args, ct) => Task.FromResult(McpJson.TextResult(string.Join(",", removed.Select(r => r ? "true" : "false")))));
+        s.AddTool("read_own", "Reads the server's own resource fixed://note through its request's context; answers its text.", Object,
+            async (args, ctx, ct) =>
+            {
+                var contents = MiniJson.Get(MiniJson.Parse(await ctx.ReadResourceAsync("fixed://note", ct)), "contents") as List<object>;
+                return McpJson.TextResult(MiniJson.Str(contents[0], "text"));
+            });
+        s.AddTool("protocol_version", "Answers the protocol version its request's context names.", Object,
+            (args, ctx, ct) => Task.FromResult(McpJson.TextResult(MiniJson.Str(MiniJson.Parse(ctx.InfoJson), "protocolVersion") ?? "none")));
         s.AddTool("session_count", "How many clients the server has connected, as the host's session count says.", Object,
             (args, ct) => Task.FromResult(McpJson.TextResult(s.SessionCount.ToString())));
         s.AddTool("ask_sampling", "Asks the client's model (no maxTokens given); answers \"sampled: \" + the model's text.",
@@ -53,7 +64,9 @@ internal static class ScenarioServer
             (args, ct) => { throw new McpException(-32042, "custom failure"); });
         s.AddTool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", Object,
             (args, ct) => { throw new InvalidOperationException("plain failure"); });
-        removed = s.RemoveTool("gone");
+        removed[0] = s.RemoveTool("gone");
+        removed[1] = s.RemovePrompt("gone");
+        removed[2] = s.RemoveResource("fixed://gone");
 
         // Resource handlers get {"uri": ..., "variables": {...}}.
         s.AddResource("{\"uri\":\"fixed://note\",\"name\":\"note\",\"mimeType\":\"text/plain\"}",
@@ -74,6 +87,22 @@ internal static class ScenarioServer
             var values = Enumerable.Range(0, 150).Select(i => "n" + i.ToString("000")).Where(v => v.StartsWith(prefix, StringComparison.Ordinal));
             return Task.FromResult("{\"values\":[" + string.Join(",", values.Select(McpJson.Quote)) + "]}");
         });
+        // Changes one request's params on their way, answers another itself, lets the rest go on.
+        s.Use((request, ctx, next, ct) =>
+        {
+            object r = MiniJson.Parse(request);
+            object p = MiniJson.Get(r, "params");
+            bool call = MiniJson.Str(r, "method") == "tools/call";
+            if (call && MiniJson.Str(p, "name") == "echo" && MiniJson.Str(MiniJson.Get(p, "arguments"), "text") == "through middleware")
+                return next("{\"name\":\"echo\",\"arguments\":{\"text\":\"changed by the middleware\"}}");
+            if (call && MiniJson.Str(p, "name") == "answered_by_middleware")
+                return Task.FromResult(McpJson.TextResult("answered by the middleware"));
+            return next(null);
+        });
+        var sub = new McpServer("sub-server", "1.0.0");
+        sub.AddTool("hello", "Answers \"hello from the mounted server\".", Object,
+            (args, ct) => Task.FromResult(McpJson.TextResult("hello from the mounted server")));
+        s.Mount("sub", sub);
         return s;
     }
 

@@ -93,12 +93,31 @@ internal static class SkillsTests
                 check(bad != null && bad.Status == McpStatus.InvalidInput && bad.Message.Contains("SKILL.md"),
                     t + "a directory without skills is InvalidInput (" + Describe(bad) + ")");
                 server.AddSkillsDirectory(root);
+                var steps = new System.Collections.Concurrent.ConcurrentQueue<string>();
+                AddEscalating(server, steps);
 
                 int port = server.StartHttp();
-                using (McpClient client = await McpClient.ConnectHttpAsync("http://127.0.0.1:" + port + "/mcp", era: era))
+                var asked = new System.Collections.Concurrent.ConcurrentQueue<string>();
+                var handlers = new McpClientHandlers
+                {
+                    Elicitation = (paramsJson, ct) =>
+                    {
+                        asked.Enqueue(MiniJson.Str(MiniJson.Parse(paramsJson), "message"));
+                        return Task.FromResult("{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}");
+                    },
+                };
+                var updated = new System.Collections.Concurrent.ConcurrentQueue<string>();
+                EventHandler<McpNotification> onNotification = (sender, n) =>
+                {
+                    if (n.Method == "notifications/resources/updated") updated.Enqueue(MiniJson.Str(MiniJson.Parse(n.ParamsJson), "uri"));
+                };
+                using (McpClient client = await McpClient.ConnectHttpAsync("http://127.0.0.1:" + port + "/mcp", era: era, handlers: handlers,
+                    onNotification: onNotification))
                 {
                     await SkillCalls(check, t, client, server);
                     await TaskTtl(check, t, client);
+                    await Escalation(check, t, client, steps, asked);
+                    await FactsAndUpdates(check, t, client, server, updated);
                     bad = Thrown(() => server.AddTool("{\"name\":3}", (a, c, ct) => Task.FromResult("")));
                     check(bad != null && bad.Status == McpStatus.InvalidInput, t + "still a server that refuses bad input");
                 }
@@ -109,6 +128,74 @@ internal static class SkillsTests
         {
             Directory.Delete(root, true);
         }
+    }
+
+    /// <summary>
+    /// "report" asks the user's name inline, escalates (recording what EscalateToTaskAsync
+    /// answered) and answers "report for NAME"; "own_skill" reads its server's SKILL.md
+    /// through its own request.
+    /// </summary>
+    private static void AddEscalating(McpServer server, System.Collections.Concurrent.ConcurrentQueue<string> steps)
+    {
+        server.AddTool("{\"name\":\"report\",\"inputSchema\":{\"type\":\"object\"},\"execution\":{\"taskSupport\":\"optional\"},\"escalating\":true}",
+            async (args, ctx, ct) =>
+            {
+                string answer = await ctx.ElicitAsync("{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}", ct);
+                bool escalated = await ctx.EscalateToTaskAsync(ct);
+                steps.Enqueue("escalated=" + (escalated ? "true" : "false"));
+                return McpJson.TextResult("report for " + MiniJson.Str(MiniJson.Get(MiniJson.Parse(answer), "content"), "name"));
+            });
+        server.AddTool("{\"name\":\"facts\",\"inputSchema\":{\"type\":\"object\"}}",
+            (args, ctx, ct) => Task.FromResult(McpJson.TextResult(ctx.InfoJson)));
+        server.AddTool("{\"name\":\"own_skill\",\"inputSchema\":{\"type\":\"object\"}}", async (args, ctx, ct) =>
+        {
+            string read = await ctx.ReadResourceAsync("skill://git-workflow/SKILL.md", ct);
+            var contents = MiniJson.Get(MiniJson.Parse(read), "contents") as List<object>;
+            return McpJson.TextResult(MiniJson.Str(contents[0], "text"));
+        });
+    }
+
+    /// <summary>A handler reads its request's facts; a subscribed client hears of an updated resource; roots changes are told.</summary>
+    private static async Task FactsAndUpdates(Action<bool, string> check, string t, McpClient client, McpServer server,
+        System.Collections.Concurrent.ConcurrentQueue<string> updated)
+    {
+        object facts = MiniJson.Parse(Text(await client.CallToolAsync("facts", null)));
+        check(MiniJson.Str(MiniJson.Get(facts, "clientInfo"), "name") == "oxmcp-dotnet" && MiniJson.Str(facts, "protocolVersion") != null
+            && MiniJson.Str(MiniJson.Get(facts, "headers"), "host") != null, t + "a handler reads its request's facts: " + MiniJson.Write(facts));
+        const string uri = "skill://git-workflow/SKILL.md";
+        await client.SubscribeAsync(uri);
+        for (int i = 0; i < 100 && !updated.Contains(uri); i++)
+        {
+            server.NotifyResourceUpdated(uri);
+            await Task.Delay(50);
+        }
+        check(updated.Contains(uri), t + "the subscribed client heard that " + uri + " changed");
+        await client.UnsubscribeAsync(uri);
+        client.NotifyRootsChanged(); // throws if the engine refuses it
+    }
+
+    /// <summary>A call as a task asks inline, escalates and is followed to completed; a plain call stays inline.</summary>
+    private static async Task Escalation(Action<bool, string> check, string t, McpClient client,
+        System.Collections.Concurrent.ConcurrentQueue<string> steps, System.Collections.Concurrent.ConcurrentQueue<string> asked)
+    {
+        var statuses = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        string result = await client.CallToolAsTaskAsync("report", null, default(System.Threading.CancellationToken), p => statuses.Enqueue(p.Message));
+        check(Text(result) == "report for Ada", t + "an escalated call's result is the task's: " + result);
+        check(string.Join(",", asked) == "Name?", t + "the question was asked once, inline: " + string.Join(",", asked));
+        check(string.Join(",", steps) == "escalated=true", t + "the call as a task escalated: " + string.Join(",", steps));
+        check(statuses.LastOrDefault() == "completed" && !statuses.Contains("input_required"),
+            t + "followed to completed with no input_required: " + string.Join(",", statuses));
+        string plain = await client.CallToolAsync("report", null);
+        check(Text(plain) == "report for Ada" && steps.LastOrDefault() == "escalated=false",
+            t + "a plain call stays inline: " + plain + " " + string.Join(",", steps));
+        string own = await client.CallToolAsync("own_skill", null);
+        check(Text(own) == GitMd, t + "a handler reads its server's own resource: " + own);
+    }
+
+    private static string Text(string callResultJson)
+    {
+        var content = MiniJson.Get(MiniJson.Parse(callResultJson), "content") as List<object>;
+        return content == null || content.Count == 0 ? null : MiniJson.Str(content[0], "text");
     }
 
     private static async Task SkillCalls(Action<bool, string> check, string t, McpClient client, McpServer server)

@@ -382,20 +382,20 @@ class Server {
   /** Removes a tool (clients are told the list changed). */
   removeTool(name) {
     this._names.tool.delete(String(name))
-    return this._native.removeTool(String(name))
+    return this._native.remove('tool', String(name))
   }
 
   /** Removes a prompt (clients are told the list changed); whether it existed. */
   removePrompt(name) {
     this._names.prompt.delete(String(name))
-    return this._native.removePrompt(String(name))
+    return this._native.remove('prompt', String(name))
   }
 
   /** Removes a resource (not a template; clients are told the list changed); whether it
    *  existed. */
   removeResource(uri) {
     this._names.resource.delete(String(uri))
-    return this._native.removeResource(String(uri))
+    return this._native.remove('resource', String(uri))
   }
 
   /** Serves another server's tools, prompts, resources and templates under `prefix`:

@@ -127,10 +127,11 @@ impl NativeServer {
         self.server.add_skills_dir(&root).map_err(|e| errors::to_js(env, &e))
     }
 
-    /// Removes a tool; returns whether it existed.
+    /// Removes the tool or prompt named `key`, or the resource at `key` (`kind`: `tool`,
+    /// `prompt`, `resource`), staged or live; returns whether it existed.
     #[napi]
-    pub fn remove_tool(&self, name: String) -> bool {
-        self.server.remove_tool(&name)
+    pub fn remove(&self, env: &Env, kind: String, key: String) -> napi::Result<bool> {
+        HandlerKind::from_name(&kind).and_then(|kind| self.server.remove_named(kind, &key)).map_err(|e| errors::to_js(env, &e))
     }
 
     /// Serves `other`'s tools, prompts and resources under `prefix`.
@@ -149,18 +150,6 @@ impl NativeServer {
     ) -> napi::Result<PromiseRaw<'env, ()>> {
         let (server, client) = (self.server.clone(), client.client.clone());
         errors::promise(env, async move { server.mount_client(&prefix, client).await })
-    }
-
-    /// Removes a prompt; returns whether it existed.
-    #[napi]
-    pub fn remove_prompt(&self, name: String) -> bool {
-        self.server.remove_prompt(&name)
-    }
-
-    /// Removes a resource; returns whether it existed.
-    #[napi]
-    pub fn remove_resource(&self, uri: String) -> bool {
-        self.server.remove_resource(&uri)
     }
 
     /// Tells subscribed clients that a resource changed.

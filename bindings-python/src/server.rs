@@ -129,9 +129,10 @@ impl NativeServer {
         self.staged.add_skills_dir(root).map_err(errors::raise)
     }
 
-    /// Removes a tool, staged or live; returns whether it existed.
-    fn remove_tool(&self, name: &str) -> bool {
-        self.staged.remove_tool(name)
+    /// Removes the tool or prompt named `key`, or the resource at `key` (`kind`: `"tool"`,
+    /// `"prompt"`, `"resource"`), staged or live; returns whether it existed.
+    fn remove(&self, kind: &str, key: &str) -> PyResult<bool> {
+        HandlerKind::from_name(kind).and_then(|kind| self.staged.remove_named(kind, key)).map_err(errors::raise)
     }
 
     /// Serves `other`'s tools, prompts and resources under `prefix`.
@@ -157,16 +158,6 @@ impl NativeServer {
             staged.mount_client(&prefix, client).await?;
             Ok(None::<String>)
         })
-    }
-
-    /// Removes a prompt, staged or live; returns whether it existed.
-    fn remove_prompt(&self, name: &str) -> bool {
-        self.staged.remove_prompt(name)
-    }
-
-    /// Removes a resource, staged or live; returns whether it existed.
-    fn remove_resource(&self, uri: &str) -> bool {
-        self.staged.remove_resource(uri)
     }
 
     /// Tells subscribed clients that a resource changed.

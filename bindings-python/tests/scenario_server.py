@@ -17,14 +17,35 @@ def gone() -> str:
     return "gone"
 
 
-# Removed while the server is still staged (before serving): what it answered is
+@server.prompt(name="gone")
+def gone_prompt() -> str:
+    return "removed before serving"
+
+
+@server.resource("fixed://gone", name="gone", mime_type="text/plain")
+def gone_resource() -> str:
+    return "removed before serving"
+
+
+# Removed while the server is still staged (before serving): what they answered is
 # staged_removal's result.
-REMOVED = server.remove_tool("gone")
+REMOVED = [server.remove_tool("gone"), server.remove_prompt("gone"), server.remove_resource("fixed://gone")]
 
 
-@server.tool(description='What remove_tool("gone") answered before serving: true or false.')
+@server.tool(description="What the three removals answered before serving, joined with commas.")
 def staged_removal() -> str:
-    return "true" if REMOVED else "false"
+    return ",".join("true" if r else "false" for r in REMOVED)
+
+
+@server.tool(description="Reads the server's own resource fixed://note through its request's context; answers its text.")
+async def read_own(ctx: Context) -> str:
+    result = await ctx.read_resource("fixed://note")
+    return str(getattr(result.contents[0], "text"))
+
+
+@server.tool(description="Answers the protocol version its request's context names.")
+def protocol_version(ctx: Context) -> str:
+    return ctx.protocol_version or "none"
 
 
 @server.tool(description="How many clients the server has connected, as the host's session count says.")
@@ -85,6 +106,29 @@ VALUES = [f"n{i:03d}" for i in range(150)]
 def complete(ref, argument, context):
     # The whole list: the engine caps what it sends.
     return [v for v in VALUES if v.startswith(argument["value"])]
+
+
+@server.middleware
+async def steer(request, call_next):
+    """Changes one request's params on their way, answers another itself, lets the rest go on."""
+    params = request.params or {}
+    if request.method == "tools/call" and params.get("name") == "echo" \
+            and params.get("arguments", {}).get("text") == "through middleware":
+        return await call_next({**params, "arguments": {"text": "changed by the middleware"}})
+    if request.method == "tools/call" and params.get("name") == "answered_by_middleware":
+        return {"content": [{"type": "text", "text": "answered by the middleware"}]}
+    return await call_next()
+
+
+sub = Server("sub-server", version="1.0.0")
+
+
+@sub.tool(description='Answers "hello from the mounted server".')
+def hello() -> str:
+    return "hello from the mounted server"
+
+
+server.mount("sub", sub)
 
 
 if __name__ == "__main__":

@@ -114,6 +114,11 @@ async fn a_served_directory_of_skills_is_listed_described_and_read_in_both_eras(
         let manifest = resources.iter().find(|r| r.uri == pdf.uri).expect("listed");
         assert_eq!((manifest.name.as_str(), manifest.mime_type.as_deref()), ("pdf-processing", Some("text/markdown")));
         assert_eq!(resources.len(), 2, "supporting files are not listed: {resources:?}");
+
+        // The resources capability says subscribe: a server of skills alone takes it.
+        assert_eq!(client.server_capabilities().resources.as_ref().and_then(|r| r.subscribe), Some(true));
+        client.subscribe(&pdf.uri).await.unwrap_or_else(|e| panic!("{era:?}: subscribe: {e}"));
+        client.unsubscribe(&pdf.uri).await.unwrap();
         client.close().await;
     }
     http.shutdown().await;

@@ -357,9 +357,12 @@ async fn the_client_waits_for_a_task_answering_its_questions_and_cancels_it_when
         assert_eq!(result.content[0].as_text(), Some("hello Lin"), "{era:?}");
         let seen = statuses.lock().unwrap().clone();
         assert!(seen.contains(&"input_required".to_string()) && seen.last().map(String::as_str) == Some("completed"), "{seen:?}");
-        // A tool without task support answers at once.
-        let greet = client.call_tool_as_task("greet", json!({}), |_| {}).await.unwrap();
+        // A tool without task support answers at once; `null` arguments mean none, as
+        // for a plain call, and anything else but an object is refused before sending.
+        let greet = client.call_tool_as_task("greet", Value::Null, |_| {}).await.unwrap();
         assert_eq!(greet.content[0].as_text(), Some("hello"));
+        let err = client.call_tool_as_task("greet", json!([1]), |_| {}).await.unwrap_err();
+        assert_eq!(err.kind(), oxmcp::ErrorKind::InvalidInput, "{err}");
         // A failed task is its JSON-RPC error.
         let err = client.call_tool_as_task("broken", json!({}), |_| {}).await.unwrap_err();
         assert_eq!(err.code(), Some(-32050), "{era:?}: {err}");

@@ -21,6 +21,11 @@ use crate::requests;
 
 static CLIENTS: Registry<Client> = Registry::new();
 
+/// The engine client behind a Java handle (for a server mounting it).
+pub fn client_of(handle: i64) -> Option<Arc<Client>> {
+    CLIENTS.get(handle)
+}
+
 fn closed() -> Error {
     Error::new(ErrorKind::Closed, "the client is closed")
 }

@@ -58,6 +58,20 @@ fn context_of(request: i64) -> Option<RequestContext> {
     HANDLES.get(request).and_then(|r| r.calls.context(r.id).ok())
 }
 
+/// Runs `body` with the request's context as the Java call `call_id`, completing it with the
+/// JSON text `body` gives; a request that is over fails as closed.
+fn with_context<F, Fut>(request: i64, call_id: i64, body: F)
+where
+    F: FnOnce(RequestContext) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = oxmcp::Result<String>> + Send + 'static,
+{
+    let ctx = context_of(request);
+    spawn_call(call_id, async move {
+        let ctx = ctx.ok_or_else(|| Error::new(ErrorKind::Closed, "the request is over"))?;
+        Ok(Done::json(body(ctx).await?))
+    });
+}
+
 /// How many requests Java handlers are working on (for leak checks in tests).
 pub fn in_flight() -> usize {
     HANDLES.len()
@@ -186,11 +200,55 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestEscalateToTask<'l>(
     request: jlong,
     call_id: jlong,
 ) {
-    let ctx = context_of(request);
-    spawn_call(call_id, async move {
-        let ctx = ctx.ok_or_else(|| Error::new(ErrorKind::Closed, "the request is over"))?;
-        Ok(Done::json(context::escalate_to_task(&ctx).await?))
-    });
+    with_context(request, call_id, |ctx| async move { context::escalate_to_task(&ctx).await });
+}
+
+/// Reads one of the server's own resources with the request's session; completes with the
+/// `ReadResourceResult` JSON.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_requestReadResource<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    request: jlong,
+    uri: JString<'l>,
+    call_id: jlong,
+) {
+    env.with_env(|env| -> jni::errors::Result<()> {
+        let uri = req_str(env, &uri)?;
+        with_context(request, call_id, |ctx| async move { context::read_resource(&ctx, &uri).await });
+        Ok(())
+    })
+    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
+/// In a middleware's call: runs the rest of the chain with `params` (null: the params the
+/// middleware got); completes with the rest's result JSON.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_requestNext<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    request: jlong,
+    params: JString<'l>,
+    call_id: jlong,
+) {
+    env.with_env(|env| -> jni::errors::Result<()> {
+        let params = rstring(env, &params)?;
+        with_context(request, call_id, |ctx| async move { context::next(&ctx, params.as_deref()).await });
+        Ok(())
+    })
+    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
+/// Over Streamable HTTP, ends the SSE stream the request answers on (nothing otherwise).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_requestEndResponseStream<'l>(
+    _env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    request: jlong,
+) {
+    if let Some(ctx) = context_of(request) {
+        ctx.end_response_stream();
+    }
 }
 
 /// Asks the client during the request: `method` is `sampling/createMessage`,
@@ -207,11 +265,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestAskClient<'l>(
     env.with_env(|env| -> jni::errors::Result<()> {
         let method = req_str(env, &method)?;
         let params = req_str(env, &params)?;
-        let ctx = context_of(request);
-        spawn_call(call_id, async move {
-            let ctx = ctx.ok_or_else(|| Error::new(ErrorKind::Closed, "the request is over"))?;
-            Ok(Done::json(context::ask_client(&ctx, &method, &params).await?))
-        });
+        with_context(request, call_id, |ctx| async move { context::ask_client(&ctx, &method, &params).await });
         Ok(())
     })
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()

@@ -125,17 +125,21 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverAddSkillsDir<'l>(
     })
 }
 
-/// Removes a tool, staged or live; whether it existed.
+/// Removes the tool or prompt named `key`, or the resource at `key` (`kind`: `tool`,
+/// `prompt`, `resource`), staged or live; whether it existed.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_serverRemoveTool<'l>(
+pub extern "system" fn Java_dev_oxmcp_Native_serverRemove<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     server: jlong,
-    name: JString<'l>,
+    kind: JString<'l>,
+    key: JString<'l>,
 ) -> jboolean {
     env.with_env(|env| -> jni::errors::Result<jboolean> {
-        let name = req_str(env, &name)?;
-        Ok(SERVERS.get(server).is_some_and(|s| s.remove_tool(&name)))
+        let (kind, key) = (req_str(env, &kind)?, req_str(env, &key)?);
+        // The kind is one of McpServer's own names: one that cannot be removed removes nothing.
+        let target = HandlerKind::from_name(&kind).ok().zip(SERVERS.get(server));
+        Ok(target.is_some_and(|(kind, s)| s.remove_named(kind, &key).unwrap_or(false)))
     })
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
@@ -162,6 +166,45 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverNotifyResourceUpdated<'l>(
         if let Some(s) = SERVERS.get(server) {
             s.notify_resource_updated(&uri);
         }
+        Ok(())
+    })
+    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
+/// Serves `other`'s tools, prompts, resources and templates under `prefix`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_serverMount<'l>(
+    env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    server: jlong,
+    prefix: JString<'l>,
+    other: jlong,
+) -> JObject<'l> {
+    sync_result(env, |env| {
+        let prefix = req_str(env, &prefix)?;
+        let (Some(s), Some(other)) = (SERVERS.get(server), SERVERS.get(other)) else { return Ok(Err(closed())) };
+        Ok(s.mount(&prefix, &other))
+    })
+}
+
+/// Serves what `client`'s server offers under `prefix`, each call forwarded.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_oxmcp_Native_serverMountClient<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    server: jlong,
+    prefix: JString<'l>,
+    client: jlong,
+    call_id: jlong,
+) {
+    env.with_env(|env| -> jni::errors::Result<()> {
+        let prefix = req_str(env, &prefix)?;
+        let (s, c) = (SERVERS.get(server), crate::client::client_of(client));
+        spawn_call(call_id, async move {
+            let (Some(s), Some(c)) = (s, c) else { return Err(closed()) };
+            s.mount_client(&prefix, c).await?;
+            Ok(Done::empty())
+        });
         Ok(())
     })
     .resolve::<jni::errors::ThrowRuntimeExAndDefault>()

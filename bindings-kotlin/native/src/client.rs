@@ -40,6 +40,13 @@ pub struct NativeClient {
     client: Arc<Client>,
 }
 
+impl NativeClient {
+    /// The engine client (for a server mounting this one).
+    pub(crate) fn engine(&self) -> Arc<Client> {
+        self.client.clone()
+    }
+}
+
 /// Connects as `options` (the host layer's connect options JSON: `command`/`args` or
 /// `url`, `era`, `answers`, ...) say; `handler` answers what `answers` names.
 #[uniffi::export]
@@ -100,6 +107,11 @@ impl NativeClient {
         }
         let c = self.client.clone();
         runtime::run(async move { Ok(client::call(&c, &op, a.as_deref(), b.as_deref(), options).await?) }).await
+    }
+
+    /// Tells the server that the client's roots changed.
+    pub fn notify_roots_changed(&self) -> Result<()> {
+        Ok(self.client.notify_roots_changed()?)
     }
 
     /// Closes the connection (a child server is stopped: stdin closed, then signals).

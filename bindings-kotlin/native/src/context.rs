@@ -79,6 +79,20 @@ impl RequestContext {
         runtime::run(async move { Ok(ctx.escalate_to_task().await?) }).await
     }
 
+    /// Reads one of this server's own resources as a client would, with this request's
+    /// session; the `ReadResourceResult` JSON.
+    pub async fn read_resource(&self, uri: String) -> Result<String> {
+        let ctx = self.request()?;
+        runtime::run(async move { Ok(context::read_resource(&ctx, &uri).await?) }).await
+    }
+
+    /// In a middleware's call: runs the rest of the chain with `params` JSON (`None`: the
+    /// params the middleware got), once; the rest's result JSON.
+    pub async fn next(&self, params: Option<String>) -> Result<String> {
+        let ctx = self.request()?;
+        runtime::run(async move { Ok(context::next(&ctx, params.as_deref()).await?) }).await
+    }
+
     /// Asks the client: `sampling/createMessage`, `elicitation/create` or `roots/list`
     /// with `params` JSON; the client's result as JSON.
     pub async fn ask(&self, method: String, params: String) -> Result<String> {

@@ -54,6 +54,19 @@ impl NativeServer {
         Ok(self.staged.register(kind, &definition, self.host_fn(handler))?)
     }
 
+    /// Serves `other`'s tools, prompts, resources and templates under `prefix` (names
+    /// `prefix_name`, URIs with `prefix` as their first path segment).
+    pub fn mount(&self, prefix: String, other: Arc<NativeServer>) -> Result<()> {
+        Ok(self.staged.mount(&prefix, &other.staged)?)
+    }
+
+    /// Serves what `client`'s server offers under `prefix`, each call forwarded; this
+    /// starts the engine's server (templates, completion and middleware before).
+    pub async fn mount_client(&self, prefix: String, client: Arc<crate::client::NativeClient>) -> Result<()> {
+        let (staged, client) = (self.staged.clone(), client.engine());
+        runtime::run(async move { Ok(staged.mount_client(&prefix, client).await?) }).await
+    }
+
     /// Checks a protected listener's access tokens with `handler` instead of JWTs: it gets
     /// `{"token": "..."}` and answers who the token speaks for (`{"subject", "clientId",
     /// "scopes", "expiresAt", "claims"}`, any left out), or fails to refuse it.
@@ -83,9 +96,10 @@ impl NativeServer {
         Ok(self.staged.add_skills_dir(&root)?)
     }
 
-    /// Removes tool `name` (clients are told while serving); whether it was there.
-    pub fn remove_tool(&self, name: String) -> bool {
-        self.staged.remove_tool(&name)
+    /// Removes the tool or prompt named `key`, or the resource at `key` (`kind`: `tool`,
+    /// `prompt`, `resource`; clients are told while serving); whether it was there.
+    pub fn remove(&self, kind: String, key: String) -> Result<bool> {
+        Ok(self.staged.remove_named(HandlerKind::from_name(&kind)?, &key)?)
     }
 
     /// Tells subscribed clients that resource `uri` changed.

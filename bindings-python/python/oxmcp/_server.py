@@ -555,18 +555,18 @@ class Server:
         """Removes a tool (clients are told the list changed); whether it existed, staged
         or live."""
         self._registered["tool"].discard(name)
-        return self._native.remove_tool(name)
+        return self._native.remove("tool", name)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt (clients are told the list changed); whether it existed."""
         self._registered["prompt"].discard(name)
-        return self._native.remove_prompt(name)
+        return self._native.remove("prompt", name)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource (not a template; clients are told the list changed); whether
         it existed."""
         self._registered["resource"].discard(uri)
-        return self._native.remove_resource(uri)
+        return self._native.remove("resource", uri)
 
     def mount(self, prefix: str, other: Server) -> None:
         """Serves ``other``'s tools, prompts, resources and templates too, under ``prefix``:

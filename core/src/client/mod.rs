@@ -468,15 +468,8 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub async fn call_tool_with(&self, name: &str, arguments: Value, options: RequestOptions) -> Result<CallToolResult> {
-        let arguments = match arguments {
-            Value::Object(map) => Some(map),
-            Value::Null => None,
-            other => {
-                return Err(Error::new(ErrorKind::InvalidInput, format!("tool arguments must be a JSON object, not {other}")))
-            }
-        };
         let mut params = CallToolRequestParams::new(name);
-        params.arguments = arguments;
+        params.arguments = tool_arguments(arguments)?;
         self.typed(methods::TOOLS_CALL, &params, options).await
     }
 
@@ -540,5 +533,14 @@ impl Client {
             listen.close();
         }
         self.session.shutdown().await
+    }
+}
+
+/// A tool call's arguments: an object, or `null` for none (sent without `arguments`).
+pub(crate) fn tool_arguments(arguments: Value) -> Result<Option<serde_json::Map<String, Value>>> {
+    match arguments {
+        Value::Object(map) => Ok(Some(map)),
+        Value::Null => Ok(None),
+        other => Err(Error::new(ErrorKind::InvalidInput, format!("tool arguments must be a JSON object, not {other}"))),
     }
 }

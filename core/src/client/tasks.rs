@@ -81,11 +81,8 @@ impl Client {
     /// Calls a tool, telling the server it may answer with a task; the result at once, or
     /// the task.
     pub async fn start_tool_task(&self, name: &str, arguments: Value) -> Result<TaskStart> {
-        let Value::Object(arguments) = arguments else {
-            return Err(Error::new(ErrorKind::InvalidInput, "tool arguments must be a JSON object"));
-        };
         let mut call = CallToolRequestParams::new(name);
-        call.arguments = Some(arguments);
+        call.arguments = super::tool_arguments(arguments)?;
         let Value::Object(params) = serde_json::to_value(call)? else { unreachable!("params serialize as an object") };
         let answer = self.task_request(methods::TOOLS_CALL, params).await?;
         if answer.get("resultType").and_then(Value::as_str) == Some(RESULT_TASK) {

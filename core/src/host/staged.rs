@@ -470,6 +470,25 @@ impl StagedServer {
         self.remove(|r| matches!(r, Registration::Resource(res, _) if res.uri == uri), |s| s.remove_resource(uri))
     }
 
+    /// Removes the tool or prompt named `key`, or the resource at `key`, by the kind's name
+    /// as bindings spell it (see [`HandlerKind::name`]): one entry point for every host's
+    /// removals. Other kinds are [`ErrorKind::InvalidInput`].
+    ///
+    /// ```
+    /// use oxmcp::host::{HandlerKind, StagedServer};
+    /// let server = StagedServer::new("demo", "1");
+    /// assert_eq!(server.remove_named(HandlerKind::Prompt, "absent").unwrap(), false);
+    /// assert!(server.remove_named(HandlerKind::Completion, "x").is_err());
+    /// ```
+    pub fn remove_named(&self, kind: HandlerKind, key: &str) -> Result<bool> {
+        match kind {
+            HandlerKind::Tool => Ok(self.remove_tool(key)),
+            HandlerKind::Prompt => Ok(self.remove_prompt(key)),
+            HandlerKind::Resource => Ok(self.remove_resource(key)),
+            other => Err(Error::new(ErrorKind::InvalidInput, format!("a {} cannot be removed by name", other.name()))),
+        }
+    }
+
     /// Drops the registrations `staged` matches, and what `live` removes from the running
     /// server: true if either found something.
     fn remove(&self, staged: impl Fn(&Registration) -> bool, live: impl FnOnce(&Server) -> bool) -> bool {

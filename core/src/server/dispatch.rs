@@ -534,7 +534,8 @@ pub(crate) async fn read_own(
 fn subscribe(server: &Server, ctx: &RequestContext, params: Option<Value>, on: bool) -> Reply {
     let uri = if on { parse::<SubscribeRequestParams>(params)?.uri } else { parse::<UnsubscribeRequestParams>(params)?.uri };
     let registry = server.inner.registry.read().unwrap();
-    if registry.resources.is_empty() && registry.templates.is_empty() {
+    // As `capabilities` says: skill files are resources too, and subscribable.
+    if registry.resources.is_empty() && registry.templates.is_empty() && registry.skills.is_empty() {
         return Err(ErrorObject::method_not_found(if on {
             methods::RESOURCES_SUBSCRIBE
         } else {

@@ -349,6 +349,11 @@ public final class McpClient implements AutoCloseable {
         return connect(Options.http(url));
     }
 
+    /** The engine's handle (for a server mounting this client). */
+    long nativeHandle() {
+        return live();
+    }
+
     private synchronized long live() {
         if (handle == 0) {
             throw new McpException(McpException.Kind.CLOSED, null, "the client is closed", null);

@@ -182,6 +182,66 @@ public final class McpServer implements AutoCloseable {
     }
 
     /**
+     * Adds a middleware around every request the server routes (tool calls, resource reads,
+     * prompts, completion and their lists), in both eras. The first added is the outermost.
+     * Before serving.
+     *
+     * <pre>{@code
+     * server.use((request, ctx, next) -> {
+     *     long started = System.nanoTime();
+     *     return next.proceed(null).whenComplete((r, e) -> log(request, System.nanoTime() - started));
+     * });
+     * }</pre>
+     *
+     * @param middleware the middleware
+     * @return this server
+     */
+    public McpServer use(Middleware middleware) {
+        Objects.requireNonNull(middleware, "middleware");
+        return register("middleware", null, (request, unused, ctx) -> middleware.handle(request, ctx, ctx::next));
+    }
+
+    /**
+     * Serves {@code other}'s tools, prompts, resources and templates under {@code prefix}
+     * (letters, digits, {@code -} and {@code _}): names become {@code prefix_name}, and URIs
+     * take the prefix as their first path segment ({@code notes://a} is served as
+     * {@code notes://prefix/a}). What {@code other} has when this server starts serving (or
+     * now, when it serves) is served; closing {@code other} stops its handlers.
+     *
+     * <pre>{@code
+     * main.mount("weather", weather); // weather's "forecast" is served as "weather_forecast"
+     * }</pre>
+     *
+     * @param prefix the prefix
+     * @param other the server mounted
+     * @return this server
+     * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) for a bad prefix, or a
+     *     server that would mount itself, even through others
+     */
+    public McpServer mount(String prefix, McpServer other) {
+        Objects.requireNonNull(other, "other");
+        McpException.check(Native.serverMount(live(), prefix, other.live()));
+        return this;
+    }
+
+    /**
+     * Serves what the server at the other end of {@code client} offers under {@code prefix}
+     * (as {@link #mount(String, McpServer)} does), each call forwarded through the client.
+     * This starts the engine's server: templates, completion and middleware must be
+     * registered before. Closing the client stops the forwarding.
+     *
+     * @param prefix the prefix
+     * @param client a connected client
+     * @return completes once the other server's lists were fetched
+     */
+    public CompletableFuture<Void> mountClient(String prefix, McpClient client) {
+        Objects.requireNonNull(client, "client");
+        long server = live();
+        long c = client.nativeHandle();
+        return Native.call(d -> null, null, id -> Native.serverMountClient(server, prefix, c, id));
+    }
+
+    /**
      * Checks the access tokens of a listener started with {@code auth} (see {@link HttpAuth})
      * with {@code verifier} instead of the built-in JWT check: it receives each bearer token a
      * client presents and completes with who the token speaks for (its scopes are checked
@@ -290,7 +350,27 @@ public final class McpServer implements AutoCloseable {
      * @return whether the server had it (registered before serving, or live)
      */
     public boolean removeTool(String name) {
-        return Native.serverRemoveTool(live(), name);
+        return Native.serverRemove(live(), "tool", name);
+    }
+
+    /**
+     * Removes a prompt (clients are told the list changed).
+     *
+     * @param name the prompt's name
+     * @return whether the server had it (registered before serving, or live)
+     */
+    public boolean removePrompt(String name) {
+        return Native.serverRemove(live(), "prompt", name);
+    }
+
+    /**
+     * Removes a resource, not a template (clients are told the list changed).
+     *
+     * @param uri the resource's URI
+     * @return whether the server had it (registered before serving, or live)
+     */
+    public boolean removeResource(String uri) {
+        return Native.serverRemove(live(), "resource", uri);
     }
 
     /**

@@ -191,7 +191,11 @@ final class Native {
 
     static native String serverAddSkillsDir(long server, String root);
 
-    static native boolean serverRemoveTool(long server, String name);
+    static native boolean serverRemove(long server, String kind, String key);
+
+    static native String serverMount(long server, String prefix, long other);
+
+    static native void serverMountClient(long server, String prefix, long client, long callId);
 
     static native long serverSessionCount(long server);
 
@@ -221,6 +225,9 @@ final class Native {
 
     static native void requestAskClient(long request, String method, String params, long callId);
     static native void requestEscalateToTask(long request, long callId);
+    static native void requestReadResource(long request, String uri, long callId);
+    static native void requestEndResponseStream(long request);
+    static native void requestNext(long request, String params, long callId);
 
     static native void clientConnect(String optionsJson, long handlerId, long listenerId, long callId);
 

@@ -2,6 +2,7 @@ package dev.oxmcp;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -146,6 +147,31 @@ public final class RequestContext {
      */
     public CompletableFuture<Boolean> escalateToTask() {
         return Native.call(d -> Boolean.parseBoolean(d.json()), null, id -> Native.requestEscalateToTask(handle, id));
+    }
+
+    /** In a middleware's call: runs the rest of the chain (see {@link Middleware.Next}). */
+    CompletableFuture<String> next(String paramsJson) {
+        return Native.call(Native.Done::json, null, id -> Native.requestNext(handle, paramsJson, id));
+    }
+
+    /**
+     * Reads one of this server's own resources as a client would, with this request's
+     * session.
+     *
+     * @param uri the resource's URI
+     * @return the {@code ReadResourceResult} JSON
+     */
+    public CompletableFuture<String> readResource(String uri) {
+        Objects.requireNonNull(uri, "uri");
+        return Native.call(Native.Done::json, null, id -> Native.requestReadResource(handle, uri, id));
+    }
+
+    /**
+     * Over Streamable HTTP, ends the SSE stream this request answers on; the client
+     * reconnects and still gets the result. Nothing over stdio.
+     */
+    public void endResponseStream() {
+        Native.requestEndResponseStream(handle);
     }
 
     /**

@@ -49,10 +49,19 @@ public final class ScenarioServer {
 
         server.tool("gone", "Registered, then removed before serving.", OBJECT,
                 (args, ctx) -> done(Json.textResult("gone should not be callable")));
-        // Removed before serving; staged_removal answers what removeTool said.
-        boolean removed = server.removeTool("gone");
-        server.tool("staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", OBJECT,
-                (args, ctx) -> done(Json.textResult(String.valueOf(removed))));
+        server.prompt("{\"name\":\"gone\"}", (args, ctx) -> done(Json.userPrompt("removed before serving")));
+        server.resource("fixed://gone", "gone", "text/plain", (uri, vars, ctx) -> done(Json.textResource(uri, "text/plain", "removed")));
+        // Removed before serving; staged_removal answers what the three removals said.
+        String removed = server.removeTool("gone") + "," + server.removePrompt("gone") + "," + server.removeResource("fixed://gone");
+        server.tool("staged_removal", "What the three removals answered before serving, joined with commas.", OBJECT,
+                (args, ctx) -> done(Json.textResult(removed)));
+        server.tool("read_own", "Reads the server's own resource fixed://note through its request's context; answers its text.", OBJECT,
+                (args, ctx) -> ctx.readResource("fixed://note").thenApply(read -> Json.textResult(string(read, "text"))));
+        server.tool("protocol_version", "Answers the protocol version its request's context names.", OBJECT,
+                (args, ctx) -> {
+                    String version = string(ctx.infoJson(), "protocolVersion");
+                    return done(Json.textResult(version == null ? "none" : version));
+                });
         server.tool("session_count", "How many clients the server has connected, as the host's session count says.", OBJECT,
                 (args, ctx) -> done(Json.textResult(String.valueOf(server.sessionCount()))));
 
@@ -100,6 +109,24 @@ public final class ScenarioServer {
             }
             return done("{\"values\":[" + String.join(",", values) + "]}");
         });
+
+        // Changes one request's params on their way, answers another itself, lets the rest go on.
+        // (This process has no JSON library: the request's first "name" is its params' name.)
+        server.use((request, ctx, next) -> {
+            boolean call = "tools/call".equals(string(request, "method"));
+            String name = string(request, "name");
+            if (call && "echo".equals(name) && "through middleware".equals(string(request, "text"))) {
+                return next.proceed("{\"name\":\"echo\",\"arguments\":{\"text\":\"changed by the middleware\"}}");
+            }
+            if (call && "answered_by_middleware".equals(name)) {
+                return done(Json.textResult("answered by the middleware"));
+            }
+            return next.proceed(null);
+        });
+        McpServer sub = new McpServer("sub-server", "1.0.0");
+        sub.tool("hello", "Answers \"hello from the mounted server\".", OBJECT,
+                (args, ctx) -> done(Json.textResult("hello from the mounted server")));
+        server.mount("sub", sub);
         return server;
     }
 

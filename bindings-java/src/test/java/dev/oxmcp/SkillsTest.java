@@ -63,9 +63,26 @@ class SkillsTest {
         writeSkillsDir(root);
         try (McpServer server = new McpServer("java-skills", "1.0.0")) {
             server.skill("git-workflow", gitFiles()).skillsDirectory(root);
+            // A handler reads its server's own resource through its request.
+            server.tool("{\"name\":\"own_skill\",\"inputSchema\":{\"type\":\"object\"}}",
+                    (args, ctx) -> ctx.readResource("skill://git-workflow/SKILL.md")
+                            .thenApply(read -> Json.textResult(Support.json(read).get("contents").get(0).get("text").asText())));
             String url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
             try (McpClient c = McpClient.connect(McpClient.Options.http(url).era(era)).get(30, TimeUnit.SECONDS)) {
                 assertEquals(era, c.era());
+                JsonNode own = Support.json(c.callTool("own_skill", "{}").join());
+                assertEquals(GIT_MD, own.get("content").get(0).get("text").asText(), own.toString());
+                // A second server mounts this client's connection; a call through it reaches this server.
+                try (McpServer front = new McpServer("front", "1.0.0")) {
+                    assertEquals(McpException.Kind.INVALID_INPUT,
+                            org.junit.jupiter.api.Assertions.assertThrows(McpException.class, () -> front.mount("me", front)).kind());
+                    front.mountClient("remote", c).get(30, TimeUnit.SECONDS);
+                    String frontUrl = front.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
+                    try (McpClient second = McpClient.connect(McpClient.Options.http(frontUrl).era(era)).get(30, TimeUnit.SECONDS)) {
+                        JsonNode remote = Support.json(second.callTool("remote_own_skill", "{}").join());
+                        assertEquals(GIT_MD, remote.get("content").get(0).get("text").asText(), remote.toString());
+                    }
+                }
                 JsonNode skills = Support.json(c.listSkills().join());
                 assertEquals(2, skills.size(), skills.toString());
                 JsonNode git = entry(skills, "skill://git-workflow/SKILL.md");

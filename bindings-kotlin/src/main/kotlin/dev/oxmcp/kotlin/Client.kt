@@ -50,7 +50,7 @@ class ClientOptions(
  * }
  * ```
  */
-class Client private constructor(private val native: NativeClient) : AutoCloseable {
+class Client private constructor(internal val native: NativeClient) : AutoCloseable {
     companion object {
         /** Starts [command] with [args] and connects to it over stdio. */
         suspend fun stdio(command: String, args: List<String> = emptyList(), options: ClientOptions = ClientOptions()): Client =
@@ -139,6 +139,9 @@ class Client private constructor(private val native: NativeClient) : AutoCloseab
     suspend fun subscribe(uri: String) {
         call("resources/subscribe", uri)
     }
+
+    /** Tells the server that this client's roots changed (`notifications/roots/list_changed`). */
+    fun notifyRootsChanged() = mcp { native.notifyRootsChanged() }
 
     /** Checks the server is there. */
     suspend fun ping() {

@@ -60,6 +60,12 @@ class Context internal constructor(private val native: RequestContext) {
      */
     fun endResponseStream() = native.endResponseStream()
 
+    /** Reads one of this server's own resources as a client would; the `ReadResourceResult`. */
+    suspend fun readResource(uri: String): JsonObject = mcp { parseObject(native.readResource(uri)) }
+
+    /** In a middleware's call: the rest of the chain, run with [params] JSON (null: unchanged). */
+    internal suspend fun next(params: String?): JsonElement = mcp { parse(native.next(params)) }
+
     /** Asks the client [method] with [params]; its result. */
     suspend fun ask(method: String, params: JsonObject): JsonObject = mcp { parseObject(native.ask(method, params.toString())) }
 

@@ -107,7 +107,7 @@ class Server(
     instructions: String? = null,
     tasks: TaskOptions = TaskOptions(),
 ) : AutoCloseable {
-    private val native = NativeThreads.install().let { NativeServer(name, version) }
+    internal val native = NativeThreads.install().let { NativeServer(name, version) }
 
     init {
         try {
@@ -231,6 +231,45 @@ class Server(
         }
 
     /**
+     * A middleware around every request the server routes (tool calls, reads, prompts,
+     * completion and their lists), in both eras: [middleware] gets the request
+     * (`{"method", "params"}`), its context and `next`, which runs the rest of the chain
+     * with the params it is given (null: unchanged) and returns the result; [middleware]
+     * returns that result, a changed one, or its own. Throwing [McpException.Rpc] answers
+     * that error. The first added is the outermost; before serving.
+     *
+     * ```
+     * server.use { request, _, next ->
+     *     val started = System.nanoTime()
+     *     try { next(null) } finally { println("${request["method"]}: ${System.nanoTime() - started} ns") }
+     * }
+     * ```
+     */
+    fun use(middleware: suspend (request: JsonObject, context: Context, next: suspend (params: JsonObject?) -> JsonElement) -> JsonElement) =
+        register("middleware", JsonObject(emptyMap())) { input, ctx ->
+            middleware(parseObject(input), ctx) { params -> ctx.next(params?.toString()) }
+        }
+
+    /**
+     * Serves [other]'s tools, prompts, resources and templates under [prefix]: names become
+     * `prefix_name`, and URIs take the prefix as their first path segment (`notes://a` is
+     * served as `notes://prefix/a`). What [other] has when this server starts serving (or
+     * now, when it serves) is served; closing [other] stops its handlers.
+     *
+     * ```
+     * main.mount("weather", weather) // weather's "forecast" is served as "weather_forecast"
+     * ```
+     */
+    fun mount(prefix: String, other: Server) = mcp { native.mount(prefix, other.native) }
+
+    /**
+     * Serves what the server at the other end of [client] offers under [prefix] (as [mount]
+     * does), each call forwarded through the client. This starts the engine's server:
+     * templates, completion and middleware must be registered before.
+     */
+    suspend fun mountClient(prefix: String, client: Client) = mcp { native.mountClient(prefix, client.native) }
+
+    /**
      * Checks the access tokens of a listener started with [HttpAuth] with [check] instead
      * of as JWTs of the issuer: it answers who the token speaks for, or null (or throws) to
      * refuse it (the client gets 401). Call it before [startHttp]: a listener started
@@ -248,7 +287,13 @@ class Server(
     })
 
     /** Removes tool [name] (clients are told while serving); whether it was there. */
-    fun removeTool(name: String): Boolean = native.removeTool(name)
+    fun removeTool(name: String): Boolean = mcp { native.remove("tool", name) }
+
+    /** Removes prompt [name] (clients are told while serving); whether it was there. */
+    fun removePrompt(name: String): Boolean = mcp { native.remove("prompt", name) }
+
+    /** Removes resource [uri], not a template (clients are told while serving); whether it was there. */
+    fun removeResource(uri: String): Boolean = mcp { native.remove("resource", uri) }
 
     /** Tells subscribed clients that resource [uri] changed. */
     fun notifyResourceUpdated(uri: String) = native.notifyResourceUpdated(uri)

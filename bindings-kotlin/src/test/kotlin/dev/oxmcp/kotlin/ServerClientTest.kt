@@ -50,6 +50,40 @@ class ServerClientTest {
         assertTrue(example.lines().drop(1).joinToString("\n") in readme, "README.md does not show examples/Quickstart.kt")
     }
 
+    /**
+     * A handler reads its server's own resource; a second server mounts a client of the
+     * first and serves its tools under a prefix; a middleware there sees every request and
+     * answers one itself; a server refuses to mount itself.
+     */
+    @Test
+    fun `a server mounts a client of another and a middleware steers its requests`() = runBlocking {
+        mcpServer("inner") {
+            resource("notes://today", "today", mimeType = "text/plain") { _, _ -> "buy milk" }
+            tool("today") { _, ctx -> ctx.readResource("notes://today")["contents"]!!.jsonArray[0].jsonObject["text"]!!.jsonPrimitive.content }
+        }.use { inner ->
+            Client.http(inner.startHttp(port = 0)).use { link ->
+                link.notifyRootsChanged()
+                val seen = java.util.concurrent.CopyOnWriteArrayList<String>()
+                val outer = mcpServer("outer") {
+                    use { request, _, next ->
+                        seen.add(request["method"]!!.jsonPrimitive.content)
+                        if (request["params"]?.jsonObject?.get("name")?.jsonPrimitive?.content == "whoami") toolResult("the middleware") else next(null)
+                    }
+                }
+                outer.use {
+                    assertFailsWith<McpException.InvalidInput> { outer.mount("me", outer) }
+                    outer.mountClient("inner", link)
+                    Client.http(outer.startHttp(port = 0)).use { client ->
+                        assertTrue(client.listTools().any { it["name"]!!.jsonPrimitive.content == "inner_today" })
+                        assertEquals("buy milk", client.callTool("inner_today").text())
+                        assertEquals("the middleware", client.callTool("whoami").text())
+                        assertTrue("tools/list" in seen && "tools/call" in seen, seen.toString())
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     fun `a stdio client of the everything server`() = runBlocking {
         Client.stdio(OXMCP, listOf("everything-server", "--stdio")).use { client ->

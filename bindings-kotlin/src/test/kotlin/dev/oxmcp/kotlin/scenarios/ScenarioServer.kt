@@ -5,6 +5,7 @@ import dev.oxmcp.kotlin.PromptArgument
 import dev.oxmcp.kotlin.Server
 import dev.oxmcp.kotlin.mcpServer
 import dev.oxmcp.kotlin.strings
+import dev.oxmcp.kotlin.toolResult
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.buildJsonObject
@@ -32,9 +33,19 @@ fun scenarioServer(): Server {
         }) { args, _ -> args.string("text") }
         tool("gone", "Registered, then removed before serving.", OBJECT) { _, _ -> "gone should not be callable" }
     }
-    // Removed before serving; staged_removal answers what removeTool said.
-    val removed = server.removeTool("gone")
-    server.tool("staged_removal", "What remove_tool(\"gone\") answered before serving: true or false.", OBJECT) { _, _ -> removed.toString() }
+    server.prompt("gone") { _, _ -> "removed before serving" }
+    server.resource("fixed://gone", "gone", mimeType = "text/plain") { _, _ -> "removed before serving" }
+    // Removed before serving; staged_removal answers what the three removals said.
+    val removed = listOf(server.removeTool("gone"), server.removePrompt("gone"), server.removeResource("fixed://gone"))
+    server.tool("staged_removal", "What the three removals answered before serving, joined with commas.", OBJECT) { _, _ ->
+        removed.joinToString(",")
+    }
+    server.tool("read_own", "Reads the server's own resource fixed://note through its request's context; answers its text.", OBJECT) { _, ctx ->
+        ctx.readResource("fixed://note")["contents"]!!.jsonArray[0].jsonObject.string("text") ?: "(no text)"
+    }
+    server.tool("protocol_version", "Answers the protocol version its request's context names.", OBJECT) { _, ctx ->
+        ctx.info.string("protocolVersion") ?: "none"
+    }
     server.tool("session_count", "How many clients the server has connected, as the host's session count says.", OBJECT) { _, _ ->
         server.sessionCount.toString()
     }
@@ -70,6 +81,24 @@ fun scenarioServer(): Server {
         val prefix = params["argument"]?.jsonObject?.string("value") ?: ""
         (0 until 150).map { "n%03d".format(it) }.filter { it.startsWith(prefix) }
     }
+    // Changes one request's params on their way, answers another itself, lets the rest go on.
+    server.use { request, _, next ->
+        val params = request["params"]?.jsonObject
+        val call = request.string("method") == "tools/call"
+        when {
+            call && params?.string("name") == "echo" && params["arguments"]?.jsonObject?.string("text") == "through middleware" ->
+                next(buildJsonObject {
+                    put("name", "echo")
+                    put("arguments", buildJsonObject { put("text", "changed by the middleware") })
+                })
+            call && params?.string("name") == "answered_by_middleware" -> toolResult("answered by the middleware")
+            else -> next(null)
+        }
+    }
+    val sub = mcpServer("sub-server", "1.0.0") {
+        tool("hello", "Answers \"hello from the mounted server\".", OBJECT) { _, _ -> "hello from the mounted server" }
+    }
+    server.mount("sub", sub)
     return server
 }
 
