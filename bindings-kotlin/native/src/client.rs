@@ -61,7 +61,7 @@ pub async fn connect(options: String, handler: Option<Arc<dyn ClientHandler>>) -
             let answering = handler.clone();
             hooks.on_request = Some(Arc::new(move |id, method, params| {
                 let handler = answering.clone();
-                calls::answer(&table, id, async move { handler.request(method.to_string(), params).await })
+                calls::answer(&table, id, None, async move { handler.request(method.to_string(), params).await })
             }));
             hooks.on_notification = Some(Arc::new(move |method, params| handler.notification(method, params)));
         }

@@ -3,7 +3,7 @@
 //! server's table, so once the call is over it does nothing (progress and logs are dropped,
 //! questions fail as closed).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use oxmcp::host::{context, CallId, HostCalls};
 use oxmcp::server::RequestContext as Request;
@@ -12,16 +12,47 @@ use oxmcp::{Error, ErrorKind};
 use crate::error::Result;
 use crate::runtime;
 
+/// Told when the peer cancels a handler's request (see [`RequestContext::on_cancel`]).
+#[uniffi::export(with_foreign)]
+pub trait CancelListener: Send + Sync {
+    /// The peer cancelled: stop the handler.
+    fn cancelled(&self);
+}
+
+/// Whether the peer cancelled, and who is told.
+#[derive(Default)]
+struct CancelSlot {
+    seen: bool,
+    listener: Option<Arc<dyn CancelListener>>,
+}
+
 /// The context of one handler call.
 #[derive(uniffi::Object)]
 pub struct RequestContext {
     calls: Arc<HostCalls>,
     id: CallId,
+    cancel: Arc<Mutex<CancelSlot>>,
 }
 
 impl RequestContext {
     pub(crate) fn new(calls: Arc<HostCalls>, id: CallId) -> Self {
-        Self { calls, id }
+        Self { calls, id, cancel: Arc::default() }
+    }
+
+    /// What the call table runs on the peer's cancel: tells the listener, or the one
+    /// registered later.
+    pub(crate) fn canceller(&self) -> Box<dyn FnOnce() + Send> {
+        let slot = self.cancel.clone();
+        Box::new(move || {
+            let listener = {
+                let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+                slot.seen = true;
+                slot.listener.take()
+            };
+            if let Some(listener) = listener {
+                listener.cancelled();
+            }
+        })
     }
 
     fn request(&self) -> oxmcp::Result<Request> {
@@ -44,6 +75,21 @@ impl RequestContext {
     /// once it is over.
     pub fn info(&self) -> String {
         self.request().map_or_else(|_| "null".into(), |ctx| context::info(&ctx).to_string())
+    }
+
+    /// Tells `listener` when the peer cancels the request (at once if it has). The handler
+    /// stops then, and may still log or report progress while its call settles.
+    pub fn on_cancel(&self, listener: Arc<dyn CancelListener>) {
+        let seen = {
+            let mut slot = self.cancel.lock().unwrap_or_else(|e| e.into_inner());
+            if !slot.seen {
+                slot.listener = Some(listener.clone());
+            }
+            slot.seen
+        };
+        if seen {
+            listener.cancelled();
+        }
     }
 
     /// Whether the peer cancelled the request (or it is over).

@@ -33,7 +33,8 @@ impl NativeServer {
         let calls = self.staged.calls().clone();
         Arc::new(move |id, input| {
             let (handler, context) = (handler.clone(), Arc::new(RequestContext::new(calls.clone(), id)));
-            calls::answer(&calls, id, async move { handler.handle(input, context).await })
+            let on_cancel = context.canceller();
+            calls::answer(&calls, id, Some(on_cancel), async move { handler.handle(input, context).await })
         })
     }
 }

@@ -1,8 +1,13 @@
 package dev.oxmcp.kotlin
 
+import dev.oxmcp.kotlin.ffi.CancelListener
 import dev.oxmcp.kotlin.ffi.Handler
 import dev.oxmcp.kotlin.ffi.NativeServer
 import dev.oxmcp.kotlin.ffi.RequestContext
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
@@ -357,8 +362,21 @@ class Server(
 
     private fun register(kind: String, definition: JsonObject, body: suspend (String, Context) -> JsonElement) = mcp {
         native.register(kind, definition.toString(), object : Handler {
-            override suspend fun handle(input: String, context: RequestContext): String =
-                answering { body(input, Context(context)).toString() }
+            // The peer's cancel cancels the handler's own coroutine while the engine keeps
+            // the call open (its grace), so that what the handler does on its way out (a
+            // log in a catch or finally) still reaches the client.
+            override suspend fun handle(input: String, context: RequestContext): String = coroutineScope {
+                val work = async { answering { body(input, Context(context)).toString() } }
+                context.onCancel(object : CancelListener {
+                    override fun cancelled() = work.cancel()
+                })
+                try {
+                    work.await()
+                } catch (e: CancellationException) {
+                    if (!isActive) throw e // the engine dropped the call: this coroutine goes too
+                    throw McpException.Cancelled("cancelled by the peer").toNative()
+                }
+            }
         })
     }
 }

@@ -380,24 +380,34 @@ class ServerClientTest {
     fun `cancelling the calling coroutine cancels the handler's coroutine`() = runBlocking {
         val started = CompletableDeferred<Unit>()
         val cancelled = CompletableDeferred<Boolean>()
+        val logged = CompletableDeferred<String>()
         mcpServer("waits") {
-            tool("wait") { _, _ ->
+            tool("wait") { _, ctx ->
                 started.complete(Unit)
                 try {
                     awaitCancellation()
                 } catch (e: CancellationException) {
+                    // Logged on the way out: it still reaches the client.
+                    ctx.log("info", "wait cancelled", "wait")
                     cancelled.complete(true)
                     throw e
                 }
             }
         }.use { server ->
-            Client.http(server.startHttp(port = 0)).use { client ->
+            // The session era: in the stateless one over HTTP, the cancel closes the very
+            // response stream a request's log travels on.
+            val options = ClientOptions(era = "session", onNotification = { method, params ->
+                if (method == "notifications/message") logged.complete(params["data"]!!.jsonPrimitive.content)
+            })
+            Client.http(server.startHttp(port = 0), options = options).use { client ->
+                client.setLogLevel("debug")
                 val result = withTimeoutOrNull(2.seconds) {
                     client.callTool("wait")
                 }
                 assertEquals(null, result)
                 assertTrue(started.isCompleted, "the handler never started")
                 assertTrue(withTimeout(10.seconds) { cancelled.await() })
+                assertEquals("wait cancelled", withTimeout(10.seconds) { logged.await() })
                 // The connection goes on.
                 client.ping()
             }
