@@ -519,7 +519,9 @@ fn out_bytes(json: &[u8], out_json: *mut *const u8, out_len: *mut usize) -> Resu
 /// NULL) cancels the question alone; free it with oxmcp_request_free(). Only for a server
 /// handler's request (a client's incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
 /// The callback may run after the request was completed or freed; it must not use a freed
-/// request. Same start rules as oxmcp_client_call_tool(). Any thread.
+/// request. Same start rules as oxmcp_client_call_tool(); once the request is answered it
+/// starts nothing (`OXMCP_STATUS_CLOSED`), nor do oxmcp_incoming_escalate_to_task(),
+/// oxmcp_incoming_read_resource() and oxmcp_incoming_next(). Any thread.
 ///
 /// # Safety
 /// `request` is a live incoming request; `method` is NUL-terminated; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
@@ -661,7 +663,11 @@ where
     F: FnOnce(RequestContext) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = Result<String, Error>> + Send + 'static,
 {
-    let ctx = r.ctx.clone().ok_or_else(|| invalid(format!("only a server handler's request can {what}")))?;
+    if r.ctx.is_none() {
+        return Err(invalid(format!("only a server handler's request can {what}")));
+    }
+    // Through the table: once the request is answered, nothing more starts for it.
+    let ctx = r.calls.context(r.id).map_err(|_| Error::new(ErrorKind::Closed, "the request is over"))?;
     start(&r.rt, callback, user_data, out_request, move |_| async move {
         serde_json::from_str::<Value>(&body(ctx).await?).map_err(Error::from)
     })

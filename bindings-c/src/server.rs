@@ -171,8 +171,12 @@ pub unsafe extern "C" fn oxmcp_server_add_skills_dir(server: *const OxmcpServer,
 ///
 /// ```c
 /// static void on_rest(void *req, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+///     int64_t code;
+///     size_t data_len = 0;
 ///     if (st == OXMCP_STATUS_OK) oxmcp_incoming_complete(req, json, len); // or a changed result
-///     else oxmcp_incoming_fail_rpc(req, -32603, oxmcp_error_message(err), NULL, 0);
+///     else if (oxmcp_error_code(err, &code)) // the rest's JSON-RPC error, passed on as it is
+///         oxmcp_incoming_fail_rpc(req, code, oxmcp_error_message(err), oxmcp_error_data(err, &data_len), data_len);
+///     else oxmcp_incoming_fail(req, oxmcp_error_message(err));
 ///     oxmcp_incoming_free(req);
 /// }
 /// static void audit(void *ud, OxmcpIncoming *req, const uint8_t *request, size_t len) {
@@ -224,8 +228,8 @@ pub unsafe extern "C" fn oxmcp_server_mount(
 /// `prefix` as oxmcp_server_mount() does, each call forwarded through `client`. This starts
 /// the engine's server: templates, completion and middleware must be registered before.
 /// `callback` gets `null` once the server's lists were fetched. Same start rules as
-/// oxmcp_client_call_tool(). The client must stay alive (not freed) while this server
-/// serves.
+/// oxmcp_client_call_tool(). Closing or freeing the client later is safe: the calls
+/// forwarded through it then fail as closed.
 ///
 /// # Safety
 /// `server` is a live server; `prefix` is NUL-terminated; `client` is a live, connected

@@ -506,10 +506,42 @@ static void twice_middleware(void *ud, OxmcpIncoming *req, const uint8_t *reques
   }
 }
 
+/* Answers its request 200 ms later, from a thread of its own. */
+static void *answer_later(void *arg) {
+  sleep_ms(200);
+  complete_text(arg, "answered after the stream ended");
+  return NULL;
+}
+
+/* "polled": ends its response stream (the client resumes it), then answers later. */
+static void polled_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  CHECK(oxmcp_incoming_end_response_stream(req) == OXMCP_STATUS_OK, "end_response_stream: %s", last_message());
+  pthread_t t;
+  if (pthread_create(&t, NULL, answer_later, req) == 0) pthread_detach(t);
+  else complete_text(req, "no thread");
+}
+
+static OxmcpStatus g_after_answer = OXMCP_STATUS_OK;
+
+/* "answered": completes its request, then tries to read a resource with it: too late. */
+static void answered_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  const char *r = "{\"content\":[{\"type\":\"text\",\"text\":\"answered\"}]}";
+  oxmcp_incoming_complete(req, (const uint8_t *)r, strlen(r));
+  static Call unused;
+  OxmcpStatus st = oxmcp_incoming_read_resource(req, "skill://git-workflow/SKILL.md", on_complete, &unused, NULL);
+  pthread_mutex_lock(&g_mu);
+  g_after_answer = st;
+  pthread_mutex_unlock(&g_mu);
+  oxmcp_incoming_free(req);
+}
+
 /* "not_middleware": a tool's request cannot go on to a rest. */
 static void not_middleware_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
   (void)ud; (void)params; (void)len;
-  OxmcpStatus st = oxmcp_incoming_next(req, NULL, 0, on_complete, NULL, NULL);
+  static Call unused;
+  OxmcpStatus st = oxmcp_incoming_next(req, NULL, 0, on_complete, &unused, NULL);
   pthread_mutex_lock(&g_mu);
   g_tool_next = st;
   pthread_mutex_unlock(&g_mu);
@@ -555,6 +587,12 @@ static void add_tools(OxmcpServer *s) {
   const char *facts = "{\"name\":\"facts\",\"inputSchema\":{\"type\":\"object\"}}";
   CHECK(oxmcp_server_add_tool(s, (const uint8_t *)facts, strlen(facts), facts_tool, NULL) == OXMCP_STATUS_OK, "facts: %s",
         last_message());
+  const char *polled = "{\"name\":\"polled\",\"inputSchema\":{\"type\":\"object\"}}";
+  CHECK(oxmcp_server_add_tool(s, (const uint8_t *)polled, strlen(polled), polled_tool, NULL) == OXMCP_STATUS_OK,
+        "polled: %s", last_message());
+  const char *answered = "{\"name\":\"answered\",\"inputSchema\":{\"type\":\"object\"}}";
+  CHECK(oxmcp_server_add_tool(s, (const uint8_t *)answered, strlen(answered), answered_tool, NULL) == OXMCP_STATUS_OK,
+        "answered: %s", last_message());
   const char *plain = "{\"name\":\"not_middleware\",\"inputSchema\":{\"type\":\"object\"}}";
   CHECK(oxmcp_server_add_tool(s, (const uint8_t *)plain, strlen(plain), not_middleware_tool, NULL) == OXMCP_STATUS_OK,
         "not_middleware: %s", last_message());
@@ -600,6 +638,26 @@ static void test_escalation(OxmcpClient *client) {
   CHECK(g_second_next == OXMCP_STATUS_INVALID_INPUT, "a middleware goes on once: the second next is %s",
         oxmcp_status_name(g_second_next));
   pthread_mutex_unlock(&g_mu);
+  json_free(r);
+  call_done(&c);
+
+  call_init(&c);
+  r = finish(&c, oxmcp_client_call_tool(client, "polled", NULL, 0, 0, NULL, on_complete, &c, NULL), "polled");
+  CHECK(str_is(json_str(json_at(json_get(r, "content"), 0), "text"), "answered after the stream ended"),
+        "a result after its response stream ended still arrives: %s", c.json ? c.json : c.message);
+  json_free(r);
+  call_done(&c);
+
+  call_init(&c);
+  r = finish(&c, oxmcp_client_call_tool(client, "answered", NULL, 0, 0, NULL, on_complete, &c, NULL), "answered");
+  OxmcpStatus after = OXMCP_STATUS_OK;
+  for (int i = 0; i < 200 && after == OXMCP_STATUS_OK; i++) { /* the handler records it just after answering */
+    pthread_mutex_lock(&g_mu);
+    after = g_after_answer;
+    pthread_mutex_unlock(&g_mu);
+    if (after == OXMCP_STATUS_OK) sleep_ms(10);
+  }
+  CHECK(after == OXMCP_STATUS_CLOSED, "an answered request starts nothing more (%s)", oxmcp_status_name(after));
   json_free(r);
   call_done(&c);
 

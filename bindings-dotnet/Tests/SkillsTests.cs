@@ -118,6 +118,7 @@ internal static class SkillsTests
                     await TaskTtl(check, t, client);
                     await Escalation(check, t, client, steps, asked);
                     await FactsAndUpdates(check, t, client, server, updated);
+                    await MountedClient(check, t, client, era);
                     bad = Thrown(() => server.AddTool("{\"name\":3}", (a, c, ct) => Task.FromResult("")));
                     check(bad != null && bad.Status == McpStatus.InvalidInput, t + "still a server that refuses bad input");
                 }
@@ -172,6 +173,24 @@ internal static class SkillsTests
         check(updated.Contains(uri), t + "the subscribed client heard that " + uri + " changed");
         await client.UnsubscribeAsync(uri);
         client.NotifyRootsChanged(); // throws if the engine refuses it
+    }
+
+    /// <summary>A second server mounts the client's connection; a second client calls the first server through it.</summary>
+    private static async Task MountedClient(Action<bool, string> check, string t, McpClient client, string era)
+    {
+        using (var front = new McpServer("cs-front", "1.0.0"))
+        {
+            McpException self = Thrown(() => front.Mount("me", front));
+            check(self != null && self.Status == McpStatus.InvalidInput, t + "a server cannot mount itself (" + Describe(self) + ")");
+            await front.MountClientAsync("remote", client);
+            int port = front.StartHttp();
+            using (McpClient second = await McpClient.ConnectHttpAsync("http://127.0.0.1:" + port + "/mcp", era: era))
+            {
+                string own = await second.CallToolAsync("remote_own_skill", null);
+                check(Text(own) == GitMd, t + "a call through the mounted client reaches the first server: " + own);
+            }
+            front.StopHttp();
+        }
     }
 
     /// <summary>A call as a task asks inline, escalates and is followed to completed; a plain call stays inline.</summary>

@@ -9,10 +9,11 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const { Client, Server, McpError } = require('../index.cjs')
 
-function taskServer(events) {
+function taskServer(events, starts = []) {
   const server = new Server({ name: 'tasks', version: '1' })
   server.tool('build', { taskSupport: 'optional', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
     ({ ms }, ctx) => new Promise((resolve, reject) => {
+      starts.push(ms)
       const timer = setTimeout(() => resolve(`built in ${ms} ms`), ms)
       ctx.signal.addEventListener('abort', () => { clearTimeout(timer); events.push('build aborted'); reject(new Error('aborted')) })
     }))
@@ -117,8 +118,8 @@ for (const era of ['session', 'stateless']) {
 
 for (const era of ['session', 'stateless']) {
   it(`the task steps: start, get, update and cancel (${era} era)`, async () => {
-    const events = []
-    const server = taskServer(events)
+    const events = [], starts = []
+    const server = taskServer(events, starts)
     const url = await server.listenHttp({ host: '127.0.0.1', port: 0 })
     // The elicitation callback declares the capability; updateTask answers, not it.
     const client = await Client.http(url, { era, elicitation: async () => { throw new Error('updateTask answers') } })
@@ -144,6 +145,9 @@ for (const era of ['session', 'stateless']) {
       assert.equal(answered.result.content[0].text, 'answer: accept ok=true')
 
       const { task: long } = await client.startToolTask('build', { ms: 60_000 })
+      // Cancelled once its handler runs: a task cancelled before its handler got to run
+      // has nothing to abort, and the handler would find its signal aborted already.
+      for (let i = 0; i < 100 && !starts.includes(60_000); i++) await new Promise(resolve => setTimeout(resolve, 20))
       await client.cancelTask(long.taskId)
       assert.equal((await client.getTask(long.taskId)).status, 'cancelled')
       for (let i = 0; i < 100 && !events.includes('build aborted'); i++) await new Promise(resolve => setTimeout(resolve, 50))

@@ -2,6 +2,7 @@
 //! Kotlin object answering one call (input JSON, result JSON, a `suspend fun`), run as a
 //! host call ([`calls::answer`]).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use oxmcp::host::{HandlerKind, HostFn, HttpOptions, StagedServer};
@@ -24,14 +25,26 @@ pub trait Handler: Send + Sync {
 #[derive(uniffi::Object)]
 pub struct NativeServer {
     staged: Arc<StagedServer>,
+    /// Set when the Kotlin server is freed: its handlers answer nothing from then on, also
+    /// where another server mounts this one (the engine fails those calls).
+    freed: Arc<AtomicBool>,
+}
+
+impl Drop for NativeServer {
+    fn drop(&mut self) {
+        self.freed.store(true, Ordering::Release);
+    }
 }
 
 impl NativeServer {
     /// `handler` as the core calls a host: each call answered through the host-call table,
     /// with a context naming it.
     fn host_fn(&self, handler: Arc<dyn Handler>) -> HostFn {
-        let calls = self.staged.calls().clone();
+        let (calls, freed) = (self.staged.calls().clone(), self.freed.clone());
         Arc::new(move |id, input| {
+            if freed.load(Ordering::Acquire) {
+                return false;
+            }
             let (handler, context) = (handler.clone(), Arc::new(RequestContext::new(calls.clone(), id)));
             let on_cancel = context.canceller();
             calls::answer(&calls, id, Some(on_cancel), async move { handler.handle(input, context).await })
@@ -44,7 +57,7 @@ impl NativeServer {
     /// A server named `name` at `version`, serving nothing yet.
     #[uniffi::constructor]
     pub fn new(name: String, version: String) -> Arc<Self> {
-        Arc::new(Self { staged: StagedServer::new(name, version) })
+        Arc::new(Self { staged: StagedServer::new(name, version), freed: Arc::default() })
     }
 
     /// Registers `definition` (JSON) of `kind` (`tool`, `resource`, `resource template`,

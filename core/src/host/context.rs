@@ -103,17 +103,32 @@ pub async fn ask_client(ctx: &RequestContext, method: &str, params_json: &str) -
 
 /// In a middleware's call: runs the rest of the chain with `params_json` (`None`: the
 /// params the middleware was given) and gives back its result (JSON text), or its
-/// JSON-RPC error as an [`ErrorKind::Rpc`] error. Once per call.
+/// JSON-RPC error as an [`ErrorKind::Rpc`] error. Once per call; params that are not JSON
+/// are refused without using it up.
+///
+/// The rest runs on its own: a host that stops waiting (its middleware cancelled when the
+/// peer cancels the request) does not drop it, so the handler behind the middleware sees
+/// the request's cancel and settles within its grace (logging on its way out, say) as it
+/// would without a middleware.
 pub async fn next(ctx: &RequestContext, params_json: Option<&str>) -> Result<String> {
+    let changed = params_json
+        .map(|text| {
+            serde_json::from_str::<Option<Value>>(text)
+                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("next: invalid params JSON: {e}")))
+        })
+        .transpose()?;
     let (next, given) = ctx
         .take_next()
         .ok_or_else(|| Error::new(ErrorKind::InvalidInput, "next: not in a middleware's call, or already called"))?;
-    let params = match params_json {
-        None => given,
-        Some(text) => serde_json::from_str(text)
-            .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("next: invalid params JSON: {e}")))?,
+    let rest = next.run(changed.unwrap_or(given));
+    let outcome = match tokio::runtime::Handle::try_current() {
+        Ok(rt) => rt
+            .spawn(rest)
+            .await
+            .map_err(|e| Error::new(ErrorKind::Handler, format!("next: the rest of the chain failed: {e}")))?,
+        Err(_) => rest.await,
     };
-    match next.run(params).await {
+    match outcome {
         Ok(v) => Ok(v.to_string()),
         Err(e) => Err(Error::from_rpc(e)),
     }

@@ -686,7 +686,8 @@ mod tests {
         let server = StagedServer::new("s", "1");
         text_tool(&server, "echo", |input| input);
         // The "host" middleware: refuses `tools/list`, passes calls on with changed
-        // arguments, and marks what came back.
+        // arguments (after params that are not JSON, which leave `next` unused), and marks
+        // what came back.
         let calls = server.calls().clone();
         let middleware: HostFn = Arc::new(move |id, input| {
             let calls = calls.clone();
@@ -697,6 +698,8 @@ mod tests {
                     return;
                 }
                 let ctx = calls.context(id).unwrap();
+                let bad = crate::host::context::next(&ctx, Some("{not json")).await.unwrap_err();
+                assert_eq!(bad.kind(), ErrorKind::InvalidInput, "{bad}");
                 let params = json!({"name": "echo", "arguments": {"changed": true}}).to_string();
                 let out = crate::host::context::next(&ctx, Some(&params)).await.unwrap();
                 assert!(crate::host::context::next(&ctx, None).await.is_err(), "next runs once");
@@ -715,6 +718,61 @@ mod tests {
         let e = c.list_all_tools().await.unwrap_err();
         assert_eq!(e.rpc().unwrap().code, -32001);
         assert!(server.register(HandlerKind::Middleware, "{}", answer_nothing()).is_err(), "middleware comes before serving");
+        c.close().await;
+    }
+
+    /// A host middleware that stops waiting for `next` when the peer cancels (as a host's
+    /// cancelled coroutine or task does) leaves the handler behind it its own cancel and
+    /// grace: the handler's call is still open while it settles.
+    #[tokio::test]
+    async fn a_middleware_dropping_next_on_cancel_leaves_the_handler_its_grace() {
+        let server = StagedServer::new("s", "1");
+        let (settled_tx, settled_rx) = tokio::sync::oneshot::channel::<bool>();
+        let settled_tx = Arc::new(std::sync::Mutex::new(Some(settled_tx)));
+        let calls = server.calls().clone();
+        let tool = json!({"name": "slow", "inputSchema": {"type": "object"}}).to_string();
+        let slow: HostFn = Arc::new(move |id, _| {
+            let (calls, settled) = (calls.clone(), settled_tx.clone());
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            calls.on_cancel(id, move || {
+                let _ = tx.send(());
+            });
+            tokio::spawn(async move {
+                let _ = rx.await;
+                // On its way out, a while after the cancel: its call must still be open.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let open = calls.context(id).is_ok();
+                if let Some(tx) = settled.lock().unwrap().take() {
+                    let _ = tx.send(open);
+                }
+                calls.complete(id, Err(Error::new(ErrorKind::Cancelled, "stopped")));
+            });
+            true
+        });
+        server.register(HandlerKind::Tool, &tool, slow).unwrap();
+        let calls = server.calls().clone();
+        let middleware: HostFn = Arc::new(move |id, _| {
+            let calls = calls.clone();
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            calls.on_cancel(id, move || {
+                let _ = tx.send(());
+            });
+            tokio::spawn(async move {
+                let ctx = calls.context(id).unwrap();
+                tokio::select! {
+                    out = crate::host::context::next(&ctx, None) => { calls.complete(id, out); }
+                    _ = rx => { calls.complete(id, Err(Error::new(ErrorKind::Cancelled, "gave up"))); }
+                }
+            });
+            true
+        });
+        server.register(HandlerKind::Middleware, "{}", middleware).unwrap();
+        let calls = HostCalls::new(Default::default());
+        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let call = c.call_tool("slow", json!({}));
+        assert!(tokio::time::timeout(Duration::from_millis(200), call).await.is_err(), "the call waits");
+        let open = tokio::time::timeout(Duration::from_secs(5), settled_rx).await.expect("the handler settled").unwrap();
+        assert!(open, "the handler's call was gone while it settled");
         c.close().await;
     }
 

@@ -343,9 +343,11 @@ fn capabilities(server: &Server, version: ProtocolVersion) -> ServerCapabilities
         logging: Some(Map::new()),
         completions: (registry.completion.is_some() && version.has_completions_capability()).then(Map::new),
         tools: (!registry.tools.is_empty()).then(|| ToolsCapability { list_changed: Some(true), ..Default::default() }),
-        // Skill files are resources: the skills extension requires the capability.
-        resources: (!registry.resources.is_empty() || !registry.templates.is_empty() || !registry.skills.is_empty())
-            .then(|| ResourcesCapability { subscribe: Some(true), list_changed: Some(true), ..Default::default() }),
+        resources: registry.serves_resources().then(|| ResourcesCapability {
+            subscribe: Some(true),
+            list_changed: Some(true),
+            ..Default::default()
+        }),
         prompts: (!registry.prompts.is_empty()).then(|| PromptsCapability { list_changed: Some(true), ..Default::default() }),
         extensions: extensions(&registry),
         ..Default::default()
@@ -534,8 +536,7 @@ pub(crate) async fn read_own(
 fn subscribe(server: &Server, ctx: &RequestContext, params: Option<Value>, on: bool) -> Reply {
     let uri = if on { parse::<SubscribeRequestParams>(params)?.uri } else { parse::<UnsubscribeRequestParams>(params)?.uri };
     let registry = server.inner.registry.read().unwrap();
-    // As `capabilities` says: skill files are resources too, and subscribable.
-    if registry.resources.is_empty() && registry.templates.is_empty() && registry.skills.is_empty() {
+    if !registry.serves_resources() {
         return Err(ErrorObject::method_not_found(if on {
             methods::RESOURCES_SUBSCRIBE
         } else {

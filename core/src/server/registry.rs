@@ -52,6 +52,13 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
+    /// Whether the server offers resources at all: its own, templates, or skill files (the
+    /// skills extension requires the capability). What `initialize` declares and what
+    /// `resources/subscribe` accepts both follow it.
+    pub(crate) fn serves_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty() || !self.skills.is_empty()
+    }
+
     pub(crate) fn tool_entry(tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<ToolEntry> {
         let named = |e: Error| Error::new(ErrorKind::InvalidInput, format!("tool {:?}: {}", tool.name, e.message()));
         let input = Schema::compile(&tool.input_schema).map_err(named)?;

@@ -55,7 +55,7 @@ public final class McpServer implements AutoCloseable {
         return handle;
     }
 
-    /** {@code kind} is the engine's name: tool, resource, resource template, prompt or completion. */
+    /** {@code kind} is the engine's name: tool, resource, resource template, prompt, completion or middleware. */
     private McpServer register(String kind, String definition, Native.Invoker invoker) {
         long server = live();
         long id = Native.addHandler(invoker);

@@ -47,6 +47,12 @@ data class TokenInfo(
     val expiresAt: Long? = null,
     val claims: JsonObject = JsonObject(emptyMap()),
 ) {
+    init {
+        // The engine reads Unix seconds as unsigned: a negative time would refuse the token
+        // far from here, with nothing said.
+        if (expiresAt != null && expiresAt < 0) throw McpException.InvalidInput("expiresAt is Unix seconds, not $expiresAt")
+    }
+
     internal fun toJson(): JsonObject = buildJsonObject {
         subject?.let { put("subject", it) }
         clientId?.let { put("clientId", it) }
@@ -259,13 +265,20 @@ class Server(
      * Serves [other]'s tools, prompts, resources and templates under [prefix]: names become
      * `prefix_name`, and URIs take the prefix as their first path segment (`notes://a` is
      * served as `notes://prefix/a`). What [other] has when this server starts serving (or
-     * now, when it serves) is served; closing [other] stops its handlers.
+     * now, when it serves) is served; once [other] is closed its tools fail (the engine
+     * answers that the host is gone).
      *
      * ```
      * main.mount("weather", weather) // weather's "forecast" is served as "weather_forecast"
      * ```
      */
-    fun mount(prefix: String, other: Server) = mcp { native.mount(prefix, other.native) }
+    fun mount(prefix: String, other: Server) {
+        mcp { native.mount(prefix, other.native) }
+        mounted += other // kept reachable: a collected server's tools would answer no more
+    }
+
+    /** The servers mounted here, alive as long as this one. */
+    private val mounted = java.util.concurrent.CopyOnWriteArrayList<Server>()
 
     /**
      * Serves what the server at the other end of [client] offers under [prefix] (as [mount]
@@ -367,14 +380,19 @@ class Server(
             // log in a catch or finally) still reaches the client.
             override suspend fun handle(input: String, context: RequestContext): String = coroutineScope {
                 val work = async { answering { body(input, Context(context)).toString() } }
+                val byPeer = java.util.concurrent.atomic.AtomicBoolean(false)
                 context.onCancel(object : CancelListener {
-                    override fun cancelled() = work.cancel()
+                    override fun cancelled() {
+                        byPeer.set(true)
+                        work.cancel()
+                    }
                 })
                 try {
                     work.await()
                 } catch (e: CancellationException) {
                     if (!isActive) throw e // the engine dropped the call: this coroutine goes too
-                    throw McpException.Cancelled("cancelled by the peer").toNative()
+                    // The handler's own (a withTimeout of its own, say) is its failure.
+                    throw (if (byPeer.get()) McpException.Cancelled("cancelled by the peer") else McpException.Handler(e.message ?: e.toString())).toNative()
                 }
             }
         })

@@ -70,14 +70,21 @@ class ServerClientTest {
                         if (request["params"]?.jsonObject?.get("name")?.jsonPrimitive?.content == "whoami") toolResult("the middleware") else next(null)
                     }
                 }
+                val local = mcpServer("local") { tool("hello") { _, _ -> "hi" } }
                 outer.use {
                     assertFailsWith<McpException.InvalidInput> { outer.mount("me", outer) }
+                    outer.mount("local", local)
                     outer.mountClient("inner", link)
                     Client.http(outer.startHttp(port = 0)).use { client ->
                         assertTrue(client.listTools().any { it["name"]!!.jsonPrimitive.content == "inner_today" })
                         assertEquals("buy milk", client.callTool("inner_today").text())
                         assertEquals("the middleware", client.callTool("whoami").text())
                         assertTrue("tools/list" in seen && "tools/call" in seen, seen.toString())
+                        assertEquals("hi", client.callTool("local_hello").text())
+                        // A closed server's tools answer no more where it is mounted.
+                        local.close()
+                        val after = runCatching { client.callTool("local_hello") }
+                        assertTrue(after.isFailure || after.getOrNull()?.get("isError")?.jsonPrimitive?.boolean == true, after.toString())
                     }
                 }
             }
@@ -206,6 +213,8 @@ class ServerClientTest {
 
     @Test
     fun `a host function checks the tokens`() = runBlocking {
+        // A time before 1970 is the host's mistake, said where it is made.
+        assertFailsWith<McpException.InvalidInput> { TokenInfo(subject = "alice", expiresAt = -1) }
         val seen = java.util.concurrent.CopyOnWriteArrayList<String>()
         mcpServer("checked") { tool("whoami") { _, ctx -> ctx.auth.toString() } }.use { server ->
             server.verifyTokens { token ->
@@ -382,6 +391,8 @@ class ServerClientTest {
         val cancelled = CompletableDeferred<Boolean>()
         val logged = CompletableDeferred<String>()
         mcpServer("waits") {
+            // A middleware in between changes nothing: the handler still settles as it would.
+            use { _, _, next -> next(null) }
             tool("wait") { _, ctx ->
                 started.complete(Unit)
                 try {
