@@ -23,6 +23,8 @@ pub trait CancelListener: Send + Sync {
 #[derive(Default)]
 struct CancelSlot {
     seen: bool,
+    /// The call has left the table: nothing is kept or told any more.
+    ended: bool,
     listener: Option<Arc<dyn CancelListener>>,
 }
 
@@ -36,7 +38,16 @@ pub struct RequestContext {
 
 impl RequestContext {
     pub(crate) fn new(calls: Arc<HostCalls>, id: CallId) -> Self {
-        Self { calls, id, cancel: Arc::default() }
+        let cancel: Arc<Mutex<CancelSlot>> = Arc::default();
+        // The listener holds the Kotlin coroutine that holds this context: let it go with
+        // the call, or the two would keep each other alive across the language boundary.
+        let slot = cancel.clone();
+        calls.on_end(id, move || {
+            let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+            slot.ended = true;
+            slot.listener = None;
+        });
+        Self { calls, id, cancel }
     }
 
     /// What the call table runs on the peer's cancel: tells the listener, or the one
@@ -82,10 +93,10 @@ impl RequestContext {
     pub fn on_cancel(&self, listener: Arc<dyn CancelListener>) {
         let seen = {
             let mut slot = self.cancel.lock().unwrap_or_else(|e| e.into_inner());
-            if !slot.seen {
+            if !slot.seen && !slot.ended {
                 slot.listener = Some(listener.clone());
             }
-            slot.seen
+            slot.seen && !slot.ended
         };
         if seen {
             listener.cancelled();
