@@ -412,6 +412,42 @@ async fn list_changes_subscriptions_and_resources() {
     }
 }
 
+#[tokio::test]
+async fn a_subscription_is_taken_only_for_a_served_resource_and_only_so_many() {
+    for era in [Era::Session, Era::Stateless] {
+        let p = pair_with(|b| b, |c| c.era(era)).await;
+        // Served: a resource, and a URI a template matches.
+        p.client.subscribe("mem://a").await.unwrap();
+        p.client.subscribe("mem://users/ada/files/x").await.unwrap();
+        let e = p.client.subscribe("mem://nowhere").await.unwrap_err();
+        match era {
+            Era::Session => assert_eq!(e.code(), Some(codes::RESOURCE_NOT_FOUND), "{e}"),
+            _ => assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}"),
+        }
+        assert!(e.message().contains("mem://nowhere"), "{e}");
+        // What was taken still works after the refusal.
+        p.server.notify_resource_updated("mem://users/ada/files/x");
+        let notes = p.notes.clone();
+        let updated = move || {
+            notes.lock().unwrap().iter().any(|n| matches!(n, ServerNotification::ResourceUpdated(u) if u.uri.ends_with("/x")))
+        };
+        eventually("the update of a taken subscription", updated).await;
+    }
+    // A session follows a bounded number: one more is refused, one it has is taken again,
+    // and unsubscribing makes room.
+    let p = pair().await;
+    let most = oxmcp::server::MAX_RESOURCE_SUBSCRIPTIONS;
+    for i in 0..most {
+        p.client.subscribe(&format!("mem://users/u{i}/files/f")).await.unwrap();
+    }
+    let e = p.client.subscribe("mem://a").await.unwrap_err();
+    assert_eq!(e.code(), Some(codes::INVALID_PARAMS), "{e}");
+    assert!(e.message().contains(&most.to_string()), "{e}");
+    p.client.subscribe("mem://users/u0/files/f").await.unwrap();
+    p.client.unsubscribe("mem://users/u0/files/f").await.unwrap();
+    p.client.subscribe("mem://a").await.unwrap();
+}
+
 async fn check_resources(p: &Pair, era: Era) {
     let files = p.client.read_resource("mem://users/ada/files/docs/a.txt").await.unwrap();
     assert_eq!(serde_json::to_value(&files.contents[0]).unwrap()["text"], "ada:docs/a.txt");

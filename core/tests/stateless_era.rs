@@ -473,6 +473,25 @@ async fn subscriptions_listen_acknowledges_then_sends_what_the_filter_asks_for()
 }
 
 #[tokio::test]
+async fn a_listen_stream_follows_only_served_resources_and_so_many() {
+    let server = server();
+    let (a, b) = MemoryTransport::pair();
+    let _session = server.serve(a);
+    let (rx, tx) = b.split();
+    let mut raw = Raw { rx, tx };
+    let filter = json!({"resourceSubscriptions": ["test://a", "test://nowhere"]});
+    let ack = raw.ask(request(1, "subscriptions/listen", json!({"notifications": filter}))).await;
+    assert_eq!(ack["params"]["notifications"], json!({"resourceSubscriptions": ["test://a"]}), "{ack}");
+    let most = oxmcp::server::MAX_RESOURCE_SUBSCRIPTIONS;
+    let uris: Vec<String> = (0..=most).map(|i| format!("test://a{i}")).collect();
+    let refused = raw.ask(request(2, "subscriptions/listen", json!({"notifications": {"resourceSubscriptions": uris}}))).await;
+    assert_eq!(refused["id"], 2);
+    assert_eq!(refused["error"]["code"], oxmcp::protocol::codes::INVALID_PARAMS, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains(&most.to_string()), "{refused}");
+    assert_eq!(server.subscription_count(), 1, "the refused stream is not kept");
+}
+
+#[tokio::test]
 async fn an_http_listen_stream_carries_changes_until_the_client_drops_it() {
     let server = server();
     let http = HttpServer::bind(server.clone(), HttpServerConfig::default()).await.unwrap();

@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use super::context::{ClientState, Inputs, RequestContext};
 use super::handler::ResourceRequest;
 use super::input_required::InputRound;
+use super::listen::MAX_RESOURCE_SUBSCRIPTIONS;
 use super::registry::{page, ToolEntry};
 use super::tasks;
 use super::Server;
@@ -259,7 +260,8 @@ async fn stateless_listen(server: &Server, req: IncomingRequest, auth: Option<Ar
         owner: owner_of(auth.as_deref()),
         declared: request_meta.capabilities.has_extension(TASKS_EXTENSION),
     };
-    server.inner.listeners.listen(req.peer, req.id, req.params, &caps, req.cancel, tasks).await
+    let served = |uri: &str| server.inner.registry.read().unwrap().serves(uri);
+    server.inner.listeners.listen(req, &caps, served, tasks).await
 }
 
 /// One stateless-era (2026-07-28) request other than `subscriptions/listen`
@@ -543,12 +545,23 @@ fn subscribe(server: &Server, ctx: &RequestContext, params: Option<Value>, on: b
             methods::RESOURCES_UNSUBSCRIBE
         }));
     }
-    let mut subs = ctx.client.subscriptions.lock().unwrap();
-    if on {
-        subs.insert(uri);
-    } else {
-        subs.remove(&uri);
+    if !on {
+        ctx.client.subscriptions.lock().unwrap().remove(&uri);
+        return Ok(json!({}));
     }
+    // What a session follows is kept for its life: only what is served, and a bounded
+    // number of it, so a client cannot grow the server's memory at will.
+    if !registry.serves(&uri) {
+        let message = format!("resource not found: {uri}");
+        return Err(ErrorObject::new(codes::RESOURCE_NOT_FOUND, message).with_data(json!({ "uri": uri })));
+    }
+    let mut subs = ctx.client.subscriptions.lock().unwrap();
+    if subs.len() >= MAX_RESOURCE_SUBSCRIPTIONS && !subs.contains(&uri) {
+        return Err(ErrorObject::invalid_params(format!(
+            "this session follows {MAX_RESOURCE_SUBSCRIPTIONS} resources already, the most it may; unsubscribe from one first"
+        )));
+    }
+    subs.insert(uri);
     Ok(json!({}))
 }
 

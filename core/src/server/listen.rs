@@ -19,7 +19,7 @@ use crate::protocol::{
     meta, methods, ErrorObject, RequestId, ServerCapabilities, SubscriptionFilter, SubscriptionsListenRequestParams,
     RESULT_COMPLETE, TASKS_EXTENSION,
 };
-use crate::session::Peer;
+use crate::session::{IncomingRequest, Peer};
 
 /// The open listen streams of a server.
 #[derive(Default)]
@@ -70,8 +70,14 @@ impl Drop for Registration<'_> {
     }
 }
 
-/// What the server agrees to send of what the client asked for: only what it supports.
-fn honoured(asked: &SubscriptionFilter, caps: &ServerCapabilities, tasks: bool) -> SubscriptionFilter {
+/// What the server agrees to send of what the client asked for: only what it supports,
+/// and updates only of resources it serves (`served`).
+fn honoured(
+    asked: &SubscriptionFilter,
+    caps: &ServerCapabilities,
+    tasks: bool,
+    served: impl Fn(&str) -> bool,
+) -> SubscriptionFilter {
     let yes = |asked: Option<bool>, can: bool| (asked == Some(true) && can).then_some(true);
     let tools = caps.tools.as_ref().is_some_and(|t| t.list_changed == Some(true));
     let prompts = caps.prompts.as_ref().is_some_and(|p| p.list_changed == Some(true));
@@ -81,7 +87,11 @@ fn honoured(asked: &SubscriptionFilter, caps: &ServerCapabilities, tasks: bool) 
         tools_list_changed: yes(asked.tools_list_changed, tools),
         prompts_list_changed: yes(asked.prompts_list_changed, prompts),
         resources_list_changed: yes(asked.resources_list_changed, resources_list),
-        resource_subscriptions: asked.resource_subscriptions.clone().filter(|_| resources_sub),
+        resource_subscriptions: asked
+            .resource_subscriptions
+            .as_ref()
+            .filter(|_| resources_sub)
+            .map(|uris| uris.iter().filter(|u| served(u)).cloned().collect()),
         task_ids: asked.task_ids.clone().filter(|_| tasks),
         extra: Map::new(),
     }
@@ -100,32 +110,41 @@ fn wants(filter: &SubscriptionFilter, method: &str) -> bool {
 /// The most tasks one `subscriptions/listen` stream may follow.
 pub(crate) const MAX_LISTENED_TASKS: usize = 1024;
 
+/// The most resource URIs one session (`resources/subscribe`) or one
+/// `subscriptions/listen` stream may follow: each is kept for the connection's life and
+/// looked at on every update.
+pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1024;
+
 impl Listeners {
     /// Serves one `subscriptions/listen` request until the client cancels it (no answer)
     /// or the server ends it (the answer, tagged with the subscription's id).
     pub(crate) async fn listen(
         &self,
-        peer: Peer,
-        id: RequestId,
-        params: Option<Value>,
+        req: IncomingRequest,
         caps: &ServerCapabilities,
-        cancel: CancellationToken,
+        served: impl Fn(&str) -> bool,
         mut tasks: TaskFeed,
     ) -> Result<Value, ErrorObject> {
+        let IncomingRequest { peer, id, params, cancel, .. } = req;
         let params: SubscriptionsListenRequestParams = serde_json::from_value(params.unwrap_or_else(|| json!({})))
             .map_err(|e| ErrorObject::invalid_params(format!("invalid subscriptions/listen params: {e}")))?;
         if params.notifications.task_ids.as_ref().is_some_and(|t| !t.is_empty()) && !tasks.declared {
             return Err(super::tasks::extension_required("subscriptions/listen with taskIds"));
         }
-        let asked_for = params.notifications.task_ids.as_ref().map_or(0, Vec::len);
-        if asked_for > MAX_LISTENED_TASKS {
-            // Every task change is looked up in this set: bound what one stream may ask.
-            return Err(ErrorObject::invalid_params(format!(
-                "subscriptions/listen names {asked_for} taskIds; at most {MAX_LISTENED_TASKS} per stream"
-            )));
+        // Every change is looked up in these lists: bound what one stream may ask.
+        let asked = &params.notifications;
+        for (what, count, most) in [
+            ("taskIds", asked.task_ids.as_ref().map_or(0, Vec::len), MAX_LISTENED_TASKS),
+            ("resourceSubscriptions", asked.resource_subscriptions.as_ref().map_or(0, Vec::len), MAX_RESOURCE_SUBSCRIPTIONS),
+        ] {
+            if count > most {
+                return Err(ErrorObject::invalid_params(format!(
+                    "subscriptions/listen names {count} {what}; at most {most} per stream"
+                )));
+            }
         }
         let has_tasks = caps.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION));
-        let filter = honoured(&params.notifications, caps, has_tasks);
+        let filter = honoured(asked, caps, has_tasks, served);
         let task_ids: HashSet<String> = filter.task_ids.iter().flatten().cloned().collect();
         let ended = CancellationToken::new();
         let key = self.next.fetch_add(1, Ordering::Relaxed);
@@ -199,6 +218,7 @@ mod tests {
 
     #[test]
     fn the_acknowledged_filter_keeps_only_what_the_server_supports() {
+        let served = |uri: &str| uri == "file:///a";
         let caps = ServerCapabilities {
             tools: Some(ToolsCapability { list_changed: Some(true), ..Default::default() }),
             resources: Some(ResourcesCapability { subscribe: Some(true), ..Default::default() }),
@@ -208,24 +228,24 @@ mod tests {
             tools_list_changed: Some(true),
             prompts_list_changed: Some(true),
             resources_list_changed: Some(true),
-            resource_subscriptions: Some(vec!["file:///a".into()]),
+            resource_subscriptions: Some(vec!["file:///a".into(), "file:///unknown".into()]),
             task_ids: Some(vec!["t1".into()]),
             extra: Map::new(),
         };
-        let got = honoured(&asked, &caps, false);
+        let got = honoured(&asked, &caps, false, served);
         assert_eq!(got.tools_list_changed, Some(true));
         assert_eq!(got.prompts_list_changed, None, "no prompts capability");
         assert_eq!(got.resources_list_changed, None, "resources.listChanged not declared");
-        assert_eq!(got.resource_subscriptions, Some(vec!["file:///a".to_string()]));
+        assert_eq!(got.resource_subscriptions, Some(vec!["file:///a".to_string()]), "only served URIs");
         assert_eq!(got.task_ids, None, "no tasks extension");
-        assert_eq!(honoured(&asked, &caps, true).task_ids, Some(vec!["t1".to_string()]));
-        let none = honoured(&SubscriptionFilter::default(), &caps, false);
+        assert_eq!(honoured(&asked, &caps, true, served).task_ids, Some(vec!["t1".to_string()]));
+        let none = honoured(&SubscriptionFilter::default(), &caps, false, served);
         assert_eq!(none, SubscriptionFilter::default(), "nothing asked, nothing sent");
         let prompts = ServerCapabilities {
             prompts: Some(PromptsCapability { list_changed: Some(true), ..Default::default() }),
             ..Default::default()
         };
-        assert!(wants(&honoured(&asked, &prompts, false), methods::PROMPTS_LIST_CHANGED));
-        assert!(!wants(&honoured(&asked, &prompts, false), methods::TOOLS_LIST_CHANGED));
+        assert!(wants(&honoured(&asked, &prompts, false, served), methods::PROMPTS_LIST_CHANGED));
+        assert!(!wants(&honoured(&asked, &prompts, false, served), methods::TOOLS_LIST_CHANGED));
     }
 }

@@ -50,6 +50,7 @@ use serde_json::json;
 pub use context::{ClientState, RequestContext};
 pub use handler::{Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
 pub use input_required::{StateKey, STATE_TTL};
+pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
 pub use middleware::{Middleware, Next, Reply};
 pub use skills::SkillBundle;
 pub use uri_template::UriTemplate;
