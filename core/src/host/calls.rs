@@ -91,13 +91,20 @@ impl HostCalls {
     /// Runs one host call: files it, lets `start` hand the id to the host (`false` when the
     /// host is gone), then waits for [`complete`](Self::complete). When `cancel` fires first
     /// the host's canceller runs and the call gets the grace period to settle; the outcome
-    /// is then [`ErrorKind::Cancelled`] whatever it says.
+    /// is then [`ErrorKind::Cancelled`] whatever it says. A call whose `cancel` fired before
+    /// it runs is not handed to the host at all.
     pub async fn run(
         &self,
         cancel: CancellationToken,
         ctx: Option<RequestContext>,
         start: impl FnOnce(CallId) -> bool,
     ) -> Outcome {
+        if cancel.is_cancelled() {
+            // Cancelled while queued (a task cancelled as soon as it was made): a handler
+            // started now would only find its cancellation already there, which some hosts
+            // cannot tell it (an AbortSignal already aborted fires no event).
+            return Err(Error::new(ErrorKind::Cancelled, "cancelled by the peer"));
+        }
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
         let entry =
@@ -348,12 +355,25 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_answer_after_the_grace_period_is_dropped() {
+    async fn a_call_cancelled_before_it_runs_never_reaches_the_host() {
         let calls = HostCalls::new(Duration::from_millis(10));
         let cancel = CancellationToken::new();
         cancel.cancel();
-        let out = calls.run(cancel, None, |_| true).await;
+        let out = calls.run(cancel, None, |_| panic!("the host was handed a cancelled call")).await;
         assert_eq!(out.unwrap_err().kind(), ErrorKind::Cancelled);
+        assert!(calls.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_answer_after_the_grace_period_is_dropped() {
+        let calls = HostCalls::new(Duration::from_millis(10));
+        let cancel = CancellationToken::new();
+        let canceller = cancel.clone();
+        let out = calls.run(cancel, None, move |_| {
+            canceller.cancel();
+            true
+        });
+        assert_eq!(out.await.unwrap_err().kind(), ErrorKind::Cancelled);
         assert!(!calls.complete(1, Ok("late".into())));
         assert!(calls.is_empty());
         assert!(calls.context(1).is_err());
