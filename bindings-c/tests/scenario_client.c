@@ -277,6 +277,25 @@ static char *cancel_during_sampling(OxmcpClient *client, const char *method, con
   return why;
 }
 
+/* special "call_as_task": the tool call through oxmcp_client_call_tool_as_task(), which
+ * waits for the task's end; the matchers judge its final result. */
+static char *call_as_task(OxmcpClient *client, const char *method, const J *params, const J *expect) {
+  char *why = NULL;
+  const char *name = json_str(params, "name");
+  const J *a = json_get(params, "arguments");
+  char *args = a ? json_dump(a) : NULL;
+  Call c;
+  call_init(&c);
+  OxmcpStatus st = oxmcp_client_call_tool_as_task(client, name ? name : "", (const uint8_t *)args, args ? strlen(args) : 0,
+                                                  NULL, on_complete, &c, &c.req);
+  if (st != OXMCP_STATUS_OK) why_set(&why, "the call did not start: %s", last_message());
+  else if (call_wait(&c) != 1) why_set(&why, "no completion within 30 s");
+  else why = judge(method, expect, &c);
+  call_done(&c);
+  free(args);
+  return why;
+}
+
 static int in_eras(const J *scenario) {
   const J *eras = json_get(scenario, "eras");
   if (!eras) return strcmp(g_era, "session") == 0 || strcmp(g_era, "stateless") == 0;
@@ -299,6 +318,7 @@ static void run_scenario(OxmcpClient *client, const J *scenario) {
   char *why = NULL;
   if (special) {
     if (strcmp(special, "cancel_during_sampling") == 0) why = cancel_during_sampling(client, method, params, expect);
+    else if (strcmp(special, "call_as_task") == 0) why = call_as_task(client, method, p, expect);
     else why_set(&why, "unknown special %s", special);
   } else {
     Call c;

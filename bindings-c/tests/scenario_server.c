@@ -196,6 +196,72 @@ static void fail_plain_tool(void *ud, OxmcpIncoming *req, const uint8_t *params,
   fail_with(req, "plain failure");
 }
 
+/* "escalate": asks a name (inline), escalates, then asks the model "after"; each step runs
+ * in the callback of the one before. A step completing CANCELLED ended the call or (stateless
+ * era) its round: the engine runs the handler again with the answers. */
+typedef struct {
+  OxmcpIncoming *req;
+  char name[64];
+  char became[8];
+} Escalate;
+
+static void escalate_failed(Escalate *e, const OxmcpError *err) {
+  fail_with(e->req, oxmcp_error_message(err));
+  free(e);
+}
+
+static void on_after(void *ud, OxmcpStatus status, const uint8_t *json, size_t len, const OxmcpError *err) {
+  Escalate *e = ud;
+  if (status != OXMCP_STATUS_OK) { escalate_failed(e, err); return; }
+  J *r = json_parse((const char *)json, len);
+  J *content = json_get(r, "content");
+  if (content && content->t == J_ARR) content = json_at(content, 0);
+  const char *text = json_str(content, "text");
+  char answer[256];
+  snprintf(answer, sizeof answer, "escalated: %s %s %s", e->name, e->became, text ? text : "(no text)");
+  answer_text(e->req, answer);
+  json_free(r);
+  free(e);
+}
+
+static void on_escalated(void *ud, OxmcpStatus status, const uint8_t *json, size_t len, const OxmcpError *err) {
+  Escalate *e = ud;
+  if (status != OXMCP_STATUS_OK) { escalate_failed(e, err); return; }
+  snprintf(e->became, sizeof e->became, "%.*s", (int)len, (const char *)json);
+  const char *q = "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"after\"}}]}";
+  if (oxmcp_incoming_ask_client(e->req, "sampling/createMessage", (const uint8_t *)q, strlen(q), on_after, e, NULL) !=
+      OXMCP_STATUS_OK) {
+    fail_with(e->req, last_message());
+    free(e);
+  }
+}
+
+static void on_named(void *ud, OxmcpStatus status, const uint8_t *json, size_t len, const OxmcpError *err) {
+  Escalate *e = ud;
+  if (status != OXMCP_STATUS_OK) { escalate_failed(e, err); return; }
+  J *r = json_parse((const char *)json, len);
+  const char *name = json_str(json_get(r, "content"), "name");
+  snprintf(e->name, sizeof e->name, "%s", name ? name : "?");
+  json_free(r);
+  if (oxmcp_incoming_escalate_to_task(e->req, on_escalated, e, NULL) != OXMCP_STATUS_OK) {
+    fail_with(e->req, last_message());
+    free(e);
+  }
+}
+
+static void escalate_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  Escalate *e = calloc(1, sizeof *e);
+  e->req = req;
+  const char *q = "{\"message\":\"What is your name?\",\"requestedSchema\":{\"type\":\"object\","
+                  "\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}";
+  if (oxmcp_incoming_ask_client(req, "elicitation/create", (const uint8_t *)q, strlen(q), on_named, e, NULL) !=
+      OXMCP_STATUS_OK) {
+    fail_with(req, last_message());
+    free(e);
+  }
+}
+
 /* --- resources, prompt, completion ----------------------------------------------------------- */
 static void complete_resource(OxmcpIncoming *req, const char *uri, const char *text) {
   Sb b = {0};
@@ -377,6 +443,11 @@ int main(void) {
        ask_roots_tool);
   tool(s, "fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", OBJECT, fail_rpc_tool);
   tool(s, "fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT, fail_plain_tool);
+  const char *escalate = "{\"name\":\"escalate\",\"description\":\"Escalating: asks a name inline, goes on as a task "
+                         "if it may, then asks the model.\",\"inputSchema\":{\"type\":\"object\"},"
+                         "\"execution\":{\"taskSupport\":\"optional\"},\"escalating\":true}";
+  REQUIRE(oxmcp_server_add_tool(s, (const uint8_t *)escalate, strlen(escalate), escalate_tool, NULL) == OXMCP_STATUS_OK,
+          "escalate: %s", last_message());
   /* The prompt and resource "gone" reuse greet's and the note's handlers: removed before
    * serving, they are never called. */
   const char *gone_prompt = "{\"name\":\"gone\"}";

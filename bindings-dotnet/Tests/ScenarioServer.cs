@@ -54,6 +54,20 @@ internal static class ScenarioServer
                     "{\"message\":\"What is your name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}", ct));
                 return McpJson.TextResult("elicited: " + MiniJson.Str(answer, "action") + " " + MiniJson.Str(MiniJson.Get(answer, "content"), "name"));
             });
+        s.AddTool("{\"name\":\"escalate\",\"description\":\"Escalating: asks a name inline, goes on as a task if it may, then asks the model.\","
+            + "\"inputSchema\":{\"type\":\"object\"},\"execution\":{\"taskSupport\":\"optional\"},\"escalating\":true}",
+            async (args, ctx, ct) =>
+            {
+                object answer = MiniJson.Parse(await ctx.ElicitAsync(
+                    "{\"message\":\"What is your name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}", ct));
+                bool became = await ctx.EscalateToTaskAsync(ct);
+                string reply = await ctx.SampleAsync("{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"after\"}}]}", ct);
+                object content = MiniJson.Get(MiniJson.Parse(reply), "content");
+                var blocks = content as List<object>;
+                if (blocks != null) content = blocks.FirstOrDefault();
+                return McpJson.TextResult("escalated: " + MiniJson.Str(MiniJson.Get(answer, "content"), "name") + " "
+                    + (became ? "true" : "false") + " " + MiniJson.Str(content, "text"));
+            });
         s.AddTool("ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", Object,
             async (args, ctx, ct) =>
             {

@@ -144,13 +144,23 @@ internal static class Scenarios
         string paramsJson = MiniJson.Write(MiniJson.Get(scenario, "params") ?? new Dictionary<string, object>());
         string special = MiniJson.Str(scenario, "special");
         if (special == "cancel_during_sampling") return await CancelDuringSampling(client, method, paramsJson, expect);
-        if (special != null) return "unknown special " + special;
+        if (special != null && special != "call_as_task") return "unknown special " + special;
 
         string result = null;
         Exception error = null;
         try
         {
-            result = await client.RequestAsync(method, paramsJson, timeout: TimeSpan.FromSeconds(30));
+            if (special == "call_as_task")
+            {
+                // The host's own way to run a call as a task and wait for its end.
+                object p = MiniJson.Get(scenario, "params");
+                object args = MiniJson.Get(p, "arguments");
+                result = await client.CallToolAsTaskAsync(MiniJson.Str(p, "name"), args == null ? null : MiniJson.Write(args));
+            }
+            else
+            {
+                result = await client.RequestAsync(method, paramsJson, timeout: TimeSpan.FromSeconds(30));
+            }
         }
         catch (Exception e)
         {

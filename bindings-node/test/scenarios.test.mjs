@@ -13,7 +13,7 @@ const SPEC = JSON.parse(readFileSync(path.resolve(ROOT, '..', 'tests', 'scenario
 const SERVER = fixture('scenario-server.mjs')
 const DEFAULT_ERAS = ['session', 'stateless']
 const MATCHERS = new Set(['text', 'contains', 'isError', 'error', 'at', 'count', 'present', 'absent', 'handler_cancelled'])
-const SPECIALS = new Set(['cancel_during_sampling'])
+const SPECIALS = new Set(['cancel_during_sampling', 'call_as_task'])
 // How long the cancel scenario waits for the handler to hold, then for it to see its
 // cancellation (the README's 10 seconds).
 const HOLD_WITHIN_MS = 30_000
@@ -149,6 +149,12 @@ async function play(scenario, era) {
       return
     }
     assert.ok(!('handler_cancelled' in expect), 'handler_cancelled needs the cancel_during_sampling special')
+    if (special === 'call_as_task') {
+      // The host's own way to run a call as a task and wait for its end.
+      const { name, arguments: args } = scenario.params
+      checkResult(scenario.method, expect, await client.callTool(name, args, { task: true }))
+      return
+    }
     let result
     try {
       result = await client.request(scenario.method, scenario.params)

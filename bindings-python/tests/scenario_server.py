@@ -83,6 +83,16 @@ def fail_plain() -> str:
     raise RuntimeError("plain failure")
 
 
+@server.tool(description="Escalating: asks a name inline, goes on as a task if it may, then asks the model.",
+             task_support="optional", escalating=True)
+async def escalate(ctx: Context) -> str:
+    answer = await ctx.elicit("What is your name?", {"type": "object", "properties": {"name": {"type": "string"}},
+                                                      "required": ["name"]})
+    became = await ctx.escalate_to_task()
+    reply = await ctx.sample("after")
+    return f"escalated: {answer.content.name} {'true' if became else 'false'} {reply.content.text}"
+
+
 @server.resource("fixed://note", name="note", mime_type="text/plain")
 def note() -> str:
     return "a note"

@@ -20,7 +20,7 @@ SERVER = str(Path(__file__).with_name("scenario_server.py"))
 SPEC = json.loads((REPO / "tests" / "scenarios" / "scenarios.json").read_text())
 DEFAULT_ERAS = ["session", "stateless"]
 MATCHERS = {"text", "contains", "isError", "error", "at", "count", "present", "absent", "handler_cancelled"}
-SPECIALS = {"cancel_during_sampling"}
+SPECIALS = {"cancel_during_sampling", "call_as_task"}
 # How long the cancel scenario waits for the handler to hold, and then for it to see its
 # cancellation (the README's 10 seconds).
 HOLD_WITHIN = 30.0
@@ -147,6 +147,12 @@ async def play(scenario: dict[str, Any], era: Era) -> None:
             await cancel_during_sampling(client, handlers, scenario)
             return
         assert "handler_cancelled" not in expect, "handler_cancelled needs the cancel_during_sampling special"
+        if special == "call_as_task":
+            # The host's own way to run a call as a task and wait for its end.
+            params = scenario["params"]
+            done = await client.call_tool(params["name"], params.get("arguments"), task=True)
+            check_result(scenario["method"], expect, done.model_dump(by_alias=True, exclude_none=True))
+            return
         try:
             result = await client.request(scenario["method"], scenario["params"])
         except McpError as e:

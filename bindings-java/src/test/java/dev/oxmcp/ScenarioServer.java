@@ -77,6 +77,15 @@ public final class ScenarioServer {
                                 + "\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}")
                         .thenApply(result -> Json.textResult("elicited: " + string(result, "action") + " " + string(result, "name"))));
 
+        server.tool("{\"name\":\"escalate\",\"description\":\"Escalating: asks a name inline, goes on as a task if it may, then asks the model.\","
+                        + "\"inputSchema\":{\"type\":\"object\"},\"execution\":{\"taskSupport\":\"optional\"},\"escalating\":true}",
+                (args, ctx) -> ctx.elicit("{\"message\":\"Your name?\",\"requestedSchema\":{\"type\":\"object\","
+                                + "\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}")
+                        .thenCompose(answer -> ctx.escalateToTask()
+                                .thenCompose(became -> ctx.sample("{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"after\"}}]}")
+                                        .thenApply(reply -> Json.textResult(
+                                                "escalated: " + string(answer, "name") + " " + became + " " + string(reply, "text"))))));
+
         server.tool("ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", OBJECT,
                 (args, ctx) -> ctx.listRoots().thenApply(result -> Json.textResult("roots: " + String.join(",", strings(result, "uri")))));
 

@@ -175,6 +175,24 @@ class Client private constructor(internal val native: NativeClient) : AutoClosea
     suspend fun readDirectory(uri: String): List<JsonObject> = list(call("resources/directory/read", uri))
 
     /**
+     * Calls tool [name] letting the server run it as a task (the tasks extension), and waits
+     * for its final `CallToolResult`: the task is polled at the server's pace, what it asks is
+     * answered by this client's handlers, each status reaches [onStatus] (`working`,
+     * `input_required`, `completed`... or `status: statusMessage`), and cancelling the
+     * coroutine cancels the task. A server that answers at once answers as [callTool] does.
+     * No timeout applies.
+     *
+     * ```kotlin
+     * val result = client.callToolAsTask("build", buildJsonObject { put("target", "release") }) { println(it) }
+     * ```
+     */
+    suspend fun callToolAsTask(
+        name: String,
+        arguments: JsonObject = JsonObject(emptyMap()),
+        onStatus: ((String) -> Unit)? = null,
+    ): JsonObject = call("tools/call as task", name, arguments.toString(), onProgress = onStatus?.let { f -> { p -> f(p.message ?: "") } }) as JsonObject
+
+    /**
      * Calls tool [name] asking the server to run it as a task (the tasks extension):
      * `{"task": Task}` when it does, `{"result": CallToolResult}` when it answered at once.
      * Follow the task with [getTask], [updateTask] and [cancelTask].

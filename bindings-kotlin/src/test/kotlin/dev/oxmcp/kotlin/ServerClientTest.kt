@@ -207,6 +207,11 @@ class ServerClientTest {
                 // A plain call runs inline to its end.
                 assertEquals("report for Ada", client.callTool("report", buildJsonObject { put("ms", 0) }).text())
                 assertEquals("escalated=false", steps.last())
+                // Called as a task and waited for: each status reaches the callback.
+                val statuses = java.util.concurrent.CopyOnWriteArrayList<String>()
+                assertEquals("report for Ada", client.callToolAsTask("report", buildJsonObject { put("ms", 50) }) { statuses += it }.text())
+                assertEquals("escalated=true", steps.last())
+                assertEquals("completed", statuses.last(), statuses.toString())
             }
         }
     }

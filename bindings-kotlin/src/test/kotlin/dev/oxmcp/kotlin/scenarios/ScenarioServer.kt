@@ -3,6 +3,7 @@ package dev.oxmcp.kotlin.scenarios
 import dev.oxmcp.kotlin.McpException
 import dev.oxmcp.kotlin.PromptArgument
 import dev.oxmcp.kotlin.Server
+import dev.oxmcp.kotlin.TaskSupport
 import dev.oxmcp.kotlin.mcpServer
 import dev.oxmcp.kotlin.strings
 import dev.oxmcp.kotlin.toolResult
@@ -62,6 +63,19 @@ fun scenarioServer(): Server {
             putJsonArray("required") { add(kotlinx.serialization.json.JsonPrimitive("name")) }
         })
         "elicited: ${result.string("action")} ${result["content"]?.jsonObject?.string("name")}"
+    }
+    server.tool(
+        "escalate", "Escalating: asks a name inline, goes on as a task if it may, then asks the model.", OBJECT,
+        taskSupport = TaskSupport.OPTIONAL, escalating = true,
+    ) { _, ctx ->
+        val answer = ctx.elicit("Your name?", buildJsonObject {
+            put("type", "object")
+            put("properties", strings("name")["properties"]!!)
+            putJsonArray("required") { add(kotlinx.serialization.json.JsonPrimitive("name")) }
+        })
+        val became = ctx.escalateToTask()
+        val reply = ctx.sample("after")
+        "escalated: ${answer["content"]?.jsonObject?.string("name")} $became ${reply["content"]!!.jsonObject.string("text")}"
     }
     server.tool("ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", OBJECT) { _, ctx ->
         "roots: " + ctx.listRoots().joinToString(",") { it.string("uri") ?: "" }
