@@ -50,7 +50,13 @@ class ClientOptions(
  * }
  * ```
  */
-class Client private constructor(internal val native: NativeClient) : AutoCloseable {
+class Client private constructor(private val handle: NativeClient) : AutoCloseable {
+    private val closed = java.util.concurrent.atomic.AtomicBoolean(false)
+
+    /** The engine's client; once closed, [McpException.Closed] (as in the other hosts). */
+    internal val native: NativeClient
+        get() = if (closed.get()) throw McpException.Closed("the client is closed") else handle
+
     companion object {
         /** Starts [command] with [args] and connects to it over stdio. */
         suspend fun stdio(command: String, args: List<String> = emptyList(), options: ClientOptions = ClientOptions()): Client =
@@ -220,10 +226,11 @@ class Client private constructor(internal val native: NativeClient) : AutoClosea
     /** Closes the connection (a child server is stopped). */
     suspend fun shutdown() = mcp { native.stop() }
 
-    /** [shutdown], blocking; then frees the native client. */
+    /** [shutdown], blocking; then frees the native client. Calls after it fail with [McpException.Closed]. */
     override fun close() {
+        if (closed.get()) return
         runBlocking { shutdown() }
-        native.destroy()
+        if (closed.compareAndSet(false, true)) handle.destroy()
     }
 
     private suspend fun call(

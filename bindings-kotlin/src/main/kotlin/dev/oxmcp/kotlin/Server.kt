@@ -118,14 +118,19 @@ class Server(
     instructions: String? = null,
     tasks: TaskOptions = TaskOptions(),
 ) : AutoCloseable {
-    internal val native = NativeThreads.install().let { NativeServer(name, version) }
+    private val handle = NativeThreads.install().let { NativeServer(name, version) }
+    private val closed = java.util.concurrent.atomic.AtomicBoolean(false)
+
+    /** The engine's server; once closed, [McpException.Closed] (as in the other hosts). */
+    internal val native: NativeServer
+        get() = if (closed.get()) throw McpException.Closed("the server is closed") else handle
 
     init {
         try {
             instructions?.let { mcp { native.setInstructions(it) } }
             mcp { native.setTaskOptions(tasks.toJson().toString()) }
         } catch (e: Throwable) {
-            native.destroy() // a refused option: nothing else will free it
+            handle.destroy() // a refused option: nothing else will free it
             throw e
         }
     }
@@ -367,10 +372,11 @@ class Server(
     /** Stops serving, letting requests in flight finish. */
     suspend fun stop() = mcp { native.stop() }
 
-    /** [stop], blocking; then frees the native server. */
+    /** [stop], blocking; then frees the native server. Calls after it fail with [McpException.Closed]. */
     override fun close() {
+        if (closed.get()) return
         runBlocking { stop() }
-        native.destroy()
+        if (closed.compareAndSet(false, true)) handle.destroy()
     }
 
     private fun register(kind: String, definition: JsonObject, body: suspend (String, Context) -> JsonElement) = mcp {

@@ -55,12 +55,12 @@ class InteropTest {
     }
 
     @Test
-    fun `the TypeScript SDK client against a Kotlin server over HTTP`() = runBlocking {
+    fun `the TypeScript SDK client against a Kotlin server over HTTP`(): Unit = runBlocking {
         interopServer().use { server -> checkSeen(tsClient("http", server.startHttp(port = 0))) }
     }
 
     @Test
-    fun `the TypeScript SDK client against a Kotlin server over stdio`() = runBlocking {
+    fun `the TypeScript SDK client against a Kotlin server over stdio`(): Unit = runBlocking {
         val (java, args) = javaCommand("dev.oxmcp.kotlin.interop.InteropServerKt")
         checkSeen(tsClient("stdio", JsonArray((listOf(java) + args).map(::JsonPrimitive)).toString()))
     }
@@ -76,7 +76,7 @@ class InteropTest {
     }
 
     @Test
-    fun `the Kotlin client against the official everything server over stdio`() = runBlocking {
+    fun `the Kotlin client against the official everything server over stdio`(): Unit = runBlocking {
         Client.stdio(node, listOf(everything, "stdio")).use { client ->
             assertEquals("session", client.era)
             useEverything(client)
@@ -84,7 +84,7 @@ class InteropTest {
     }
 
     @Test
-    fun `the Kotlin client against the official everything server over HTTP`() = runBlocking {
+    fun `the Kotlin client against the official everything server over HTTP`(): Unit = runBlocking {
         val port = ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }
         val process = ProcessBuilder(node, "--import", loopback, everything, "streamableHttp")
             .apply { environment()["PORT"] = port.toString() }

@@ -56,7 +56,7 @@ class ServerClientTest {
      * answers one itself; a server refuses to mount itself.
      */
     @Test
-    fun `a server mounts a client of another and a middleware steers its requests`() = runBlocking {
+    fun `a server mounts a client of another and a middleware steers its requests`(): Unit = runBlocking {
         mcpServer("inner") {
             resource("notes://today", "today", mimeType = "text/plain") { _, _ -> "buy milk" }
             tool("today") { _, ctx -> ctx.readResource("notes://today")["contents"]!!.jsonArray[0].jsonObject["text"]!!.jsonPrimitive.content }
@@ -85,6 +85,14 @@ class ServerClientTest {
                         local.close()
                         val after = runCatching { client.callTool("local_hello") }
                         assertTrue(after.isFailure || after.getOrNull()?.get("isError")?.jsonPrimitive?.boolean == true, after.toString())
+                        // A closed server is refused as such, whoever uses it, and closing again does nothing.
+                        assertFailsWith<McpException.Closed> { outer.mount("again", local) }
+                        assertFailsWith<McpException.Closed> { local.tool("late") { _, _ -> "x" } }
+                        local.close()
+                        // So is a closed client (`use` closes it once more).
+                        client.close()
+                        assertFailsWith<McpException.Closed> { client.listTools() }
+                        assertFailsWith<McpException.Closed> { outer.mountClient("gone", client) }
                     }
                 }
             }
@@ -92,7 +100,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `a stdio client of the everything server`() = runBlocking {
+    fun `a stdio client of the everything server`(): Unit = runBlocking {
         Client.stdio(OXMCP, listOf("everything-server", "--stdio")).use { client ->
             assertTrue(client.listTools().any { it["name"]!!.jsonPrimitive.content == "echo" })
             assertEquals("hi", client.callTool("echo", buildJsonObject { put("text", "hi") }).text())
@@ -100,7 +108,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `skills and task steps of the everything server`() = runBlocking {
+    fun `skills and task steps of the everything server`(): Unit = runBlocking {
         Client.stdio(OXMCP, listOf("everything-server", "--stdio")).use { client ->
             val refunds = client.listSkills().first { it["frontmatter"]!!.jsonObject["name"]!!.jsonPrimitive.content == "refunds" }
             val uri = refunds["uri"]!!.jsonPrimitive.content
@@ -129,7 +137,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `a Kotlin server runs tools as tasks and serves skills`() = runBlocking {
+    fun `a Kotlin server runs tools as tasks and serves skills`(): Unit = runBlocking {
         val cancelled = CompletableDeferred<Unit>()
         val schema = buildJsonObject { put("type", "object"); putJsonObject("properties") { putJsonObject("ms") { put("type", "integer") } } }
         mcpServer("jobs", tasks = TaskOptions(ttl = 10.seconds, pollInterval = 50.milliseconds)) {
@@ -177,7 +185,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `an escalating tool asks inline, then goes on as a task`() = runBlocking {
+    fun `an escalating tool asks inline, then goes on as a task`(): Unit = runBlocking {
         val steps = java.util.concurrent.CopyOnWriteArrayList<String>()
         val asked = java.util.concurrent.CopyOnWriteArrayList<String>()
         val nameSchema = buildJsonObject { put("type", "object"); putJsonObject("properties") { putJsonObject("name") { put("type", "string") } } }
@@ -217,7 +225,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `a host function checks the tokens`() = runBlocking {
+    fun `a host function checks the tokens`(): Unit = runBlocking {
         // A time before 1970 is the host's mistake, said where it is made.
         assertFailsWith<McpException.InvalidInput> { TokenInfo(subject = "alice", expiresAt = -1) }
         val seen = java.util.concurrent.CopyOnWriteArrayList<String>()
@@ -250,7 +258,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `two servers on one Redis share their sessions`() = runBlocking {
+    fun `two servers on one Redis share their sessions`(): Unit = runBlocking {
         val port = java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }
         val redis = ProcessBuilder("redis-server", "--port", "$port", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
             .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT).start()
@@ -279,7 +287,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `a Kotlin server over stdio, started as a child process`() = runBlocking {
+    fun `a Kotlin server over stdio, started as a child process`(): Unit = runBlocking {
         val (java, args) = javaCommand("dev.oxmcp.kotlin.examples.stdio.StdioServerKt")
         Client.stdio(java, args).use { client ->
             assertEquals("kotlin-stdio", client.serverInfo["name"]!!.jsonPrimitive.content)
@@ -303,7 +311,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `HTTP options - allowed hosts, JSON responses, a session cap`() = runBlocking {
+    fun `HTTP options - allowed hosts, JSON responses, a session cap`(): Unit = runBlocking {
         mcpServer("options") { tool("hi") { _, _ -> "hi" } }.use { server ->
             val url = server.startHttp(port = 0, jsonResponse = true, allowedHosts = listOf("127.0.0.1", "api.example.com"), maxSessions = 1)
             val port = java.net.URI(url).port
@@ -330,7 +338,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `both eras over HTTP`() = runBlocking {
+    fun `both eras over HTTP`(): Unit = runBlocking {
         mcpServer("eras") { tool("hi") { _, ctx -> "hi ${ctx.clientInfo?.get("name")?.jsonPrimitive?.content}" } }.use { server ->
             val url = server.startHttp(port = 0)
             for (era in listOf("session", "stateless")) {
@@ -343,7 +351,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `resources, templates, prompts and completion`() = runBlocking {
+    fun `resources, templates, prompts and completion`(): Unit = runBlocking {
         val server = mcpServer("library") {
             resource("notes://todo", "todo", mimeType = "text/plain") { uri, _ -> "read $uri" }
             resourceTemplate("notes://{name}", "note") { _, vars, _ -> "note ${vars["name"]}" }
@@ -391,7 +399,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `cancelling the calling coroutine cancels the handler's coroutine`() = runBlocking {
+    fun `cancelling the calling coroutine cancels the handler's coroutine`(): Unit = runBlocking {
         val started = CompletableDeferred<Unit>()
         val cancelled = CompletableDeferred<Boolean>()
         val logged = CompletableDeferred<String>()
@@ -431,7 +439,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `the server's cancel reaches the client's sampling coroutine, in both eras`() = runBlocking {
+    fun `the server's cancel reaches the client's sampling coroutine, in both eras`(): Unit = runBlocking {
         for (era in listOf("session", "stateless")) {
             val asked = CompletableDeferred<JsonObject>()
             val samplingCancelled = CompletableDeferred<Boolean>()
@@ -462,7 +470,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `sampling, elicitation and roots answered by the client`() = runBlocking {
+    fun `sampling, elicitation and roots answered by the client`(): Unit = runBlocking {
         mcpServer("asks") {
             tool("all") { _, ctx ->
                 val sampled = ctx.sample("hi")["content"]!!.jsonObject["text"]!!.jsonPrimitive.content
@@ -487,7 +495,7 @@ class ServerClientTest {
     }
 
     @Test
-    fun `errors map to the McpException hierarchy`() = runBlocking {
+    fun `errors map to the McpException hierarchy`(): Unit = runBlocking {
         // The mapping covers exactly the engine's kinds.
         val engine = dev.oxmcp.kotlin.ffi.errorKinds().lines().filter { it.isNotBlank() }
             .associate { line -> line.substringBefore(' ').toInt() to line.substringAfter(' ') }
