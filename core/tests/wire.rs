@@ -2,6 +2,7 @@
 //! session keeps serving; batches only in 2025-03-26; `initialize` can't be cancelled;
 //! a cancelled request gets no response; oversized messages are refused without harm.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -306,4 +307,63 @@ async fn a_cancel_that_arrives_before_its_request_stops_it() {
     // Only that id: the next request runs as usual.
     raw.send(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ran"}}}"#).await;
     assert_eq!(raw.recv().await["id"], 8);
+}
+
+/// A service whose notification handler is held shut until the test opens it.
+struct Stalled {
+    open: Arc<tokio::sync::Semaphore>,
+    handled: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl oxmcp::session::Service for Stalled {
+    fn handle_request(
+        &self,
+        _: oxmcp::session::IncomingRequest,
+    ) -> futures::future::BoxFuture<'static, Result<Value, oxmcp::protocol::ErrorObject>> {
+        Box::pin(async { Ok(json!({})) })
+    }
+
+    fn handle_notification(&self, _: oxmcp::session::IncomingNotification) -> futures::future::BoxFuture<'static, ()> {
+        let (open, handled) = (self.open.clone(), self.handled.clone());
+        Box::pin(async move {
+            drop(open.acquire().await);
+            handled.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_flood_of_notifications_waits_for_a_slow_handler_instead_of_filling_memory() {
+    // A peer (a child process) writes 100,000 notifications of about 1 KB (100 MB) as fast as
+    // its pipe takes them, then leaves a mark. While the handler is held shut the session
+    // reads no more than its budget, so the peer cannot finish; once the handler goes on,
+    // every notification is handled and the peer finishes.
+    const COUNT: usize = 100_000;
+    let mark = std::env::temp_dir().join(format!("oxmcp-flood-{}", std::process::id()));
+    let _ = std::fs::remove_file(&mark);
+    let note =
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x".repeat(1000)}});
+    let script = format!("yes '{note}' | head -n {COUNT}; touch '{}'", mark.display());
+    let transport = oxmcp::transport::ChildProcess::new("sh").args(["-c", &script]).spawn().unwrap();
+    let open = Arc::new(tokio::sync::Semaphore::new(0));
+    let handled = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let service = Arc::new(Stalled { open: open.clone(), handled: handled.clone() });
+    let config = oxmcp::session::SessionConfig { max_queued_notification_bytes: 1024 * 1024, ..Default::default() };
+    let session = oxmcp::session::Session::start(transport, service, config);
+    // Unbounded, the whole 100 MB is read in well under a second.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(!mark.exists(), "the peer wrote everything while the handler was held shut");
+    assert_eq!(handled.load(std::sync::atomic::Ordering::SeqCst), 0);
+    open.add_permits(COUNT);
+    let start = std::time::Instant::now();
+    while handled.load(std::sync::atomic::Ordering::SeqCst) < COUNT {
+        assert!(start.elapsed() < Duration::from_secs(60), "{} handled", handled.load(std::sync::atomic::Ordering::SeqCst));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    while !mark.exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "the peer never finished");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = std::fs::remove_file(&mark);
+    session.close().await;
 }

@@ -30,6 +30,11 @@ pub struct SessionConfig {
     /// How long a cancelled handler may keep running to observe its token and clean up
     /// before its future is dropped. Its result is discarded either way.
     pub cancelled_handler_grace: Duration,
+    /// Bytes of the peer's notifications that may wait for the notification handler. A
+    /// handler slower than the peer's stream of them stops the session reading until it
+    /// catches up (the peer is held back by its transport), so a flood costs no more
+    /// memory than this. Responses read behind the held-back notifications wait too.
+    pub max_queued_notification_bytes: usize,
 }
 
 impl Default for SessionConfig {
@@ -41,6 +46,7 @@ impl Default for SessionConfig {
             max_request_timeout: Duration::from_secs(30 * 60),
             reset_timeout_on_progress: true,
             cancelled_handler_grace: Duration::from_secs(2),
+            max_queued_notification_bytes: 4 * 1024 * 1024,
         }
     }
 }

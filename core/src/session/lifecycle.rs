@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::config::SessionConfig;
@@ -67,7 +66,7 @@ impl Session {
         let writer = tokio::spawn(writer::write_loop(desk, out_rx, shared.clone()));
         let alarm = shared.clone();
         tokio::spawn(async move { alarm.outgoing.alarm_loop(alarm.closed.clone()).await });
-        let (notes_tx, notes_rx) = mpsc::unbounded_channel();
+        let (notes_tx, notes_rx) = reader::notification_queue(&shared.config);
         let home = reader.home();
         let notes = reader::notification_loop(notes_rx, service.clone(), peer.clone());
         let reads = reader::read_loop(reader, peer.clone(), service, notes_tx);
