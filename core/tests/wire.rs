@@ -367,3 +367,41 @@ async fn a_flood_of_notifications_waits_for_a_slow_handler_instead_of_filling_me
     let _ = std::fs::remove_file(&mark);
     session.close().await;
 }
+
+/// A session over a child process that never reads its stdin (it sleeps), with at most
+/// `max_queued` bytes waiting for it.
+fn session_with_a_peer_that_reads_nothing(max_queued: usize) -> oxmcp::session::Session {
+    let transport = oxmcp::transport::ChildProcess::new("sleep").args(["60"]).spawn().unwrap();
+    let service = Arc::new(Stalled { open: Arc::new(tokio::sync::Semaphore::new(0)), handled: Default::default() });
+    let config = oxmcp::session::SessionConfig { max_queued_outbound_bytes: max_queued, ..Default::default() };
+    oxmcp::session::Session::start(transport, service, config)
+}
+
+fn log_note(size: usize) -> Option<Value> {
+    Some(json!({"level": "info", "data": "x".repeat(size)}))
+}
+
+#[tokio::test]
+async fn closing_a_session_never_waits_for_ever_on_a_peer_that_reads_nothing() {
+    // 256 KB: more than a pipe holds, less than the outbound budget.
+    let session = session_with_a_peer_that_reads_nothing(1024 * 1024);
+    for _ in 0..64 {
+        session.peer().notify("notifications/message", log_note(4000)).unwrap();
+    }
+    let closed = tokio::time::timeout(Duration::from_secs(30), session.close()).await;
+    assert!(closed.is_ok(), "close waited on the peer for ever");
+}
+
+#[tokio::test]
+async fn a_peer_that_reads_nothing_is_disconnected_past_the_outbound_budget() {
+    let session = session_with_a_peer_that_reads_nothing(1024 * 1024);
+    let peer = session.peer().clone();
+    // 8 MB for a peer that takes none of it: refused past 1 MB, and the session says why.
+    let refused = (0..2000).find_map(|_| peer.notify("notifications/message", log_note(4000)).err());
+    let e = refused.expect("every notification was queued for a peer that reads nothing");
+    assert_eq!(e.kind(), oxmcp::ErrorKind::Closed, "{e}");
+    assert!(e.message().contains("reads nothing"), "{e}");
+    assert!(peer.close_reason().unwrap_or_default().contains("reads nothing"));
+    let closed = tokio::time::timeout(Duration::from_secs(30), session.close()).await;
+    assert!(closed.is_ok(), "close waited on the peer for ever");
+}

@@ -35,6 +35,11 @@ pub struct SessionConfig {
     /// catches up (the peer is held back by its transport), so a flood costs no more
     /// memory than this. Responses read behind the held-back notifications wait too.
     pub max_queued_notification_bytes: usize,
+    /// Bytes this side may have waiting for a transport the peer does not read from (a
+    /// pipe it leaves full). Past them the session closes, saying so, instead of growing
+    /// without end; once closed, what is still queued gets a few seconds to go out and
+    /// the transport is then let go, so closing never waits on such a peer for ever.
+    pub max_queued_outbound_bytes: usize,
 }
 
 impl Default for SessionConfig {
@@ -47,6 +52,7 @@ impl Default for SessionConfig {
             reset_timeout_on_progress: true,
             cancelled_handler_grace: Duration::from_secs(2),
             max_queued_notification_bytes: 4 * 1024 * 1024,
+            max_queued_outbound_bytes: 64 * 1024 * 1024,
         }
     }
 }

@@ -60,7 +60,7 @@ impl Session {
     /// ```
     pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, config: SessionConfig) -> Session {
         let (reader, writer) = transport.split();
-        let (outbox, desk, out_rx) = writer::Outbox::new(writer);
+        let (outbox, desk, out_rx) = writer::Outbox::new(writer, config.max_queued_outbound_bytes);
         let shared = Arc::new(Shared::new(config, outbox));
         let peer = Peer { shared: shared.clone() };
         let writer = tokio::spawn(writer::write_loop(desk, out_rx, shared.clone()));

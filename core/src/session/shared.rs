@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::SessionConfig;
 use super::in_flight::InFlight;
 use super::pending::Outgoing;
-use super::writer::Outbox;
+use super::writer::{Outbox, Refused};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, ErrorObject, Message, ProtocolVersion, RequestId};
 use crate::transport::{MessageKind, Outbound, Route};
@@ -66,12 +66,19 @@ impl Shared {
     /// Sends one message (written now, or queued for the writer task).
     pub(crate) fn send(&self, message: &Message, route: Route) -> Result<()> {
         let queued = Queued { message: Outbound { bytes: Bytes::from(message.to_bytes()), route }, kind: kind_of(message) };
-        self.outbox.send(queued).map_err(|_| self.closed_error())
+        self.outbox.send(queued).map_err(|refused| self.refused(refused))
     }
 
     /// Sends a routing hint or a message serialized elsewhere (a batch's answers).
     pub(super) fn send_outbound(&self, message: Outbound) {
-        let _ = self.outbox.send(message.into());
+        let _ = self.outbox.send(message.into()).map_err(|refused| self.refused(refused));
+    }
+
+    fn refused(&self, refused: Refused) -> Error {
+        if let Refused::Unread(bytes) = refused {
+            self.close(format!("the peer reads nothing of what is written to it ({bytes} bytes wait for it)"));
+        }
+        self.closed_error()
     }
 
     pub(crate) fn send_error(&self, id: Option<RequestId>, error: ErrorObject) {

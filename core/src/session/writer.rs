@@ -46,12 +46,15 @@ struct Slot<W> {
 pub(super) struct Desk<W> {
     slot: Mutex<Slot<W>>,
     queued: AtomicUsize,
+    /// The bytes of the queued messages.
+    queued_bytes: AtomicUsize,
 }
 
 /// What [`Outbox`] needs of a [`Desk`], whatever the transport.
 trait DirectWrite: Send + Sync {
     fn try_write(&self, queued: &Queued) -> SendNow;
     fn queued(&self) -> &AtomicUsize;
+    fn queued_bytes(&self) -> &AtomicUsize;
 }
 
 impl<W: MessageWriter> DirectWrite for Desk<W> {
@@ -73,6 +76,9 @@ impl<W: MessageWriter> DirectWrite for Desk<W> {
     fn queued(&self) -> &AtomicUsize {
         &self.queued
     }
+    fn queued_bytes(&self) -> &AtomicUsize {
+        &self.queued_bytes
+    }
 }
 
 impl<W> Desk<W> {
@@ -92,40 +98,93 @@ impl<W> Desk<W> {
 pub(super) struct Outbox {
     queue: mpsc::UnboundedSender<Box<Queued>>,
     desk: Arc<dyn DirectWrite>,
+    /// The most bytes that may wait for the transport.
+    max_bytes: usize,
+}
+
+/// Why a message was not taken.
+pub(super) enum Refused {
+    /// The writer task has ended.
+    Closed,
+    /// This many bytes already wait for a peer that reads none of them.
+    Unread(usize),
 }
 
 impl Outbox {
-    /// The outbox over `writer`, and what the writer task needs.
-    pub(super) fn new<W: MessageWriter>(writer: W) -> (Outbox, Arc<Desk<W>>, mpsc::UnboundedReceiver<Box<Queued>>) {
+    /// The outbox over `writer` (at most `max_bytes` queued), and what the writer task needs.
+    pub(super) fn new<W: MessageWriter>(
+        writer: W,
+        max_bytes: usize,
+    ) -> (Outbox, Arc<Desk<W>>, mpsc::UnboundedReceiver<Box<Queued>>) {
         let (queue, rx) = mpsc::unbounded_channel();
-        let desk =
-            Arc::new(Desk { slot: Mutex::new(Slot { writer: Some(writer), last_alone: None }), queued: AtomicUsize::new(0) });
-        (Outbox { queue, desk: desk.clone() }, desk, rx)
+        let desk = Arc::new(Desk {
+            slot: Mutex::new(Slot { writer: Some(writer), last_alone: None }),
+            queued: AtomicUsize::new(0),
+            queued_bytes: AtomicUsize::new(0),
+        });
+        (Outbox { queue, desk: desk.clone(), max_bytes }, desk, rx)
     }
 
-    /// Writes `queued` now or queues it. Fails only once the writer task has ended.
-    pub(super) fn send(&self, queued: Queued) -> Result<(), ()> {
+    /// Writes `queued` now or queues it. Fails once the writer task has ended, and when
+    /// the peer has left more than the outbox's bytes unread.
+    pub(super) fn send(&self, queued: Queued) -> Result<(), Refused> {
         let queued = match self.desk.try_write(&queued) {
             SendNow::Written => return Ok(()),
             // The rest waits in the writer's buffer: an empty message makes the task flush it.
             SendNow::Buffered => Queued::from(Outbound { bytes: Bytes::new(), route: Route::Unrelated }),
             SendNow::NotNow => queued,
         };
+        let size = queued.message.bytes.len();
+        let waiting = self.desk.queued_bytes().fetch_add(size, Ordering::AcqRel) + size;
+        if waiting > self.max_bytes {
+            self.desk.queued_bytes().fetch_sub(size, Ordering::AcqRel);
+            return Err(Refused::Unread(waiting - size));
+        }
         self.desk.queued().fetch_add(1, Ordering::AcqRel);
         // Boxed: an unbounded channel allocates 32 slots up front, per session.
         self.queue.send(Box::new(queued)).map_err(|_| {
             self.desk.queued().fetch_sub(1, Ordering::AcqRel);
+            self.desk.queued_bytes().fetch_sub(size, Ordering::AcqRel);
+            Refused::Closed
         })
     }
 }
 
-/// Hands one message to the transport, with its kind when the session knows it.
-async fn send<W: MessageWriter>(writer: &mut W, queued: Box<Queued>) -> io::Result<()> {
+/// How long the writer goes on once the session has closed: for a write the peer is not
+/// reading, and for what is still queued. Then the transport is let go as it is.
+const WRITE_GRACE: Duration = Duration::from_secs(5);
+
+/// Fires [`WRITE_GRACE`] after the session closed.
+async fn past_grace(closed: &tokio_util::sync::CancellationToken) {
+    closed.cancelled().await;
+    tokio::time::sleep(WRITE_GRACE).await;
+}
+
+/// Hands one message to the transport, with its kind when the session knows it, and
+/// takes its bytes off the queue's count. Gives up once the session has been closed for
+/// [`WRITE_GRACE`]: a peer that reads nothing must not hold the writer for ever.
+async fn send<W: MessageWriter>(
+    writer: &mut W,
+    queued: Box<Queued>,
+    desk: &Desk<W>,
+    closed: &tokio_util::sync::CancellationToken,
+) -> io::Result<()> {
     let queued = *queued;
-    match queued.kind {
-        Some(kind) => writer.send_kind(queued.message, kind).await,
-        None => writer.send(queued.message).await,
+    desk.queued_bytes.fetch_sub(queued.message.bytes.len(), Ordering::AcqRel);
+    let write = async {
+        match queued.kind {
+            Some(kind) => writer.send_kind(queued.message, kind).await,
+            None => writer.send(queued.message).await,
+        }
+    };
+    tokio::select! {
+        r = write => r,
+        _ = past_grace(closed) => Err(unread()),
     }
+}
+
+fn unread() -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, format!("the peer read nothing for {WRITE_GRACE:?} after the session closed"))
 }
 
 /// Writes queued messages, flushing once per burst, until the session closes; then
@@ -139,6 +198,9 @@ pub(super) async fn write_loop<W: MessageWriter>(
     const BURST: usize = 512;
     let closed = shared.closed.clone();
     let mut failed: Option<W> = None;
+    // A write the peer never read: nothing more can go out, and a polite close (which
+    // flushes first) would wait as long.
+    let mut stuck = false;
     loop {
         let first = tokio::select! {
             biased;
@@ -156,7 +218,7 @@ pub(super) async fn write_loop<W: MessageWriter>(
         }
         let mut alone = writes_alone(&first);
         last_alone = if alone { during_of(&first) } else { None };
-        let mut result = send(&mut writer, first).await;
+        let mut result = send(&mut writer, first, &desk, &closed).await;
         let mut written = 1;
         for _ in 0..BURST {
             if result.is_err() || alone {
@@ -166,20 +228,25 @@ pub(super) async fn write_loop<W: MessageWriter>(
                 Ok(m) => {
                     alone = writes_alone(&m);
                     last_alone = if alone { during_of(&m) } else { None };
-                    result = send(&mut writer, m).await;
+                    result = send(&mut writer, m, &desk, &closed).await;
                     written += 1;
                 }
                 Err(_) => break,
             }
         }
-        if let Err(e) = match result {
-            Ok(()) => writer.flush().await,
+        let flushed = match result {
+            Ok(()) => tokio::select! {
+                r = writer.flush() => r,
+                _ = past_grace(&closed) => Err(unread()),
+            },
             Err(e) => Err(e),
-        } {
+        };
+        if let Err(e) = flushed {
             // A failed write usually means the peer is gone; its read side then knows
             // more (a child's exit status and stderr). Let that reason win if it comes soon.
             let _ = tokio::time::timeout(Duration::from_secs(5), closed.cancelled()).await;
             shared.close(format!("writing to the transport failed: {e}"));
+            stuck = e.kind() == io::ErrorKind::TimedOut;
             failed = Some(writer);
             break;
         }
@@ -187,11 +254,24 @@ pub(super) async fn write_loop<W: MessageWriter>(
     }
     // From here on nothing is written directly: the writer leaves the desk for good.
     let Some(mut writer) = failed.or_else(|| desk.take().0) else { return };
-    while let Ok(m) = rx.try_recv() {
-        if send(&mut writer, m).await.is_err() {
-            break;
-        }
+    if !stuck {
+        let drained = tokio::time::timeout(WRITE_GRACE, async {
+            while let Ok(m) = rx.try_recv() {
+                send(&mut writer, m, &desk, &closed).await?;
+            }
+            writer.flush().await
+        })
+        .await;
+        stuck = match drained {
+            Ok(Err(e)) => e.kind() == io::ErrorKind::TimedOut,
+            Ok(Ok(())) => false,
+            Err(_) => true,
+        };
     }
-    let _ = writer.flush().await;
+    if stuck {
+        // The transport is dropped as it is (a child process is killed).
+        tracing::debug!("the peer stopped reading; its transport is dropped");
+        return;
+    }
     writer.close().await;
 }
