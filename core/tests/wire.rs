@@ -334,37 +334,50 @@ impl oxmcp::session::Service for Stalled {
 
 #[tokio::test]
 async fn a_flood_of_notifications_waits_for_a_slow_handler_instead_of_filling_memory() {
-    // A peer (a child process) writes 100,000 notifications of about 1 KB (100 MB) as fast as
-    // its pipe takes them, then leaves a mark. While the handler is held shut the session
-    // reads no more than its budget, so the peer cannot finish; once the handler goes on,
-    // every notification is handled and the peer finishes.
+    // The peer writes 100,000 notifications of about 1 KB (100 MB) into a 64 KB pipe as
+    // fast as it takes them. While the handler is held shut the session reads about its
+    // 1 MB budget and stops, so the peer stalls far short of the end; once the handler
+    // goes on, every notification is handled and the peer finishes.
     const COUNT: usize = 100_000;
-    let mark = std::env::temp_dir().join(format!("oxmcp-flood-{}", std::process::id()));
-    let _ = std::fs::remove_file(&mark);
-    let note =
-        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x".repeat(1000)}});
-    let script = format!("yes '{note}' | head -n {COUNT}; touch '{}'", mark.display());
-    let transport = oxmcp::transport::ChildProcess::new("sh").args(["-c", &script]).spawn().unwrap();
+    let (peer_end, our_end) = tokio::io::duplex(64 * 1024);
+    let (our_read, our_write) = tokio::io::split(our_end);
     let open = Arc::new(tokio::sync::Semaphore::new(0));
     let handled = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let service = Arc::new(Stalled { open: open.clone(), handled: handled.clone() });
     let config = oxmcp::session::SessionConfig { max_queued_notification_bytes: 1024 * 1024, ..Default::default() };
-    let session = oxmcp::session::Session::start(transport, service, config);
-    // Unbounded, the whole 100 MB is read in well under a second.
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    assert!(!mark.exists(), "the peer wrote everything while the handler was held shut");
+    let session = oxmcp::session::Session::start(StdioTransport::new(our_read, our_write), service, config);
+    let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = written.clone();
+    let writer = tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        let (_keep, mut w) = tokio::io::split(peer_end);
+        let note =
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x".repeat(1000)}});
+        let line = format!("{note}\n");
+        for _ in 0..COUNT {
+            w.write_all(line.as_bytes()).await.unwrap();
+            count.fetch_add(line.len(), std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    let load = || written.load(std::sync::atomic::Ordering::SeqCst);
+    // Until the peer has made no progress for half a second (or is done).
+    loop {
+        let before = load();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        if load() == before || writer.is_finished() {
+            break;
+        }
+    }
+    assert!(!writer.is_finished(), "the peer wrote all 100 MB while the handler was held shut");
+    assert!(load() < 4 * 1024 * 1024, "{} bytes read for a 1 MB budget", load());
     assert_eq!(handled.load(std::sync::atomic::Ordering::SeqCst), 0);
     open.add_permits(COUNT);
+    tokio::time::timeout(Duration::from_secs(60), writer).await.expect("the peer finishes once the handler goes on").unwrap();
     let start = std::time::Instant::now();
     while handled.load(std::sync::atomic::Ordering::SeqCst) < COUNT {
         assert!(start.elapsed() < Duration::from_secs(60), "{} handled", handled.load(std::sync::atomic::Ordering::SeqCst));
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    while !mark.exists() {
-        assert!(start.elapsed() < Duration::from_secs(60), "the peer never finished");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let _ = std::fs::remove_file(&mark);
     session.close().await;
 }
 
@@ -383,8 +396,10 @@ fn log_note(size: usize) -> Option<Value> {
 
 #[tokio::test]
 async fn closing_a_session_never_waits_for_ever_on_a_peer_that_reads_nothing() {
-    // 256 KB: more than a pipe holds, less than the outbound budget.
+    // One message larger than the whole budget (taken: nothing is ahead of it), then
+    // 256 KB more.
     let session = session_with_a_peer_that_reads_nothing(1024 * 1024);
+    session.peer().notify("notifications/message", log_note(2 * 1024 * 1024)).unwrap();
     for _ in 0..64 {
         session.peer().notify("notifications/message", log_note(4000)).unwrap();
     }
@@ -394,14 +409,27 @@ async fn closing_a_session_never_waits_for_ever_on_a_peer_that_reads_nothing() {
 
 #[tokio::test]
 async fn a_peer_that_reads_nothing_is_disconnected_past_the_outbound_budget() {
+    // 1.2 MB over a 1 MB budget is taken while the peer may still be reading; once it has
+    // read nothing for 5 s, the next message closes the session, saying why.
     let session = session_with_a_peer_that_reads_nothing(1024 * 1024);
     let peer = session.peer().clone();
-    // 8 MB for a peer that takes none of it: refused past 1 MB, and the session says why.
-    let refused = (0..2000).find_map(|_| peer.notify("notifications/message", log_note(4000)).err());
-    let e = refused.expect("every notification was queued for a peer that reads nothing");
+    for _ in 0..300 {
+        peer.notify("notifications/message", log_note(4000)).unwrap();
+    }
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let e = peer.notify("notifications/message", log_note(4000)).unwrap_err();
     assert_eq!(e.kind(), oxmcp::ErrorKind::Closed, "{e}");
     assert!(e.message().contains("reads nothing"), "{e}");
     assert!(peer.close_reason().unwrap_or_default().contains("reads nothing"));
+    let closed = tokio::time::timeout(Duration::from_secs(30), session.close()).await;
+    assert!(closed.is_ok(), "close waited on the peer for ever");
+
+    // However recent its last read, a peer four budgets behind is disconnected too.
+    let session = session_with_a_peer_that_reads_nothing(1024 * 1024);
+    let peer = session.peer().clone();
+    let refused = (0..2000).find_map(|_| peer.notify("notifications/message", log_note(4000)).err());
+    let e = refused.expect("8 MB were queued for a peer four budgets behind");
+    assert!(e.message().contains("too slowly"), "{e}");
     let closed = tokio::time::timeout(Duration::from_secs(30), session.close()).await;
     assert!(closed.is_ok(), "close waited on the peer for ever");
 }

@@ -30,15 +30,20 @@ pub struct SessionConfig {
     /// How long a cancelled handler may keep running to observe its token and clean up
     /// before its future is dropped. Its result is discarded either way.
     pub cancelled_handler_grace: Duration,
-    /// Bytes of the peer's notifications that may wait for the notification handler. A
-    /// handler slower than the peer's stream of them stops the session reading until it
-    /// catches up (the peer is held back by its transport), so a flood costs no more
-    /// memory than this. Responses read behind the held-back notifications wait too.
+    /// Bytes of the peer's notifications (as they came on the wire) that may wait for the
+    /// notification handler. A handler slower than the peer's stream of them stops the
+    /// session reading until it catches up, and the peer is held back by the transport
+    /// (a full pipe), so a flood costs this side a bounded amount of memory. (The HTTP
+    /// client transport still reads its streams into a queue of its own without bound.)
+    /// Responses behind the held-back notifications wait too, so a notification handler
+    /// must not wait for an answer on its own session.
     pub max_queued_notification_bytes: usize,
-    /// Bytes this side may have waiting for a transport the peer does not read from (a
-    /// pipe it leaves full). Past them the session closes, saying so, instead of growing
-    /// without end; once closed, what is still queued gets a few seconds to go out and
-    /// the transport is then let go, so closing never waits on such a peer for ever.
+    /// Bytes this side may have waiting for a peer that reads nothing (leaves its pipe
+    /// full) for 5 seconds; a peer that reads, however slowly, may fall four times as far
+    /// behind. Past that the session closes, saying why, instead of growing without end.
+    /// A message with nothing ahead of it is always taken. Once a session is closed,
+    /// what is still queued gets 5 seconds to go out and the transport is then dropped
+    /// as it is, so closing never waits on such a peer for ever.
     pub max_queued_outbound_bytes: usize,
 }
 

@@ -19,49 +19,63 @@ use crate::transport::{Inbound, MessageReader, Outbound, RecvError, Route};
 pub(super) type Queued = (Box<IncomingNotification>, OwnedSemaphorePermit);
 
 /// The queue between the reader and [`notification_loop`]: its length is bounded by the
-/// byte budget ([`SessionConfig::max_queued_notification_bytes`]), which the reader waits
-/// for, not by the channel.
+/// byte budget ([`SessionConfig::max_queued_notification_bytes`]), not by the channel.
+/// A notification goes into the channel as soon as it is routed while the budget has room
+/// (so it reaches the role before any response read after it, as without a budget); one
+/// the budget cannot take is held, with all after it, until the frame is routed, and the
+/// reader then waits for room before it reads on.
 ///
 /// [`SessionConfig::max_queued_notification_bytes`]: super::SessionConfig::max_queued_notification_bytes
 pub(super) struct NoteQueue {
     tx: mpsc::UnboundedSender<Queued>,
     budget: Arc<Semaphore>,
     size: u32,
+    /// What a notification of the frame being routed is charged.
+    charge: u32,
+    /// Notifications the budget had no room for, in order, with their charge.
+    held: Vec<(IncomingNotification, u32)>,
 }
 
 pub(super) fn notification_queue(config: &super::SessionConfig) -> (NoteQueue, mpsc::UnboundedReceiver<Queued>) {
     let (tx, rx) = mpsc::unbounded_channel();
-    // A notification is charged its share of the frame it came in, at least this much:
-    // what it costs beyond its bytes (its parsed tree, its box).
     let size = config.max_queued_notification_bytes.clamp(MIN_CHARGE, u32::MAX as usize) as u32;
-    (NoteQueue { tx, budget: Arc::new(Semaphore::new(size as usize)), size }, rx)
+    let budget = Arc::new(Semaphore::new(size as usize));
+    (NoteQueue { tx, budget, size, charge: MIN_CHARGE as u32, held: Vec::new() }, rx)
 }
 
-/// The least a notification is charged, whatever its share of its frame.
+/// The least a notification is charged, whatever its share of its frame: what it costs
+/// beyond its bytes (its parsed tree, its box).
 const MIN_CHARGE: usize = 256;
 
 impl NoteQueue {
-    /// Queues `notes` (the notifications of one frame of `frame_len` bytes), first waiting
-    /// until the budget has room for each. `false` when the session closed meanwhile.
-    async fn push(
-        &self,
-        notes: Vec<IncomingNotification>,
-        frame_len: usize,
-        closed: &tokio_util::sync::CancellationToken,
-    ) -> bool {
-        let share = (frame_len / notes.len().max(1)).max(MIN_CHARGE);
-        let charge = share.min(self.size as usize) as u32;
-        for note in notes {
-            let permit = match self.budget.clone().try_acquire_many_owned(charge) {
-                Ok(p) => p,
-                // The handler is behind: read nothing more until it has caught up.
-                Err(_) => tokio::select! {
-                    biased;
-                    _ = closed.cancelled() => return false,
-                    p = self.budget.clone().acquire_many_owned(charge) => match p {
-                        Ok(p) => p,
-                        Err(_) => return false, // never closed
-                    },
+    /// Charges each notification of the next `count` messages its share of `len` bytes.
+    fn charge(&mut self, len: usize, count: usize) {
+        self.charge = (len / count.max(1)).clamp(MIN_CHARGE, self.size as usize) as u32;
+    }
+
+    /// Queues `note` now if the budget has room and nothing is held before it; else holds
+    /// it for [`release_held`](Self::release_held).
+    fn push(&mut self, note: IncomingNotification) {
+        if self.held.is_empty() {
+            if let Ok(permit) = self.budget.clone().try_acquire_many_owned(self.charge) {
+                let _ = self.tx.send((Box::new(note), permit));
+                return;
+            }
+        }
+        self.held.push((note, self.charge));
+    }
+
+    /// Queues what was held, waiting for room for each: the handler is behind, and the
+    /// reader reads nothing more until it has caught up. `false` if the session closed
+    /// meanwhile.
+    async fn release_held(&mut self, closed: &tokio_util::sync::CancellationToken) -> bool {
+        for (note, charge) in std::mem::take(&mut self.held) {
+            let permit = tokio::select! {
+                biased;
+                _ = closed.cancelled() => return false,
+                p = self.budget.clone().acquire_many_owned(charge) => match p {
+                    Ok(p) => p,
+                    Err(_) => return false, // the budget is never closed
                 },
             };
             let _ = self.tx.send((Box::new(note), permit));
@@ -71,25 +85,23 @@ impl NoteQueue {
 }
 
 /// Reads frames and routes them until the transport ends or the session closes.
-pub(super) async fn read_loop<R: MessageReader>(mut reader: R, peer: Peer, service: Arc<dyn Service>, notes: NoteQueue) {
+pub(super) async fn read_loop<R: MessageReader>(mut reader: R, peer: Peer, service: Arc<dyn Service>, mut notes: NoteQueue) {
     let shared = peer.shared.clone();
-    let mut routed = Vec::new();
     loop {
         let inbound = tokio::select! {
             biased;
             _ = shared.closed.cancelled() => break,
             f = reader.recv_inbound() => f,
         };
-        let frame_len = match &inbound {
-            Ok(Inbound::Bytes(bytes) | Inbound::Parsed { bytes, .. }) => bytes.len(),
-            _ => 0,
-        };
+        if let Ok(Inbound::Bytes(bytes) | Inbound::Parsed { bytes, .. }) = &inbound {
+            notes.charge(bytes.len(), 1);
+        }
         // In a scope: a handler this message wakes (a cancel reaching the future that waits
         // for it) goes on here and now, not after a wake-up of another runtime thread.
         let ended = crate::drive::scope(|| {
             match inbound {
-                Ok(Inbound::Bytes(bytes)) => route_frame(&peer, &service, &mut routed, Message::parse(&bytes)),
-                Ok(Inbound::Parsed { frame, .. }) => route_frame(&peer, &service, &mut routed, Ok(frame)),
+                Ok(Inbound::Bytes(bytes)) => route_frame(&peer, &service, &mut notes, Message::parse(&bytes)),
+                Ok(Inbound::Parsed { frame, .. }) => route_frame(&peer, &service, &mut notes, Ok(frame)),
                 Ok(Inbound::Cancelled { request, reason }) => shared.incoming.cancel(request, &reason),
                 Ok(Inbound::Failed { request, error }) => shared.outgoing.complete(&request, Err(*error)),
                 Err(RecvError::TooLarge { limit }) => shared
@@ -101,7 +113,7 @@ pub(super) async fn read_loop<R: MessageReader>(mut reader: R, peer: Peer, servi
             }
             false
         });
-        if !routed.is_empty() && !notes.push(std::mem::take(&mut routed), frame_len, &shared.closed).await {
+        if !notes.held.is_empty() && !notes.release_held(&shared.closed).await {
             break;
         }
         if ended {
@@ -110,7 +122,7 @@ pub(super) async fn read_loop<R: MessageReader>(mut reader: R, peer: Peer, servi
     }
 }
 
-fn route_frame(peer: &Peer, service: &Arc<dyn Service>, notes: &mut Vec<IncomingNotification>, frame: Result<Frame, Rejected>) {
+fn route_frame(peer: &Peer, service: &Arc<dyn Service>, notes: &mut NoteQueue, frame: Result<Frame, Rejected>) {
     let shared = &peer.shared;
     match frame {
         Err(Rejected { id, error }) => shared.send_error(id, error),
@@ -131,6 +143,9 @@ fn route_frame(peer: &Peer, service: &Arc<dyn Service>, notes: &mut Vec<Incoming
             }
             let mut replies = Vec::new();
             let mut immediate = Vec::new();
+            // The frame's charge (its length, within the budget), shared among its items.
+            let whole = notes.charge as usize;
+            notes.charge(whole, items.len());
             for item in items {
                 match item {
                     Err(Rejected { id, error }) => immediate.push(Message::Error { id, error }),
@@ -169,7 +184,7 @@ fn send_reply(reply: Option<Reply>) {
 fn route_message(
     peer: &Peer,
     service: &Arc<dyn Service>,
-    notes: &mut Vec<IncomingNotification>,
+    notes: &mut NoteQueue,
     message: Message,
 ) -> Option<futures::future::BoxFuture<'static, Option<Reply>>> {
     let shared = &peer.shared;
@@ -202,7 +217,9 @@ fn route_message(
 }
 
 /// Delivers notifications to the service one at a time, in order, off the reader task (a
-/// slow callback must not stop responses from being read).
+/// slow callback does not stop responses from being read until the notifications behind
+/// it fill the budget; a handler that waits for an answer on its own session would then
+/// wait until that request times out).
 pub(super) async fn notification_loop(mut rx: mpsc::UnboundedReceiver<Queued>, service: Arc<dyn Service>, peer: Peer) {
     let closed = peer.closed_token();
     loop {

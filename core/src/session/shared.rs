@@ -75,8 +75,14 @@ impl Shared {
     }
 
     fn refused(&self, refused: Refused) -> Error {
-        if let Refused::Unread(bytes) = refused {
-            self.close(format!("the peer reads nothing of what is written to it ({bytes} bytes wait for it)"));
+        match refused {
+            Refused::Unread { waiting, reading: false } => {
+                self.close(format!("the peer reads nothing of what is written to it ({waiting} bytes wait for it)"))
+            }
+            Refused::Unread { waiting, reading: true } => {
+                self.close(format!("the peer reads too slowly: {waiting} bytes wait for it"))
+            }
+            Refused::Closed => {}
         }
         self.closed_error()
     }

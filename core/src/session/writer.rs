@@ -3,9 +3,9 @@
 //! through the writer task's queue, which writes bursts and waits when the transport does.
 
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
@@ -48,6 +48,16 @@ pub(super) struct Desk<W> {
     queued: AtomicUsize,
     /// The bytes of the queued messages.
     queued_bytes: AtomicUsize,
+    /// When the writer last began or finished a burst (milliseconds since `born`): a
+    /// peer that reads, however slowly, lets it finish one now and then.
+    progressed: AtomicU64,
+    born: Instant,
+}
+
+impl<W> Desk<W> {
+    fn stamp(&self) {
+        self.progressed.store(self.born.elapsed().as_millis() as u64, Ordering::Release);
+    }
 }
 
 /// What [`Outbox`] needs of a [`Desk`], whatever the transport.
@@ -55,6 +65,8 @@ trait DirectWrite: Send + Sync {
     fn try_write(&self, queued: &Queued) -> SendNow;
     fn queued(&self) -> &AtomicUsize;
     fn queued_bytes(&self) -> &AtomicUsize;
+    /// How long since the writer last began or finished a burst.
+    fn stalled_for(&self) -> Duration;
 }
 
 impl<W: MessageWriter> DirectWrite for Desk<W> {
@@ -78,6 +90,10 @@ impl<W: MessageWriter> DirectWrite for Desk<W> {
     }
     fn queued_bytes(&self) -> &AtomicUsize {
         &self.queued_bytes
+    }
+    fn stalled_for(&self) -> Duration {
+        let last = Duration::from_millis(self.progressed.load(Ordering::Acquire));
+        self.born.elapsed().saturating_sub(last)
     }
 }
 
@@ -106,8 +122,14 @@ pub(super) struct Outbox {
 pub(super) enum Refused {
     /// The writer task has ended.
     Closed,
-    /// This many bytes already wait for a peer that reads none of them.
-    Unread(usize),
+    /// More than the outbox's bytes wait for a peer that has read nothing for
+    /// [`WRITE_GRACE`], or four times as many for any peer: the session must close.
+    Unread {
+        /// The bytes waiting.
+        waiting: usize,
+        /// Whether the peer reads at all (it is only too slow).
+        reading: bool,
+    },
 }
 
 impl Outbox {
@@ -121,12 +143,15 @@ impl Outbox {
             slot: Mutex::new(Slot { writer: Some(writer), last_alone: None }),
             queued: AtomicUsize::new(0),
             queued_bytes: AtomicUsize::new(0),
+            progressed: AtomicU64::new(0),
+            born: Instant::now(),
         });
         (Outbox { queue, desk: desk.clone(), max_bytes }, desk, rx)
     }
 
     /// Writes `queued` now or queues it. Fails once the writer task has ended, and when
-    /// the peer has left more than the outbox's bytes unread.
+    /// the peer leaves too much unread (see [`Refused::Unread`]); a message finding
+    /// nothing ahead of it is always taken, however large.
     pub(super) fn send(&self, queued: Queued) -> Result<(), Refused> {
         let queued = match self.desk.try_write(&queued) {
             SendNow::Written => return Ok(()),
@@ -135,10 +160,13 @@ impl Outbox {
             SendNow::NotNow => queued,
         };
         let size = queued.message.bytes.len();
-        let waiting = self.desk.queued_bytes().fetch_add(size, Ordering::AcqRel) + size;
-        if waiting > self.max_bytes {
-            self.desk.queued_bytes().fetch_sub(size, Ordering::AcqRel);
-            return Err(Refused::Unread(waiting - size));
+        let ahead = self.desk.queued_bytes().fetch_add(size, Ordering::AcqRel);
+        if ahead > self.max_bytes {
+            let reading = self.desk.stalled_for() < WRITE_GRACE;
+            if !reading || ahead > self.max_bytes.saturating_mul(4) {
+                self.desk.queued_bytes().fetch_sub(size, Ordering::AcqRel);
+                return Err(Refused::Unread { waiting: ahead, reading });
+            }
         }
         self.desk.queued().fetch_add(1, Ordering::AcqRel);
         // Boxed: an unbounded channel allocates 32 slots up front, per session.
@@ -154,21 +182,51 @@ impl Outbox {
 /// reading, and for what is still queued. Then the transport is let go as it is.
 const WRITE_GRACE: Duration = Duration::from_secs(5);
 
-/// Fires [`WRITE_GRACE`] after the session closed.
-async fn past_grace(closed: &tokio_util::sync::CancellationToken) {
-    closed.cancelled().await;
-    tokio::time::sleep(WRITE_GRACE).await;
+/// When the session has been closed for [`WRITE_GRACE`]: one deadline for every write
+/// after the close, set by the first that waits for it.
+struct Grace {
+    closed: tokio_util::sync::CancellationToken,
+    deadline: std::sync::OnceLock<tokio::time::Instant>,
+}
+
+impl Grace {
+    async fn past(&self) {
+        self.closed.cancelled().await;
+        let deadline = *self.deadline.get_or_init(|| tokio::time::Instant::now() + WRITE_GRACE);
+        tokio::time::sleep_until(deadline).await;
+    }
+}
+
+/// What a write that ran out of [`WRITE_GRACE`] fails with.
+#[derive(Debug)]
+struct Unread;
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the peer read nothing for {WRITE_GRACE:?} after the session closed")
+    }
+}
+
+impl std::error::Error for Unread {}
+
+fn is_unread(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Unread>())
+}
+
+/// Runs one write, giving up once the session has been closed for [`WRITE_GRACE`].
+async fn within_grace(write: impl std::future::Future<Output = io::Result<()>>, grace: &Grace) -> io::Result<()> {
+    tokio::select! {
+        // Written at once (the usual case): the grace is not even looked at.
+        biased;
+        r = write => r,
+        _ = grace.past() => Err(io::Error::other(Unread)),
+    }
 }
 
 /// Hands one message to the transport, with its kind when the session knows it, and
 /// takes its bytes off the queue's count. Gives up once the session has been closed for
 /// [`WRITE_GRACE`]: a peer that reads nothing must not hold the writer for ever.
-async fn send<W: MessageWriter>(
-    writer: &mut W,
-    queued: Box<Queued>,
-    desk: &Desk<W>,
-    closed: &tokio_util::sync::CancellationToken,
-) -> io::Result<()> {
+async fn send<W: MessageWriter>(writer: &mut W, queued: Box<Queued>, desk: &Desk<W>, grace: &Grace) -> io::Result<()> {
     let queued = *queued;
     desk.queued_bytes.fetch_sub(queued.message.bytes.len(), Ordering::AcqRel);
     let write = async {
@@ -177,19 +235,13 @@ async fn send<W: MessageWriter>(
             None => writer.send(queued.message).await,
         }
     };
-    tokio::select! {
-        r = write => r,
-        _ = past_grace(closed) => Err(unread()),
-    }
-}
-
-fn unread() -> io::Error {
-    io::Error::new(io::ErrorKind::TimedOut, format!("the peer read nothing for {WRITE_GRACE:?} after the session closed"))
+    within_grace(write, grace).await
 }
 
 /// Writes queued messages, flushing once per burst, until the session closes; then
 /// writes what is still queued (final responses, cancellation notices) and closes the
-/// transport.
+/// transport. A peer that reads nothing gets [`WRITE_GRACE`] from the close for all of
+/// that; then the transport is dropped as it is instead.
 pub(super) async fn write_loop<W: MessageWriter>(
     desk: Arc<Desk<W>>,
     mut rx: mpsc::UnboundedReceiver<Box<Queued>>,
@@ -197,6 +249,7 @@ pub(super) async fn write_loop<W: MessageWriter>(
 ) {
     const BURST: usize = 512;
     let closed = shared.closed.clone();
+    let grace = Grace { closed: closed.clone(), deadline: std::sync::OnceLock::new() };
     let mut failed: Option<W> = None;
     // A write the peer never read: nothing more can go out, and a polite close (which
     // flushes first) would wait as long.
@@ -209,6 +262,7 @@ pub(super) async fn write_loop<W: MessageWriter>(
         };
         let Some(first) = first else { break };
         let (Some(mut writer), mut last_alone) = desk.take() else { break };
+        desk.stamp(); // a burst begins: a stall is counted from here
         if let (Some(during), Route::Answers(id)) = (&last_alone, &first.message.route) {
             if during == id {
                 // The answer right behind its request's last notification: give the peer a
@@ -218,7 +272,7 @@ pub(super) async fn write_loop<W: MessageWriter>(
         }
         let mut alone = writes_alone(&first);
         last_alone = if alone { during_of(&first) } else { None };
-        let mut result = send(&mut writer, first, &desk, &closed).await;
+        let mut result = send(&mut writer, first, &desk, &grace).await;
         let mut written = 1;
         for _ in 0..BURST {
             if result.is_err() || alone {
@@ -228,17 +282,14 @@ pub(super) async fn write_loop<W: MessageWriter>(
                 Ok(m) => {
                     alone = writes_alone(&m);
                     last_alone = if alone { during_of(&m) } else { None };
-                    result = send(&mut writer, m, &desk, &closed).await;
+                    result = send(&mut writer, m, &desk, &grace).await;
                     written += 1;
                 }
                 Err(_) => break,
             }
         }
         let flushed = match result {
-            Ok(()) => tokio::select! {
-                r = writer.flush() => r,
-                _ = past_grace(&closed) => Err(unread()),
-            },
+            Ok(()) => within_grace(writer.flush(), &grace).await,
             Err(e) => Err(e),
         };
         if let Err(e) = flushed {
@@ -246,10 +297,11 @@ pub(super) async fn write_loop<W: MessageWriter>(
             // more (a child's exit status and stderr). Let that reason win if it comes soon.
             let _ = tokio::time::timeout(Duration::from_secs(5), closed.cancelled()).await;
             shared.close(format!("writing to the transport failed: {e}"));
-            stuck = e.kind() == io::ErrorKind::TimedOut;
+            stuck = is_unread(&e);
             failed = Some(writer);
             break;
         }
+        desk.stamp();
         desk.put_back(writer, last_alone, written);
     }
     // From here on nothing is written directly: the writer leaves the desk for good.
@@ -257,13 +309,13 @@ pub(super) async fn write_loop<W: MessageWriter>(
     if !stuck {
         let drained = tokio::time::timeout(WRITE_GRACE, async {
             while let Ok(m) = rx.try_recv() {
-                send(&mut writer, m, &desk, &closed).await?;
+                send(&mut writer, m, &desk, &grace).await?;
             }
             writer.flush().await
         })
         .await;
         stuck = match drained {
-            Ok(Err(e)) => e.kind() == io::ErrorKind::TimedOut,
+            Ok(Err(e)) => is_unread(&e),
             Ok(Ok(())) => false,
             Err(_) => true,
         };

@@ -87,7 +87,7 @@ class ScenariosTest {
                 if (special == "call_as_task") {
                     // The host's own way to run a call as a task and wait for its end.
                     val arguments = params["arguments"]?.jsonObject ?: JsonObject(emptyMap())
-                    client.callToolAsTask(params["name"]!!.jsonPrimitive.content, arguments)
+                    withTimeout(30.seconds) { client.callToolAsTask(params["name"]!!.jsonPrimitive.content, arguments) }
                 } else {
                     client.request(method, params, timeout = 30.seconds)
                 }
