@@ -109,10 +109,8 @@ impl Listen {
                 w.uris.insert(uri.to_string());
             })
             .await?;
-        // A server taking subscriptions acknowledges a list of the URIs it follows: one it
-        // left out is one it does not serve.
-        let uris = honoured.and_then(|f| f.resource_subscriptions);
-        if uris.as_ref().is_some_and(|uris| uris.iter().any(|u| u == uri)) {
+        let taken = honoured.and_then(|f| f.resource_subscriptions).is_some_and(|uris| uris.iter().any(|u| u == uri));
+        if taken {
             return Ok(());
         }
         // Keep the stream as it was: the server would not send these updates anyway.
@@ -120,10 +118,7 @@ impl Listen {
             w.uris.remove(uri);
         })
         .await?;
-        Err(match uris {
-            Some(_) => Error::new(ErrorKind::InvalidInput, format!("the server does not serve {uri}: no subscription to it")),
-            None => Error::new(ErrorKind::CapabilityMissing, format!("the server does not take a subscription to {uri}")),
-        })
+        Err(Error::new(ErrorKind::CapabilityMissing, format!("the server does not take a subscription to {uri}")))
     }
 
     /// Removes `uri` from the stream (closing it when nothing is left to listen to).

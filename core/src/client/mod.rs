@@ -481,11 +481,8 @@ impl Client {
     /// [`ServerNotification::ResourceUpdated`]. In the stateless era this (re)opens the
     /// client's `subscriptions/listen` stream and returns once the server acknowledged it.
     ///
-    /// An oxmcp server takes a subscription only to a URI it serves (a resource, a
-    /// template's match, a skill file) and at most [`crate::server::MAX_RESOURCE_SUBSCRIPTIONS`]
-    /// per session or stream: otherwise the session era answers -32002 (or -32602 past the
-    /// bound), and the stateless era's acknowledgement leaves the URI out, which this
-    /// reports as [`crate::ErrorKind::InvalidInput`].
+    /// An oxmcp server follows at most [`crate::server::MAX_RESOURCE_SUBSCRIPTIONS`] URIs
+    /// per session or stream; past them it answers -32602.
     pub async fn subscribe(&self, uri: &str) -> Result<()> {
         self.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
     }

@@ -260,8 +260,7 @@ async fn stateless_listen(server: &Server, req: IncomingRequest, auth: Option<Ar
         owner: owner_of(auth.as_deref()),
         declared: request_meta.capabilities.has_extension(TASKS_EXTENSION),
     };
-    let served = |uri: &str| server.inner.registry.read().unwrap().serves(uri);
-    server.inner.listeners.listen(req, &caps, served, tasks).await
+    server.inner.listeners.listen(req, &caps, tasks).await
 }
 
 /// One stateless-era (2026-07-28) request other than `subscriptions/listen`
@@ -549,12 +548,9 @@ fn subscribe(server: &Server, ctx: &RequestContext, params: Option<Value>, on: b
         ctx.client.subscriptions.lock().unwrap().remove(&uri);
         return Ok(json!({}));
     }
-    // What a session follows is kept for its life: only what is served, and a bounded
-    // number of it, so a client cannot grow the server's memory at will.
-    if !registry.serves(&uri) {
-        let message = format!("resource not found: {uri}");
-        return Err(ErrorObject::new(codes::RESOURCE_NOT_FOUND, message).with_data(json!({ "uri": uri })));
-    }
+    // What a session follows is kept for its life: a bounded number of URIs, so a client
+    // cannot grow the server's memory at will. (Any URI: a middleware may serve resources
+    // the registry does not know, and a server may tell of updates to any.)
     let mut subs = ctx.client.subscriptions.lock().unwrap();
     if subs.len() >= MAX_RESOURCE_SUBSCRIPTIONS && !subs.contains(&uri) {
         return Err(ErrorObject::invalid_params(format!(

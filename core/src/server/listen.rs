@@ -70,14 +70,8 @@ impl Drop for Registration<'_> {
     }
 }
 
-/// What the server agrees to send of what the client asked for: only what it supports,
-/// and updates only of resources it serves (`served`).
-fn honoured(
-    asked: &SubscriptionFilter,
-    caps: &ServerCapabilities,
-    tasks: bool,
-    served: impl Fn(&str) -> bool,
-) -> SubscriptionFilter {
+/// What the server agrees to send of what the client asked for: only what it supports.
+fn honoured(asked: &SubscriptionFilter, caps: &ServerCapabilities, tasks: bool) -> SubscriptionFilter {
     let yes = |asked: Option<bool>, can: bool| (asked == Some(true) && can).then_some(true);
     let tools = caps.tools.as_ref().is_some_and(|t| t.list_changed == Some(true));
     let prompts = caps.prompts.as_ref().is_some_and(|p| p.list_changed == Some(true));
@@ -87,11 +81,7 @@ fn honoured(
         tools_list_changed: yes(asked.tools_list_changed, tools),
         prompts_list_changed: yes(asked.prompts_list_changed, prompts),
         resources_list_changed: yes(asked.resources_list_changed, resources_list),
-        resource_subscriptions: asked
-            .resource_subscriptions
-            .as_ref()
-            .filter(|_| resources_sub)
-            .map(|uris| uris.iter().filter(|u| served(u)).cloned().collect()),
+        resource_subscriptions: asked.resource_subscriptions.clone().filter(|_| resources_sub),
         task_ids: asked.task_ids.clone().filter(|_| tasks),
         extra: Map::new(),
     }
@@ -122,7 +112,6 @@ impl Listeners {
         &self,
         req: IncomingRequest,
         caps: &ServerCapabilities,
-        served: impl Fn(&str) -> bool,
         mut tasks: TaskFeed,
     ) -> Result<Value, ErrorObject> {
         let IncomingRequest { peer, id, params, cancel, .. } = req;
@@ -144,7 +133,7 @@ impl Listeners {
             }
         }
         let has_tasks = caps.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION));
-        let filter = honoured(asked, caps, has_tasks, served);
+        let filter = honoured(asked, caps, has_tasks);
         let task_ids: HashSet<String> = filter.task_ids.iter().flatten().cloned().collect();
         let ended = CancellationToken::new();
         let key = self.next.fetch_add(1, Ordering::Relaxed);
@@ -218,7 +207,6 @@ mod tests {
 
     #[test]
     fn the_acknowledged_filter_keeps_only_what_the_server_supports() {
-        let served = |uri: &str| uri == "file:///a";
         let caps = ServerCapabilities {
             tools: Some(ToolsCapability { list_changed: Some(true), ..Default::default() }),
             resources: Some(ResourcesCapability { subscribe: Some(true), ..Default::default() }),
@@ -228,24 +216,24 @@ mod tests {
             tools_list_changed: Some(true),
             prompts_list_changed: Some(true),
             resources_list_changed: Some(true),
-            resource_subscriptions: Some(vec!["file:///a".into(), "file:///unknown".into()]),
+            resource_subscriptions: Some(vec!["file:///a".into()]),
             task_ids: Some(vec!["t1".into()]),
             extra: Map::new(),
         };
-        let got = honoured(&asked, &caps, false, served);
+        let got = honoured(&asked, &caps, false);
         assert_eq!(got.tools_list_changed, Some(true));
         assert_eq!(got.prompts_list_changed, None, "no prompts capability");
         assert_eq!(got.resources_list_changed, None, "resources.listChanged not declared");
-        assert_eq!(got.resource_subscriptions, Some(vec!["file:///a".to_string()]), "only served URIs");
+        assert_eq!(got.resource_subscriptions, Some(vec!["file:///a".to_string()]));
         assert_eq!(got.task_ids, None, "no tasks extension");
-        assert_eq!(honoured(&asked, &caps, true, served).task_ids, Some(vec!["t1".to_string()]));
-        let none = honoured(&SubscriptionFilter::default(), &caps, false, served);
+        assert_eq!(honoured(&asked, &caps, true).task_ids, Some(vec!["t1".to_string()]));
+        let none = honoured(&SubscriptionFilter::default(), &caps, false);
         assert_eq!(none, SubscriptionFilter::default(), "nothing asked, nothing sent");
         let prompts = ServerCapabilities {
             prompts: Some(PromptsCapability { list_changed: Some(true), ..Default::default() }),
             ..Default::default()
         };
-        assert!(wants(&honoured(&asked, &prompts, false, served), methods::PROMPTS_LIST_CHANGED));
-        assert!(!wants(&honoured(&asked, &prompts, false, served), methods::TOOLS_LIST_CHANGED));
+        assert!(wants(&honoured(&asked, &prompts, false), methods::PROMPTS_LIST_CHANGED));
+        assert!(!wants(&honoured(&asked, &prompts, false), methods::TOOLS_LIST_CHANGED));
     }
 }

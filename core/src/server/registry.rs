@@ -59,14 +59,6 @@ impl Registry {
         !self.resources.is_empty() || !self.templates.is_empty() || !self.skills.is_empty()
     }
 
-    /// Whether a read of `uri` reaches something: a resource, a template's match or a
-    /// skill file. A subscription is only taken for such a URI.
-    pub(crate) fn serves(&self, uri: &str) -> bool {
-        self.resources.contains_key(uri)
-            || self.templates.values().any(|t| t.matcher.match_uri(uri).is_some())
-            || self.skills.serves(uri)
-    }
-
     pub(crate) fn tool_entry(tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<ToolEntry> {
         let named = |e: Error| Error::new(ErrorKind::InvalidInput, format!("tool {:?}: {}", tool.name, e.message()));
         let input = Schema::compile(&tool.input_schema).map_err(named)?;

@@ -243,11 +243,6 @@ impl SkillCatalog {
         })
     }
 
-    /// Whether `uri` names a served file or directory.
-    pub(crate) fn serves(&self, uri: &str) -> bool {
-        self.files.contains_key(uri) || self.dirs.contains_key(uri)
-    }
-
     /// A served file's contents, if `uri` names one.
     pub(crate) fn read(&self, uri: &str) -> Option<ReadResourceResult> {
         let file = self.files.get(uri)?;
