@@ -12,6 +12,7 @@ pub mod drive;
 pub mod error;
 pub mod host;
 pub mod protocol;
+mod random;
 pub mod schema;
 pub mod server;
 pub mod session;

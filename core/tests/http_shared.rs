@@ -355,3 +355,20 @@ async fn a_subscription_made_through_one_node_is_heard_on_the_node_holding_the_g
     .expect("node 1's stream never carried the update of a subscription made through node 0");
     assert_eq!(heard["params"]["uri"], "test://watched");
 }
+
+#[tokio::test]
+async fn a_session_reaches_its_task_on_either_node_and_no_other_session_does() {
+    let n = two_nodes().await;
+    let tasks = json!({"extensions": {TASKS_EXTENSION: {}}});
+    let mine = initialize(&n.urls[0], tasks.clone()).await;
+    let other = initialize(&n.urls[0], tasks).await;
+    let created = call(&n.urls[0], &mine, 1, "tools/call", json!({"name": "job", "arguments": {}})).await;
+    let task_id = created[0]["result"]["taskId"].as_str().expect("a task handle").to_string();
+    // The session's key travelled with its record: node 1 knows the task is this session's.
+    let got = call(&n.urls[1], &mine, 2, "tasks/get", json!({"taskId": task_id})).await;
+    assert_eq!(got[0]["result"]["taskId"], task_id.as_str(), "{got:?}");
+    for url in &n.urls {
+        let refused = call(url, &other, 3, "tasks/get", json!({"taskId": task_id})).await;
+        assert_eq!(refused[0]["error"]["code"], -32602, "{refused:?}");
+    }
+}

@@ -547,3 +547,54 @@ async fn an_escalating_tool_gathers_input_inline_then_goes_on_as_a_task() {
     client.close().await;
     http.shutdown().await;
 }
+
+/// A session-era client declaring the extension and answering elicitations, over memory.
+async fn session_client(server: &Server) -> (Client, ServerSession) {
+    let (a, b) = MemoryTransport::pair();
+    let served = server.serve(a);
+    let client = Client::builder("c", "1")
+        .era(Era::Session)
+        .extension(TASKS_EXTENSION, json!({}))
+        .on_elicitation(|_p, _c| async { Ok(ElicitResult::accept(Default::default())) })
+        .connect(b)
+        .await
+        .unwrap();
+    (client, served)
+}
+
+#[tokio::test]
+async fn another_session_can_neither_read_nor_steer_nor_answer_a_task() {
+    // An open server (no OAuth): the task belongs to the session that made it.
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let server = server(ServerConfig::default(), cancelled.clone());
+    let (alice, _a) = session_client(&server).await;
+    let (mallory, _m) = session_client(&server).await;
+    let asking = call(&alice, "tools/call", json!({"name": "ask", "arguments": {}})).await.unwrap()["taskId"].clone();
+    let slow = call(&alice, "tools/call", json!({"name": "slow", "arguments": {"ms": 60_000}})).await.unwrap()["taskId"].clone();
+    poll_until(&alice, &asking, |t| t["status"] == "input_required").await;
+
+    let answer = json!({"who": {"action": "accept", "content": {"name": "Mallory"}}});
+    for (method, id, extra) in [
+        ("tasks/get", &asking, json!({})),
+        ("tasks/update", &asking, json!({"inputResponses": answer})),
+        ("tasks/cancel", &slow, json!({})),
+    ] {
+        let mut params = json!({"taskId": id});
+        params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let err = call(&mallory, method, params).await.unwrap_err();
+        assert_eq!(err.code(), Some(-32602), "{method}: {err}");
+        assert!(err.to_string().contains("unknown task"), "{method}: {err}");
+    }
+    // Alice's task still waits for her answer, and her other task still runs.
+    assert_eq!(call(&alice, "tasks/get", json!({"taskId": asking})).await.unwrap()["status"], "input_required");
+    assert_eq!(call(&alice, "tasks/get", json!({"taskId": slow})).await.unwrap()["status"], "working");
+    assert!(!cancelled.load(Ordering::SeqCst));
+    let answer = json!({"who": {"action": "accept", "content": {"name": "Alice"}}});
+    call(&alice, "tasks/update", json!({"taskId": asking, "inputResponses": answer})).await.unwrap();
+    let done = settle(&alice, asking.as_str().unwrap()).await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello Alice", "{done}");
+    call(&alice, "tasks/cancel", json!({"taskId": slow})).await.unwrap();
+    assert!(eventually(&cancelled).await);
+    alice.close().await;
+    mallory.close().await;
+}

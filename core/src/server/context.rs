@@ -27,6 +27,10 @@ pub struct ClientState {
     /// A shared session: how many connections read its standalone stream on this node.
     /// Notifications every node hears go to the client from the node(s) where it reads.
     pub(crate) readers: Option<Arc<std::sync::atomic::AtomicUsize>>,
+    /// A random key naming this session, set by `initialize` (and shared with the other
+    /// nodes that serve it): the tasks it makes are its own. Unset for a stateless-era
+    /// request, or a session-era one served without `initialize`, which have no session.
+    pub(crate) session_key: OnceLock<String>,
 }
 
 /// A `log_level` above every level: send no log messages.
@@ -57,6 +61,7 @@ impl ClientState {
             "capabilities": caps,
             "logLevel": self.log_level.load(Ordering::Relaxed),
             "subscriptions": subscriptions,
+            "sessionKey": self.session_key.get(),
         })
     }
 
@@ -68,6 +73,9 @@ impl ClientState {
             if let (Ok(info), Ok(caps)) = (serde_json::from_value(info.clone()), serde_json::from_value(caps.clone())) {
                 let _ = self.info.set((info, caps));
             }
+        }
+        if let Some(key) = state.get("sessionKey").and_then(Value::as_str) {
+            let _ = self.session_key.set(key.to_string());
         }
         if let Some(level) = state.get("logLevel").and_then(Value::as_u64).and_then(|l| u8::try_from(l).ok()) {
             self.log_level.store(level, Ordering::Relaxed);
@@ -83,6 +91,11 @@ impl ClientState {
     pub(crate) async fn save(&self, version: Option<ProtocolVersion>) -> std::result::Result<(), crate::protocol::ErrorObject> {
         let Some(saver) = &self.saver else { return Ok(()) };
         saver.save(self.snapshot(version)).await.map_err(|e| crate::protocol::ErrorObject::internal(e.to_string()))
+    }
+
+    /// Gives an initialized session its key (once: a later call keeps the first).
+    pub(crate) fn open_session(&self) {
+        let _ = self.session_key.set(crate::random::random_id());
     }
 
     pub(crate) fn wants(&self, level: LoggingLevel) -> bool {

@@ -215,14 +215,10 @@ fn declares_tasks(ctx: &RequestContext) -> bool {
             .is_some_and(|e| e.get(TASKS_EXTENSION).is_some())
 }
 
-/// Whose tasks a request may see: the access token's subject (or client) on a protected
-/// server; on an open one a task id alone (128 random bits) is the key to its task.
-fn task_owner(ctx: &RequestContext) -> Option<String> {
-    owner_of(ctx.auth())
-}
-
-fn owner_of(auth: Option<&crate::auth::AuthInfo>) -> Option<String> {
-    auth.and_then(|a| a.subject.clone().or_else(|| a.client_id.clone()))
+/// Whose tasks a request makes and may reach (see `tasks::owner`): its session's, in
+/// the session era, and its token's on a protected server.
+fn task_owner(ctx: &RequestContext) -> Result<Option<String>, ErrorObject> {
+    tasks::owner(ctx.auth(), ctx.client.session_key.get().map(String::as_str))
 }
 
 /// `tasks/get`, `tasks/update` and `tasks/cancel`, for clients that declared the extension.
@@ -231,7 +227,7 @@ async fn task_request(server: &Server, ctx: &RequestContext, method: &str, param
         return Err(tasks::extension_required(method));
     }
     let tasks = &server.inner.tasks;
-    let owner = task_owner(ctx);
+    let owner = task_owner(ctx)?;
     if method == methods::TASKS_UPDATE {
         let p: UpdateTaskParams = parse(params)?;
         return tasks.update(&p.task_id, owner.as_deref(), p.input_responses).await;
@@ -257,7 +253,8 @@ async fn stateless_listen(server: &Server, req: IncomingRequest, auth: Option<Ar
     let caps = capabilities(server, request_meta.version);
     let tasks = super::listen::TaskFeed {
         events: server.inner.tasks.subscribe(),
-        owner: owner_of(auth.as_deref()),
+        // A token naming nobody owns no task, and hears of none but anonymous ones.
+        owner: tasks::owner(auth.as_deref(), None).unwrap_or(None),
         declared: request_meta.capabilities.has_extension(TASKS_EXTENSION),
     };
     server.inner.listeners.listen(req, &caps, tasks).await
@@ -390,6 +387,7 @@ fn initialize(server: &Server, ctx: &RequestContext, params: Option<Value>) -> R
     if ctx.client.info.set((p.client_info, p.capabilities)).is_err() {
         return Err(ErrorObject::invalid_request("initialize was already received on this session"));
     }
+    ctx.client.open_session();
     ctx.peer.set_protocol_version(version);
     let capabilities = capabilities(server, version);
     let mut result = InitializeResult::new(version.as_str(), capabilities, server.inner.info.clone());
@@ -459,7 +457,7 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     }
     if entry.escalating {
         // Inline until the handler escalates; then the task adopts it.
-        let owner = task_owner(&ctx);
+        let owner = task_owner(&ctx)?;
         return tasks::escalating_call(&server.inner.tasks, owner, ctx, move |ctx| {
             Box::pin(run_tool(entry, p.name, arguments, ctx))
         })
@@ -467,7 +465,7 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     }
     // The handler runs after this request is answered: with the task's cancellation, and
     // its questions to the client going into the task's inputRequests.
-    let owner = task_owner(&ctx);
+    let owner = task_owner(&ctx)?;
     server
         .inner
         .tasks

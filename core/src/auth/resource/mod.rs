@@ -44,6 +44,24 @@ pub struct AuthInfo {
 }
 
 impl AuthInfo {
+    /// Who the token speaks for, as one unambiguous text naming its subject and its client
+    /// (a subject `alice` and a client `alice` are different owners); `None` when it names
+    /// neither, and so nobody to keep anything for.
+    ///
+    /// ```
+    /// use oxmcp::auth::AuthInfo;
+    /// let user = AuthInfo { subject: Some("alice".into()), ..Default::default() };
+    /// let app = AuthInfo { client_id: Some("alice".into()), ..Default::default() };
+    /// assert_ne!(user.identity(), app.identity());
+    /// assert_eq!(AuthInfo::default().identity(), None);
+    /// ```
+    pub fn identity(&self) -> Option<String> {
+        match (&self.subject, &self.client_id) {
+            (None, None) => None,
+            (s, c) => Some(format!("subject {s:?} client {c:?}")),
+        }
+    }
+
     /// Reads the common claims of a JWT payload or an introspection answer.
     pub(crate) fn from_claims(claims: Value) -> Self {
         let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_string);
@@ -98,14 +116,11 @@ impl SessionAuth {
     /// Who a token speaks for, as a session's owner: its subject and client, or (naming
     /// neither) a hash of the token itself.
     pub fn owner(info: &AuthInfo, token: &str) -> String {
-        match (&info.subject, &info.client_id) {
-            (None, None) => {
-                use sha2::Digest;
-                let hash = sha2::Sha256::digest(token.as_bytes());
-                format!("token {}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
-            }
-            (s, c) => format!("subject {s:?} client {c:?}"),
-        }
+        info.identity().unwrap_or_else(|| {
+            use sha2::Digest;
+            let hash = sha2::Sha256::digest(token.as_bytes());
+            format!("token {}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
+        })
     }
 
     /// Gives a session its owner before any request of it arrives (a session another

@@ -13,6 +13,7 @@
 mod clock;
 mod escalate;
 mod inputs;
+mod owner;
 mod shared;
 mod store;
 
@@ -29,6 +30,7 @@ use crate::protocol::{codes, DetailedTask, ErrorObject, Task, TaskStatus, TASKS_
 
 pub(crate) use escalate::{escalating_call, Escalation};
 pub(crate) use inputs::TaskInputs;
+pub(crate) use owner::owner;
 pub use shared::SharedTaskStore;
 pub use store::{MemoryTaskStore, TaskRecord, TaskStore, DEFAULT_TASK_CAPACITY};
 
@@ -193,7 +195,7 @@ impl Tasks {
         let slot = SlotGuard(self.clone());
         let now = clock::now();
         let task = Task {
-            task_id: new_task_id(),
+            task_id: crate::random::random_id(),
             status: TaskStatus::Working,
             status_message: None,
             created_at: now.clone(),
@@ -346,13 +348,4 @@ fn strip_result(mut result: Value) -> Value {
         fields.remove("resultType");
     }
     result
-}
-
-/// 128 random bits: a task id is the only thing between a stranger and the task on a
-/// server without authorization, so it must not be guessable.
-fn new_task_id() -> String {
-    use rand::RngCore;
-    let mut bytes = [0u8; 16];
-    rand::rng().fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use rand::RngCore;
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpServerConfig;
@@ -114,9 +113,7 @@ impl App {
 }
 
 pub(super) fn new_session_id() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rng().fill_bytes(&mut bytes); // ThreadRng is a CSPRNG (ChaCha, OS-seeded)
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::random::random_id()
 }
 
 /// Closes sessions idle longer than the configured timeout (and forgets closed ones)
