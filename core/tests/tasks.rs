@@ -10,7 +10,7 @@ use oxmcp::client::{Client, Era};
 use oxmcp::protocol::{
     CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, TaskSupport, Tool, ToolExecution, TASKS_EXTENSION,
 };
-use oxmcp::server::tasks::{MemoryTaskStore, SharedTaskStore, TaskOptions};
+use oxmcp::server::tasks::{MemoryTaskStore, SharedTaskStore, TaskLimits, TaskOptions, TaskStore};
 use oxmcp::server::{Arguments, RequestContext, Server, ServerConfig, ServerSession};
 use oxmcp::session::RequestOptions;
 use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
@@ -63,6 +63,10 @@ fn server(config: ServerConfig, cancelled: Arc<AtomicBool>) -> Server {
         })
         .tool(task_tool("refusing", TaskSupport::Optional), |_a: Arguments, _c: RequestContext| async {
             Ok(CallToolResult::error_text("no"))
+        })
+        .tool(task_tool("big", TaskSupport::Optional), |a: Arguments, _c: RequestContext| async move {
+            let bytes = a.get("bytes").and_then(Value::as_u64).unwrap_or(0) as usize;
+            Ok(CallToolResult::text("x".repeat(bytes)))
         })
         .tool(task_tool("stepping", TaskSupport::Optional), |_a: Arguments, ctx: RequestContext| async move {
             ctx.report_progress(1.0, Some(2.0), Some("halfway"))?;
@@ -257,9 +261,10 @@ async fn without_the_extension_tasks_stay_off_and_required_ones_are_refused() {
 
 #[tokio::test]
 async fn unknown_ids_expired_tasks_and_a_full_store_get_clear_errors() {
-    let store = Arc::new(MemoryTaskStore::with_capacity(3));
+    let store = Arc::new(MemoryTaskStore::default());
     let tasks = TaskOptions {
         store: store.clone(),
+        limits: TaskLimits { max_tasks: 3, ..Default::default() },
         ttl: Some(Duration::from_millis(300)),
         poll_interval: Duration::from_millis(50),
         ..Default::default()
@@ -278,7 +283,7 @@ async fn unknown_ids_expired_tasks_and_a_full_store_get_clear_errors() {
         created.push(call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 10}})).await.unwrap());
     }
     let full = call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 10}})).await.unwrap_err();
-    assert!(full.to_string().contains("limit"), "{full}");
+    assert!(full.to_string().contains("3 tasks, its bound for all clients"), "{full}");
     assert_eq!(store.len(), 3);
 
     // Past its TTL a task is gone: tasks/get says unknown, and the store holds nothing.
@@ -597,4 +602,102 @@ async fn another_session_can_neither_read_nor_steer_nor_answer_a_task() {
     assert!(eventually(&cancelled).await);
     alice.close().await;
     mallory.close().await;
+}
+
+async fn start(c: &Client) -> oxmcp::Result<Value> {
+    call(c, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await
+}
+
+/// Runs `big` as a task making `bytes` bytes of text; the settled task.
+async fn big(c: &Client, bytes: u64) -> Value {
+    let id = call(c, "tools/call", json!({"name": "big", "arguments": {"bytes": bytes}})).await.unwrap()["taskId"].clone();
+    settle(c, id.as_str().unwrap()).await
+}
+
+/// The two stores a server keeps tasks in: this process's memory, or a shared store.
+fn stores() -> Vec<(&'static str, Arc<dyn TaskStore>)> {
+    let shared = SharedTaskStore::new(Arc::new(oxmcp::store::MemoryStore::default()));
+    vec![("memory", Arc::new(MemoryTaskStore::default())), ("shared", Arc::new(shared))]
+}
+
+#[tokio::test]
+async fn one_client_at_its_bound_leaves_room_for_the_others() {
+    for (name, store) in stores() {
+        let limits = TaskLimits { max_tasks: 5, max_tasks_per_owner: 3, ..Default::default() };
+        let server = server(
+            ServerConfig { tasks: TaskOptions { store, limits, ..Default::default() }, ..Default::default() },
+            Arc::default(),
+        );
+        let (flooder, _f) = session_client(&server).await;
+        let (other, _o) = session_client(&server).await;
+        let (third, _t) = session_client(&server).await;
+        for _ in 0..3 {
+            assert_eq!(start(&flooder).await.unwrap()["resultType"], "task", "{name}");
+        }
+        let refused = start(&flooder).await.unwrap_err();
+        assert_eq!(refused.code(), Some(-32603), "{name}");
+        assert!(refused.to_string().contains("3 tasks, the bound per client"), "{name}: {refused}");
+        // The others still get tasks, until all of them together reach the server's bound.
+        assert_eq!(start(&other).await.unwrap()["resultType"], "task", "{name}");
+        assert_eq!(start(&other).await.unwrap()["resultType"], "task", "{name}");
+        let full = start(&third).await.unwrap_err();
+        assert!(full.to_string().contains("5 tasks, its bound for all clients"), "{name}: {full}");
+        for c in [flooder, other, third] {
+            c.close().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn stored_results_are_bounded_in_bytes() {
+    for (name, store) in stores() {
+        let limits = TaskLimits { max_bytes_per_owner: 60_000, max_bytes: 80_000, ..Default::default() };
+        let server = server(
+            ServerConfig { tasks: TaskOptions { store, limits, ..Default::default() }, ..Default::default() },
+            Arc::default(),
+        );
+        let (a, _a) = session_client(&server).await;
+        let (b, _b) = session_client(&server).await;
+        // Kept: 30 KB for a.
+        let kept = big(&a, 30_000).await;
+        assert_eq!(kept["status"], "completed", "{name}");
+        assert_eq!(kept["result"]["content"][0]["text"].as_str().unwrap().len(), 30_000);
+        // Another 35 KB would take a past its 60 KB: its task fails, saying which bound.
+        let dropped = big(&a, 35_000).await;
+        assert_eq!(dropped["status"], "failed", "{name}: {dropped}");
+        assert!(dropped["result"].is_null());
+        let why = dropped["error"]["message"].as_str().unwrap();
+        assert!(why.contains("bound per client"), "{name}: {why}");
+        // b has room of its own, up to what the server keeps for everyone (80 KB).
+        assert_eq!(big(&b, 40_000).await["status"], "completed", "{name}");
+        let over = big(&b, 15_000).await;
+        assert_eq!(over["status"], "failed", "{name}");
+        assert!(over["error"]["message"].as_str().unwrap().contains("all clients"), "{name}: {over}");
+        a.close().await;
+        b.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_shared_store_keeps_the_bounds_the_host_set() {
+    // Two nodes sharing one store, the bound set before sharing: it holds for both together.
+    let store: Arc<dyn oxmcp::store::SharedStore> = Arc::new(oxmcp::store::MemoryStore::default());
+    let limits = TaskLimits { max_tasks: 4, ..Default::default() };
+    let mut nodes = Vec::new();
+    for _ in 0..2 {
+        let config = ServerConfig { tasks: TaskOptions { limits, ..Default::default() }, ..Default::default() };
+        nodes.push(server(config.shared_through(&store).await.unwrap(), Arc::default()));
+    }
+    let mut clients = Vec::new();
+    for node in &nodes {
+        clients.push(session_client(node).await);
+        clients.push(session_client(node).await);
+    }
+    for (c, _) in &clients {
+        assert_eq!(call(c, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await.unwrap()["resultType"], "task");
+    }
+    for (c, _) in &clients {
+        let full = call(c, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await.unwrap_err();
+        assert!(full.to_string().contains("4 tasks, its bound for all clients"), "{full}");
+    }
 }

@@ -273,7 +273,9 @@ impl StagedServer {
 
     /// How the server keeps its tasks, as hosts pass it (JSON, camelCase, all optional):
     /// `{"ttlMs": 3600000 (null: no limit), "pollIntervalMs": 500, "maxTasks": 10000,
-    /// "maxRunning": 1000}`. Before serving.
+    /// "maxTasksPerOwner": 1000, "maxBytes": 268435456, "maxBytesPerOwner": 33554432,
+    /// "maxRunning": 1000}` (see [`TaskLimits`](crate::server::tasks::TaskLimits)). Before
+    /// serving.
     ///
     /// ```
     /// let server = oxmcp::host::StagedServer::new("jobs", "1");
@@ -288,6 +290,9 @@ impl StagedServer {
             ttl_ms: Option<u64>,
             poll_interval_ms: Option<u64>,
             max_tasks: Option<usize>,
+            max_tasks_per_owner: Option<usize>,
+            max_bytes: Option<u64>,
+            max_bytes_per_owner: Option<u64>,
             max_running: Option<usize>,
         }
         fn default_ttl() -> Option<u64> {
@@ -304,9 +309,11 @@ impl StagedServer {
         if let Some(ms) = o.poll_interval_ms {
             tasks.poll_interval = std::time::Duration::from_millis(ms);
         }
-        if let Some(n) = o.max_tasks {
-            tasks.store = Arc::new(crate::server::tasks::MemoryTaskStore::with_capacity(n));
-        }
+        let limits = &mut tasks.limits;
+        limits.max_tasks = o.max_tasks.unwrap_or(limits.max_tasks);
+        limits.max_tasks_per_owner = o.max_tasks_per_owner.unwrap_or(limits.max_tasks_per_owner);
+        limits.max_bytes = o.max_bytes.unwrap_or(limits.max_bytes);
+        limits.max_bytes_per_owner = o.max_bytes_per_owner.unwrap_or(limits.max_bytes_per_owner);
         if let Some(n) = o.max_running {
             tasks.max_running = n;
         }

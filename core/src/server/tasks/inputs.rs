@@ -18,6 +18,7 @@ use crate::protocol::{methods, DetailedTask, Task, TaskStatus};
 /// What one task asked and was answered.
 pub(crate) struct TaskInputs {
     store: Arc<dyn TaskStore>,
+    limits: super::TaskLimits,
     poll: Duration,
     state: Mutex<State>,
     /// `tasks/update` on this node wakes the waiting asks at once.
@@ -41,13 +42,14 @@ struct State {
 impl TaskInputs {
     pub(crate) fn new(
         task: Task,
-        store: Arc<dyn TaskStore>,
+        (store, limits): (Arc<dyn TaskStore>, super::TaskLimits),
         poll: Duration,
         events: (Arc<super::TaskEvents>, Option<String>),
     ) -> Self {
         let task = DetailedTask { task, result: None, error: None, input_requests: None };
         TaskInputs {
             store,
+            limits,
             poll,
             state: Mutex::new(State { task, asks: 0, received: Map::new() }),
             wake: Notify::new(),
@@ -112,7 +114,7 @@ impl TaskInputs {
     async fn publish(&self) -> Result<()> {
         let _turn = self.writing.lock().await;
         let latest = self.snapshot();
-        if self.store.update(latest.clone()).await? {
+        if self.store.update(latest.clone(), &self.limits).await? {
             self.events.0.send(super::TaskEvent { task: latest, owner: self.events.1.clone() });
         }
         Ok(())
@@ -189,21 +191,21 @@ mod tests {
 
     use super::*;
     use crate::protocol::{Task, TaskStatus};
-    use crate::server::tasks::{MemoryTaskStore, TaskRecord};
+    use crate::server::tasks::{MemoryTaskStore, TaskLimits, TaskRecord};
 
     /// The memory store, counting its updates.
     struct Counting(MemoryTaskStore, AtomicUsize);
 
     impl TaskStore for Counting {
-        fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<()>> {
-            self.0.create(record)
+        fn create<'a>(&'a self, record: TaskRecord, limits: &'a TaskLimits) -> BoxFuture<'a, Result<()>> {
+            self.0.create(record, limits)
         }
         fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>>> {
             self.0.get(task_id)
         }
-        fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool>> {
+        fn update<'a>(&'a self, task: DetailedTask, limits: &'a TaskLimits) -> BoxFuture<'a, Result<bool>> {
             self.1.fetch_add(1, Ordering::SeqCst);
-            self.0.update(task)
+            self.0.update(task, limits)
         }
         fn request_cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<bool>> {
             self.0.request_cancel(task_id)
@@ -230,10 +232,11 @@ mod tests {
             poll_interval_ms: None,
         };
         let detailed = DetailedTask { task: task.clone(), result: None, error: None, input_requests: None };
-        store.create(TaskRecord { task: detailed, owner: None, cancel_requested: false }).await.unwrap();
+        store.create(TaskRecord { task: detailed, owner: None, cancel_requested: false }, &TaskLimits::default()).await.unwrap();
         let events =
             Arc::new(super::super::TaskEvents { local: tokio::sync::broadcast::channel(4).0, relay: Default::default() });
-        let inputs = Arc::new(TaskInputs::new(task, store.clone(), Duration::from_millis(10), (events, None)));
+        let inputs =
+            Arc::new(TaskInputs::new(task, (store.clone(), TaskLimits::default()), Duration::from_millis(10), (events, None)));
         for i in 0..10_000 {
             inputs.set_status_message(&format!("step {i}"));
         }

@@ -14,6 +14,7 @@ mod clock;
 mod escalate;
 mod inputs;
 mod owner;
+mod quota;
 mod shared;
 mod store;
 
@@ -31,14 +32,18 @@ use crate::protocol::{codes, DetailedTask, ErrorObject, Task, TaskStatus, TASKS_
 pub(crate) use escalate::{escalating_call, Escalation};
 pub(crate) use inputs::TaskInputs;
 pub(crate) use owner::owner;
+pub use quota::TaskLimits;
 pub use shared::SharedTaskStore;
-pub use store::{MemoryTaskStore, TaskRecord, TaskStore, DEFAULT_TASK_CAPACITY};
+pub use store::{MemoryTaskStore, TaskRecord, TaskStore};
 
 /// How a server keeps and paces its tasks.
 #[derive(Clone)]
 pub struct TaskOptions {
     /// Where tasks live (default: a [`MemoryTaskStore`] of this process).
     pub store: Arc<dyn TaskStore>,
+    /// How many tasks, and how many bytes of them, the store keeps: per owner and in all,
+    /// whichever store it is.
+    pub limits: TaskLimits,
     /// How long after its creation a task is kept (`ttlMs`); `None` keeps it until the
     /// store drops it. Default: one hour.
     pub ttl: Option<Duration>,
@@ -54,6 +59,7 @@ impl Default for TaskOptions {
     fn default() -> Self {
         TaskOptions {
             store: Arc::new(MemoryTaskStore::default()),
+            limits: TaskLimits::default(),
             ttl: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_millis(500),
             max_running: 1000,
@@ -64,6 +70,7 @@ impl Default for TaskOptions {
 impl std::fmt::Debug for TaskOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskOptions")
+            .field("limits", &self.limits)
             .field("ttl", &self.ttl)
             .field("poll_interval", &self.poll_interval)
             .field("max_running", &self.max_running)
@@ -205,10 +212,11 @@ impl Tasks {
         };
         let detailed = DetailedTask { task: task.clone(), result: None, error: None, input_requests: None };
         let record = TaskRecord { task: detailed, owner: owner.clone(), cancel_requested: false };
-        self.options.store.create(record).await.map_err(store_error)?;
+        self.options.store.create(record, &self.options.limits).await.map_err(store_error)?;
         let cancel = CancellationToken::new();
         let events = (self.events.clone(), owner.clone());
-        let inputs = Arc::new(TaskInputs::new(task.clone(), self.options.store.clone(), self.options.poll_interval, events));
+        let kept = (self.options.store.clone(), self.options.limits);
+        let inputs = Arc::new(TaskInputs::new(task.clone(), kept, self.options.poll_interval, events));
         let id = task.task_id.clone();
         self.running().insert(id.clone(), Running { cancel: cancel.clone(), inputs: inputs.clone() });
         let run = work(cancel.clone(), inputs.clone());
@@ -231,7 +239,7 @@ impl Tasks {
             last.task.status = status;
             last.task.last_updated_at = clock::now();
             let done = DetailedTask { result, error, input_requests: None, ..last };
-            match tasks.options.store.update(done.clone()).await {
+            match tasks.options.store.update(done.clone(), &tasks.options.limits).await {
                 Ok(true) => {
                     tasks.events.send(TaskEvent { task: done, owner });
                 }
@@ -334,7 +342,7 @@ impl Tasks {
                     task.task.status = TaskStatus::Working;
                 }
                 self.options.store.answer(task_id, wanted).await.map_err(store_error)?;
-                self.options.store.update(task).await.map_err(store_error)?;
+                self.options.store.update(task, &self.options.limits).await.map_err(store_error)?;
             }
         }
         Ok(json!({ "resultType": "complete" }))

@@ -4,7 +4,9 @@
 //!
 //! Each task is two records: the task (its state, owner and cancel flag) and the answers
 //! waiting for its runner. Every change is a compare-and-swap on one record, retried when
-//! another node changed it in between, so no node's change overwrites another's.
+//! another node changed it in between, so no node's change overwrites another's. What the
+//! tasks hold is counted in ledger records (one per owner, one for all), swapped the same
+//! way, so the bounds hold for every node together.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +16,7 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::quota::{self, Ledger, TaskLimits, Usage};
 use super::store::{TaskRecord, TaskStore};
 use crate::error::{Error, Result};
 use crate::protocol::DetailedTask;
@@ -23,6 +26,9 @@ use crate::store::{SharedStore, StoreError};
 const DEFAULT_TTL: Duration = Duration::from_secs(24 * 3600);
 /// Compare-and-swap attempts before giving up (each lost race is another node's write).
 const ATTEMPTS: usize = 32;
+/// Ledger buckets ten seconds wide (in milliseconds): a ledger of tasks kept an hour holds
+/// at most 360, and an expired task's share is given back within ten seconds.
+const GRANULARITY: u64 = 10_000;
 
 /// A [`TaskStore`] on a [`SharedStore`].
 ///
@@ -51,6 +57,9 @@ struct Stored {
     task: Value,
     owner: Option<String>,
     cancel_requested: bool,
+    /// The task's ledger bucket.
+    #[serde(default)]
+    bucket: u64,
 }
 
 fn task_key(id: &str) -> String {
@@ -61,25 +70,39 @@ fn answers_key(id: &str) -> String {
     format!("task-answers:{id}")
 }
 
+/// The ledger of what all tasks hold, or (given an owner) what one owner's hold.
+fn ledger_key(owner: Option<&Option<String>>) -> String {
+    use sha2::Digest;
+    match owner {
+        None => "task-usage".into(),
+        // Hashed: an owner names a user and a session, which have no place in a key.
+        Some(o) => {
+            let hash = sha2::Sha256::digest(o.as_deref().unwrap_or_default().as_bytes());
+            format!("task-usage:{}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
+        }
+    }
+}
+
 fn failed(e: StoreError) -> Error {
     Error::internal(e.to_string())
 }
 
-fn encode(record: &TaskRecord) -> Result<Bytes> {
+fn encode(record: &TaskRecord, bucket: u64) -> Result<Bytes> {
     let stored = Stored {
         task: serde_json::to_value(&record.task).map_err(|e| Error::internal(e.to_string()))?,
         owner: record.owner.clone(),
         cancel_requested: record.cancel_requested,
+        bucket,
     };
     Ok(Bytes::from(serde_json::to_vec(&stored).map_err(|e| Error::internal(e.to_string()))?))
 }
 
-fn decode(bytes: &[u8]) -> Result<TaskRecord> {
+fn decode(bytes: &[u8]) -> Result<(TaskRecord, u64)> {
     let stored: Stored =
         serde_json::from_slice(bytes).map_err(|e| Error::internal(format!("a stored task does not parse: {e}")))?;
     let task: DetailedTask =
         serde_json::from_value(stored.task).map_err(|e| Error::internal(format!("a stored task does not parse: {e}")))?;
-    Ok(TaskRecord { task, owner: stored.owner, cancel_requested: stored.cancel_requested })
+    Ok((TaskRecord { task, owner: stored.owner, cancel_requested: stored.cancel_requested }, stored.bucket))
 }
 
 impl SharedTaskStore {
@@ -96,15 +119,74 @@ impl SharedTaskStore {
         }
         Err(Error::internal(format!("{key} kept changing under this node: try again")))
     }
+
+    /// Charges `tasks` and `bytes` in `bucket` to one ledger, unless `refuse` (given what
+    /// the ledger holds) says why not.
+    async fn charge_one(
+        &self,
+        key: &str,
+        bucket: u64,
+        (tasks, bytes): (i64, i64),
+        refuse: impl Fn(Usage) -> Option<String>,
+    ) -> Result<std::result::Result<(), String>> {
+        for _ in 0..ATTEMPTS {
+            let current = self.store.get_value(key).await.map_err(failed)?;
+            let mut ledger: Ledger = current.as_deref().and_then(|b| serde_json::from_slice(b).ok()).unwrap_or_default();
+            if let Some(why) = refuse(ledger.live()) {
+                return Ok(Err(why));
+            }
+            ledger.charge(bucket, tasks, bytes);
+            let encoded = Bytes::from(serde_json::to_vec(&ledger).map_err(|e| Error::internal(e.to_string()))?);
+            // The ledger lasts as long as the last task it counts.
+            if self.store.swap_value(key, current, encoded, Some(ledger.lasts())).await.map_err(failed)? {
+                return Ok(Ok(()));
+            }
+        }
+        Err(Error::internal(format!("{key} kept changing under this node: try again")))
+    }
+
+    /// Charges a change to its owner's ledger and to all tasks' (checked against `limits`
+    /// when given: refused, nothing is charged); `Err(why)` names the bound it would pass.
+    async fn charge(
+        &self,
+        owner: &Option<String>,
+        bucket: u64,
+        change: (i64, i64),
+        limits: Option<(&TaskLimits, bool)>,
+    ) -> Result<std::result::Result<(), String>> {
+        let add = change.1.max(0) as u64;
+        // (limits, new): a new task is checked against the task counts too.
+        let refuse = |mine: Usage, all: Usage| match limits {
+            None => None,
+            Some((l, true)) => quota::refuse_new(l, mine, all, add),
+            Some((l, false)) => quota::refuse_bytes(l, mine, all, add),
+        };
+        let own_key = ledger_key(Some(owner));
+        if let Err(why) = self.charge_one(&own_key, bucket, change, |mine| refuse(mine, Usage::default())).await? {
+            return Ok(Err(why));
+        }
+        let outcome = self.charge_one(&ledger_key(None), bucket, change, |all| refuse(Usage::default(), all)).await;
+        if !matches!(outcome, Ok(Ok(()))) {
+            // Given back to the owner: nothing was kept.
+            self.charge_one(&own_key, bucket, (-change.0, -change.1), |_| None).await?.map_err(Error::internal)?;
+        }
+        outcome
+    }
 }
 
 impl TaskStore for SharedTaskStore {
-    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<()>> {
+    fn create<'a>(&'a self, record: TaskRecord, limits: &'a TaskLimits) -> BoxFuture<'a, Result<()>> {
         Box::pin(async move {
             let id = record.task.task.task_id.clone();
             let ttl = record.task.task.ttl_ms.map_or(DEFAULT_TTL, Duration::from_millis);
-            let created = self.store.swap_value(&task_key(&id), None, encode(&record)?, Some(ttl)).await.map_err(failed)?;
-            if !created {
+            let bucket = quota::bucket(Some(ttl.as_millis() as u64), GRANULARITY);
+            let bytes = quota::size(&record.task) as i64;
+            self.charge(&record.owner, bucket, (1, bytes), Some((limits, true))).await?.map_err(Error::internal)?;
+            let created = self.store.swap_value(&task_key(&id), None, encode(&record, bucket)?, Some(ttl)).await;
+            if !matches!(created, Ok(true)) {
+                self.charge(&record.owner, bucket, (-1, -bytes), None).await?.map_err(Error::internal)?;
+            }
+            if !created.map_err(failed)? {
                 return Err(Error::internal(format!("task {id} exists already")));
             }
             Ok(())
@@ -114,25 +196,50 @@ impl TaskStore for SharedTaskStore {
     fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>>> {
         Box::pin(async move {
             match self.store.get_value(&task_key(task_id)).await.map_err(failed)? {
-                Some(bytes) => decode(&bytes).map(Some),
+                Some(bytes) => decode(&bytes).map(|(record, _)| Some(record)),
                 None => Ok(None),
             }
         })
     }
 
-    fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool>> {
+    fn update<'a>(&'a self, task: DetailedTask, limits: &'a TaskLimits) -> BoxFuture<'a, Result<bool>> {
         Box::pin(async move {
             let key = task_key(&task.task.task_id);
-            self.change(&key, |current| {
-                let Some(bytes) = current else { return Ok((None, false)) };
-                let mut record = decode(bytes)?;
+            for _ in 0..ATTEMPTS {
+                let Some(current) = self.store.get_value(&key).await.map_err(failed)? else { return Ok(false) };
+                let (mut record, bucket) = decode(&current)?;
                 if record.task.task.status.is_terminal() {
-                    return Ok((None, false));
+                    return Ok(false);
                 }
-                record.task = task.clone();
-                Ok((Some(encode(&record)?), true))
-            })
-            .await
+                let old = quota::size(&record.task) as i64;
+                let mut new_state = task.clone();
+                let mut grows = quota::size(&new_state) as i64 - old;
+                // Growth is reserved before the swap (and given back if the swap loses).
+                let mut reserved = 0;
+                if grows > 0 {
+                    match self.charge(&record.owner, bucket, (0, grows), Some((limits, false))).await? {
+                        Ok(()) => reserved = grows,
+                        Err(why) => {
+                            new_state = quota::too_large(new_state, &why);
+                            grows = quota::size(&new_state) as i64 - old;
+                        }
+                    }
+                }
+                record.task = new_state;
+                let swapped = self.store.swap_value(&key, Some(current), encode(&record, bucket)?, None).await;
+                if !matches!(swapped, Ok(true)) {
+                    if reserved != 0 {
+                        self.charge(&record.owner, bucket, (0, -reserved), None).await?.map_err(Error::internal)?;
+                    }
+                    swapped.map_err(failed)?;
+                    continue;
+                }
+                if grows != reserved {
+                    self.charge(&record.owner, bucket, (0, grows - reserved), None).await?.map_err(Error::internal)?;
+                }
+                return Ok(true);
+            }
+            Err(Error::internal(format!("{key} kept changing under this node: try again")))
         })
     }
 
@@ -140,9 +247,9 @@ impl TaskStore for SharedTaskStore {
         Box::pin(async move {
             self.change(&task_key(task_id), |current| {
                 let Some(bytes) = current else { return Ok((None, false)) };
-                let mut record = decode(bytes)?;
+                let (mut record, bucket) = decode(bytes)?;
                 record.cancel_requested = true;
-                Ok((Some(encode(&record)?), true))
+                Ok((Some(encode(&record, bucket)?), true))
             })
             .await
         })

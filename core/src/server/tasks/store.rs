@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
+use super::quota::{self, Ledger, TaskLimits};
 use crate::error::{Error, Result};
 use crate::protocol::DetailedTask;
 
@@ -29,17 +30,18 @@ pub struct TaskRecord {
 /// The tasks of one server (or of several sharing the store).
 pub trait TaskStore: Send + Sync + 'static {
     /// Keeps a new task, for its `ttlMs` (or until deleted); once this returns, `get`
-    /// finds it from any node. Fails (a JSON-RPC internal error for the client) when the
-    /// store is full.
-    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<()>>;
+    /// finds it from any node. Fails (a JSON-RPC internal error for the client, naming
+    /// the bound) when its owner's tasks or all tasks are at a bound of `limits`.
+    fn create<'a>(&'a self, record: TaskRecord, limits: &'a TaskLimits) -> BoxFuture<'a, Result<()>>;
 
     /// The task, if it exists and has not expired.
     fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>>>;
 
     /// Replaces the task's state (status, result, input requests...) with `task`. A task
     /// already in a terminal status does not change; `false` if the task is gone or was
-    /// terminal.
-    fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool>>;
+    /// terminal. A state that would take its owner's or all tasks past a byte bound of
+    /// `limits` is not kept: the task ends failed instead, its error naming the bound.
+    fn update<'a>(&'a self, task: DetailedTask, limits: &'a TaskLimits) -> BoxFuture<'a, Result<bool>>;
 
     /// Records that the task should stop; `false` if there is no such task.
     fn request_cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<bool>>;
@@ -52,42 +54,58 @@ pub trait TaskStore: Send + Sync + 'static {
     fn take_answers<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>>>;
 }
 
-/// One stored task and when it expires.
+/// One stored task, when it expires, and what it holds under the bounds.
 struct Entry {
     record: TaskRecord,
     expires: Option<Instant>,
     answers: Map<String, Value>,
+    /// Its ledger bucket and size.
+    bucket: u64,
+    bytes: u64,
 }
 
-/// Tasks in this process's memory: at most `capacity` at once, each dropped when its TTL
-/// has passed. A task without a TTL stays until the store is dropped, so servers give
-/// every task one (see `TaskOptions`).
+/// Tasks in this process's memory, each dropped when its TTL has passed. A task without a
+/// TTL stays until the store is dropped, so servers give every task one (see
+/// `TaskOptions`); how many and how large they are is bounded by `TaskOptions::limits`.
+#[derive(Default)]
 pub struct MemoryTaskStore {
-    capacity: usize,
-    tasks: Mutex<HashMap<String, Entry>>,
+    state: Mutex<State>,
 }
 
-/// The default bound: a client flooding task creations gets errors past it, and memory
-/// stays bounded.
-pub const DEFAULT_TASK_CAPACITY: usize = 10_000;
+#[derive(Default)]
+struct State {
+    tasks: HashMap<String, Entry>,
+    /// What all tasks hold, and each owner's (anonymous ones under "").
+    all: Ledger,
+    owners: HashMap<String, Ledger>,
+}
 
-impl Default for MemoryTaskStore {
-    fn default() -> Self {
-        Self::with_capacity(DEFAULT_TASK_CAPACITY)
+/// Ledger buckets one millisecond wide: an expired task's share is given back as it expires.
+const GRANULARITY: u64 = 1;
+
+impl State {
+    fn owner(&mut self, owner: &Option<String>) -> &mut Ledger {
+        self.owners.entry(owner.clone().unwrap_or_default()).or_default()
+    }
+
+    /// Charges a task's change to its owner's ledger and to all.
+    fn charge(&mut self, owner: &Option<String>, bucket: u64, tasks: i64, bytes: i64) {
+        self.owner(owner).charge(bucket, tasks, bytes);
+        self.all.charge(bucket, tasks, bytes);
+    }
+
+    /// Forgets the ledgers of owners holding nothing (a flood of sessions leaves no trail).
+    fn sweep_owners(&mut self) {
+        self.owners.retain(|_, l| l.live() != quota::Usage::default());
     }
 }
 
 impl MemoryTaskStore {
-    /// A store keeping at most `capacity` tasks.
-    pub fn with_capacity(capacity: usize) -> Self {
-        MemoryTaskStore { capacity, tasks: Mutex::new(HashMap::new()) }
-    }
-
     /// How many tasks it holds now (expired ones not counted).
     pub fn len(&self) -> usize {
-        let mut tasks = self.lock();
-        purge(&mut tasks);
-        tasks.len()
+        let mut state = self.lock();
+        purge(&mut state.tasks);
+        state.tasks.len()
     }
 
     /// Whether it holds no task.
@@ -95,19 +113,19 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.tasks.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The live entry of `task_id` (an expired one is dropped on the way).
     fn with_entry<T>(&self, task_id: &str, f: impl FnOnce(&mut Entry) -> T) -> Option<T> {
-        let mut tasks = self.lock();
-        let expired = tasks.get(task_id).is_some_and(|e| e.expires.is_some_and(|at| at <= Instant::now()));
+        let mut state = self.lock();
+        let expired = state.tasks.get(task_id).is_some_and(|e| e.expires.is_some_and(|at| at <= Instant::now()));
         if expired {
-            tasks.remove(task_id);
+            state.tasks.remove(task_id);
             return None;
         }
-        tasks.get_mut(task_id).map(f)
+        state.tasks.get_mut(task_id).map(f)
     }
 }
 
@@ -117,21 +135,30 @@ fn purge(tasks: &mut HashMap<String, Entry>) {
 }
 
 impl TaskStore for MemoryTaskStore {
-    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<()>> {
+    fn create<'a>(&'a self, record: TaskRecord, limits: &'a TaskLimits) -> BoxFuture<'a, Result<()>> {
         let outcome = (|| {
-            let mut tasks = self.lock();
-            if tasks.len() >= self.capacity {
-                purge(&mut tasks);
-                if tasks.len() >= self.capacity {
-                    return Err(Error::internal(format!("the server holds {} tasks, its limit: try again later", self.capacity)));
-                }
-            }
+            let mut state = self.lock();
             let id = record.task.task.task_id.clone();
-            if tasks.contains_key(&id) {
+            if state.tasks.contains_key(&id) {
                 return Err(Error::internal(format!("task {id} exists already")));
             }
-            let expires = record.task.task.ttl_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
-            tasks.insert(id, Entry { record, expires, answers: Map::new() });
+            if state.owners.len() > limits.max_tasks {
+                state.sweep_owners();
+            }
+            let bytes = quota::size(&record.task);
+            let all = state.all.live();
+            let mine = state.owner(&record.owner).live();
+            if let Some(why) = quota::refuse_new(limits, mine, all, bytes) {
+                return Err(Error::internal(why));
+            }
+            if state.tasks.len() >= limits.max_tasks {
+                purge(&mut state.tasks); // the map follows the ledger: expired entries go
+            }
+            let ttl = record.task.task.ttl_ms;
+            let bucket = quota::bucket(ttl, GRANULARITY);
+            state.charge(&record.owner, bucket, 1, bytes as i64);
+            let expires = ttl.map(|ms| Instant::now() + Duration::from_millis(ms));
+            state.tasks.insert(id, Entry { record, expires, answers: Map::new(), bucket, bytes });
             Ok(())
         })();
         Box::pin(async move { outcome })
@@ -142,20 +169,36 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(async move { Ok(record) })
     }
 
-    fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool>> {
-        let id = task.task.task_id.clone();
-        let changed = self
-            .with_entry(&id, |e| {
-                if e.record.task.task.status.is_terminal() {
-                    return false;
+    fn update<'a>(&'a self, task: DetailedTask, limits: &'a TaskLimits) -> BoxFuture<'a, Result<bool>> {
+        let changed = (|| {
+            let mut state = self.lock();
+            let id = task.task.task_id.clone();
+            let Some(e) = state.tasks.get(&id) else { return false };
+            if e.expires.is_some_and(|at| at <= Instant::now()) || e.record.task.task.status.is_terminal() {
+                return false;
+            }
+            let (owner, old_bucket, old_bytes) = (e.record.owner.clone(), e.bucket, e.bytes);
+            let ttl_changed = task.task.ttl_ms != e.record.task.task.ttl_ms;
+            let mut task = task;
+            let mut bytes = quota::size(&task);
+            if bytes > old_bytes {
+                let (mine, all) = (state.owner(&owner).live(), state.all.live());
+                if let Some(why) = quota::refuse_bytes(limits, mine, all, bytes - old_bytes) {
+                    task = quota::too_large(task, &why);
+                    bytes = quota::size(&task);
                 }
-                if task.task.ttl_ms != e.record.task.task.ttl_ms {
-                    e.expires = task.task.ttl_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
-                }
-                e.record.task = task;
-                true
-            })
-            .unwrap_or(false);
+            }
+            let ttl = task.task.ttl_ms;
+            let bucket = if ttl_changed { quota::bucket(ttl, GRANULARITY) } else { old_bucket };
+            state.charge(&owner, old_bucket, -1, -(old_bytes as i64));
+            state.charge(&owner, bucket, 1, bytes as i64);
+            let e = state.tasks.get_mut(&id).expect("looked up above");
+            if ttl_changed {
+                e.expires = ttl.map(|ms| Instant::now() + Duration::from_millis(ms));
+            }
+            (e.record.task, e.bucket, e.bytes) = (task, bucket, bytes);
+            true
+        })();
         Box::pin(async move { Ok(changed) })
     }
 
