@@ -30,15 +30,19 @@ fn embedded_text(uri: &str, text: &str) -> ContentBlock {
 
 /// The everything server.
 pub fn server() -> Server {
-    server_with(Default::default())
+    server_with(Default::default(), None).expect("the everything server builds")
 }
 
 /// [`server`] with these settings (e.g. the `requestState` key a scaled-out deployment
-/// shares).
-pub fn server_with(config: oxmcp::server::ServerConfig) -> Server {
-    let b = Server::builder("oxmcp-everything", env!("CARGO_PKG_VERSION"))
+/// shares), also serving the skills under `skills_dir` (each directory holding a
+/// `SKILL.md`); fails on a skills directory that cannot be served.
+pub fn server_with(config: oxmcp::server::ServerConfig, skills_dir: Option<&std::path::Path>) -> oxmcp::Result<Server> {
+    let mut b = Server::builder("oxmcp-everything", env!("CARGO_PKG_VERSION"))
         .config(config)
         .instructions("A test server: every MCP feature with the conformance suite's fixture names.");
+    if let Some(dir) = skills_dir {
+        b = b.skills_dir(dir);
+    }
     let b = tools(b);
     let b = resources(b);
     let b = prompts(b);
@@ -57,10 +61,9 @@ pub fn server_with(config: oxmcp::server::ServerConfig) -> Server {
             let values: Vec<String> = candidates.iter().filter(|c| c.starts_with(prefix)).map(|c| c.to_string()).collect();
             Ok(Completion { total: Some(values.len() as u64), has_more: Some(false), values, ..Default::default() })
         })
-        .build()
-        .expect("the everything server's schemas compile");
+        .build()?;
     add_list_triggers(&server);
-    server
+    Ok(server)
 }
 
 fn simple_prompt() -> Prompt {

@@ -46,6 +46,10 @@ enum Command {
         /// With --stdio: add a `crash` tool that ends the process (for fault-handling tests).
         #[arg(long, requires = "stdio")]
         with_crash_tool: bool,
+        /// Also serve every skill under this directory (each directory holding a
+        /// `SKILL.md`, at its path relative to DIR); links leaving DIR are not served.
+        #[arg(long, value_name = "DIR")]
+        skills_dir: Option<std::path::PathBuf>,
         /// With --auth-issuer: also a `whoami` tool naming the token's subject.
         #[command(flatten)]
         serve_auth: oxmcp_cli::oauth::ServeAuthArgs,
@@ -267,7 +271,7 @@ async fn shared_store(url: Option<&str>) -> Result<Option<std::sync::Arc<dyn oxm
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::EverythingServer { stdio, http, stateless, json_response, redis, with_crash_tool, serve_auth } => {
+        Command::EverythingServer { stdio, http, stateless, json_response, redis, with_crash_tool, skills_dir, serve_auth } => {
             if !stdio && http.is_none() {
                 bail!("choose a transport: --stdio or --http ADDR");
             }
@@ -277,7 +281,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 // The requestState key and the tasks, shared by every node.
                 server_config = server_config.shared_through(store).await?;
             }
-            let server = oxmcp_cli::everything::server_with(server_config);
+            let server = oxmcp_cli::everything::server_with(server_config, skills_dir.as_deref())
+                .context("cannot serve the skills directory")?;
             let ticker = server.clone();
             // Subscribers of test://watched-resource hear about an update every few seconds.
             tokio::spawn(async move {

@@ -223,3 +223,29 @@ fn a_child_servers_stderr_reaches_the_user() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("the server starts"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[cfg(unix)]
+#[test]
+fn the_everything_server_serves_a_skills_directory_without_links_that_leave_it() {
+    let root = std::env::temp_dir().join(format!("oxmcp-cli-skills-{}", std::process::id()));
+    let skill = root.join("skills/deploy");
+    std::fs::create_dir_all(skill.join("refs")).unwrap();
+    std::fs::write(skill.join("SKILL.md"), "---\nname: deploy\ndescription: How we deploy\n---\nShip it.\n").unwrap();
+    std::fs::write(root.join("creds.txt"), "secret").unwrap();
+    std::os::unix::fs::symlink(root.join("creds.txt"), skill.join("refs/creds.txt")).unwrap();
+    std::os::unix::fs::symlink(root.join("nowhere"), skill.join("refs/dangling.md")).unwrap();
+    let dir = root.join("skills");
+    let serve = ["--", OXMCP, "everything-server", "--stdio", "--skills-dir", dir.to_str().unwrap()];
+    let read = |uri: &str| {
+        let mut args = vec!["read", "--json", uri];
+        args.extend(serve);
+        Command::new(OXMCP).args(&args).output().unwrap()
+    };
+    let served = read("skill://deploy/SKILL.md");
+    assert!(served.status.success(), "{}", String::from_utf8_lossy(&served.stderr));
+    assert!(String::from_utf8_lossy(&served.stdout).contains("Ship it."));
+    let leaked = read("skill://deploy/refs/creds.txt");
+    assert!(!leaked.status.success(), "a link leaving the directory is not served");
+    assert!(!String::from_utf8_lossy(&leaked.stdout).contains("secret"));
+    std::fs::remove_dir_all(root).unwrap();
+}

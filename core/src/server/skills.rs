@@ -53,11 +53,14 @@ impl SkillBundle {
     }
 
     /// The skill in directory `dir` (every file under it, nested skills' included, as the
-    /// extension's complete manifest asks), at `skill_path`.
+    /// extension's complete manifest asks), at `skill_path`. A symlink is served only when
+    /// what it points to is a file inside `dir`: a link leaving the directory (to
+    /// credentials elsewhere, say) or pointing nowhere is left out, with a warning.
     pub fn from_dir(skill_path: impl Into<String>, dir: &Path) -> Result<Self> {
         let mut bundle = SkillBundle::new(skill_path);
         let mut pending = vec![dir.to_path_buf()];
         let mut total = 0u64;
+        let root = dir.canonicalize().map_err(|e| io_error(dir, e))?;
         while let Some(at) = pending.pop() {
             for entry in std::fs::read_dir(&at).map_err(|e| io_error(&at, e))? {
                 let entry = entry.map_err(|e| io_error(&at, e))?;
@@ -67,8 +70,17 @@ impl SkillBundle {
                     pending.push(path);
                     continue;
                 }
+                // What the path resolves to must stay inside the directory.
+                let Ok(resolved) = path.canonicalize() else {
+                    tracing::warn!("skill file {} points nowhere: not served", path.display());
+                    continue;
+                };
+                if !resolved.starts_with(&root) {
+                    tracing::warn!("skill file {} points outside {}: not served", path.display(), dir.display());
+                    continue;
+                }
                 // Regular files, or symlinks to them (a FIFO would block the read forever).
-                let meta = std::fs::metadata(&path).map_err(|e| io_error(&path, e))?;
+                let meta = std::fs::metadata(&resolved).map_err(|e| io_error(&path, e))?;
                 if !meta.is_file() {
                     continue;
                 }
@@ -81,7 +93,7 @@ impl SkillBundle {
                     )));
                 }
                 let relative = path.strip_prefix(dir).expect("under dir").to_string_lossy().replace('\\', "/");
-                let bytes = std::fs::read(&path).map_err(|e| io_error(&path, e))?;
+                let bytes = std::fs::read(&resolved).map_err(|e| io_error(&path, e))?;
                 bundle.files.insert(relative, bytes);
             }
         }
@@ -365,6 +377,24 @@ mod tests {
         assert_eq!(found.unwrap(), 1);
         let bundle = SkillBundle::from_dir("refunds", &skill).unwrap();
         assert_eq!(bundle.files.keys().collect::<Vec<_>>(), ["SKILL.md"]);
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_leaving_the_directory_or_pointing_nowhere_are_not_served() {
+        let root = std::env::temp_dir().join(format!("oxmcp-skill-links-{}", std::process::id()));
+        let skill = root.join("refunds");
+        std::fs::create_dir_all(skill.join("refs")).unwrap();
+        std::fs::write(skill.join("SKILL.md"), MD).unwrap();
+        std::fs::write(skill.join("refs/policy.md"), "30 days").unwrap();
+        std::fs::write(root.join("creds.txt"), "secret").unwrap();
+        std::os::unix::fs::symlink(root.join("creds.txt"), skill.join("refs/creds.txt")).unwrap();
+        std::os::unix::fs::symlink(skill.join("refs/policy.md"), skill.join("policy-link.md")).unwrap();
+        std::os::unix::fs::symlink(root.join("gone"), skill.join("dangling.md")).unwrap();
+        let bundle = SkillBundle::from_dir("refunds", &skill).expect("a dangling link does not stop the server");
+        assert_eq!(bundle.files.keys().collect::<Vec<_>>(), ["SKILL.md", "policy-link.md", "refs/policy.md"]);
+        assert_eq!(SkillBundle::all_in_dir(&root).unwrap()[0].files.len(), 3);
         std::fs::remove_dir_all(root).unwrap();
     }
 
