@@ -275,7 +275,7 @@ async fn stateless_request(
     let request_meta = RequestMeta::from_params(req.params.as_ref())?;
     let method = req.method.as_str();
     let key = &server.inner.state_key;
-    let round = Arc::new(InputRound::from_params(key, method, req.params.as_ref())?);
+    let round = Arc::new(InputRound::from_params(key, method, req.params.as_ref()).await?);
     // The handler's own token: ending a round cancels it without cancelling the request
     // (a cancelled request gets no answer).
     let cancel = req.cancel.child_token();
@@ -307,6 +307,7 @@ async fn stateless_request(
                 _ = round.input_needed() => {
                     cancel.cancel();
                     let _ = tokio::time::timeout(server.inner.config.session.cancelled_handler_grace, &mut work).await;
+                    key.before_sealing().await;
                     return to_value(&round.input_required(key));
                 }
             }

@@ -13,18 +13,13 @@
 //!
 //! The answers gathered so far travel in `requestState`, sealed with HMAC-SHA256 under the
 //! server's key, bound to the method and the tool/prompt name or resource URI, and valid for
-//! [`STATE_TTL`]: a client cannot forge or replay another request's answers, and the server
+//! [`STATE_TTL`](super::STATE_TTL): a client cannot forge or replay another request's answers, and the server
 //! keeps nothing between rounds.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
-use hmac::{Hmac, Mac};
 use serde_json::{json, Map, Value};
-use sha2::Sha256;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -32,66 +27,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 use crate::protocol::{methods, ErrorObject, InputRequiredResult, RESULT_INPUT_REQUIRED};
 
-/// How long a `requestState` stays valid.
-pub const STATE_TTL: Duration = Duration::from_secs(15 * 60);
-
-/// The secret that seals `requestState`: random per server unless configured (servers
-/// behind a load balancer share one so any instance accepts another's state).
-#[derive(Clone)]
-pub struct StateKey([u8; 32]);
-
-impl std::fmt::Debug for StateKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StateKey(..)") // never print the secret
-    }
-}
-
-impl StateKey {
-    /// A fresh random key.
-    pub fn random() -> Self {
-        use rand::RngCore;
-        let mut k = [0u8; 32];
-        rand::rng().fill_bytes(&mut k); // ThreadRng: a CSPRNG seeded by the OS
-        StateKey(k)
-    }
-
-    /// A key from 32 secret bytes.
-    pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        StateKey(bytes)
-    }
-
-    fn mac(&self, payload: &str) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes a key of any length");
-        mac.update(payload.as_bytes());
-        mac
-    }
-
-    fn seal(&self, binding: &str, answers: &Map<String, Value>) -> String {
-        let expires = (SystemTime::now() + STATE_TTL).duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let payload = URL_SAFE_NO_PAD.encode(json!({"b": binding, "a": answers, "x": expires}).to_string());
-        let tag = URL_SAFE_NO_PAD.encode(self.mac(&payload).finalize().into_bytes());
-        format!("{payload}.{tag}")
-    }
-
-    /// The answers a `requestState` carries, if it is ours, untampered, for this request
-    /// and not expired.
-    fn open(&self, state: &str, binding: &str) -> Result<Map<String, Value>, ErrorObject> {
-        let bad = |why: &str| ErrorObject::invalid_params(format!("invalid requestState: {why}"));
-        let (payload, tag) = state.split_once('.').ok_or_else(|| bad("malformed"))?;
-        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| bad("malformed"))?;
-        self.mac(payload).verify_slice(&tag).map_err(|_| bad("integrity check failed"))?;
-        let body: Value =
-            URL_SAFE_NO_PAD.decode(payload).ok().and_then(|b| serde_json::from_slice(&b).ok()).ok_or_else(|| bad("malformed"))?;
-        if body["b"] != binding {
-            return Err(bad("issued for a different request"));
-        }
-        let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        if body["x"].as_u64().is_none_or(|x| x < now) {
-            return Err(bad("expired"));
-        }
-        Ok(body["a"].as_object().cloned().unwrap_or_default())
-    }
-}
+use super::state_key::StateKey;
 
 /// One round of a multi round-trip request: the answers so far, and what the handler
 /// asked that has no answer yet.
@@ -107,11 +43,11 @@ pub(crate) struct InputRound {
 impl InputRound {
     /// Reads the retry's `requestState` (verified) and `inputResponses`, for a request of
     /// `method` on `params`.
-    pub(crate) fn from_params(key: &StateKey, method: &str, params: Option<&Value>) -> Result<InputRound, ErrorObject> {
+    pub(crate) async fn from_params(key: &StateKey, method: &str, params: Option<&Value>) -> Result<InputRound, ErrorObject> {
         let target = params.and_then(|p| p.get("name").or_else(|| p.get("uri"))).and_then(Value::as_str).unwrap_or("");
         let binding = format!("{method}\n{target}");
         let mut answers = match params.and_then(|p| p.get("requestState")).and_then(Value::as_str) {
-            Some(state) => key.open(state, &binding)?,
+            Some(state) => key.open_shared(state, &binding).await?,
             None => Map::new(),
         };
         if let Some(Value::Object(responses)) = params.and_then(|p| p.get("inputResponses")) {
@@ -162,25 +98,5 @@ impl InputRound {
             meta: None,
             extra: Map::new(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn request_state_is_sealed_bound_and_checked() {
-        let key = StateKey::random();
-        let answers: Map<String, Value> = serde_json::from_value(json!({"user": {"action": "accept"}})).unwrap();
-        let state = key.seal("tools/call\nx", &answers);
-        assert_eq!(key.open(&state, "tools/call\nx").unwrap(), answers);
-        assert!(key.open(&state, "tools/call\ny").unwrap_err().message.contains("different request"));
-        assert!(key.open(&format!("{state}-TAMPERED"), "tools/call\nx").unwrap_err().message.contains("integrity"));
-        let (payload, tag) = state.split_once('.').unwrap();
-        let forged = URL_SAFE_NO_PAD.encode(json!({"b": "tools/call\nx", "a": {"user": 1}, "x": u64::MAX}).to_string());
-        assert!(key.open(&format!("{forged}.{tag}"), "tools/call\nx").is_err(), "a new payload under an old tag");
-        assert!(StateKey::random().open(&state, "tools/call\nx").is_err(), "another server's key");
-        assert_ne!(payload, "");
     }
 }

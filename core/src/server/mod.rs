@@ -37,6 +37,7 @@ mod middleware;
 mod mount;
 mod registry;
 mod skills;
+mod state_key;
 pub mod tasks;
 mod uri_template;
 
@@ -49,10 +50,10 @@ use serde_json::json;
 
 pub use context::{ClientState, RequestContext};
 pub use handler::{Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
-pub use input_required::{StateKey, STATE_TTL};
 pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
 pub use middleware::{Middleware, Next, Reply};
 pub use skills::SkillBundle;
+pub use state_key::{StateKey, STATE_TTL};
 pub use uri_template::UriTemplate;
 
 use crate::error::Result;
@@ -119,8 +120,7 @@ impl ServerConfig {
         mut self,
         store: &Arc<dyn crate::store::SharedStore>,
     ) -> std::result::Result<Self, crate::store::StoreError> {
-        let key = store.shared_secret("request-state").await?;
-        self.state_key = Some(StateKey::from_bytes(key));
+        self.state_key = Some(StateKey::shared(store).await?);
         self.tasks.store = Arc::new(tasks::SharedTaskStore::new(store.clone()));
         Ok(self)
     }

@@ -25,7 +25,6 @@ struct State {
     sessions: HashMap<String, (Bytes, Instant)>,
     logs: HashMap<String, Log>,
     cursors: HashMap<String, u64>,
-    secrets: HashMap<String, [u8; 32]>,
     values: HashMap<String, (Bytes, Option<Instant>)>,
 }
 
@@ -52,6 +51,14 @@ impl State {
 
 fn ready<T: Send + 'static>(v: T) -> BoxFuture<'static, T> {
     Box::pin(std::future::ready(v))
+}
+
+impl MemoryStore {
+    /// Forgets everything it holds, as a Redis server restarted without persistence does
+    /// (the bus stays: its subscribers hear what is published from now on).
+    pub fn clear(&self) {
+        *self.state.lock().unwrap() = State::default();
+    }
 }
 
 impl SharedStore for MemoryStore {
@@ -161,11 +168,6 @@ impl SharedStore for MemoryStore {
         s.values.insert(key.to_string(), (new, until));
         ready(Ok(true))
     }
-
-    fn shared_secret(&self, name: &str) -> BoxFuture<'_, StoreResult<[u8; 32]>> {
-        let key = *self.state.lock().unwrap().secrets.entry(name.to_string()).or_insert_with(super::random_secret);
-        ready(Ok(key))
-    }
 }
 
 #[cfg(test)]
@@ -189,14 +191,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn sessions_expire_and_secrets_are_shared() {
+    async fn sessions_expire() {
         let store = MemoryStore::default();
         store.put_session("a", Bytes::from("r"), Duration::from_millis(30)).await.unwrap();
         assert!(store.get_session("a", Duration::from_millis(30)).await.unwrap().is_some());
         tokio::time::sleep(Duration::from_millis(60)).await;
         assert!(store.get_session("a", Duration::from_secs(1)).await.unwrap().is_none());
-        assert_eq!(store.shared_secret("k").await.unwrap(), store.shared_secret("k").await.unwrap());
-        assert_ne!(store.shared_secret("k").await.unwrap(), store.shared_secret("j").await.unwrap());
         assert_eq!(store.cursor("c", Some(5), Duration::from_secs(1)).await.unwrap(), 5);
         assert_eq!(store.cursor("c", Some(3), Duration::from_secs(1)).await.unwrap(), 5, "a cursor never goes back");
     }

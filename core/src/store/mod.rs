@@ -148,10 +148,6 @@ pub trait SharedStore: Send + Sync + 'static {
         new: Bytes,
         ttl: Option<Duration>,
     ) -> BoxFuture<'_, StoreResult<bool>>;
-
-    /// The secret shared by every node under `name`: made (32 random bytes) by the first
-    /// node that asks, read by the others.
-    fn shared_secret(&self, name: &str) -> BoxFuture<'_, StoreResult<[u8; 32]>>;
 }
 
 /// What a node hears on the bus.

@@ -313,14 +313,4 @@ impl SharedStore for RedisStore {
             Ok(bounded(call.invoke_async::<i64>(&mut conn)).await? == 1)
         })
     }
-
-    fn shared_secret(&self, name: &str) -> BoxFuture<'_, StoreResult<[u8; 32]>> {
-        let key = self.key("k", name);
-        let mut conn = self.conn.clone();
-        Box::pin(async move {
-            let _: bool = bounded(conn.set_nx(&key, super::random_secret().as_slice())).await?;
-            let got: Vec<u8> = bounded(conn.get(&key)).await?;
-            got.try_into().map_err(|_| StoreError(format!("{key} does not hold a 32-byte secret")))
-        })
-    }
 }
