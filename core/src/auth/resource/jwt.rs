@@ -2,9 +2,10 @@
 //! `iss`, for this server's audience, not expired (a small leeway for clock skew). The
 //! keys come from the issuer's JWKS, found through its metadata, kept, and fetched again
 //! when a token names a key id not yet seen (at most every few seconds: a flood of
-//! made-up key ids does not become a flood of fetches).
+//! made-up key ids does not become a flood of fetches). A fetch holds up only the tokens
+//! waiting for a key it may bring: tokens of known keys verify meanwhile.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::JwkSet;
@@ -27,14 +28,11 @@ pub struct JwtVerifier {
     /// Clock skew allowed on `exp` and `nbf`.
     pub leeway: Duration,
     http: reqwest::Client,
-    keys: tokio::sync::Mutex<Keys>,
+    /// The keys last fetched (or given): read without waiting for a fetch.
+    keys: RwLock<Option<Arc<JwkSet>>>,
+    /// Held while fetching, with when the last fetch began: one fetch at a time.
+    fetching: tokio::sync::Mutex<Option<Instant>>,
     jwks_uri: Mutex<Option<String>>,
-}
-
-#[derive(Default)]
-struct Keys {
-    set: Option<JwkSet>,
-    fetched: Option<Instant>,
 }
 
 impl JwtVerifier {
@@ -46,7 +44,8 @@ impl JwtVerifier {
             audience: audience.into(),
             leeway: Duration::from_secs(30),
             http: http_client(),
-            keys: tokio::sync::Mutex::new(Keys::default()),
+            keys: RwLock::new(None),
+            fetching: tokio::sync::Mutex::new(None),
             jwks_uri: Mutex::new(None),
         }
     }
@@ -60,10 +59,8 @@ impl JwtVerifier {
     /// The same verifier with these keys (no JWKS fetched while they hold the token's
     /// key): for keys distributed by other means.
     pub fn with_keys(self, keys: JwkSet) -> Self {
-        if let Ok(mut k) = self.keys.try_lock() {
-            k.set = Some(keys);
-            k.fetched = Some(Instant::now());
-        }
+        *self.keys.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(keys));
+        *self.fetching.try_lock().expect("nothing fetches before the verifier is built") = Some(Instant::now());
         self
     }
 
@@ -84,38 +81,42 @@ impl JwtVerifier {
         Err(Error::new(ErrorKind::Protocol, format!("the issuer {:?} publishes no metadata", self.issuer)))
     }
 
-    /// The key for `kid` (any key of the algorithm's family when the token names none).
+    /// The key for `kid` among the keys held now, if there.
+    fn known_key(&self, kid: Option<&str>, alg: Algorithm) -> Option<Result<DecodingKey>> {
+        let set = self.keys.read().unwrap_or_else(|e| e.into_inner()).clone()?;
+        let found = match kid {
+            Some(k) => set.find(k),
+            None => {
+                set.keys.iter().find(|j| j.is_supported() && DecodingKey::from_jwk(j).is_ok_and(|_| family(j) == family_of(alg)))
+            }
+        }?;
+        Some(DecodingKey::from_jwk(found).map_err(|e| refused(format!("the issuer's key is unusable: {e}"))))
+    }
+
+    /// The key for `kid` (any key of the algorithm's family when the token names none),
+    /// fetching the issuer's keys when they do not hold it and were not fetched lately.
     async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey> {
-        let mut keys = self.keys.lock().await;
-        for attempt in 0..2 {
-            if let Some(set) = &keys.set {
-                let found = match kid {
-                    Some(k) => set.find(k),
-                    None => set
-                        .keys
-                        .iter()
-                        .find(|j| j.is_supported() && DecodingKey::from_jwk(j).is_ok_and(|_| family(j) == family_of(alg))),
-                };
-                if let Some(jwk) = found {
-                    return DecodingKey::from_jwk(jwk).map_err(|e| refused(format!("the issuer's key is unusable: {e}")));
-                }
-            }
-            let recent = keys.fetched.is_some_and(|t| t.elapsed() < REFETCH_AFTER);
-            if attempt == 1 || recent {
-                break;
-            }
-            // Counted before the fetch: a failing one is not tried again at once either.
-            keys.fetched = Some(Instant::now());
-            let uri = self.jwks_uri().await?;
-            let body = get_document(&self.http, "JWKS", &uri, &[])
-                .await?
-                .ok_or_else(|| Error::new(ErrorKind::Protocol, format!("the JWKS at {uri} is missing")))?;
-            keys.set = Some(
-                serde_json::from_slice(&body)
-                    .map_err(|e| Error::new(ErrorKind::Protocol, format!("invalid JWKS at {uri}: {e}")))?,
-            );
+        if let Some(key) = self.known_key(kid, alg) {
+            return key;
         }
-        Err(refused("the token is signed by a key the issuer does not publish"))
+        // Only tokens of unknown keys wait here, one fetch at a time.
+        let mut fetched = self.fetching.lock().await;
+        if let Some(key) = self.known_key(kid, alg) {
+            return key; // a fetch that ended while this one waited brought it
+        }
+        if fetched.is_some_and(|t| t.elapsed() < REFETCH_AFTER) {
+            return Err(refused("the token is signed by a key the issuer does not publish"));
+        }
+        // Counted before the fetch: a failing one is not tried again at once either.
+        *fetched = Some(Instant::now());
+        let uri = self.jwks_uri().await?;
+        let body = get_document(&self.http, "JWKS", &uri, &[])
+            .await?
+            .ok_or_else(|| Error::new(ErrorKind::Protocol, format!("the JWKS at {uri} is missing")))?;
+        let set: JwkSet =
+            serde_json::from_slice(&body).map_err(|e| Error::new(ErrorKind::Protocol, format!("invalid JWKS at {uri}: {e}")))?;
+        *self.keys.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(set));
+        self.known_key(kid, alg).unwrap_or_else(|| Err(refused("the token is signed by a key the issuer does not publish")))
     }
 
     /// Checks `token`; who it speaks for, or why it is refused.
@@ -232,5 +233,58 @@ mod tests {
         )
         .unwrap();
         assert!(v.verify(&hs).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_key_fetch_holds_up_no_token_of_a_known_key() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let (k1, jwk1) = key(1);
+        let (k3, jwk3) = key(3);
+        // A JWKS endpoint whose second answer (the refetch) waits until released.
+        let release = Arc::new(tokio::sync::Notify::new());
+        let served = Arc::new(AtomicUsize::new(0));
+        let app = {
+            let (release, served) = (release.clone(), served.clone());
+            axum::Router::new().route(
+                "/jwks",
+                axum::routing::get(move || {
+                    let (release, served, jwk1, jwk3) = (release.clone(), served.clone(), jwk1.clone(), jwk3.clone());
+                    async move {
+                        let json = |v: Value| ([(axum::http::header::CONTENT_TYPE, "application/json")], v.to_string());
+                        if served.fetch_add(1, Ordering::SeqCst) == 0 {
+                            return json(json!({"keys": [jwk1]}));
+                        }
+                        release.notified().await;
+                        json(json!({"keys": [jwk1, jwk3]}))
+                    }
+                }),
+            )
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/jwks", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let v = Arc::new(JwtVerifier::new(ISS, AUD).with_jwks_uri(url));
+        let now = crate::auth::store::now_secs();
+        let claims = json!({"iss": ISS, "aud": AUD, "exp": now + 60, "sub": "u1"});
+        let good = sign(&k1, "k1", claims.clone());
+        v.verify(&good).await.unwrap(); // the first fetch
+        *v.fetching.lock().await = None; // as if the last fetch were long ago
+                                         // A token of a key not seen yet: its refetch hangs at the issuer...
+        let rotated = sign(&k3, "k3", claims);
+        let waiting = tokio::spawn({
+            let v = v.clone();
+            async move { v.verify(&rotated).await }
+        });
+        while served.load(Ordering::SeqCst) < 2 {
+            tokio::task::yield_now().await;
+        }
+        // ...while tokens of the known key pass.
+        for _ in 0..3 {
+            let passed = tokio::time::timeout(Duration::from_secs(10), v.verify(&good)).await;
+            assert!(passed.expect("not held up by the fetch").is_ok());
+        }
+        assert!(!waiting.is_finished());
+        release.notify_one();
+        assert_eq!(waiting.await.unwrap().unwrap().subject.as_deref(), Some("u1"), "the new key came with the fetch");
     }
 }
