@@ -897,3 +897,47 @@ async fn the_http_client_mirrors_names_and_annotated_arguments_into_headers() {
     client.close().await;
     http.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_server_slow_to_start_is_waited_for_in_the_era_it_answers() {
+    // The server starts reading well after the probe's liveness check: it answers the
+    // probe then, and the client takes the era of that answer (it used to give up after
+    // the check and offer initialize instead).
+    let (a, b) = MemoryTransport::pair();
+    let slow = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        server().serve(a)
+    });
+    let client = Client::builder("t", "1").discover_timeout(Duration::from_millis(100)).connect(b).await.unwrap();
+    assert_eq!(client.era(), Era::Stateless);
+    assert_eq!(client.server_info().name, "both-eras");
+    client.close().await;
+    drop(slow.await);
+}
+
+#[tokio::test]
+async fn a_live_server_ignoring_the_probe_is_taken_for_an_older_one() {
+    let (a, b) = MemoryTransport::pair();
+    let (mut rx, mut tx) = a.split();
+    // An older server that leaves unknown methods unanswered, but answers ping and
+    // initialize.
+    let older = tokio::spawn(async move {
+        while let Ok(bytes) = rx.recv().await {
+            let m: Value = serde_json::from_slice(&bytes).unwrap();
+            let result = match m["method"].as_str() {
+                Some("ping") => json!({}),
+                Some("initialize") => json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                                            "serverInfo": {"name": "older", "version": "1"}}),
+                _ => continue,
+            };
+            let answer = json!({"jsonrpc": "2.0", "id": m["id"], "result": result});
+            tx.send(Outbound { bytes: Bytes::from(answer.to_string()), route: Default::default() }).await.unwrap();
+            tx.flush().await.unwrap();
+        }
+    });
+    let client = Client::builder("t", "1").discover_timeout(Duration::from_millis(100)).connect(b).await.unwrap();
+    assert_eq!(client.era(), Era::Session);
+    assert_eq!(client.server_info().name, "older");
+    client.close().await;
+    older.abort();
+}

@@ -74,8 +74,11 @@ impl ClientBuilder {
         self
     }
 
-    /// How long [`Era::Auto`] waits for the `server/discover` answer before it takes the
-    /// server for an older one that ignores unknown methods (default 10 s).
+    /// How long [`Era::Auto`] waits for the `server/discover` answer before it checks with
+    /// a `ping` whether the server is still starting or is an older one that ignores
+    /// unknown methods (default 10 s). A server that answers the ping but not the probe
+    /// is taken for an older one; one that answers neither is waited for, up to the
+    /// session's request timeout.
     pub fn discover_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.discover_timeout = timeout;
         self

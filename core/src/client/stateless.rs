@@ -105,10 +105,33 @@ pub(crate) fn base_meta(info: &Implementation, capabilities: &ClientCapabilities
 
 /// Sends `server/discover`. `Ok(None)`: the server answered, but not in the stateless
 /// era (an error, or no 2026-07-28 among its versions), so it is an older server.
-pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Duration) -> Result<Option<DiscoverResult>> {
+///
+/// A server that has not answered after `liveness` is either still starting (a `uvx`
+/// launch on a cold cache takes longer) or an older one that ignores unknown methods. A
+/// `ping` tells them apart: a live server answers it (an error is an answer too), and
+/// one still starting answers neither yet. So the probe goes on until the server answers
+/// it, or answers the ping without it, or the session's request timeout passes: a slow
+/// server is never taken for an older one and then offered the other era.
+pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, liveness: Duration) -> Result<Option<DiscoverResult>> {
     let params = json!({ "_meta": base });
-    let options = RequestOptions::default().timeout(timeout);
-    let mut answer = peer.request(methods::SERVER_DISCOVER, Some(params.clone()), options.clone()).await;
+    let probe = peer.request(methods::SERVER_DISCOVER, Some(params.clone()), RequestOptions::default());
+    tokio::pin!(probe);
+    let mut answer = tokio::select! {
+        answer = &mut probe => answer,
+        _ = tokio::time::sleep(liveness) => {
+            let ping = peer.request(methods::PING, None, RequestOptions::default());
+            tokio::pin!(ping);
+            tokio::select! {
+                biased;
+                answer = &mut probe => answer,
+                pong = &mut ping => match pong {
+                    Ok(_) => return ignored_probe(),
+                    Err(e) if e.rpc().is_some() => return ignored_probe(),
+                    Err(_) => probe.await, // no answer to either: the probe's own outcome
+                },
+            }
+        }
+    };
     // -32022 lists the versions the server speaks. When ours is among them the refusal
     // was not about the version we sent (a gateway routing by version, a server
     // restarting with a new list): ask once more rather than give up the newer era.
@@ -118,7 +141,7 @@ pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Du
                 "server/discover refused with -32022 although it lists {}: asking again",
                 ProtocolVersion::STATELESS.as_str()
             );
-            answer = peer.request(methods::SERVER_DISCOVER, Some(params), options).await;
+            answer = peer.request(methods::SERVER_DISCOVER, Some(params), RequestOptions::default()).await;
         }
     }
     match answer {
@@ -139,6 +162,12 @@ pub(crate) async fn discover(peer: &Peer, base: &Map<String, Value>, timeout: Du
             Ok(None)
         }
     }
+}
+
+/// A live server that left `server/discover` unanswered: an older one.
+fn ignored_probe() -> Result<Option<DiscoverResult>> {
+    tracing::debug!("the server answers ping but not server/discover: an older server");
+    Ok(None)
 }
 
 /// Whether `e` is an unsupported-version error (-32022) whose `data.supported` names the
