@@ -151,3 +151,60 @@ fn clients_that_close_before_the_answer_do_not_kill_the_server() {
         http.shutdown().await;
     });
 }
+
+#[test]
+fn a_client_that_reads_none_of_its_response_stream_is_cut_off_not_queued_for() {
+    with_default_sigpipe(|| async {
+        // A tool that writes 64 KB log messages until it is cancelled (at most 1,000 of
+        // them, 64 MB, far past what socket buffers hold).
+        let (cancelled_tx, cancelled_rx) = tokio::sync::oneshot::channel::<usize>();
+        let cancelled_tx = std::sync::Mutex::new(Some(cancelled_tx));
+        let server = Server::builder("flood", "1")
+            .tool(Tool::new("flood", "logs until cancelled", json!({"type": "object"})), move |_, ctx| {
+                let tell = cancelled_tx.lock().unwrap().take();
+                async move {
+                    let chunk = serde_json::Value::String("x".repeat(64 * 1024));
+                    for sent in 0..1000 {
+                        if ctx.is_cancelled() {
+                            let _ = tell.map(|t| t.send(sent));
+                            return Ok(CallToolResult::text("cancelled"));
+                        }
+                        let _ = ctx.log(oxmcp::protocol::LoggingLevel::Info, chunk.clone());
+                        tokio::task::yield_now().await;
+                    }
+                    Ok(CallToolResult::text("wrote everything"))
+                }
+            })
+            .build()
+            .unwrap();
+        let config = HttpServerConfig { event_store: None, max_queued_stream_bytes: 1 << 20, ..Default::default() };
+        let http = HttpServer::bind(server, config).await.unwrap();
+        let addr = http.local_addr();
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+        s.write_all(init_request(addr, &init.to_string(), None).as_bytes()).await.unwrap();
+        let mut head = vec![0u8; 4096];
+        let n = s.read(&mut head).await.unwrap();
+        let head = String::from_utf8_lossy(&head[..n]).to_string();
+        let sid = head.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_string();
+        drop(s);
+        // The call, on a connection never read from again.
+        let mut silent = TcpStream::connect(addr).await.unwrap();
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "flood", "arguments": {}}});
+        silent.write_all(init_request(addr, &call.to_string(), Some(&sid)).as_bytes()).await.unwrap();
+        // The stream is cut once the session's streams hold 1 MB past what the socket
+        // took, and the handler, whose answer nobody can receive, is cancelled.
+        let sent = timeout(Duration::from_secs(30), cancelled_rx).await.expect("cancelled in time").unwrap();
+        assert!(sent < 1000, "cancelled after {sent} messages");
+        // The session still serves its other streams.
+        let mut other = TcpStream::connect(addr).await.unwrap();
+        let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+        other.write_all(init_request(addr, &ping.to_string(), Some(&sid)).as_bytes()).await.unwrap();
+        let mut answer = vec![0u8; 4096];
+        let n = timeout(Duration::from_secs(5), other.read(&mut answer)).await.unwrap().unwrap();
+        assert!(String::from_utf8_lossy(&answer[..n]).contains("200 OK"));
+        drop(silent);
+        http.shutdown().await;
+    });
+}

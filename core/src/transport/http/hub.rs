@@ -16,6 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::sse::{self, EventStore, StreamHandle, StreamId, StreamKey};
+use super::stream_queue::{queue, QueueSender, Refused, StreamBudget};
 use crate::protocol::{Message, RequestId};
 use crate::store::LogEntry;
 use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
@@ -42,6 +43,8 @@ pub(crate) struct Hub {
     pub(crate) headers: super::headers::RequestHeaders,
     /// A session other nodes serve too: its events go to the shared logs.
     pub(crate) shared: Option<SharedHub>,
+    /// What its streams may hold queued for a client that does not read them.
+    budget: Arc<StreamBudget>,
 }
 
 /// A shared session's hub: where its events go, and what its role is told.
@@ -72,14 +75,14 @@ impl HubState {
 }
 
 impl Stream {
-    fn new(sender: Option<mpsc::UnboundedSender<Bytes>>, pending: HashSet<RequestId>, json: bool) -> Stream {
+    fn new(sender: Option<QueueSender>, pending: HashSet<RequestId>, json: bool) -> Stream {
         Stream { sender, pending, seq: 0, json, raw: false, first: None }
     }
 }
 
 struct Stream {
     /// The live connection, if any (None while a resumable client reconnects).
-    sender: Option<mpsc::UnboundedSender<Bytes>>,
+    sender: Option<QueueSender>,
     /// Requests carried by this stream and not answered yet.
     pending: HashSet<RequestId>,
     seq: u64,
@@ -109,7 +112,13 @@ pub(crate) struct RawStreamHandle {
 }
 
 impl Hub {
-    pub(crate) fn new(store: Option<Arc<dyn EventStore>>, legacy: bool, protected: bool) -> (Arc<Hub>, HttpSessionTransport) {
+    /// A session's hub; `budget`: the bytes its streams may hold queued.
+    pub(crate) fn new(
+        store: Option<Arc<dyn EventStore>>,
+        legacy: bool,
+        protected: bool,
+        budget: usize,
+    ) -> (Arc<Hub>, HttpSessionTransport) {
         let (tx, rx) = mpsc::unbounded_channel();
         let hub = Arc::new(Hub {
             inbound: tx,
@@ -122,6 +131,7 @@ impl Hub {
             auth: protected.then(crate::auth::SessionAuth::default),
             headers: Default::default(),
             shared: None,
+            budget: StreamBudget::new(budget),
         });
         let transport = HttpSessionTransport { rx, hub: hub.clone() };
         (hub, transport)
@@ -135,6 +145,7 @@ impl Hub {
         standalone: StreamId,
         protected: bool,
         session: SharedSession,
+        budget: usize,
     ) -> (Arc<Hub>, HttpSessionTransport) {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = HubState::default();
@@ -154,6 +165,7 @@ impl Hub {
             auth: protected.then(crate::auth::SessionAuth::default),
             headers: Default::default(),
             shared: Some(SharedHub { writer, session }),
+            budget: StreamBudget::new(budget),
         });
         let transport = HttpSessionTransport { rx, hub: hub.clone() };
         (hub, transport)
@@ -193,7 +205,7 @@ impl Hub {
     /// Opens the stream that will carry the responses to `requests` (registered before the
     /// body reaches the engine, so no response can miss it).
     pub(crate) fn open_request_stream(&self, requests: &[RequestId], json: bool) -> StreamHandle {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = queue(self.budget.clone());
         let mut st = self.state.lock().unwrap();
         let id = st.new_stream_id();
         for r in requests {
@@ -221,7 +233,7 @@ impl Hub {
 
     /// Opens the standalone stream (GET without Last-Event-ID); `None` if one is open.
     pub(crate) fn open_standalone(&self) -> Option<StreamHandle> {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = queue(self.budget.clone());
         let mut st = self.state.lock().unwrap();
         if let Some(existing) = st.standalone {
             if st.streams.get(&existing).is_some_and(|s| s.sender.is_some()) {
@@ -268,9 +280,9 @@ impl Hub {
         let store = self.store.as_ref()?;
         let mut st = self.state.lock().unwrap();
         let replay = store.after(self.key(stream), after)?;
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = queue(self.budget.clone());
         for frame in replay {
-            let _ = tx.send(frame);
+            let _ = tx.push(frame); // stored already: sharing the bytes costs nothing
         }
         let no_standalone = st.standalone.is_none();
         if let Some(s) = st.streams.get_mut(&stream) {
@@ -291,17 +303,7 @@ impl Hub {
         if self.resumable() && !s.json {
             return; // the client may come back with Last-Event-ID
         }
-        let orphans: Vec<RequestId> = s.pending.drain().collect();
-        st.streams.remove(&stream);
-        if st.standalone == Some(stream) {
-            st.standalone = None;
-        }
-        for id in orphans {
-            st.by_request.remove(&id);
-            // Nobody can receive the answer any more: cancel the handler.
-            let reason = "the client closed the response stream".to_string();
-            let _ = self.inbound.send(Box::new(Inbound::Cancelled { request: id, reason }));
-        }
+        self.orphan(&mut st, stream, "the client closed the response stream");
     }
 
     /// Ends the connection of the stream carrying `request` without ending the request:
@@ -344,10 +346,48 @@ impl Hub {
             }
             frame
         };
-        if let Some(tx) = &s.sender {
-            if tx.send(frame).is_err() {
-                s.sender = None;
+        let Some(tx) = &s.sender else { return };
+        match tx.send(frame) {
+            Ok(()) => {}
+            Err(Refused::Gone) => s.sender = None,
+            Err(Refused::OverBudget) => {
+                tracing::warn!(
+                    "an SSE response was cut: the client read none of the {} bytes its session's streams held",
+                    self.budget_limit()
+                );
+                self.cut(st, stream);
             }
+        }
+    }
+
+    fn budget_limit(&self) -> usize {
+        self.budget.limit()
+    }
+
+    /// A stream whose client stopped reading: its connection ends as if the client had
+    /// dropped it (a resumable stream waits for its `Last-Event-ID`; otherwise its
+    /// requests are cancelled, as nobody can receive their answers).
+    fn cut(&self, st: &mut HubState, stream: StreamId) {
+        let Some(s) = st.streams.get_mut(&stream) else { return };
+        s.sender = None;
+        if self.resumable() && !s.json {
+            return;
+        }
+        self.orphan(st, stream, "the client did not read its response stream");
+    }
+
+    /// Ends `stream` for good, cancelling the requests it carried.
+    fn orphan(&self, st: &mut HubState, stream: StreamId, why: &str) {
+        let Some(s) = st.streams.get_mut(&stream) else { return };
+        let orphans: Vec<RequestId> = s.pending.drain().collect();
+        st.streams.remove(&stream);
+        if st.standalone == Some(stream) {
+            st.standalone = None;
+        }
+        for id in orphans {
+            st.by_request.remove(&id);
+            // Nobody can receive the answer any more: cancel the handler.
+            let _ = self.inbound.send(Box::new(Inbound::Cancelled { request: id, reason: why.to_string() }));
         }
     }
 

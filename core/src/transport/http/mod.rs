@@ -21,6 +21,7 @@ mod listener;
 pub mod server;
 mod shared;
 pub mod sse;
+mod stream_queue;
 
 pub use backend::{replica_request_ids, Backend, BackendSession, SessionControl};
 pub use client::HttpClientTransport;

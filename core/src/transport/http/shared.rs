@@ -16,6 +16,7 @@ use bytes::Bytes;
 use tokio::sync::{mpsc, Notify};
 
 use super::sse::{self, StreamHandle, StreamId};
+use super::stream_queue::{queue, QueueSender, StreamBudget};
 use crate::store::{BusMessage, LogEntry, SharedStore};
 
 /// How often a reader looks at its log without being woken (a wake-up lost while the
@@ -31,6 +32,8 @@ pub(crate) struct Node {
     retry_ms: Option<u64>,
     /// The readers of each log on this node, woken when it grows.
     readers: Mutex<HashMap<String, Vec<Weak<Notify>>>>,
+    /// What one stream read here may hold queued (`HttpServerConfig::max_queued_stream_bytes`).
+    pub(crate) stream_budget: usize,
 }
 
 /// The log of stream `stream` of the session whose random tag is `owner`.
@@ -79,7 +82,7 @@ struct Write {
     stream: StreamId,
     log: String,
     entry: LogEntry,
-    local: Option<mpsc::UnboundedSender<Bytes>>,
+    local: Option<QueueSender>,
 }
 
 /// Where a hub writes its events: one task per session keeps them in order, and passes
@@ -89,7 +92,7 @@ struct Write {
 pub(crate) struct LogWriter(mpsc::UnboundedSender<Write>);
 
 impl LogWriter {
-    pub(crate) fn write(&self, stream: StreamId, log: String, entry: LogEntry, local: Option<mpsc::UnboundedSender<Bytes>>) {
+    pub(crate) fn write(&self, stream: StreamId, log: String, entry: LogEntry, local: Option<QueueSender>) {
         let _ = self.0.send(Write { stream, log, entry, local });
     }
 }
@@ -106,8 +109,10 @@ fn frame(stream: StreamId, pos: u64, entry: &LogEntry, retry_ms: Option<u64>) ->
 }
 
 impl Node {
-    pub(crate) fn new(store: Arc<dyn SharedStore>, ttl: Duration, retry_ms: Option<u64>) -> Arc<Node> {
-        Arc::new(Node { store, ttl, retry_ms, readers: Mutex::default() })
+    /// `stream_budget`: the bytes a stream read from its log may hold queued for a client
+    /// that does not read it (past them its connection ends; the client resumes).
+    pub(crate) fn new(store: Arc<dyn SharedStore>, ttl: Duration, retry_ms: Option<u64>, stream_budget: usize) -> Arc<Node> {
+        Arc::new(Node { store, ttl, retry_ms, readers: Mutex::default(), stream_budget })
     }
 
     /// Hears the bus until `stop`: wakes the readers of logs that grew, and hands what
@@ -209,7 +214,7 @@ impl Node {
         after: u64,
         standalone: Option<Arc<AtomicUsize>>,
     ) -> StreamHandle {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = queue(StreamBudget::new(self.stream_budget));
         let node = self.clone();
         let bell = Arc::new(Notify::new());
         self.readers.lock().unwrap().entry(log.clone()).or_default().push(Arc::downgrade(&bell));
@@ -237,7 +242,9 @@ impl Node {
                 for (pos, entry) in entries {
                     at = pos;
                     let Some(frame) = frame(stream, pos, &entry, node.retry_ms) else { return };
-                    if tx.send(frame).is_err() {
+                    // Read on only as fast as the client takes it.
+                    tx.room().await;
+                    if tx.push(frame).is_err() {
                         return;
                     }
                     if entry == LogEntry::Disconnect {
@@ -273,7 +280,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_reader_that_ends_leaves_nothing_in_the_table_of_readers() {
-        let node = Node::new(Arc::new(crate::store::MemoryStore::default()), Duration::from_secs(60), None);
+        let node = Node::new(Arc::new(crate::store::MemoryStore::default()), Duration::from_secs(60), None, 1 << 20);
         let handles: Vec<_> = (0..20).map(|i| node.tail(i, format!("log-{i}"), 0, None)).collect();
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(node.readers.lock().unwrap().len(), 20);

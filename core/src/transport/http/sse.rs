@@ -24,7 +24,7 @@ pub struct StreamKey {
 /// What a POST or GET handler reads its response body from.
 pub(crate) struct StreamHandle {
     pub(crate) id: StreamId,
-    pub(crate) rx: tokio::sync::mpsc::UnboundedReceiver<Bytes>,
+    pub(crate) rx: super::stream_queue::QueueReceiver,
 }
 
 /// Builds an event id.

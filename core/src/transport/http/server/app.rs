@@ -42,7 +42,10 @@ pub(super) struct App {
 
 impl App {
     pub(super) fn new(backend: Arc<dyn Backend>, config: HttpServerConfig) -> Self {
-        let node = config.store.clone().map(|store| Node::new(store, config.session_idle_timeout, config.sse_retry_ms));
+        let node = config
+            .store
+            .clone()
+            .map(|store| Node::new(store, config.session_idle_timeout, config.sse_retry_ms, config.max_queued_stream_bytes));
         App { backend, config, sessions: Mutex::new(HashMap::new()), node }
     }
 

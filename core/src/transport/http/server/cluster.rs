@@ -93,7 +93,8 @@ fn replica(app: &Arc<App>, node: &Arc<Node>, id: &str, record: Record, protected
     let (owner, standalone, restored, user) = (record.owner, record.standalone, record.state.clone(), record.user.clone());
     let mine = Arc::new(Mutex::new(record));
     let shared = SharedSession { saver: saver(node, id, &mine), restored, readers: Default::default() };
-    let (hub, transport) = Hub::new_shared(node.clone(), owner, standalone, protected, shared);
+    let budget = app.config.max_queued_stream_bytes;
+    let (hub, transport) = Hub::new_shared(node.clone(), owner, standalone, protected, shared, budget);
     if let (Some(slot), Some(user)) = (&hub.auth, user) {
         slot.owned_by(user);
     }

@@ -49,6 +49,11 @@ pub struct HttpServerConfig {
     pub body_read_timeout: Duration,
     /// A response the client leaves unread this long ends its connection. Default 30 s.
     pub write_stall_timeout: Duration,
+    /// The bytes a session's SSE responses may hold queued for a client that reads them
+    /// slower than the server writes: past it, the stream that received the message is
+    /// cut (a resumable one can be resumed from its event store). A message with nothing
+    /// queued before it always goes. Default 8 MiB.
+    pub max_queued_stream_bytes: usize,
     /// Protects the endpoint with OAuth: every request needs an access token for this
     /// resource, and the metadata is served at its well-known URL. Default `None`.
     pub auth: Option<Arc<crate::auth::ProtectedResource>>,
@@ -82,6 +87,7 @@ impl Default for HttpServerConfig {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             write_stall_timeout: Duration::from_secs(30),
+            max_queued_stream_bytes: 8 << 20,
             auth: None,
             store: None,
         }

@@ -35,7 +35,7 @@ pub(super) async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) ->
     if !app.make_room() {
         return error(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "too many sessions, all of them busy");
     }
-    let (hub, transport) = Hub::new(None, true, auth.is_some());
+    let (hub, transport) = Hub::new(None, true, auth.is_some(), app.config.max_queued_stream_bytes);
     let handle = hub.open_standalone().expect("a new hub has no stream");
     let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub: hub.clone(), replica: None });
     let user = auth.as_ref().map(guard::Authorized::owner);

@@ -69,17 +69,16 @@ impl Stream for StreamBody {
             Poll::Ready(Some(frame)) => {
                 // Whatever else is queued goes in the same write (e.g. a priming event and
                 // the response right behind it), so the client wakes once.
-                let mut more = match self.handle.rx.try_recv() {
-                    Ok(next) => next,
-                    Err(_) => return Poll::Ready(Some(Ok(frame))),
+                let Some(mut more) = self.handle.rx.try_recv() else {
+                    return Poll::Ready(Some(Ok(frame)));
                 };
                 let mut joined = bytes::BytesMut::with_capacity(frame.len() + more.len());
                 joined.extend_from_slice(&frame);
                 loop {
                     joined.extend_from_slice(&more);
                     match self.handle.rx.try_recv() {
-                        Ok(next) => more = next,
-                        Err(_) => break,
+                        Some(next) => more = next,
+                        None => break,
                     }
                 }
                 Poll::Ready(Some(Ok(joined.freeze())))

@@ -180,7 +180,7 @@ pub(super) async fn post(app: &Arc<App>, h: &HeaderMap, posted: Posted, auth: Op
             )
         }
     };
-    let (hub, transport) = Hub::new(None, false, auth.is_some());
+    let (hub, transport) = Hub::new(None, false, auth.is_some(), app.config.max_queued_stream_bytes);
     let session = app.backend.open(transport, Some(ProtocolVersion::STATELESS));
     if let Err(r) = super::guard::bind(&hub, auth) {
         return r;

@@ -69,7 +69,7 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
     let ids = request_ids(posted.messages());
 
     if app.config.stateless {
-        let (hub, transport) = Hub::new(None, false, auth.is_some());
+        let (hub, transport) = Hub::new(None, false, auth.is_some(), app.config.max_queued_stream_bytes);
         let stateless = (!initializing).then(|| version.unwrap_or(ProtocolVersion::HTTP_DEFAULT));
         let session = app.backend.open(transport, stateless);
         if let Err(r) = guard::bind(&hub, auth) {
@@ -95,7 +95,8 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
                 Err(r) => return r,
             }
         } else {
-            let (hub, transport) = Hub::new(app.config.event_store.clone(), false, auth.is_some());
+            let budget = app.config.max_queued_stream_bytes;
+            let (hub, transport) = Hub::new(app.config.event_store.clone(), false, auth.is_some(), budget);
             let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub, replica: None });
             let id = app.insert(session.clone());
             (session, Some(id))
