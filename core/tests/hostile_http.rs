@@ -22,6 +22,10 @@ fn server() -> Server {
         .tool(Tool::new("echo", "echo", json!({"type": "object"})), |a, _| async move {
             Ok(CallToolResult::text(serde_json::Value::Object(a).to_string()))
         })
+        .tool(Tool::new("hang", "answers once cancelled", json!({"type": "object"})), |_, ctx| async move {
+            ctx.cancelled().await;
+            Ok(CallToolResult::text("cancelled"))
+        })
         .tool(Tool::new("late", "answers after 100 ms, in pieces", json!({"type": "object"})), |_, ctx| async move {
             for i in 0..4 {
                 tokio::time::sleep(Duration::from_millis(25)).await;
@@ -79,26 +83,49 @@ fn half_sent_idle_and_surplus_connections_are_closed() {
         };
         let http = HttpServer::bind(server(), config).await.unwrap();
         let addr = http.local_addr();
-        // Four connections that send half a request head take every slot.
+        // Four connections that send half a request head take every slot...
         let mut held = Vec::new();
         for _ in 0..4 {
             let mut s = TcpStream::connect(addr).await.unwrap();
             s.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n").await.unwrap();
             held.push(s);
+            tokio::time::sleep(Duration::from_millis(10)).await; // opened in this order
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        // A fifth is closed at once rather than left waiting.
-        let mut surplus = TcpStream::connect(addr).await.unwrap();
-        let got = read_to_close(&mut surplus, Duration::from_millis(300)).await;
-        assert!(got.is_empty());
-        // The half-sent requests end at the header-read timeout...
+        // ...yet a newcomer is served: the oldest of them gives way (closed at once).
+        let client = Client::builder("c", "1").connect(HttpClientTransport::new(http.url())).await.unwrap();
+        assert!(client.call_tool("echo", json!({"a": 1})).await.is_ok());
+        assert!(read_to_close(&mut held[0], Duration::from_millis(300)).await.is_empty());
+        client.close().await;
+        // The half-sent requests left end at the header-read timeout.
         for s in &mut held {
             read_to_close(s, Duration::from_secs(5)).await;
         }
-        // ...which makes room for a real client again.
-        let client = Client::builder("c", "1").connect(HttpClientTransport::new(http.url())).await.unwrap();
-        assert!(client.call_tool("echo", json!({"a": 1})).await.is_ok());
-        client.close().await;
+        // Four connections each waiting for a call's answer are busy: none gives way, and
+        // a fifth connection is closed at once rather than left waiting.
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+        s.write_all(init_request(addr, &init.to_string(), None).as_bytes()).await.unwrap();
+        let mut head = vec![0u8; 4096];
+        let n = s.read(&mut head).await.unwrap();
+        let head = String::from_utf8_lossy(&head[..n]).to_string();
+        let sid = head.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_string();
+        drop(s);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let mut busy = Vec::new();
+        for i in 0..4 {
+            let mut s = TcpStream::connect(addr).await.unwrap();
+            let call =
+                json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": "hang", "arguments": {}}});
+            s.write_all(init_request(addr, &call.to_string(), Some(&sid)).as_bytes()).await.unwrap();
+            busy.push(s);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let mut surplus = TcpStream::connect(addr).await.unwrap();
+        let got = read_to_close(&mut surplus, Duration::from_millis(300)).await;
+        assert!(got.is_empty());
+        drop(busy);
+        tokio::time::sleep(Duration::from_millis(100)).await;
 
         // A body that stops half-way gets 408, and the connection ends.
         let mut s = TcpStream::connect(addr).await.unwrap();

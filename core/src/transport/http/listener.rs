@@ -2,15 +2,23 @@
 //! hostile or broken client cannot stretch (a header-read timeout that also ends idle
 //! keep-alive connections, a timeout on writes the client stopped reading), and written
 //! without ever raising SIGPIPE, whatever the host process does with that signal.
+//!
+//! At the cap a newcomer does not get refused while others only hold slots: the oldest
+//! connection with no request under way (idle, or still sending its headers) gives way
+//! to it. Only when every connection is busy with a request is the newcomer closed.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use axum::body::Body;
 use axum::Router;
+use bytes::Bytes;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -28,9 +36,95 @@ pub(super) struct Limits {
     pub(super) write_stall_timeout: Duration,
 }
 
+/// One open connection, as the cap sees it.
+struct Conn {
+    opened: Instant,
+    /// Requests under way (from their headers to the end of their response).
+    busy: AtomicUsize,
+    /// Fired to make it give way to a newcomer.
+    evict: CancellationToken,
+}
+
+/// The open connections.
+#[derive(Default)]
+struct Open {
+    next: u64,
+    conns: HashMap<u64, Arc<Conn>>,
+}
+
+impl Open {
+    fn add(this: &Mutex<Open>) -> (u64, Arc<Conn>) {
+        let mut open = this.lock().unwrap_or_else(|e| e.into_inner());
+        open.next += 1;
+        let conn = Arc::new(Conn { opened: Instant::now(), busy: AtomicUsize::new(0), evict: CancellationToken::new() });
+        let id = open.next;
+        open.conns.insert(id, conn.clone());
+        (id, conn)
+    }
+
+    /// Tells the oldest connection with no request under way to close; whether there was
+    /// one.
+    fn evict_oldest_idle(this: &Mutex<Open>) -> bool {
+        let mut open = this.lock().unwrap_or_else(|e| e.into_inner());
+        let oldest = open
+            .conns
+            .iter()
+            .filter(|(_, c)| c.busy.load(Ordering::SeqCst) == 0 && !c.evict.is_cancelled())
+            .min_by_key(|(_, c)| c.opened)
+            .map(|(&id, _)| id);
+        let Some(conn) = oldest.and_then(|id| open.conns.remove(&id)) else { return false };
+        conn.evict.cancel();
+        true
+    }
+}
+
+/// A request under way on `conn`, until its response body is done.
+struct Busy(Arc<Conn>);
+
+impl Busy {
+    fn new(conn: Arc<Conn>) -> Busy {
+        conn.busy.fetch_add(1, Ordering::SeqCst);
+        Busy(conn)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A response body that holds its connection busy until it is done (an SSE stream that
+/// lasts an hour is not idle).
+struct Tracked {
+    inner: Body,
+    _busy: Busy,
+}
+
+impl http_body::Body for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 /// Accepts connections until `stop` fires, then lets each finish its current exchange.
 pub(super) async fn serve(listener: TcpListener, router: Router, limits: Limits, stop: CancellationToken) {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let open = Arc::new(Mutex::new(Open::default()));
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
@@ -46,30 +140,55 @@ pub(super) async fn serve(listener: TcpListener, router: Router, limits: Limits,
                 continue;
             }
         };
-        // Over the cap the connection is closed at once: a clear failure for the client,
-        // where waiting in the kernel's backlog would look like a hang.
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            tracing::debug!("connection limit of {} reached; closing a new connection", limits.max_connections);
-            drop(tcp);
-            continue;
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            // At the cap, an idle connection gives way (its slot comes free as it closes).
+            Err(_) if Open::evict_oldest_idle(&open) => {
+                match tokio::time::timeout(Duration::from_secs(1), slots.clone().acquire_owned()).await {
+                    Ok(Ok(slot)) => slot,
+                    _ => continue,
+                }
+            }
+            // Every connection busy: the newcomer is closed at once, a clear failure for
+            // the client where waiting in the kernel's backlog would look like a hang.
+            Err(_) => {
+                tracing::debug!("connection limit of {} reached; closing a new connection", limits.max_connections);
+                drop(tcp);
+                continue;
+            }
         };
+        let (id, conn) = Open::add(&open);
         // Without it, clients on other stacks see 40 ms delayed-ACK stalls.
         let _ = tcp.set_nodelay(true);
         let io = TokioIo::new(Guarded { tcp, stall: limits.write_stall_timeout, stalled: None });
-        let service = TowerToHyperService::new(router.clone());
+        let service = {
+            let (router, conn) = (router.clone(), conn.clone());
+            TowerToHyperService::new(tower::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
+                use tower::ServiceExt as _;
+                let busy = Busy::new(conn.clone());
+                let answer = router.clone().oneshot(request);
+                async move {
+                    let response = answer.await?;
+                    Ok::<_, std::convert::Infallible>(response.map(|inner| Body::new(Tracked { inner, _busy: busy })))
+                }
+            }))
+        };
         let mut builder = http1::Builder::new();
         builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
-        let conn = builder.serve_connection(io, service);
-        let stop = stop.clone();
+        let served = builder.serve_connection(io, service);
+        let (stop, open) = (stop.clone(), open.clone());
+        let evicted = conn.evict.clone();
         tokio::spawn(async move {
-            let mut conn = std::pin::pin!(conn);
+            let mut served = std::pin::pin!(served);
             tokio::select! {
-                _ = conn.as_mut() => {}
+                _ = served.as_mut() => {}
+                _ = evicted.cancelled() => {} // dropped: closed at once
                 _ = stop.cancelled() => {
-                    conn.as_mut().graceful_shutdown();
-                    let _ = conn.await;
+                    served.as_mut().graceful_shutdown();
+                    let _ = served.await;
                 }
             }
+            open.lock().unwrap_or_else(|e| e.into_inner()).conns.remove(&id);
             drop(slot);
         });
     }
