@@ -89,50 +89,95 @@ pub struct Event {
     pub retry: Option<u64>,
 }
 
-/// An incremental SSE parser: feed it bytes as they arrive, get whole events out.
-#[derive(Debug, Default)]
+/// An incremental SSE parser: feed it bytes as they arrive, get whole events out. Each
+/// byte is scanned once, however the stream is cut into chunks, and an event that grows
+/// past the limit without ending is refused rather than kept growing.
+#[derive(Debug)]
 pub struct Parser {
     buf: Vec<u8>,
+    /// Where the search for the next blank line resumes (what precedes it holds none).
+    scanned: usize,
+    limit: usize,
 }
 
-impl Parser {
-    /// Adds bytes; returns the events they completed.
-    pub fn push(&mut self, chunk: &[u8]) -> Vec<Event> {
-        self.buf.extend_from_slice(chunk);
-        let mut events = Vec::new();
-        // An event ends at a blank line: "\n\n", "\r\n\r\n" (or mixed).
-        while let Some((end, skip)) = find_blank_line(&self.buf) {
-            let block: Vec<u8> = self.buf.drain(..end + skip).take(end).collect();
-            let text = String::from_utf8_lossy(&block);
-            let mut ev = Event::default();
-            let mut data: Vec<&str> = Vec::new();
-            let mut any = false;
-            for line in text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)) {
-                if line.is_empty() || line.starts_with(':') {
-                    continue;
-                }
-                let (field, value) = line.split_once(':').unwrap_or((line, ""));
-                let value = value.strip_prefix(' ').unwrap_or(value);
-                any = true;
-                match field {
-                    "id" => ev.id = Some(value.to_string()),
-                    "event" => ev.event = Some(value.to_string()),
-                    "data" => data.push(value),
-                    "retry" => ev.retry = value.parse().ok(),
-                    _ => {}
-                }
-            }
-            if any {
-                ev.data = data.join("\n");
-                events.push(ev);
-            }
-        }
-        events
+impl Default for Parser {
+    /// A parser taking events up to the largest message a transport takes (16 MiB), plus
+    /// room for their fields.
+    fn default() -> Self {
+        Parser::with_limit(crate::transport::DEFAULT_MAX_MESSAGE_SIZE + 64 * 1024)
     }
 }
 
-fn find_blank_line(buf: &[u8]) -> Option<(usize, usize)> {
-    let mut i = 0;
+/// An SSE event grew past the parser's limit without ending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventTooLarge(pub usize);
+
+impl std::fmt::Display for EventTooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "an SSE event passed {} bytes without ending", self.0)
+    }
+}
+
+impl std::error::Error for EventTooLarge {}
+
+impl Parser {
+    /// A parser refusing events longer than `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Parser { buf: Vec::new(), scanned: 0, limit }
+    }
+
+    /// Adds bytes; returns the events they completed, or refuses an event that passed the
+    /// limit (the stream should then be dropped: what follows cannot be trusted).
+    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Event>, EventTooLarge> {
+        self.buf.extend_from_slice(chunk);
+        let mut events = Vec::new();
+        let mut start = 0;
+        let mut from = self.scanned;
+        // An event ends at a blank line: "\n\n", "\r\n\r\n" (or mixed).
+        while let Some((end, skip)) = find_blank_line(&self.buf[start..], from) {
+            if let Some(ev) = parse_block(&self.buf[start..start + end]) {
+                events.push(ev);
+            }
+            start += end + skip;
+            from = 0;
+        }
+        self.buf.drain(..start);
+        // A blank line may begin in the last two bytes and end in the next chunk.
+        self.scanned = self.buf.len().saturating_sub(2);
+        if self.buf.len() > self.limit {
+            return Err(EventTooLarge(self.limit));
+        }
+        Ok(events)
+    }
+}
+
+/// One event's lines; `None` for a block of comments only.
+fn parse_block(block: &[u8]) -> Option<Event> {
+    let text = String::from_utf8_lossy(block);
+    let mut ev = Event::default();
+    let mut data: Vec<&str> = Vec::new();
+    let mut any = false;
+    for line in text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)) {
+        if line.is_empty() || line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        any = true;
+        match field {
+            "id" => ev.id = Some(value.to_string()),
+            "event" => ev.event = Some(value.to_string()),
+            "data" => data.push(value),
+            "retry" => ev.retry = value.parse().ok(),
+            _ => {}
+        }
+    }
+    any.then(|| Event { data: data.join("\n"), ..ev })
+}
+
+/// The first blank line in `buf` at or after `from`: where it starts, and its length.
+fn find_blank_line(buf: &[u8], from: usize) -> Option<(usize, usize)> {
+    let mut i = from;
     while i + 1 < buf.len() {
         if buf[i] == b'\n' {
             if buf[i + 1] == b'\n' {
@@ -257,15 +302,36 @@ mod tests {
     #[test]
     fn parser_handles_split_chunks_crlf_and_comments() {
         let mut p = Parser::default();
-        assert!(p.push(b"id: 1-1\nevent: mess").is_empty());
-        let evs = p.push(b"age\ndata: {\"a\":1}\n\n: keepalive\n\nid: 1-2\r\nretry: 500\r\ndata: \r\n\r\ndata: x");
+        assert!(p.push(b"id: 1-1\nevent: mess").unwrap().is_empty());
+        let evs = p.push(b"age\ndata: {\"a\":1}\n\n: keepalive\n\nid: 1-2\r\nretry: 500\r\ndata: \r\n\r\ndata: x").unwrap();
         assert_eq!(evs.len(), 2, "{evs:?}");
         assert_eq!(
             (evs[0].id.as_deref(), evs[0].event.as_deref(), evs[0].data.as_str()),
             (Some("1-1"), Some("message"), "{\"a\":1}")
         );
         assert_eq!((evs[1].id.as_deref(), evs[1].retry, evs[1].data.as_str()), (Some("1-2"), Some(500), ""));
-        assert_eq!(p.push(b"\n\n")[0].data, "x");
+        assert_eq!(p.push(b"\n\n").unwrap()[0].data, "x");
+        // A blank line split across chunks, byte by byte.
+        let mut p = Parser::default();
+        let mut got = Vec::new();
+        for b in b"data: a\r\n\r\ndata: b\n\n" {
+            got.extend(p.push(&[*b]).unwrap());
+        }
+        assert_eq!(got.iter().map(|e| e.data.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn an_event_that_never_ends_is_refused_at_the_limit() {
+        let mut p = Parser::with_limit(1000);
+        for _ in 0..9 {
+            assert!(p.push(&[b'x'; 100]).unwrap().is_empty());
+        }
+        assert_eq!(p.push(&[b'x'; 200]).unwrap_err(), EventTooLarge(1000));
+        // Events that end stay within the limit however many pass.
+        let mut p = Parser::with_limit(1000);
+        for _ in 0..100 {
+            assert_eq!(p.push(&[b"data: ".as_slice(), &[b'y'; 500], b"\n\n"].concat()).unwrap().len(), 1);
+        }
     }
 
     fn key(stream: StreamId) -> StreamKey {

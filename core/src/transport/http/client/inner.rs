@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpClientTransport;
@@ -29,12 +30,27 @@ pub(super) struct State {
     pub(super) reinitialized: bool,
 }
 
+/// Bytes of messages read and not yet taken by the session: past them, reading the HTTP
+/// responses waits, so a server writing faster than the client handles what it sends is
+/// held back by TCP instead of filling this process (the session's own budget for
+/// notifications then holds back this one).
+pub(super) const INBOUND_BUDGET: usize = 4 << 20;
+
+/// The most an error response's body is read for its detail.
+const DETAIL_LIMIT: usize = 64 * 1024;
+
+/// A message for the session, with its share of [`INBOUND_BUDGET`] (given back as the
+/// session takes it).
+pub(super) type Delivery = (Inbound, Option<OwnedSemaphorePermit>);
+
 pub(super) struct Inner {
     pub(super) http: reqwest::Client,
     /// The endpoint, parsed once (not per request).
     pub(super) url: reqwest::Url,
     pub(super) config: HttpClientTransport,
-    pub(super) inbound: mpsc::UnboundedSender<Inbound>,
+    pub(super) inbound: mpsc::UnboundedSender<Delivery>,
+    /// What is left of [`INBOUND_BUDGET`].
+    room: Arc<Semaphore>,
     pub(super) state: Mutex<State>,
     /// Stateless-era requests in flight: cancelling one closes its POST.
     pub(super) stateless_inflight: Mutex<HashMap<RequestId, CancellationToken>>,
@@ -134,7 +150,7 @@ impl Drop for Acknowledged {
 }
 
 impl Inner {
-    pub(super) fn new(config: HttpClientTransport, inbound: mpsc::UnboundedSender<Inbound>) -> (Inner, Result<(), String>) {
+    pub(super) fn new(config: HttpClientTransport, inbound: mpsc::UnboundedSender<Delivery>) -> (Inner, Result<(), String>) {
         let http = reqwest::Client::builder().tcp_nodelay(true).build().unwrap_or_default();
         let parsed = reqwest::Url::parse(&config.url);
         // Never used when the URL is bad: the transport is closed before any request.
@@ -145,6 +161,7 @@ impl Inner {
             url,
             config,
             inbound,
+            room: Arc::new(Semaphore::new(INBOUND_BUDGET)),
             state: Mutex::default(),
             stateless_inflight: Mutex::default(),
             tool_header_params: Mutex::default(),
@@ -225,7 +242,7 @@ impl Inner {
     pub(super) fn fail_with(&self, peek: &Peek, error: crate::Error) {
         tracing::debug!(method = peek.method.as_deref().unwrap_or("?"), "{}", error.message());
         if let Some(request) = peek.request_id() {
-            let _ = self.inbound.send(Inbound::Failed { request, error: Box::new(error) });
+            let _ = self.inbound.send((Inbound::Failed { request, error: Box::new(error) }, None));
         }
     }
 
@@ -244,7 +261,7 @@ impl Inner {
 
     /// Hands one message that arrived for the request `peek` describes to the session;
     /// remembers the negotiated version and the tools' header annotations.
-    pub(super) fn deliver(&self, received: Received, peek: &Peek) {
+    pub(super) async fn deliver(&self, received: Received, peek: &Peek) {
         if peek.is(methods::INITIALIZE) {
             if let Some(Message::Response { result, .. }) = received.message() {
                 if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
@@ -255,12 +272,25 @@ impl Inner {
         if peek.is(methods::TOOLS_LIST) {
             self.remember_header_params(&received);
         }
-        let _ = self.inbound.send(received.into_inbound());
+        let size = received.bytes().len();
+        self.hand_over(received.into_inbound(), size).await;
     }
 
     /// Hands one message not tied to a request (the GET or legacy stream) to the session.
-    pub(super) fn deliver_unrelated(&self, data: String) {
-        let _ = self.inbound.send(Inbound::Bytes(Bytes::from(data)));
+    pub(super) async fn deliver_unrelated(&self, data: String) {
+        let size = data.len();
+        self.hand_over(Inbound::Bytes(Bytes::from(data)), size).await;
+    }
+
+    /// Waits for room in the budget (while the session has not taken what came before),
+    /// then hands `message` over. A message larger than the budget waits for all of it.
+    async fn hand_over(&self, message: Inbound, size: usize) {
+        let share = size.clamp(1, INBOUND_BUDGET) as u32;
+        let permit = tokio::select! {
+            p = self.room.clone().acquire_many_owned(share) => p.ok(),
+            _ = self.closed.cancelled() => return,
+        };
+        let _ = self.inbound.send((message, permit));
     }
 
     /// Keeps the `x-mcp-header` annotations of a `tools/list` page's tools.
@@ -290,9 +320,40 @@ impl Inner {
         tracing::debug!(method = peek.method.as_deref().unwrap_or("?"), "{message}");
         if let Some(id) = &peek.id {
             let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": crate::protocol::codes::INTERNAL_ERROR, "message": message}});
-            let _ = self.inbound.send(Inbound::Bytes(Bytes::from(error.to_string())));
+            let _ = self.inbound.send((Inbound::Bytes(Bytes::from(error.to_string())), None));
         }
     }
+}
+
+/// Reads a whole response body of at most `limit` bytes (a server's endless body is
+/// refused as soon as it passes, never gathered).
+pub(super) async fn read_body(resp: reqwest::Response, limit: usize) -> Result<Bytes, String> {
+    if let Some(n) = resp.content_length().filter(|&n| n > limit as u64) {
+        return Err(format!("the response body of {n} bytes is larger than the {limit} taken"));
+    }
+    let mut body = resp.bytes_stream();
+    let mut out = BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| format!("reading the response failed: {e}"))?;
+        if out.len() + chunk.len() > limit {
+            return Err(format!("the response body passed the {limit} bytes taken"));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out.freeze())
+}
+
+/// The start of an error response's body, for its detail (what follows is not read).
+pub(super) async fn read_detail(resp: reqwest::Response) -> String {
+    let mut body = resp.bytes_stream();
+    let mut out = Vec::new();
+    while let Some(Ok(chunk)) = body.next().await {
+        out.extend_from_slice(&chunk[..chunk.len().min(DETAIL_LIMIT - out.len())]);
+        if out.len() >= DETAIL_LIMIT {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Keeps what an SSE event says about resuming: its id, and the `retry` delay.

@@ -26,7 +26,9 @@ impl Inner {
             let Some(Ok(chunk)) = body.next().await else {
                 return Err("the SSE stream ended before its endpoint event".into());
             };
-            if let Some(ev) = parser.push(&chunk).into_iter().find(|e| e.event.as_deref() == Some("endpoint")) {
+            if let Some(ev) =
+                parser.push(&chunk).map_err(|e| e.to_string())?.into_iter().find(|e| e.event.as_deref() == Some("endpoint"))
+            {
                 break ev.data;
             }
         };
@@ -48,9 +50,13 @@ impl Inner {
                     _ = inner.closed.cancelled() => return,
                 };
                 let Some(Ok(chunk)) = chunk else { break };
-                for ev in parser.push(&chunk) {
+                let events = match parser.push(&chunk) {
+                    Ok(events) => events,
+                    Err(e) => return inner.close(format!("the HTTP+SSE stream was dropped: {e}")),
+                };
+                for ev in events {
                     if ev.event.as_deref().unwrap_or("message") == "message" && !ev.data.is_empty() {
-                        inner.deliver_unrelated(ev.data);
+                        inner.deliver_unrelated(ev.data).await;
                     }
                 }
             }

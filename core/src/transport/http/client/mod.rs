@@ -45,7 +45,7 @@ pub use config::HttpClientTransport;
 
 /// Reading half of an [`HttpClientTransport`].
 pub struct HttpClientReader {
-    rx: mpsc::UnboundedReceiver<Inbound>,
+    rx: mpsc::UnboundedReceiver<inner::Delivery>,
     inner: Arc<Inner>,
 }
 
@@ -80,7 +80,9 @@ impl MessageReader for HttpClientReader {
     async fn recv_inbound(&mut self) -> Result<Inbound, RecvError> {
         tokio::select! {
             biased;
-            m = self.rx.recv() => m.ok_or_else(|| RecvError::Closed("the HTTP transport closed".into())),
+            // Taken: its share of the budget goes back (the permit drops), and reading the
+            // responses goes on.
+            m = self.rx.recv() => m.map(|(message, _share)| message).ok_or_else(|| RecvError::Closed("the HTTP transport closed".into())),
             _ = self.inner.closed.cancelled() => {
                 let reason = self.inner.close_reason.lock().unwrap().clone();
                 Err(RecvError::Closed(reason.unwrap_or_else(|| "the HTTP transport closed".into())))

@@ -41,10 +41,17 @@ impl Inner {
                             _ = self.closed.cancelled() => return,
                         };
                         let Some(Ok(chunk)) = chunk else { break };
-                        for ev in parser.push(&chunk) {
+                        let events = match parser.push(&chunk) {
+                            Ok(events) => events,
+                            Err(e) => {
+                                tracing::warn!("the standalone stream is dropped: {e}");
+                                break;
+                            }
+                        };
+                        for ev in events {
                             remember(&ev, &mut last_id, &mut retry);
                             if !ev.data.is_empty() {
-                                self.deliver_unrelated(ev.data);
+                                self.deliver_unrelated(ev.data).await;
                             }
                         }
                     }

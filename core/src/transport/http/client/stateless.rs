@@ -66,12 +66,12 @@ impl Inner {
         if status.is_success() && sse {
             return self.read_response_stream(resp, peek).await;
         }
-        let body = resp.bytes().await.map_err(|e| Failure::Fatal(format!("reading the response failed: {e}")))?;
+        let body = super::inner::read_body(resp, crate::transport::DEFAULT_MAX_MESSAGE_SIZE).await.map_err(Failure::Fatal)?;
         // An error status still carries the request's JSON-RPC answer (-32601 with 404,
         // -32602 or -32020 with 400...): deliver it when it is for this request.
         let received = Received::parse(body);
         if received.answers(peek.id.as_ref()) {
-            self.deliver(received, peek);
+            self.deliver(received, peek).await;
             return Ok(());
         }
         let body = received.bytes();

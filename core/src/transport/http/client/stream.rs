@@ -28,14 +28,15 @@ impl Inner {
                     _ = self.closed.cancelled() => return Ok(()),
                 };
                 let Some(Ok(chunk)) = chunk else { break };
-                for ev in parser.push(&chunk) {
+                let events = parser.push(&chunk).map_err(|e| Failure::Fatal(e.to_string()))?;
+                for ev in events {
                     remember(&ev, &mut last_id, &mut retry);
                     if ev.data.is_empty() {
                         continue; // a priming event
                     }
                     let received = Received::parse(Bytes::from(ev.data));
                     answered = answered || received.answers(peek.id.as_ref());
-                    self.deliver(received, peek);
+                    self.deliver(received, peek).await;
                 }
             }
             if answered || self.closed.is_cancelled() {

@@ -52,9 +52,10 @@ impl Inner {
                 if sse {
                     self.read_response_stream(resp, peek).await
                 } else {
-                    let body = resp.bytes().await.map_err(|e| Failure::Fatal(format!("reading the response failed: {e}")))?;
+                    let limit = crate::transport::DEFAULT_MAX_MESSAGE_SIZE;
+                    let body = super::inner::read_body(resp, limit).await.map_err(Failure::Fatal)?;
                     if !body.is_empty() {
-                        self.deliver(Received::parse(body), peek);
+                        self.deliver(Received::parse(body), peek).await;
                     }
                     Ok(())
                 }
@@ -66,7 +67,7 @@ impl Inner {
                 Err(Failure::TryLegacy)
             }
             s => {
-                let body = resp.text().await.unwrap_or_default();
+                let body = super::inner::read_detail(resp).await;
                 let detail = serde_json::from_str::<Value>(&body)
                     .ok()
                     .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
@@ -104,7 +105,7 @@ impl Inner {
             return false;
         };
         // The answer is for the session above, which already has one: read and drop it.
-        let _ = resp.bytes().await;
+        let _ = super::inner::read_detail(resp).await;
         self.state.lock().unwrap().session_id = Some(sid);
         let note = Bytes::from(json!({"jsonrpc": "2.0", "method": methods::INITIALIZED}).to_string());
         let req = self
