@@ -21,5 +21,7 @@ pub use discovery::{authorization_server_metadata_urls, canonical_resource, prot
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
 #[cfg(feature = "http")]
-pub use resource::{AuthInfo, Denial, Introspection, JwtVerifier, ProtectedResource, SessionAuth, TokenVerifier, VerifyFn};
+pub use resource::{
+    AuthInfo, Denial, Introspection, JwtVerifier, Presented, ProtectedResource, SessionAuth, TokenVerifier, VerifyFn,
+};
 pub use store::{ClientRegistration, CredentialStore, Credentials, FileStore, MemoryStore, Tokens};

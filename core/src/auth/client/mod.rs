@@ -22,7 +22,7 @@
 
 mod assertion;
 mod discover;
-mod dpop;
+pub(crate) mod dpop;
 pub(crate) mod fetch;
 mod grant;
 mod identity;

@@ -10,8 +10,10 @@
 //!
 //! - `jwt`: JWT access tokens checked against the issuer's JWKS (discovered, cached,
 //!   fetched again for an unknown key id);
-//! - `introspect`: asking the authorization server about an opaque token.
+//! - `introspect`: asking the authorization server about an opaque token;
+//! - `dpop`: proofs of possession for tokens bound to a client's key (RFC 9449).
 
+mod dpop;
 mod introspect;
 mod jwt;
 
@@ -173,6 +175,23 @@ pub struct ProtectedResource {
     pub tool_scopes: HashMap<String, Vec<String>>,
     /// How tokens are checked.
     pub verifier: TokenVerifier,
+    /// DPoP proof ids seen lately (shared by clones: one server).
+    replays: Arc<dpop::Replays>,
+}
+
+/// What a request presents for authorization: its `Authorization` and `DPoP` headers,
+/// its method, and the URLs it may have been sent to (for a DPoP proof's `htu`; none:
+/// the resource's own URL).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Presented<'a> {
+    /// The `Authorization` header's value.
+    pub authorization: Option<&'a str>,
+    /// The `DPoP` header's value (a proof).
+    pub dpop: Option<&'a str>,
+    /// The request's method.
+    pub method: &'a str,
+    /// The URLs the request may have been sent to, query and fragment left out.
+    pub urls: &'a [String],
 }
 
 /// Why a request was refused: the status to answer, and its `WWW-Authenticate`.
@@ -203,6 +222,7 @@ impl ProtectedResource {
             required_scopes: Vec::new(),
             tool_scopes: HashMap::new(),
             verifier,
+            replays: Arc::default(),
         }
     }
 
@@ -234,6 +254,7 @@ impl ProtectedResource {
             "resource": self.resource,
             "authorization_servers": self.authorization_servers,
             "bearer_methods_supported": ["header"],
+            "dpop_signing_alg_values_supported": ["ES256"],
         });
         if !scopes.is_empty() {
             doc["scopes_supported"] = json!(scopes);
@@ -252,24 +273,46 @@ impl ProtectedResource {
         c
     }
 
-    /// Checks a request's `Authorization` header value: who the token speaks for, or the
-    /// refusal to answer with.
+    /// Checks a request's `Authorization` header value, a bearer token (one bound to a
+    /// DPoP key is refused: see [`ProtectedResource::check_request`]): who the token
+    /// speaks for, or the refusal to answer with.
     pub async fn check(&self, authorization: Option<&str>) -> std::result::Result<AuthInfo, Denial> {
+        self.check_request(Presented { authorization, method: "POST", ..Default::default() }).await
+    }
+
+    /// Checks what a request presents: a `Bearer` token, or a `DPoP` token with the proof
+    /// it is bound to (RFC 9449); who the token speaks for, or the refusal to answer with.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use oxmcp::auth::{AuthInfo, Presented, ProtectedResource, TokenVerifier, VerifyFn};
+    /// let verify: VerifyFn = Arc::new(|_token| Box::pin(async {
+    ///     Ok(AuthInfo { subject: Some("u1".into()), claims: serde_json::json!({"cnf": {"jkt": "abc"}}), ..Default::default() })
+    /// }));
+    /// let resource = ProtectedResource::new("http://127.0.0.1:8000/mcp", vec![], TokenVerifier::Custom(verify));
+    /// // A token bound to a key, sent as a plain bearer token: refused.
+    /// let stolen = Presented { authorization: Some("Bearer t"), method: "POST", ..Default::default() };
+    /// assert_eq!(resource.check_request(stolen).await.unwrap_err().status, 401);
+    /// # }
+    /// ```
+    pub async fn check_request(&self, presented: Presented<'_>) -> std::result::Result<AuthInfo, Denial> {
         let unauthorized = |error: Option<(&str, &str)>, message: String| Denial {
             status: 401,
             www_authenticate: self.challenge(error, &self.required_scopes),
             message,
         };
-        let Some(value) = authorization else {
+        let Some(value) = presented.authorization else {
             return Err(unauthorized(None, "this server needs an access token (see its protected resource metadata)".into()));
         };
-        let token = match value.split_once(' ') {
-            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => token.trim(),
+        let (dpop, token) = match value.split_once(' ') {
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => (false, token.trim()),
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("dpop") && !token.trim().is_empty() => (true, token.trim()),
             _ => {
                 return Err(Denial {
                     status: 400,
                     www_authenticate: self.challenge(Some(("invalid_request", "expected a Bearer token")), &self.required_scopes),
-                    message: "expected a Bearer token".into(),
+                    message: "expected a Bearer or DPoP token".into(),
                 })
             }
         };
@@ -294,8 +337,47 @@ impl ProtectedResource {
                 });
             }
         };
+        self.check_binding(&info, token, dpop, &presented)?;
         self.check_scopes(&info, &self.required_scopes)?;
         Ok(info)
+    }
+
+    /// A token bound to a key goes only with the `DPoP` scheme and a good proof; an
+    /// unbound one only as a bearer token.
+    fn check_binding(
+        &self,
+        info: &AuthInfo,
+        token: &str,
+        dpop: bool,
+        presented: &Presented<'_>,
+    ) -> std::result::Result<(), Denial> {
+        let refuse = |scheme: &str, code: &str, why: &str| Denial {
+            status: 401,
+            www_authenticate: if scheme == "DPoP" {
+                format!("DPoP algs=\"ES256\", error=\"{code}\", error_description=\"{}\"", why.replace(['"', '\\'], "'"))
+            } else {
+                self.challenge(Some((code, why)), &self.required_scopes)
+            },
+            message: format!("the access token was refused: {why}"),
+        };
+        match (dpop, dpop::bound_key(&info.claims)) {
+            (false, None) => Ok(()),
+            (false, Some(_)) => {
+                Err(refuse("DPoP", "invalid_token", "this token is bound to a DPoP key: send it with a DPoP proof"))
+            }
+            (true, None) => {
+                Err(refuse("Bearer", "invalid_token", "this token is not bound to a DPoP key: send it as a Bearer token"))
+            }
+            (true, Some(jkt)) => {
+                let Some(proof) = presented.dpop else {
+                    return Err(refuse("DPoP", "invalid_dpop_proof", "a DPoP proof is required"));
+                };
+                let own = dpop::htu_of(&self.resource).into_iter().collect::<Vec<_>>();
+                let urls = if presented.urls.is_empty() { &own[..] } else { presented.urls };
+                let expected = dpop::Expected { method: presented.method, urls, token, jkt };
+                dpop::check(proof, &expected, &self.replays).map_err(|why| refuse("DPoP", "invalid_dpop_proof", &why))
+            }
+        }
     }
 
     /// Refuses with 403 when `info` lacks a scope of `needed`.
@@ -399,5 +481,67 @@ mod tests {
         assert!(anonymous.bind(who(None), "t1"));
         assert!(!anonymous.bind(who(None), "t2"), "another token naming nobody is someone else");
         assert!(anonymous.bind(who(None), "t1"));
+    }
+
+    #[tokio::test]
+    async fn a_dpop_bound_token_passes_only_with_a_fresh_proof_of_its_key() {
+        use crate::auth::client::dpop::DpopKey;
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        use base64::Engine as _;
+        let (key, other) = (DpopKey::generate(), DpopKey::generate());
+        let url = "http://127.0.0.1:9/mcp";
+        // The thumbprint of `key`, read from a proof's header as a server would.
+        let header = key.proof("POST", url, None, None);
+        let header: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(header.split('.').next().unwrap()).unwrap()).unwrap();
+        let jkt = dpop::thumbprint(header["jwk"]["x"].as_str().unwrap(), header["jwk"]["y"].as_str().unwrap());
+        let verify: VerifyFn = Arc::new(move |token: String| {
+            let jkt = jkt.clone();
+            Box::pin(async move {
+                match token.as_str() {
+                    "bound" => Ok(AuthInfo::from_claims(json!({"sub": "u1", "cnf": {"jkt": jkt}}))),
+                    "plain" => Ok(AuthInfo::from_claims(json!({"sub": "u1"}))),
+                    _ => Err(refused("unknown")),
+                }
+            })
+        });
+        let r = ProtectedResource::new(url, vec![], TokenVerifier::Custom(verify));
+        let urls = [url.to_string()];
+        let present = |authorization: &'static str, dpop: Option<String>, method: &'static str| {
+            let r = r.clone();
+            let urls = urls.clone();
+            async move {
+                r.check_request(Presented { authorization: Some(authorization), dpop: dpop.as_deref(), method, urls: &urls })
+                    .await
+            }
+        };
+        // Replayed as a bearer token, a bound token is refused.
+        let stolen = present("Bearer bound", None, "POST").await.unwrap_err();
+        assert_eq!(stolen.status, 401);
+        assert!(stolen.www_authenticate.starts_with("DPoP "), "{}", stolen.www_authenticate);
+        assert!(present("DPoP bound", None, "POST").await.unwrap_err().www_authenticate.contains("invalid_dpop_proof"));
+        // With a proof of its key for this request and token, it passes, once.
+        let proof = key.proof("POST", url, None, Some("bound"));
+        assert_eq!(present("DPoP bound", Some(proof.clone()), "POST").await.unwrap().subject.as_deref(), Some("u1"));
+        let again = present("DPoP bound", Some(proof), "POST").await.unwrap_err();
+        assert!(again.message.contains("used before"), "{}", again.message);
+        // Another key, method, URL or token: refused, saying which.
+        let cases = [
+            (other.proof("POST", url, None, Some("bound")), "POST", "another key"),
+            (key.proof("GET", url, None, Some("bound")), "POST", "another method"),
+            (key.proof("POST", "http://127.0.0.1:9/other", None, Some("bound")), "POST", "another URL"),
+            (key.proof("POST", url, None, Some("another")), "POST", "another access token"),
+            ("a.b".to_string(), "POST", "not a JWT"),
+        ];
+        for (proof, method, why) in cases {
+            let e = present("DPoP bound", Some(proof), method).await.unwrap_err();
+            assert_eq!(e.status, 401);
+            assert!(e.message.contains(why), "{why}: {}", e.message);
+        }
+        // The query of the URL is no part of it.
+        assert!(present("DPoP bound", Some(key.proof("POST", &format!("{url}?x=1"), None, Some("bound"))), "POST").await.is_ok());
+        // An unbound token goes as a bearer token, not as a DPoP one.
+        assert!(present("Bearer plain", None, "POST").await.is_ok());
+        assert!(present("DPoP plain", Some(key.proof("POST", url, None, Some("plain"))), "POST").await.is_err());
+        assert_eq!(r.metadata()["dpop_signing_alg_values_supported"], json!(["ES256"]));
     }
 }

@@ -33,11 +33,22 @@ fn refuse(d: Denial) -> Response {
 }
 
 /// The request's verified token: `Ok(None)` on an unprotected server, the refusal to
-/// send when the token is missing or not good enough.
-pub(super) async fn authorize(app: &App, h: &HeaderMap) -> Result<Option<Authorized>, Response> {
+/// send when the token is missing or not good enough. `method` and `path`: the request's,
+/// which a DPoP proof must name (at the resource's URL, or at the `Host` it was sent to).
+pub(super) async fn authorize(app: &App, h: &HeaderMap, method: &str, path: &str) -> Result<Option<Authorized>, Response> {
     let Some(resource) = &app.config.auth else { return Ok(None) };
     let value = h.get(header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("?"));
-    let info = resource.check(value).await.map_err(refuse)?;
+    let dpop = h.get("dpop").map(|v| v.to_str().unwrap_or("?"));
+    let mut urls = Vec::new();
+    if let Ok(mut own) = reqwest::Url::parse(&resource.resource) {
+        own.set_path(path);
+        urls.push(own.to_string());
+    }
+    if let Some(host) = h.get(header::HOST).and_then(|v| v.to_str().ok()) {
+        urls.push(format!("http://{host}{path}"));
+    }
+    let presented = crate::auth::Presented { authorization: value, dpop, method, urls: &urls };
+    let info = resource.check_request(presented).await.map_err(refuse)?;
     let token = value.and_then(|v| v.split_once(' ')).map(|(_, t)| t.trim().to_string()).unwrap_or_default();
     Ok(Some(Authorized { info, token }))
 }

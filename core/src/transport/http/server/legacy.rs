@@ -28,7 +28,7 @@ pub(super) async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) ->
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
-    let auth = match guard::authorize(&app, &h).await {
+    let auth = match guard::authorize(&app, &h, "GET", "/sse").await {
         Ok(a) => a,
         Err(r) => return r,
     };
@@ -66,7 +66,7 @@ pub(super) async fn post_legacy_message(
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
-    let auth = match guard::authorize(&app, &h).await {
+    let auth = match guard::authorize(&app, &h, "POST", "/message").await {
         Ok(a) => a,
         Err(r) => return r,
     };

@@ -24,7 +24,7 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
     if let Err(r) = check_origin(&app.config, &h) {
         return r;
     }
-    let auth = match guard::authorize(&app, &h).await {
+    let auth = match guard::authorize(&app, &h, "POST", &app.config.endpoint).await {
         Ok(a) => a,
         Err(r) => return r,
     };
@@ -151,7 +151,7 @@ pub(super) async fn get_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Respon
     if let Err(r) = header_version(&h) {
         return r;
     }
-    let auth = match guard::authorize(&app, &h).await {
+    let auth = match guard::authorize(&app, &h, "GET", &app.config.endpoint).await {
         Ok(a) => a,
         Err(r) => return r,
     };
@@ -200,7 +200,7 @@ pub(super) async fn delete_mcp(State(app): State<Arc<App>>, h: HeaderMap) -> Res
     if app.config.stateless || matches!(header_version(&h), Ok(Some(v)) if v.is_stateless()) {
         return error(StatusCode::METHOD_NOT_ALLOWED, codes::INVALID_REQUEST, "stateless server: no sessions to delete");
     }
-    let auth = match guard::authorize(&app, &h).await {
+    let auth = match guard::authorize(&app, &h, "DELETE", &app.config.endpoint).await {
         Ok(a) => a,
         Err(r) => return r,
     };
