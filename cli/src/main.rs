@@ -155,8 +155,9 @@ enum Command {
         target: oxmcp_cli::target::ServerArgs,
         #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
-        /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object of strings (`{}` when
-        /// left out), then the server: a URL, or a command and its arguments (after `--` or not).
+        /// `[ARGUMENTS] SERVER...`: the arguments as `KEY=VALUE` words or a JSON object of
+        /// strings (none when left out), then the server: a URL, or a command and its
+        /// arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
@@ -364,9 +365,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Prompt { name, json, target, auth, server } => {
             let (server_name, name, words) = named_first(&target, name, server)?;
-            let (arguments, words) = arguments_and_server(words);
-            let args: std::collections::BTreeMap<String, String> =
-                serde_json::from_str(&arguments).context("prompt arguments must be a JSON object of strings")?;
+            let (arguments, words) = oxmcp_cli::arguments::split(words)?;
+            let args = arguments.into_strings()?;
             let server = target.resolve(server_name.as_ref().map_or(&words, std::slice::from_ref))?;
             let client = connect(&server, false, &auth).await?;
             let result = client.get_prompt(&name, args).await;
@@ -403,22 +403,6 @@ fn named_first(
     }
     let own = rest.remove(0);
     Ok((Some(first), own, rest))
-}
-
-/// `prompt NAME [ARGUMENTS] SERVER...`: the optional JSON arguments come before the server,
-/// which may follow `--` or not. A first word that is a JSON object is the arguments.
-fn arguments_and_server(mut words: Vec<String>) -> (String, Vec<String>) {
-    match words.first() {
-        Some(first) if first.trim_start().starts_with('{') => {
-            let arguments = words.remove(0);
-            // `TOOL ARGUMENTS -- SERVER...`: once a value is taken, clap keeps the `--`.
-            if words.first().is_some_and(|w| w == "--") {
-                words.remove(0);
-            }
-            (arguments, words)
-        }
-        _ => ("{}".to_string(), words),
-    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM, so servers shut down cleanly (and stop their children).

@@ -249,3 +249,12 @@ fn the_everything_server_serves_a_skills_directory_without_links_that_leave_it()
     assert!(!String::from_utf8_lossy(&leaked.stdout).contains("secret"));
     std::fs::remove_dir_all(root).unwrap();
 }
+
+#[test]
+fn prompt_takes_key_value_arguments_or_a_json_object() {
+    let out = oxmcp(&["prompt", "test_prompt_with_arguments", "arg1=Paris", "arg2=3"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("arg1='Paris', arg2='3'"), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = oxmcp(&["prompt", "test_prompt_with_arguments", r#"{"arg1": "a", "arg2": "b"}"#]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("arg1='a', arg2='b'"), "{}", String::from_utf8_lossy(&out.stderr));
+}
