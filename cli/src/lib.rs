@@ -3,6 +3,7 @@
 
 pub mod arguments;
 pub mod conformance;
+pub mod connect;
 pub mod elicit;
 pub mod everything;
 mod input_required_fixtures;

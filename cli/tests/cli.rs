@@ -30,6 +30,28 @@ fn the_client_commands_pick_the_era_or_take_it_from_oxmcp_era() {
 }
 
 #[test]
+fn era_flag_picks_the_era_and_a_bad_era_is_refused() {
+    let inspect = |flags: &[&str], env: Option<&str>| {
+        let mut cmd = Command::new(OXMCP);
+        cmd.arg("inspect").args(flags).args(["--json", "--", OXMCP, "everything-server", "--stdio"]);
+        if let Some(era) = env {
+            cmd.env("OXMCP_ERA", era);
+        }
+        cmd.output().unwrap()
+    };
+    let out = inspect(&["--era", "session"], Some("stateless"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["protocolVersion"], "2025-11-25", "the flag wins over OXMCP_ERA");
+    for (flags, env) in [(&["--era", "sesion"][..], None), (&[][..], Some("sesion"))] {
+        let out = inspect(flags, env);
+        assert_eq!(out.status.code(), Some(2), "a bad era is a usage error, not ignored");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("unknown era \"sesion\"") && stderr.contains("OXMCP_ERA"), "{stderr}");
+    }
+}
+
+#[test]
 fn inspect_json_lists_every_fixture() {
     let out = oxmcp(&["inspect", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

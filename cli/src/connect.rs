@@ -1,0 +1,80 @@
+//! How a client command connects to its server: the protocol era to speak, over
+//! Streamable HTTP (or legacy HTTP+SSE, detected) for a URL, or stdio for a command run as
+//! a child process.
+
+use anyhow::Result;
+use oxmcp::client::{Client, ClientBuilder, Era, ServerNotification};
+use oxmcp::session::SessionConfig;
+use oxmcp::transport::http::HttpClientTransport;
+use oxmcp::transport::ChildProcess;
+
+use crate::oauth::AuthArgs;
+use crate::target::Server;
+
+/// Options every client command takes about connecting.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ConnectArgs {
+    /// The protocol era to speak: `auto` asks the server (server/discover) and falls back
+    /// to `initialize` for an older one; `session` initializes at once (protocol up to
+    /// 2025-11-25); `stateless` speaks 2026-07-28 only.
+    #[arg(long, env = "OXMCP_ERA", default_value = "auto", value_name = "ERA", value_parser = parse_era)]
+    pub era: Era,
+}
+
+/// A clap value parser: the core's parser, whose error names the accepted values. clap
+/// names only `--era` in its error, so the message says where else the value may come from.
+fn parse_era(text: &str) -> Result<Era, String> {
+    Era::parse(text).map_err(|e| format!("{} (from --era, or OXMCP_ERA without it)", e.message()))
+}
+
+/// Connects to the server: a URL (Streamable HTTP, or legacy HTTP+SSE, detected) or a
+/// command run as a child process (stdio). With `show_logs` the server's log messages
+/// are printed on stderr.
+pub async fn connect(server: &Server, show_logs: bool, auth: &AuthArgs, how: &ConnectArgs) -> Result<Client> {
+    let client = connect_to(server, show_logs, auth, how).await?;
+    if show_logs && client.era() == Era::Stateless {
+        // A stateless-era server logs only to requests that ask for a level.
+        client.set_log_level(oxmcp::protocol::LoggingLevel::Debug).await?;
+    }
+    Ok(client)
+}
+
+async fn connect_to(server: &Server, show_logs: bool, auth: &AuthArgs, how: &ConnectArgs) -> Result<Client> {
+    let builder = client_builder(show_logs, how);
+    match server {
+        Server::Url { url, headers } => {
+            // A server that asks for authorization gets it: the tokens `oxmcp login` kept,
+            // or client credentials.
+            let mut transport = HttpClientTransport::new(url).oauth(crate::oauth::for_command(auth).await?);
+            if let Ok(lines) = std::env::var("OXMCP_HEADERS") {
+                // "Name: value" lines, e.g. OXMCP_HEADERS='Authorization: Bearer ...'
+                for line in lines.lines().filter(|l| l.contains(':')) {
+                    let (name, value) = line.split_once(':').unwrap();
+                    transport = transport.header(name.trim(), value.trim());
+                }
+            }
+            for (name, value) in headers {
+                transport = transport.header(name, value);
+            }
+            Ok(builder.connect(transport).await?)
+        }
+        Server::Command { program, args, env } => {
+            let child = env.iter().fold(ChildProcess::new(program).args(args), |c, (k, v)| c.env(k, v));
+            Ok(builder.connect(child.spawn()?).await?)
+        }
+    }
+}
+
+fn client_builder(show_logs: bool, how: &ConnectArgs) -> ClientBuilder {
+    let mut builder = Client::builder("oxmcp-cli", env!("CARGO_PKG_VERSION")).era(how.era);
+    // A server may ask the user something: asked on the terminal.
+    builder = builder.on_elicitation(|params, _| crate::elicit::answer(params));
+    if show_logs {
+        builder = builder.on_notification(|n| {
+            if let ServerNotification::LoggingMessage(m) = n {
+                eprintln!("[{}] {}", m.level.as_str(), m.data.as_str().map(str::to_string).unwrap_or_else(|| m.data.to_string()));
+            }
+        });
+    }
+    builder.session_config(SessionConfig::default())
+}
