@@ -533,11 +533,8 @@ async fn call(
     if as_json {
         outln!("{}", serde_json::to_string_pretty(&result)?)?;
     } else {
-        for block in &result.content {
-            outln!("{}", oxmcp_cli::show::describe(block))?;
-        }
-        if let Some(s) = &result.structured_content {
-            outln!("structured: {s}")?;
+        for line in oxmcp_cli::show::result_lines(&result) {
+            outln!("{line}")?;
         }
     }
     Ok(if result.is_error() { ExitCode::from(2) } else { ExitCode::SUCCESS })

@@ -1,7 +1,27 @@
 //! How the CLI prints what a server sent: content blocks as text, schemas as readable lines.
 
-use oxmcp::protocol::ContentBlock;
+use oxmcp::protocol::{CallToolResult, ContentBlock};
 use serde_json::Value;
+
+/// A tool's result as the terminal shows it: each content block, then the structured
+/// content, unless a text block already is that content serialized (servers are asked to
+/// mirror structured output as text for older clients, and the same data twice is noise).
+pub fn result_lines(result: &CallToolResult) -> Vec<String> {
+    let mut lines: Vec<String> = result.content.iter().map(describe).collect();
+    if let Some(structured) = result.structured_content.as_ref().filter(|s| !mirrored(&result.content, s)) {
+        lines.push(format!("structured: {structured}"));
+    }
+    lines
+}
+
+/// Whether a text block holds `structured` as JSON (compared parsed, so spacing and key
+/// order do not matter).
+fn mirrored(content: &[ContentBlock], structured: &Value) -> bool {
+    content.iter().any(|block| match block {
+        ContentBlock::Text(t) => serde_json::from_str::<Value>(&t.text).is_ok_and(|v| &v == structured),
+        _ => false,
+    })
+}
 
 /// One content block as the terminal shows it.
 pub fn describe(block: &ContentBlock) -> String {
@@ -73,6 +93,15 @@ fn kind(p: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn structured_content_mirrored_as_text_prints_once() {
+        let structured = json!({"temperature": 21, "unit": "c"});
+        let mirrored = CallToolResult::text(r#"{ "unit": "c", "temperature": 21 }"#).with_structured_content(structured.clone());
+        assert_eq!(result_lines(&mirrored), vec![r#"{ "unit": "c", "temperature": 21 }"#]);
+        let different = CallToolResult::text("21 degrees").with_structured_content(structured);
+        assert_eq!(result_lines(&different), vec!["21 degrees", r#"structured: {"temperature":21,"unit":"c"}"#]);
+    }
 
     #[test]
     fn schemas_read_as_lines() {
