@@ -75,17 +75,33 @@ pub fn schema_lines(schema: &Value, indent: usize) -> Vec<String> {
     out
 }
 
-/// A property's type: `string`, `integer | null`, `array of string`, `any`.
+/// A property's type: `string`, `integer (or null)`, `string | integer`, `array of string`,
+/// `any`.
 fn kind(p: &Value) -> String {
     let base = match p.get("type") {
         Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "),
-        _ if p.get("anyOf").or(p.get("oneOf")).is_some() => "one of several".into(),
-        _ => "any".into(),
+        Some(Value::Array(ts)) => alternatives(ts.iter().filter_map(Value::as_str).map(str::to_string).collect()),
+        _ => match p.get("anyOf").or(p.get("oneOf")).and_then(Value::as_array) {
+            Some(variants) => alternatives(variants.iter().map(kind).collect()),
+            None => "any".into(),
+        },
     };
     match p.get("items") {
         Some(items) if base == "array" => format!("array of {}", kind(items)),
         _ => base,
+    }
+}
+
+/// Types a value may have, as `a | b`; a `null` among them reads `a (or null)`, so an
+/// optional field (`anyOf: [{type: string}, {type: null}]`, as Pydantic writes it) shows
+/// what it holds.
+fn alternatives(kinds: Vec<String>) -> String {
+    let (nulls, rest): (Vec<String>, Vec<String>) = kinds.into_iter().partition(|k| k == "null");
+    match (rest.is_empty(), nulls.is_empty()) {
+        (true, true) => "any".into(),
+        (true, false) => "null".into(),
+        (false, true) => rest.join(" | "),
+        (false, false) => format!("{} (or null)", rest.join(" | ")),
     }
 }
 
@@ -110,7 +126,9 @@ mod tests {
             "days": {"type": "integer", "minimum": 1, "default": 3},
             "units": {"enum": ["c", "f"]},
             "tags": {"type": "array", "items": {"type": "string"}},
-            "window": {"type": ["object", "null"], "properties": {"from": {"type": "string"}}}
+            "window": {"type": ["object", "null"], "properties": {"from": {"type": "string"}}},
+            "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null},
+            "ids": {"oneOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "string"}]}
         }});
         assert_eq!(
             schema_lines(&schema, 4),
@@ -119,8 +137,10 @@ mod tests {
                 "    days: integer, min 1, default 3",
                 "    units: any, one of \"c\" | \"f\"",
                 "    tags: array of string",
-                "    window: object | null",
+                "    window: object (or null)",
                 "      from: string",
+                "    note: string (or null), default null",
+                "    ids: array of integer | string",
             ]
         );
         assert_eq!(schema_lines(&json!({"type": "object"}), 2), vec!["  (no arguments)"]);
