@@ -2,6 +2,7 @@
 //! benchmarks can run it in-process too.
 
 pub mod arguments;
+pub mod bind;
 pub mod conformance;
 pub mod connect;
 pub mod elicit;

@@ -28,8 +28,9 @@ enum Command {
         /// Serve on stdin/stdout.
         #[arg(long, conflicts_with = "http")]
         stdio: bool,
-        /// Serve Streamable HTTP (and legacy SSE) on this address, e.g. 127.0.0.1:8000.
-        #[arg(long, value_name = "ADDR")]
+        /// Serve Streamable HTTP (and legacy SSE) on this address, e.g. 127.0.0.1:8000 or
+        /// localhost:8000.
+        #[arg(long, value_name = "ADDR", value_parser = oxmcp_cli::bind::parse)]
         http: Option<std::net::SocketAddr>,
         /// With --http: no sessions, every POST independent.
         #[arg(long, requires = "http")]
@@ -113,8 +114,9 @@ enum Command {
         /// Serve clients on stdin/stdout.
         #[arg(long, conflicts_with = "http")]
         stdio: bool,
-        /// Serve clients over Streamable HTTP on this address (port 0 picks a free one).
-        #[arg(long, value_name = "ADDR")]
+        /// Serve clients over Streamable HTTP on this address, e.g. localhost:8000 (port 0
+        /// picks a free one).
+        #[arg(long, value_name = "ADDR", value_parser = oxmcp_cli::bind::parse)]
         http: Option<std::net::SocketAddr>,
         #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,

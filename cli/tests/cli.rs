@@ -5,6 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+use common::Listening;
+
 const OXMCP: &str = env!("CARGO_BIN_EXE_oxmcp");
 
 fn oxmcp(args: &[&str]) -> std::process::Output {
@@ -279,4 +282,18 @@ fn prompt_takes_key_value_arguments_or_a_json_object() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("arg1='Paris', arg2='3'"), "{}", String::from_utf8_lossy(&out.stdout));
     let out = oxmcp(&["prompt", "test_prompt_with_arguments", r#"{"arg1": "a", "arg2": "b"}"#]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("arg1='a', arg2='b'"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn http_servers_listen_on_a_host_name() {
+    let server = Listening::start(&["everything-server", "--http", "localhost:0"]);
+    assert!(server.url.starts_with("http://127.0.0.1:"), "{}", server.url);
+    let proxy = Listening::start(&["proxy", "--http", "localhost:0", "--", OXMCP, "everything-server", "--stdio"]);
+    for url in [&server.url, &proxy.url] {
+        let out = Command::new(OXMCP).args(["call", "echo", "text=hi", url]).output().unwrap();
+        assert!(out.status.success(), "{url}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hi");
+    }
+    let out = Command::new(OXMCP).args(["everything-server", "--http", "localhost"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected HOST:PORT"), "{}", String::from_utf8_lossy(&out.stderr));
 }
