@@ -56,13 +56,37 @@ async fn connect_to(server: &Server, show_logs: bool, auth: &AuthArgs, how: &Con
             for (name, value) in headers {
                 transport = transport.header(name, value);
             }
-            Ok(builder.connect(transport).await?)
+            builder.connect(transport).await.map_err(|e| with_path_hint(e, url))
         }
         Server::Command { program, args, env } => {
             let child = env.iter().fold(ChildProcess::new(program).args(args), |c, (k, v)| c.env(k, v));
             Ok(builder.connect(child.spawn()?).await?)
         }
     }
+}
+
+/// A connect error, with a hint when the server answered 404 at a URL whose path is not
+/// an MCP endpoint: the usual cause is a URL given without its `/mcp`.
+fn with_path_hint(error: oxmcp::Error, url: &str) -> anyhow::Error {
+    // The HTTP transport reports the status in its message only ("... HTTP 404 Not Found").
+    match mcp_url_for(url).filter(|_| error.message().contains("HTTP 404")) {
+        Some(suggested) => {
+            anyhow::Error::new(error).context(format!("404 from {url}: MCP servers usually serve at /mcp; try {suggested}"))
+        }
+        None => error.into(),
+    }
+}
+
+/// Where the MCP endpoint of `url` probably is (`/mcp` appended to its path), unless its
+/// path already ends in `/mcp`.
+fn mcp_url_for(url: &str) -> Option<String> {
+    let (head, query) = url.split_at(url.find(['?', '#']).unwrap_or(url.len()));
+    let after_scheme = head.split_once("://").map_or(head, |(_, rest)| rest);
+    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+    if path.trim_end_matches('/').ends_with("/mcp") {
+        return None;
+    }
+    Some(format!("{}/mcp{query}", head.trim_end_matches('/')))
 }
 
 fn client_builder(show_logs: bool, how: &ConnectArgs) -> ClientBuilder {
@@ -77,4 +101,18 @@ fn client_builder(show_logs: bool, how: &ConnectArgs) -> ClientBuilder {
         });
     }
     builder.session_config(SessionConfig::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_without_mcp_get_it_suggested() {
+        assert_eq!(mcp_url_for("http://h:8000").as_deref(), Some("http://h:8000/mcp"));
+        assert_eq!(mcp_url_for("http://h:8000/").as_deref(), Some("http://h:8000/mcp"));
+        assert_eq!(mcp_url_for("https://h/api/?k=1").as_deref(), Some("https://h/api/mcp?k=1"));
+        assert_eq!(mcp_url_for("http://h/mcp"), None);
+        assert_eq!(mcp_url_for("http://h/v1/mcp/"), None);
+    }
 }

@@ -297,3 +297,16 @@ fn http_servers_listen_on_a_host_name() {
     let out = Command::new(OXMCP).args(["everything-server", "--http", "localhost"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected HOST:PORT"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_404_at_a_url_without_mcp_suggests_the_mcp_path() {
+    let server = Listening::start(&["everything-server", "--http", "127.0.0.1:0"]);
+    let root = server.url.trim_end_matches("/mcp");
+    let out = Command::new(OXMCP).args(["inspect", root]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("404 from {root}: MCP servers usually serve at /mcp; try {root}/mcp")), "{stderr}");
+    // At /mcp itself a 404 (here: a path the server does not serve) says nothing of the sort.
+    let out = Command::new(OXMCP).args(["inspect", &format!("{root}/other/mcp")]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("try "), "{}", String::from_utf8_lossy(&out.stderr));
+}
