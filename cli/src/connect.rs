@@ -2,7 +2,9 @@
 //! Streamable HTTP (or legacy HTTP+SSE, detected) for a URL, or stdio for a command run as
 //! a child process.
 
-use anyhow::Result;
+use std::time::Duration;
+
+use anyhow::{anyhow, Result};
 use oxmcp::client::{Client, ClientBuilder, Era, ServerNotification};
 use oxmcp::session::SessionConfig;
 use oxmcp::transport::http::HttpClientTransport;
@@ -19,6 +21,18 @@ pub struct ConnectArgs {
     /// 2025-11-25); `stateless` speaks 2026-07-28 only.
     #[arg(long, env = "OXMCP_ERA", default_value = "auto", value_name = "ERA", value_parser = parse_era)]
     pub era: Era,
+    /// Give up connecting (the era probe and the handshake) after this many seconds.
+    #[arg(long, default_value = "15", value_name = "SECONDS", value_parser = parse_seconds)]
+    pub connect_timeout: Duration,
+}
+
+/// The longest the era probe waits for a server that ignores it, as the core's default.
+const MAX_DISCOVER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A clap value parser for a positive number of seconds (fractions allowed).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text.parse().map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds).ok().filter(|d| !d.is_zero()).ok_or_else(|| format!("{text} is not a positive duration"))
 }
 
 /// A clap value parser: the core's parser, whose error names the accepted values. clap
@@ -30,13 +44,24 @@ fn parse_era(text: &str) -> Result<Era, String> {
 /// Connects to the server: a URL (Streamable HTTP, or legacy HTTP+SSE, detected) or a
 /// command run as a child process (stdio). With `show_logs` the server's log messages
 /// are printed on stderr.
+/// The whole of it takes at most `--connect-timeout`: a server that never answers would
+/// otherwise hold the command for the probe's time plus the session's request timeout.
 pub async fn connect(server: &Server, show_logs: bool, auth: &AuthArgs, how: &ConnectArgs) -> Result<Client> {
-    let client = connect_to(server, show_logs, auth, how).await?;
-    if show_logs && client.era() == Era::Stateless {
-        // A stateless-era server logs only to requests that ask for a level.
-        client.set_log_level(oxmcp::protocol::LoggingLevel::Debug).await?;
-    }
-    Ok(client)
+    let connecting = async {
+        let client = connect_to(server, show_logs, auth, how).await?;
+        if show_logs && client.era() == Era::Stateless {
+            // A stateless-era server logs only to requests that ask for a level.
+            client.set_log_level(oxmcp::protocol::LoggingLevel::Debug).await?;
+        }
+        Ok(client)
+    };
+    // On timeout the half-made connection is dropped, and with it a child server's process.
+    tokio::time::timeout(how.connect_timeout, connecting).await.unwrap_or_else(|_| {
+        Err(anyhow!(
+            "the server did not finish connecting within {} s (--connect-timeout SECONDS waits longer)",
+            how.connect_timeout.as_secs_f64()
+        ))
+    })
 }
 
 async fn connect_to(server: &Server, show_logs: bool, auth: &AuthArgs, how: &ConnectArgs) -> Result<Client> {
@@ -90,7 +115,10 @@ fn mcp_url_for(url: &str) -> Option<String> {
 }
 
 fn client_builder(show_logs: bool, how: &ConnectArgs) -> ClientBuilder {
-    let mut builder = Client::builder("oxmcp-cli", env!("CARGO_PKG_VERSION")).era(how.era);
+    // A server that ignores the era probe (older, and not answering unknown methods) leaves
+    // at least half the connect time for `initialize`.
+    let discover = MAX_DISCOVER_TIMEOUT.min(how.connect_timeout / 2);
+    let mut builder = Client::builder("oxmcp-cli", env!("CARGO_PKG_VERSION")).era(how.era).discover_timeout(discover);
     // A server may ask the user something: asked on the terminal.
     builder = builder.on_elicitation(|params, _| crate::elicit::answer(params));
     if show_logs {
@@ -114,5 +142,11 @@ mod tests {
         assert_eq!(mcp_url_for("https://h/api/?k=1").as_deref(), Some("https://h/api/mcp?k=1"));
         assert_eq!(mcp_url_for("http://h/mcp"), None);
         assert_eq!(mcp_url_for("http://h/v1/mcp/"), None);
+    }
+
+    #[test]
+    fn connect_timeouts_are_positive_seconds() {
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert!(parse_seconds("0").is_err() && parse_seconds("-1").is_err() && parse_seconds("soon").is_err());
     }
 }

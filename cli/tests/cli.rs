@@ -310,3 +310,18 @@ fn a_404_at_a_url_without_mcp_suggests_the_mcp_path() {
     let out = Command::new(OXMCP).args(["inspect", &format!("{root}/other/mcp")]).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("try "), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn connect_timeout_bounds_connecting_to_a_silent_server() {
+    // A child that reads nothing and says nothing, and a URL whose server never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", silent.local_addr().unwrap());
+    for server in [&["sh", "-c", "sleep 30"][..], &[url.as_str()][..]] {
+        let started = Instant::now();
+        let out = Command::new(OXMCP).args(["call", "--connect-timeout", "1", "echo", "--"]).args(server).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(started.elapsed() < Duration::from_secs(5), "{server:?}: took {:?}", started.elapsed());
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("did not finish connecting within 1 s (--connect-timeout"), "{stderr}");
+    }
+}
