@@ -325,3 +325,16 @@ fn connect_timeout_bounds_connecting_to_a_silent_server() {
         assert!(stderr.contains("did not finish connecting within 1 s (--connect-timeout"), "{stderr}");
     }
 }
+
+#[test]
+fn a_child_servers_stray_stdout_lines_are_reported() {
+    let long = "x".repeat(500);
+    let script = format!(r#"echo "Starting server on stdout"; echo {long}; exec {OXMCP} everything-server --stdio"#);
+    let out = Command::new(OXMCP).args(["call", "echo", "text=hi", "--", "sh", "-c", &script]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hi");
+    assert!(stderr.contains(r#"server process "sh" wrote a line that is not JSON-RPC to stdout"#), "{stderr}");
+    assert!(stderr.contains("Starting server on stdout"), "{stderr}");
+    assert!(stderr.contains(&format!("{}...", "x".repeat(200))) && !stderr.contains(&"x".repeat(201)), "truncated: {stderr}");
+}
