@@ -338,3 +338,13 @@ fn a_child_servers_stray_stdout_lines_are_reported() {
     assert!(stderr.contains("Starting server on stdout"), "{stderr}");
     assert!(stderr.contains(&format!("{}...", "x".repeat(200))) && !stderr.contains(&"x".repeat(201)), "truncated: {stderr}");
 }
+
+#[test]
+fn a_stateless_server_says_sampling_needs_a_session() {
+    let server = Listening::start(&["everything-server", "--http", "127.0.0.1:0", "--stateless"]);
+    let out = Command::new(OXMCP).args(["call", "--era", "session", "test_sampling", "prompt=hi", &server.url]).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("sampling is not available in stateless mode"), "{text}");
+    assert!(!text.contains("did not declare"), "{text}");
+}
