@@ -35,7 +35,9 @@ log "version $VERSION"
 bash "$here/python.sh"
 bash "$here/node.sh"
 log "cargo zigbuild: the C ABI, the JNI library and the CLI"
-(cd "$ROOT" && cargo zigbuild --quiet --release --target "$ZIG_TARGET" -p oxmcp-c -p oxmcp-java -p oxmcp-cli)
+# The CLI's own strip setting in Cargo.toml outranks CARGO_PROFILE_RELEASE_STRIP (common.sh).
+strip_cli='--config=profile.release.package.oxmcp-cli.strip="symbols"'
+(cd "$ROOT" && cargo zigbuild --quiet --release "$strip_cli" --target "$ZIG_TARGET" -p oxmcp-c -p oxmcp-java -p oxmcp-cli)
 bash "$here/cli.sh"
 bash "$here/c.sh"
 bash "$here/java.sh"

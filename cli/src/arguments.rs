@@ -1,10 +1,13 @@
-//! A tool's arguments on the command line: one JSON object (`'{"city": "Paris"}'`) or
-//! `KEY=VALUE` words (`city=Paris days=3`), given before the server.
+//! A tool's or a prompt's arguments on the command line: one JSON object
+//! (`'{"city": "Paris"}'`) or `KEY=VALUE` words (`city=Paris days=3`), given before the server.
 //!
 //! A `KEY=VALUE` value is read by the type the tool's input schema gives the key: a string
 //! property takes the text as it is (`zip=01234` stays a string), any other type takes JSON
 //! (`days=3`, `tags='["a","b"]'`, `draft=true`). A key the schema does not type takes JSON
-//! when the text is JSON, else the text.
+//! when the text is JSON, else the text. A prompt's arguments are all text, so its values
+//! are taken as typed.
+
+use std::collections::BTreeMap;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{Map, Value};
@@ -24,15 +27,15 @@ fn is_key(k: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
-/// Splits the words after the tool's name into its arguments and the rest (the server,
-/// after an optional `--`).
+/// Splits the words after the tool's (or prompt's) name into its arguments and the rest
+/// (the server, after an optional `--`).
 pub fn split(mut words: Vec<String>) -> Result<(Given, Vec<String>)> {
     let given = match words.first() {
         Some(first) if first.trim_start().starts_with('{') => {
             let json = words.remove(0);
-            let value: Value = serde_json::from_str(&json).context("tool arguments must be JSON")?;
+            let value: Value = serde_json::from_str(&json).context("arguments must be JSON")?;
             if !value.is_object() {
-                bail!("tool arguments must be a JSON object");
+                bail!("arguments must be a JSON object");
             }
             Given::Json(value)
         }
@@ -82,6 +85,32 @@ impl Given {
         }
         Ok(Value::Object(out))
     }
+
+    /// A prompt's arguments, which MCP types as strings: `KEY=VALUE` values as typed, a
+    /// JSON object's values only when they are strings (a number would reach the server as
+    /// an invalid request, so it is refused here where the user can fix it).
+    pub fn into_strings(self) -> Result<BTreeMap<String, String>> {
+        let pairs = match self {
+            Given::Pairs(p) => p,
+            Given::Json(Value::Object(o)) => {
+                return o
+                    .into_iter()
+                    .map(|(key, value)| match value {
+                        Value::String(text) => Ok((key, text)),
+                        other => bail!("prompt argument {key} must be a string, as every prompt argument is (got {other})"),
+                    })
+                    .collect();
+            }
+            Given::Json(_) => bail!("arguments must be a JSON object"),
+        };
+        let mut out = BTreeMap::new();
+        for (key, text) in pairs {
+            if out.insert(key.clone(), text).is_some() {
+                bail!("argument {key} is given twice");
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// The JSON types a property schema allows (`type` as a string or a list).
@@ -128,5 +157,18 @@ mod tests {
         let bad = pairs(&[("days", "three")]).into_value(Some(&schema)).unwrap_err().to_string();
         assert!(bad.contains("expected integer"), "{bad}");
         assert!(pairs(&[("a", "1"), ("a", "2")]).into_value(None).is_err());
+    }
+
+    #[test]
+    fn prompt_arguments_stay_text() {
+        let (given, _) = split(words(&["n=3", "city=Paris", "cmd"])).unwrap();
+        let strings = given.into_strings().unwrap();
+        assert_eq!(strings, BTreeMap::from([("n".to_string(), "3".to_string()), ("city".to_string(), "Paris".to_string())]));
+        let (given, _) = split(words(&[r#"{"n": "3"}"#, "cmd"])).unwrap();
+        assert_eq!(given.into_strings().unwrap()["n"], "3");
+        let (given, _) = split(words(&[r#"{"n": 3}"#, "cmd"])).unwrap();
+        assert!(given.into_strings().unwrap_err().to_string().contains("must be a string"));
+        let (given, _) = split(words(&["a=1", "a=2", "cmd"])).unwrap();
+        assert!(given.into_strings().is_err());
     }
 }

@@ -2,7 +2,9 @@
 //! benchmarks can run it in-process too.
 
 pub mod arguments;
+pub mod bind;
 pub mod conformance;
+pub mod connect;
 pub mod elicit;
 pub mod everything;
 mod input_required_fixtures;

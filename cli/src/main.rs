@@ -6,11 +6,9 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Parser, Subcommand};
-use oxmcp::client::{Client, Era, ServerNotification};
 use oxmcp::protocol::CallToolResult;
-use oxmcp::session::{RequestOptions, SessionConfig};
-use oxmcp::transport::http::{HttpClientTransport, HttpServer, HttpServerConfig};
-use oxmcp::transport::ChildProcess;
+use oxmcp::session::RequestOptions;
+use oxmcp::transport::http::{HttpServer, HttpServerConfig};
 use oxmcp::ErrorKind;
 use oxmcp_cli::target::Server;
 use serde_json::{json, Value};
@@ -30,8 +28,9 @@ enum Command {
         /// Serve on stdin/stdout.
         #[arg(long, conflicts_with = "http")]
         stdio: bool,
-        /// Serve Streamable HTTP (and legacy SSE) on this address, e.g. 127.0.0.1:8000.
-        #[arg(long, value_name = "ADDR")]
+        /// Serve Streamable HTTP (and legacy SSE) on this address, e.g. 127.0.0.1:8000 or
+        /// localhost:8000.
+        #[arg(long, value_name = "ADDR", value_parser = oxmcp_cli::bind::parse)]
         http: Option<std::net::SocketAddr>,
         /// With --http: no sessions, every POST independent.
         #[arg(long, requires = "http")]
@@ -62,6 +61,8 @@ enum Command {
         #[command(flatten)]
         target: oxmcp_cli::target::ServerArgs,
         #[command(flatten)]
+        connect: oxmcp_cli::connect::ConnectArgs,
+        #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
         /// The server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
@@ -80,6 +81,8 @@ enum Command {
         #[command(flatten)]
         target: oxmcp_cli::target::ServerArgs,
         #[command(flatten)]
+        connect: oxmcp_cli::connect::ConnectArgs,
+        #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
         /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object or `KEY=VALUE` words
         /// (none when left out), then the server: a URL, or a command and its arguments
@@ -97,6 +100,8 @@ enum Command {
         #[command(flatten)]
         target: oxmcp_cli::target::ServerArgs,
         #[command(flatten)]
+        connect: oxmcp_cli::connect::ConnectArgs,
+        #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
         /// The server: a URL, or a command and its arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
@@ -109,8 +114,9 @@ enum Command {
         /// Serve clients on stdin/stdout.
         #[arg(long, conflicts_with = "http")]
         stdio: bool,
-        /// Serve clients over Streamable HTTP on this address (port 0 picks a free one).
-        #[arg(long, value_name = "ADDR")]
+        /// Serve clients over Streamable HTTP on this address, e.g. localhost:8000 (port 0
+        /// picks a free one).
+        #[arg(long, value_name = "ADDR", value_parser = oxmcp_cli::bind::parse)]
         http: Option<std::net::SocketAddr>,
         #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
@@ -154,9 +160,12 @@ enum Command {
         #[command(flatten)]
         target: oxmcp_cli::target::ServerArgs,
         #[command(flatten)]
+        connect: oxmcp_cli::connect::ConnectArgs,
+        #[command(flatten)]
         auth: oxmcp_cli::oauth::AuthArgs,
-        /// `[ARGUMENTS] SERVER...`: the arguments as a JSON object of strings (`{}` when
-        /// left out), then the server: a URL, or a command and its arguments (after `--` or not).
+        /// `[ARGUMENTS] SERVER...`: the arguments as `KEY=VALUE` words or a JSON object of
+        /// strings (none when left out), then the server: a URL, or a command and its
+        /// arguments (after `--` or not).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         server: Vec<String>,
     },
@@ -312,7 +321,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Inspect { json, target, auth, server } => inspect(json, &target.resolve(&server)?, &auth).await,
+        Command::Inspect { json, target, connect, auth, server } => {
+            inspect(json, &target.resolve(&server)?, &auth, &connect).await
+        }
         Command::Proxy { stdio, http, auth, serve_auth, redis, server } => {
             let mut target = oxmcp_cli::proxy::Target::parse(&server).ok_or_else(|| anyhow!("give the server after --"))?;
             if let oxmcp_cli::proxy::Target::Url(_, oauth) = &mut target {
@@ -337,16 +348,17 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::ConformanceClient { url } => oxmcp_cli::conformance::run(&url).await.map(|()| ExitCode::SUCCESS),
         Command::Login { url, auth, port } => oxmcp_cli::oauth::login(&url, &auth, port).await.map(|()| ExitCode::SUCCESS),
-        Command::Call { tool, json, timeout, target, auth, server } => {
+        Command::Call { tool, json, timeout, target, connect, auth, server } => {
             // With --config the server's name comes first: `call --config F SERVER TOOL ...`.
             let (name, tool, words) = named_first(&target, tool, server)?;
             let (arguments, words) = oxmcp_cli::arguments::split(words)?;
             let server = target.resolve(name.as_ref().map_or(&words, std::slice::from_ref))?;
-            call(&tool, arguments, json, timeout, &server, &auth).await
+            call(&tool, arguments, json, timeout, &server, &auth, &connect).await
         }
-        Command::Read { uri, json, target, auth, server } => {
+        Command::Read { uri, json, target, connect, auth, server } => {
             let (name, uri, words) = named_first(&target, uri, server)?;
-            let client = connect(&target.resolve(name.as_ref().map_or(&words, std::slice::from_ref))?, false, &auth).await?;
+            let server = target.resolve(name.as_ref().map_or(&words, std::slice::from_ref))?;
+            let client = oxmcp_cli::connect::connect(&server, false, &auth, &connect).await?;
             let result = client.read_resource(&uri).await;
             client.close().await;
             let result = result?;
@@ -362,13 +374,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Prompt { name, json, target, auth, server } => {
+        Command::Prompt { name, json, target, connect, auth, server } => {
             let (server_name, name, words) = named_first(&target, name, server)?;
-            let (arguments, words) = arguments_and_server(words);
-            let args: std::collections::BTreeMap<String, String> =
-                serde_json::from_str(&arguments).context("prompt arguments must be a JSON object of strings")?;
+            let (arguments, words) = oxmcp_cli::arguments::split(words)?;
+            let args = arguments.into_strings()?;
             let server = target.resolve(server_name.as_ref().map_or(&words, std::slice::from_ref))?;
-            let client = connect(&server, false, &auth).await?;
+            let client = oxmcp_cli::connect::connect(&server, false, &auth, &connect).await?;
             let result = client.get_prompt(&name, args).await;
             client.close().await;
             let result = result?;
@@ -405,22 +416,6 @@ fn named_first(
     Ok((Some(first), own, rest))
 }
 
-/// `prompt NAME [ARGUMENTS] SERVER...`: the optional JSON arguments come before the server,
-/// which may follow `--` or not. A first word that is a JSON object is the arguments.
-fn arguments_and_server(mut words: Vec<String>) -> (String, Vec<String>) {
-    match words.first() {
-        Some(first) if first.trim_start().starts_with('{') => {
-            let arguments = words.remove(0);
-            // `TOOL ARGUMENTS -- SERVER...`: once a value is taken, clap keeps the `--`.
-            if words.first().is_some_and(|w| w == "--") {
-                words.remove(0);
-            }
-            (arguments, words)
-        }
-        _ => ("{}".to_string(), words),
-    }
-}
-
 /// Resolves on Ctrl-C or SIGTERM, so servers shut down cleanly (and stop their children).
 async fn stop_signal() {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
@@ -430,63 +425,13 @@ async fn stop_signal() {
     }
 }
 
-/// Connects to the server: a URL (Streamable HTTP, or legacy HTTP+SSE, detected) or a
-/// command run as a child process (stdio).
-async fn connect(server: &Server, show_logs: bool, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<Client> {
-    let client = connect_to(server, show_logs, auth).await?;
-    if show_logs && client.era() == Era::Stateless {
-        // A stateless-era server logs only to requests that ask for a level.
-        client.set_log_level(oxmcp::protocol::LoggingLevel::Debug).await?;
-    }
-    Ok(client)
-}
-
-async fn connect_to(server: &Server, show_logs: bool, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<Client> {
-    let builder = client_builder(show_logs);
-    match server {
-        Server::Url { url, headers } => {
-            // A server that asks for authorization gets it: the tokens `oxmcp login` kept,
-            // or client credentials.
-            let mut transport = HttpClientTransport::new(url).oauth(oxmcp_cli::oauth::for_command(auth).await?);
-            if let Ok(lines) = std::env::var("OXMCP_HEADERS") {
-                // "Name: value" lines, e.g. OXMCP_HEADERS='Authorization: Bearer ...'
-                for line in lines.lines().filter(|l| l.contains(':')) {
-                    let (name, value) = line.split_once(':').unwrap();
-                    transport = transport.header(name.trim(), value.trim());
-                }
-            }
-            for (name, value) in headers {
-                transport = transport.header(name, value);
-            }
-            Ok(builder.connect(transport).await?)
-        }
-        Server::Command { program, args, env } => {
-            let child = env.iter().fold(ChildProcess::new(program).args(args), |c, (k, v)| c.env(k, v));
-            Ok(builder.connect(child.spawn()?).await?)
-        }
-    }
-}
-
-fn client_builder(show_logs: bool) -> oxmcp::client::ClientBuilder {
-    let mut builder = Client::builder("oxmcp-cli", env!("CARGO_PKG_VERSION"));
-    // OXMCP_ERA=session|stateless pins the protocol era; by default the client probes.
-    if let Some(era) = std::env::var("OXMCP_ERA").ok().and_then(|e| Era::parse(&e).ok()) {
-        builder = builder.era(era);
-    }
-    // A server may ask the user something: asked on the terminal.
-    builder = builder.on_elicitation(|params, _| oxmcp_cli::elicit::answer(params));
-    if show_logs {
-        builder = builder.on_notification(|n| {
-            if let ServerNotification::LoggingMessage(m) = n {
-                eprintln!("[{}] {}", m.level.as_str(), m.data.as_str().map(str::to_string).unwrap_or_else(|| m.data.to_string()));
-            }
-        });
-    }
-    builder.session_config(SessionConfig::default())
-}
-
-async fn inspect(as_json: bool, server: &Server, auth: &oxmcp_cli::oauth::AuthArgs) -> Result<ExitCode> {
-    let client = connect(server, false, auth).await?;
+async fn inspect(
+    as_json: bool,
+    server: &Server,
+    auth: &oxmcp_cli::oauth::AuthArgs,
+    how: &oxmcp_cli::connect::ConnectArgs,
+) -> Result<ExitCode> {
+    let client = oxmcp_cli::connect::connect(server, false, auth, how).await?;
     let caps = client.server_capabilities().clone();
     let tools = if caps.tools.is_some() { client.list_all_tools().await? } else { vec![] };
     let resources = if caps.resources.is_some() { client.list_all_resources().await? } else { vec![] };
@@ -550,8 +495,9 @@ async fn call(
     timeout: f64,
     server: &Server,
     auth: &oxmcp_cli::oauth::AuthArgs,
+    how: &oxmcp_cli::connect::ConnectArgs,
 ) -> Result<ExitCode> {
-    let client = connect(server, true, auth).await?;
+    let client = oxmcp_cli::connect::connect(server, true, auth, how).await?;
     // KEY=VALUE values are read by the tool's input schema.
     let schema = match arguments.needs_schema() {
         true => client.list_all_tools().await?.into_iter().find(|t| t.name == tool).map(|t| t.input_schema),
@@ -589,11 +535,8 @@ async fn call(
     if as_json {
         outln!("{}", serde_json::to_string_pretty(&result)?)?;
     } else {
-        for block in &result.content {
-            outln!("{}", oxmcp_cli::show::describe(block))?;
-        }
-        if let Some(s) = &result.structured_content {
-            outln!("structured: {s}")?;
+        for line in oxmcp_cli::show::result_lines(&result) {
+            outln!("{line}")?;
         }
     }
     Ok(if result.is_error() { ExitCode::from(2) } else { ExitCode::SUCCESS })

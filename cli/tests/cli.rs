@@ -5,6 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+use common::Listening;
+
 const OXMCP: &str = env!("CARGO_BIN_EXE_oxmcp");
 
 fn oxmcp(args: &[&str]) -> std::process::Output {
@@ -27,6 +30,28 @@ fn the_client_commands_pick_the_era_or_take_it_from_oxmcp_era() {
     };
     assert_eq!(version(None), "2026-07-28", "the everything server speaks both eras: the newer wins");
     assert_eq!(version(Some("session")), "2025-11-25");
+}
+
+#[test]
+fn era_flag_picks_the_era_and_a_bad_era_is_refused() {
+    let inspect = |flags: &[&str], env: Option<&str>| {
+        let mut cmd = Command::new(OXMCP);
+        cmd.arg("inspect").args(flags).args(["--json", "--", OXMCP, "everything-server", "--stdio"]);
+        if let Some(era) = env {
+            cmd.env("OXMCP_ERA", era);
+        }
+        cmd.output().unwrap()
+    };
+    let out = inspect(&["--era", "session"], Some("stateless"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["protocolVersion"], "2025-11-25", "the flag wins over OXMCP_ERA");
+    for (flags, env) in [(&["--era", "sesion"][..], None), (&[][..], Some("sesion"))] {
+        let out = inspect(flags, env);
+        assert_eq!(out.status.code(), Some(2), "a bad era is a usage error, not ignored");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("unknown era \"sesion\"") && stderr.contains("OXMCP_ERA"), "{stderr}");
+    }
 }
 
 #[test]
@@ -248,4 +273,78 @@ fn the_everything_server_serves_a_skills_directory_without_links_that_leave_it()
     assert!(!leaked.status.success(), "a link leaving the directory is not served");
     assert!(!String::from_utf8_lossy(&leaked.stdout).contains("secret"));
     std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn prompt_takes_key_value_arguments_or_a_json_object() {
+    let out = oxmcp(&["prompt", "test_prompt_with_arguments", "arg1=Paris", "arg2=3"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("arg1='Paris', arg2='3'"), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = oxmcp(&["prompt", "test_prompt_with_arguments", r#"{"arg1": "a", "arg2": "b"}"#]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("arg1='a', arg2='b'"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn http_servers_listen_on_a_host_name() {
+    let server = Listening::start(&["everything-server", "--http", "localhost:0"]);
+    assert!(server.url.starts_with("http://127.0.0.1:"), "{}", server.url);
+    let proxy = Listening::start(&["proxy", "--http", "localhost:0", "--", OXMCP, "everything-server", "--stdio"]);
+    for url in [&server.url, &proxy.url] {
+        let out = Command::new(OXMCP).args(["call", "echo", "text=hi", url]).output().unwrap();
+        assert!(out.status.success(), "{url}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hi");
+    }
+    let out = Command::new(OXMCP).args(["everything-server", "--http", "localhost"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected HOST:PORT"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_404_at_a_url_without_mcp_suggests_the_mcp_path() {
+    let server = Listening::start(&["everything-server", "--http", "127.0.0.1:0"]);
+    let root = server.url.trim_end_matches("/mcp");
+    let out = Command::new(OXMCP).args(["inspect", root]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("404 from {root}: MCP servers usually serve at /mcp; try {root}/mcp")), "{stderr}");
+    // At /mcp itself a 404 (here: a path the server does not serve) says nothing of the sort.
+    let out = Command::new(OXMCP).args(["inspect", &format!("{root}/other/mcp")]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("try "), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn connect_timeout_bounds_connecting_to_a_silent_server() {
+    // A child that reads nothing and says nothing, and a URL whose server never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", silent.local_addr().unwrap());
+    for server in [&["sh", "-c", "sleep 30"][..], &[url.as_str()][..]] {
+        let started = Instant::now();
+        let out = Command::new(OXMCP).args(["call", "--connect-timeout", "1", "echo", "--"]).args(server).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(started.elapsed() < Duration::from_secs(5), "{server:?}: took {:?}", started.elapsed());
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("did not finish connecting within 1 s (--connect-timeout"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_child_servers_stray_stdout_lines_are_reported() {
+    let long = "x".repeat(500);
+    let script = format!(r#"echo "Starting server on stdout"; echo {long}; exec {OXMCP} everything-server --stdio"#);
+    let out = Command::new(OXMCP).args(["call", "echo", "text=hi", "--", "sh", "-c", &script]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hi");
+    assert!(stderr.contains(r#"server process "sh" wrote a line that is not JSON-RPC to stdout"#), "{stderr}");
+    assert!(stderr.contains("Starting server on stdout"), "{stderr}");
+    assert!(stderr.contains(&format!("{}...", "x".repeat(200))) && !stderr.contains(&"x".repeat(201)), "truncated: {stderr}");
+}
+
+#[test]
+fn a_stateless_server_says_sampling_needs_a_session() {
+    let server = Listening::start(&["everything-server", "--http", "127.0.0.1:0", "--stateless"]);
+    let out = Command::new(OXMCP).args(["call", "--era", "session", "test_sampling", "prompt=hi", &server.url]).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("sampling is not available in stateless mode"), "{text}");
+    assert!(!text.contains("did not declare"), "{text}");
 }

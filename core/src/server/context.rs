@@ -356,8 +356,19 @@ impl RequestContext {
                     .with_data(json!({ "requiredCapabilities": { name: {} } })),
                 ))
             }
+            _ if self.served_without_session() => {
+                let why = "server-to-client requests need a session, and this request was served without one";
+                Err(Error::new(ErrorKind::CapabilityMissing, format!("{what} is not available in stateless mode: {why}")))
+            }
             _ => Err(Error::new(ErrorKind::CapabilityMissing, format!("the client did not declare the {what} capability"))),
         }
+    }
+
+    /// Whether this is a session-era request served without a session (by a stateless
+    /// HTTP server, without `initialize`): the client's capabilities are unknown, and its
+    /// answer to a request from here would reach no one, whatever it declared.
+    fn served_without_session(&self) -> bool {
+        self.client.session_key.get().is_none() && self.protocol_version().is_some_and(|v| !v.is_stateless())
     }
 
     /// Where this handler's questions to the client go at this moment.

@@ -265,8 +265,10 @@ impl SkillCatalog {
         Some(ReadResourceResult::new(vec![contents.with_mime_type(file.mime_type)]))
     }
 
-    /// A directory's direct children, if `uri` names a directory.
+    /// A directory's direct children, if `uri` names a directory. A trailing slash
+    /// (`skill://acme/`) names the same directory, as it does on a filesystem.
     pub(crate) fn directory(&self, uri: &str) -> Option<Vec<Resource>> {
+        let uri = uri.strip_suffix('/').unwrap_or(uri);
         self.dirs.get(uri).map(|children| children.values().cloned().collect())
     }
 }
@@ -353,6 +355,8 @@ mod tests {
             [("refunds".to_string(), "text/markdown".to_string()), ("t".into(), DIRECTORY_MIME_TYPE.into())]
         );
         assert_eq!(names("skill://acme/refunds/t/a"), [("x.md".to_string(), "text/markdown".to_string())]);
+        assert_eq!(names("skill://acme/refunds/t/a/"), names("skill://acme/refunds/t/a"), "a trailing slash names the same");
+        assert_eq!(names("skill://acme/"), names("skill://acme"));
         assert!(catalog.directory("skill://acme/refunds/SKILL.md").is_none());
         assert_eq!(catalog.manifests().map(|r| r.description.unwrap()).collect::<Vec<_>>(), ["Refund requests"]);
     }

@@ -249,6 +249,27 @@ impl ChildState {
         }
     }
 
+    /// Says so when the server wrote something on stdout that is no JSON-RPC message (a
+    /// log line printed to stdout by mistake): the session can only answer it with a parse
+    /// error to the server, so without this the user never learns why. Only the first byte
+    /// is looked at, so messages are not parsed twice.
+    fn warn_if_not_json(&self, line: &[u8]) {
+        if matches!(line.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'[')) {
+            return;
+        }
+        const SHOWN: usize = 200;
+        let text = String::from_utf8_lossy(line);
+        let cut = text.char_indices().nth(SHOWN).map_or(text.len(), |(i, _)| i);
+        let more = if cut < text.len() { "..." } else { "" };
+        tracing::warn!(
+            target: "oxmcp::child::stdout",
+            pid = self.pid,
+            "server process {:?} wrote a line that is not JSON-RPC to stdout (logs belong on stderr): {}{more}",
+            self.program,
+            &text[..cut],
+        );
+    }
+
     /// The message a user sees when the child's output ends.
     async fn describe_end(&self) -> String {
         let status = self.wait_exit(self.grace).await;
@@ -319,7 +340,12 @@ impl Transport for ChildTransport {
 impl MessageReader for ChildReader {
     async fn recv(&mut self) -> Result<Bytes, RecvError> {
         match self.lines.next_line().await {
-            Ok(Some(r)) => r,
+            Ok(Some(r)) => {
+                if let Ok(line) = &r {
+                    self.state.warn_if_not_json(line);
+                }
+                r
+            }
             Ok(None) => Err(RecvError::Closed(self.state.describe_end().await)),
             Err(e) => Err(RecvError::Closed(format!("reading the server's stdout failed: {e}"))),
         }
