@@ -7,6 +7,10 @@
 # (must be 0) and the server's resident memory through the run: growth is counted from
 # the end of warm-up (25% of the calls) to the end. Goal: growth after warm-up under 2 MB (2,048 KiB).
 #
+# A run fails when any call ended in an error the client did not cause. The test command
+# runs a bounded form (SOAK_PROFILE=debug, Rust only, a few thousand calls): the debug
+# build the tests made, no Python or Node set-up; memory figures then mean little.
+#
 #   bash bench/soak.sh [CALLS] [rust,python,node]
 set -euo pipefail
 bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,9 +20,13 @@ cd "$root"
 source scripts/ensure-toolchain.sh
 calls="${1:-1000000}"
 hosts="${2:-rust,python,node}"
-with_rmcp=0 source "$bench/setup.sh"
-
-rust="$CARGO_TARGET_DIR/release/oxmcp-bench"
+if [ "${SOAK_PROFILE:-release}" = debug ] && [ "$hosts" = rust ]; then
+    cargo build -q -p oxmcp-bench
+    rust="$CARGO_TARGET_DIR/debug/oxmcp-bench"
+else
+    with_rmcp=0 source "$bench/setup.sh"
+    rust="$CARGO_TARGET_DIR/release/oxmcp-bench"
+fi
 server_cmd() {
     case "$1" in
         rust) echo "$rust serve" ;;
@@ -26,6 +34,8 @@ server_cmd() {
         node) echo "node $bench/suite/node/server.mjs --impl oxmcp" ;;
     esac
 }
+# Whether a run's line counts no unexpected error.
+clean() { grep -q '"unexpected":0[,}]' <<<"$1"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 failed=0
@@ -34,6 +44,7 @@ for host in ${hosts//,/ }; do
     echo "== $host, stdio" >&2
     out="$("$rust" soak --calls "$calls" -- "${cmd[@]}" --stdio)" || failed=1
     echo "{\"host\": \"$host\", \"transport\": \"stdio\", \"run\": $out}"
+    clean "$out" || failed=1
 
     echo "== $host, Streamable HTTP" >&2
     port="$(free_port)"
@@ -41,6 +52,7 @@ for host in ${hosts//,/ }; do
     pid=$!
     for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
     out="$("$rust" soak --calls "$calls" --url "http://127.0.0.1:$port/mcp" --pid "$pid")" || failed=1
+    clean "$out" || failed=1
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     echo "{\"host\": \"$host\", \"transport\": \"http\", \"run\": $out}"

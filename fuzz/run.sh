@@ -5,6 +5,10 @@
 # its input in fuzz/artifacts/TARGET/ (make it a regression test, then fix it).
 #
 #   bash fuzz/run.sh [SECONDS] [TARGET...]
+#
+# FUZZ_OPTS adds options to `cargo fuzz run`: the test command's bounded run takes
+# `--dev --sanitizer none` (a debug build, with its overflow checks, in a minute or two
+# instead of the optimized AddressSanitizer build's ten).
 set -euo pipefail
 cd "$(dirname "$0")"
 source ../scripts/ensure-toolchain.sh
@@ -30,7 +34,8 @@ for t in "${targets[@]}"; do
     mkdir -p "$work/$t"
     cp corpus/"$t"/* "$work/$t/"
     log="$work/$t.log"
-    if "${fuzz[@]}" run "$t" "$work/$t" -- -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 >"$log" 2>&1; then
+    # shellcheck disable=SC2086 # FUZZ_OPTS is a list of options
+    if "${fuzz[@]}" run ${FUZZ_OPTS:-} "$t" "$work/$t" -- -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 >"$log" 2>&1; then
         result=ok
     else
         result="FAILED (fuzz/artifacts/$t.log; a crash input in fuzz/artifacts/$t/)"

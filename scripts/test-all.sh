@@ -4,7 +4,8 @@
 # processes, HTTP, the stateless era), the README's demo, each binding's suite (Python,
 # Node, C, C#, Java, Kotlin), the official conformance suite, OAuth against a real authorization
 # server (oidc-provider), interop against the official TypeScript and Python SDKs,
-# scale-out (three nodes behind haproxy on a Redis server), then the packages of dist/
+# scale-out (three nodes behind haproxy on a Redis server), the fuzz targets and the soak in a
+# bounded form (so neither can rot), then the packages of dist/
 # (scripts/package.sh) installed and used with no Rust toolchain. Installs what it needs itself
 # (npm packages, Node 22 for the conformance suite, Python venvs, mono, Maven
 # dependencies, redis-server and haproxy).
@@ -66,6 +67,10 @@ suite conformance 'passed, [0-9]+ failed' bash tests/conformance/run.sh
 suite auth '^(ℹ|#) (tests|pass|fail) ' bash tests/auth/run.sh
 suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
 suite scaleout '^(# (tests|pass|fail) |scale-out conformance)' bash tests/scaleout/run.sh
+# Bounded: 15 s a fuzz target on a debug build, and 20,000 soak calls on each transport
+# against the Rust server (no unexpected error); the full runs stay by hand.
+suite hardening '^(line_framing|jsonrpc_envelope|sse_parser|uri_template|mirrored_headers|http_request) |"transport"' \
+    bash -c 'FUZZ_OPTS="--dev --sanitizer none" bash fuzz/run.sh 15 && SOAK_PROFILE=debug bash bench/soak.sh 20000 rust'
 if [[ -n "${OXMCP_DIST:-}" ]]; then
     suite packages '^(ℹ|#) (tests|pass|fail) ' bash tests/packages/run.sh
 else
@@ -74,7 +79,7 @@ fi
 
 echo
 echo "== summary (each runner's own lines)"
-for name in style rust demo package python node c dotnet java kotlin conformance auth interop scaleout packages; do
+for name in style rust demo package python node c dotnet java kotlin conformance auth interop scaleout hardening packages; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done
