@@ -137,3 +137,69 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
     assert_eq!(r.status().as_u16(), 200);
     http.shutdown().await;
 }
+
+/// The answer of a stateless-era POST, JSON or SSE.
+async fn answer_of(r: reqwest::RequestBuilder) -> Value {
+    let body = r.send().await.unwrap().text().await.unwrap();
+    let json = body.lines().find_map(|l| l.strip_prefix("data: ").filter(|d| d.contains("\"id\""))).unwrap_or(&body);
+    serde_json::from_str(json).unwrap()
+}
+
+#[tokio::test]
+async fn tasks_belong_to_one_identity_and_a_token_naming_nobody_gets_none() {
+    use oxmcp::protocol::{TaskSupport, ToolExecution, TASKS_EXTENSION};
+    let verify: VerifyFn = Arc::new(|token: String| {
+        Box::pin(async move {
+            let (subject, client_id) = match token.as_str() {
+                "sub-alice" => (Some("alice".to_string()), None),
+                "client-alice" => (None, Some("alice".to_string())),
+                "nobody" => (None, None),
+                _ => return Err(Error::new(ErrorKind::Unauthorized, "unknown token")),
+            };
+            Ok(AuthInfo { subject, client_id, claims: json!({}), ..Default::default() })
+        })
+    });
+    let mut job = Tool::new("job", "", json!({"type": "object"}));
+    job.execution = Some(ToolExecution { task_support: Some(TaskSupport::Optional), ..Default::default() });
+    let server = Server::builder("tasks", "1")
+        .tool(job, |_, _| async {
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+            Ok(CallToolResult::text("done"))
+        })
+        .build()
+        .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let resource = ProtectedResource::new(format!("http://{addr}/mcp"), vec![], TokenVerifier::Custom(verify));
+    let config = HttpServerConfig { bind: addr, auth: Some(Arc::new(resource)), ..Default::default() };
+    let http = HttpServer::bind(server, config).await.unwrap();
+    let request = |token: &str, method: &str, name: Option<&str>, mut params: Value| {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}},
+        });
+        let mut r = post(&http.url(), None)
+            .header("authorization", format!("Bearer {token}"))
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method);
+        if let Some(name) = name {
+            r = r.header("mcp-name", name);
+        }
+        r.body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string())
+    };
+    let created = answer_of(request("sub-alice", "tools/call", Some("job"), json!({"name": "job", "arguments": {}}))).await;
+    let task_id = created["result"]["taskId"].as_str().expect("a task").to_string();
+    let get = |token: &'static str| answer_of(request(token, "tasks/get", Some(&task_id), json!({"taskId": task_id})));
+    let mine = get("sub-alice").await;
+    assert_eq!(mine["result"]["taskId"], task_id.as_str(), "{mine}");
+    // A client called alice is not the user alice.
+    let other = get("client-alice").await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+    // A token that names nobody gets no task (it would be everybody's).
+    let refused = answer_of(request("nobody", "tools/call", Some("job"), json!({"name": "job", "arguments": {}}))).await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(get("nobody").await["error"]["code"], -32600);
+    http.shutdown().await;
+}
