@@ -333,7 +333,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             match (stdio, http) {
                 (_, Some(addr)) => {
-                    let backend = std::sync::Arc::new(oxmcp_cli::proxy::PerSessionTarget(target));
+                    let backend = std::sync::Arc::new(oxmcp_cli::proxy::PerSessionTarget::new(target));
                     let store = shared_store(redis.as_deref()).await?;
                     let config = HttpServerConfig { bind: addr, auth: serve_auth.resource(addr)?, store, ..Default::default() };
                     let http = HttpServer::bind_backend(backend, config).await?;

@@ -1,16 +1,19 @@
 //! `oxmcp proxy`: connect a client on one transport to a server on another.
 //!
 //! - `--http ADDR -- COMMAND...`: expose a stdio server over Streamable HTTP; every HTTP
-//!   session gets its own child process, stopped when the session ends.
+//!   session gets its own child process, stopped when the session ends. Stateless-era
+//!   requests (2026-07-28) have no session: they share one child, started with the first
+//!   and again if it exits, so the server keeps its state between them.
 //! - `--stdio -- URL`: give a stdio-only host a remote HTTP server.
 //!
 //! Either side may be a URL or a command. Messages are relayed by the engine
 //! ([`oxmcp::session::relay`]), so every MCP feature and version passes through.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use oxmcp::protocol::{ErrorObject, ProtocolVersion};
+use oxmcp::session::fanout::Fanout;
 use oxmcp::session::relay::Relay;
 use oxmcp::session::{IncomingRequest, Service, Session, SessionConfig};
 use oxmcp::transport::http::{Backend, BackendSession, HttpClientTransport, HttpSessionTransport};
@@ -65,15 +68,48 @@ pub async fn stdio(target: Target) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The HTTP side of `proxy --http`: one relay (and so one child process) per session.
-pub struct PerSessionTarget(pub Target);
+/// The HTTP side of `proxy --http`: one relay (and so one child process) per session, and
+/// one child for every stateless-era request.
+pub struct PerSessionTarget {
+    target: Target,
+    /// The child the stateless era's requests share, once one came.
+    stateless: Mutex<Option<Arc<Fanout>>>,
+}
+
+impl PerSessionTarget {
+    /// Relays to `target`.
+    pub fn new(target: Target) -> Self {
+        PerSessionTarget { target, stateless: Mutex::new(None) }
+    }
+
+    /// The shared child, started now if there is none (or it exited); the error that
+    /// kept it from starting.
+    fn shared_child(&self, cmd: &ChildProcess) -> std::io::Result<Arc<Fanout>> {
+        let mut slot = self.stateless.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(fanout) = slot.as_ref().filter(|f| !f.is_closed()) {
+            return Ok(fanout.clone());
+        }
+        let fanout = Arc::new(Fanout::start(cmd.spawn()?, SessionConfig::default()));
+        *slot = Some(fanout.clone());
+        Ok(fanout)
+    }
+}
 
 impl Backend for PerSessionTarget {
-    fn open(&self, transport: HttpSessionTransport, _stateless: Option<ProtocolVersion>) -> BackendSession {
+    fn open(&self, transport: HttpSessionTransport, stateless: Option<ProtocolVersion>) -> BackendSession {
+        if let (Target::Command(cmd), true) = (&self.target, stateless.is_some_and(ProtocolVersion::is_stateless)) {
+            return match self.shared_child(cmd) {
+                Ok(fanout) => {
+                    let session = fanout.attach(transport);
+                    BackendSession::new(session.peer().clone(), (session, fanout))
+                }
+                Err(e) => failing(transport, e),
+            };
+        }
         // A session other proxy nodes serve too (`--redis`): see `proxy_shared`.
         match crate::proxy_shared::SharedSide::new(transport) {
-            Ok(shared) => relay_session(&self.0, shared, true),
-            Err(transport) => relay_session(&self.0, transport, false),
+            Ok(shared) => relay_session(&self.target, shared, true),
+            Err(transport) => relay_session(&self.target, transport, false),
         }
     }
 }
@@ -89,14 +125,16 @@ fn relay_session<T: Transport>(target: &Target, transport: T, shared: bool) -> B
             }
             BackendSession::new(relay.a().clone(), relay)
         }
-        Err((transport, e)) => {
-            // The session still answers, with the reason, instead of hanging.
-            let message = format!("the proxy could not start the server: {e}");
-            tracing::error!("{message}");
-            let session = Session::start(transport, Arc::new(Failing(message)), SessionConfig::default());
-            BackendSession::new(session.peer().clone(), session)
-        }
+        Err((transport, e)) => failing(transport, e),
     }
+}
+
+/// A session that answers, with the reason the server could not start, instead of hanging.
+fn failing<T: Transport>(transport: T, e: std::io::Error) -> BackendSession {
+    let message = format!("the proxy could not start the server: {e}");
+    tracing::error!("{message}");
+    let session = Session::start(transport, Arc::new(Failing(message)), SessionConfig::default());
+    BackendSession::new(session.peer().clone(), session)
 }
 
 /// Answers every request with the same error.

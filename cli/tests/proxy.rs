@@ -184,3 +184,50 @@ async fn a_stateless_clients_logs_come_back_through_the_proxy() {
         client.close().await;
     }
 }
+
+/// Stateless-era requests have no session to give a child to: they share one child,
+/// started with the first request and kept, instead of a child per request (which lost the
+/// server's state between calls and cost a process start each).
+#[tokio::test]
+async fn stateless_requests_through_the_proxy_share_one_child() {
+    let proxy = Listening::start(&["proxy", "--http", "127.0.0.1:0", "--", OXMCP, "everything-server", "--stdio"]);
+    let mut seen = std::collections::BTreeSet::new();
+    let a = Client::builder("a", "1").era(Era::Stateless).connect(HttpClientTransport::new(&proxy.url)).await.unwrap();
+    let b = Client::builder("b", "1").era(Era::Stateless).connect(HttpClientTransport::new(&proxy.url)).await.unwrap();
+    for i in 0..4 {
+        let client = if i % 2 == 0 { &a } else { &b };
+        let text = format!("call {i}");
+        assert_eq!(client.call_tool("echo", json!({"text": text})).await.unwrap().content[0].as_text(), Some(text.as_str()));
+        seen.extend(proxy.children());
+    }
+    // Progress still comes back with its request.
+    let progress = Arc::new(Mutex::new(Vec::new()));
+    let p = progress.clone();
+    a.call_tool_with(
+        "test_tool_with_progress",
+        json!({}),
+        RequestOptions::default().on_progress(move |x| p.lock().unwrap().push(x.progress)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(*progress.lock().unwrap(), vec![0.0, 50.0, 100.0]);
+    // A cancel still reaches the shared child's handler, and the call ends at once.
+    let token = CancellationToken::new();
+    let t = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        t.cancel();
+    });
+    let started = Instant::now();
+    let e = b
+        .call_tool_with("slow", json!({"tag": 1, "ms": 20000}), RequestOptions::default().cancel_token(token))
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(e.kind(), oxmcp::ErrorKind::Cancelled);
+    seen.extend(proxy.children());
+    assert_eq!(seen.len(), 1, "one child for every stateless request: {seen:?}");
+    assert_eq!(proxy.children().len(), 1, "the child stays for the next request");
+    a.close().await;
+    b.close().await;
+}

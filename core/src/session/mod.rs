@@ -29,6 +29,7 @@
 //! - [`relay`]: two sessions joined to each other.
 
 mod config;
+pub mod fanout;
 mod in_flight;
 pub mod incoming;
 mod lifecycle;
