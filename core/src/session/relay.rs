@@ -1,6 +1,7 @@
 //! A relay joins two sessions: every request one peer sends is re-sent to the other (with
 //! its own id, timeouts and cancellation), and the answer comes back; notifications pass
-//! through. It knows nothing of MCP methods, so it relays every era and every feature.
+//! through. It reads only what ties a message to a request (progress tokens, a listen
+//! stream's subscription id, `initialize`'s version), so it relays every era and feature.
 //!
 //! Used by `oxmcp proxy` (stdio <-> Streamable HTTP). Closing either side closes both.
 
