@@ -337,6 +337,15 @@ fn a_child_servers_stray_stdout_lines_are_reported() {
     assert!(stderr.contains(r#"server process "sh" wrote a line that is not JSON-RPC to stdout"#), "{stderr}");
     assert!(stderr.contains("Starting server on stdout"), "{stderr}");
     assert!(stderr.contains(&format!("{}...", "x".repeat(200))) && !stderr.contains(&"x".repeat(201)), "truncated: {stderr}");
+    // A server printing its whole log to stdout gets 16 warnings, then one saying the rest
+    // are not shown.
+    let script = format!(r#"for i in $(seq 500); do echo "log line $i"; done; exec {OXMCP} everything-server --stdio"#);
+    let out = Command::new(OXMCP).args(["call", "echo", "text=hi", "--", "sh", "-c", &script]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("wrote a line that is not JSON-RPC").count(), 16, "{stderr}");
+    assert!(stderr.contains("log line 16 ") && !stderr.contains("log line 17 "), "{stderr}");
+    assert_eq!(stderr.matches("wrote more lines that are not JSON-RPC to stdout: not shown").count(), 1, "{stderr}");
 }
 
 #[test]

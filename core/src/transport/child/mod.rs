@@ -214,6 +214,7 @@ impl ChildProcess {
             exit,
             stderr_done,
             grace: self.grace,
+            stray_lines: Default::default(),
             _lifeline: lifeline,
         });
         Ok(ChildTransport {
@@ -231,9 +232,15 @@ struct ChildState {
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr_done: watch::Receiver<bool>,
     grace: Duration,
+    /// Stray stdout lines warned about so far (see `warn_if_not_json`).
+    stray_lines: std::sync::atomic::AtomicUsize,
     /// The supervisor ends the group when this closes, i.e. when this process dies.
     _lifeline: supervisor::Lifeline,
 }
+
+/// Stray stdout lines a child gets a warning each for; then one more says the rest are not
+/// shown (a server printing its log to stdout must not flood the user's terminal).
+const STRAY_LINES_SHOWN: usize = 16;
 
 impl ChildState {
     async fn wait_exit(&self, within: Duration) -> Option<ExitStatus> {
@@ -255,6 +262,13 @@ impl ChildState {
     /// is looked at, so messages are not parsed twice.
     fn warn_if_not_json(&self, line: &[u8]) {
         if matches!(line.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'[')) {
+            return;
+        }
+        let n = self.stray_lines.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if n == STRAY_LINES_SHOWN {
+            tracing::warn!(target: "oxmcp::child::stdout", pid = self.pid, "server process {:?} wrote more lines that are not JSON-RPC to stdout: not shown", self.program);
+        }
+        if n >= STRAY_LINES_SHOWN {
             return;
         }
         const SHOWN: usize = 200;
