@@ -30,6 +30,9 @@ const RECORD: &str = "request-state-keys";
 const MAX_KEYS: usize = 8;
 /// How often a node checks, before sealing, that the store still knows its key.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
+/// How often a state that fails to verify may send a node back to the store: a client
+/// sending forged states must not make each request a store round trip.
+const REREAD_EVERY: Duration = Duration::from_millis(100);
 /// Compare-and-swap attempts on the record before going on with the keys known here.
 const ATTEMPTS: usize = 8;
 
@@ -131,19 +134,26 @@ impl StateKey {
     /// Before sealing: makes sure (at most once a second) that the store knows the key
     /// this node seals with, so any node can open what it seals.
     pub(crate) async fn before_sealing(&self) {
-        if self.0.store.is_none() {
+        if !self.due(CHECK_EVERY) {
             return;
-        }
-        {
-            let mut checked = self.0.checked.lock().unwrap_or_else(|e| e.into_inner());
-            if checked.is_some_and(|at| at.elapsed() < CHECK_EVERY) {
-                return;
-            }
-            *checked = Some(Instant::now());
         }
         if let Err(e) = self.agree().await {
             tracing::warn!("the shared requestState key could not be checked: {e}");
         }
+    }
+
+    /// Whether the store was last consulted more than `every` ago (or never): then it is
+    /// now, as far as the next caller knows. Never for a key no store shares.
+    fn due(&self, every: Duration) -> bool {
+        if self.0.store.is_none() {
+            return false;
+        }
+        let mut checked = self.0.checked.lock().unwrap_or_else(|e| e.into_inner());
+        if checked.is_some_and(|at| at.elapsed() < every) {
+            return false;
+        }
+        *checked = Some(Instant::now());
+        true
     }
 
     fn mac(key: &Key, payload: &str) -> Hmac<Sha256> {
@@ -164,7 +174,7 @@ impl StateKey {
     /// one was cut off from the store).
     pub(crate) async fn open_shared(&self, state: &str, binding: &str) -> Result<Map<String, Value>, ErrorObject> {
         match self.open(state, binding) {
-            Err(e) if e.message.contains(INTEGRITY) && self.0.store.is_some() => {
+            Err(e) if e.message.contains(INTEGRITY) && self.due(REREAD_EVERY) => {
                 if let Err(e) = self.agree().await {
                     tracing::warn!("the shared requestState key could not be read again: {e}");
                 }
@@ -273,5 +283,84 @@ mod tests {
         // A state no node sealed stays refused.
         let stranger = StateKey::random().seal(binding, &answers);
         assert!(new.open_shared(&stranger, binding).await.unwrap_err().message.contains("integrity"));
+    }
+
+    /// A store counting its value reads.
+    struct Counting(MemoryStore, std::sync::atomic::AtomicUsize);
+
+    impl SharedStore for Counting {
+        fn put_session(
+            &self,
+            id: &str,
+            record: Bytes,
+            ttl: Duration,
+        ) -> futures::future::BoxFuture<'_, crate::store::StoreResult<()>> {
+            self.0.put_session(id, record, ttl)
+        }
+        fn get_session(
+            &self,
+            id: &str,
+            ttl: Duration,
+        ) -> futures::future::BoxFuture<'_, crate::store::StoreResult<Option<Bytes>>> {
+            self.0.get_session(id, ttl)
+        }
+        fn delete_session(&self, id: &str) -> futures::future::BoxFuture<'_, crate::store::StoreResult<bool>> {
+            self.0.delete_session(id)
+        }
+        fn append_many(
+            &self,
+            entries: Vec<(String, crate::store::LogEntry)>,
+            ttl: Duration,
+        ) -> futures::future::BoxFuture<'_, crate::store::StoreResult<Vec<u64>>> {
+            self.0.append_many(entries, ttl)
+        }
+        fn read(
+            &self,
+            log: &str,
+            after: u64,
+        ) -> futures::future::BoxFuture<'_, crate::store::StoreResult<Option<crate::store::Entries>>> {
+            self.0.read(log, after)
+        }
+        fn cursor(
+            &self,
+            log: &str,
+            set: Option<u64>,
+            ttl: Duration,
+        ) -> futures::future::BoxFuture<'_, crate::store::StoreResult<u64>> {
+            self.0.cursor(log, set, ttl)
+        }
+        fn publish(&self, message: Bytes) -> futures::future::BoxFuture<'_, crate::store::StoreResult<()>> {
+            self.0.publish(message)
+        }
+        fn subscribe(&self) -> tokio::sync::broadcast::Receiver<crate::store::BusMessage> {
+            self.0.subscribe()
+        }
+        fn get_value(&self, key: &str) -> futures::future::BoxFuture<'_, crate::store::StoreResult<Option<Bytes>>> {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.0.get_value(key)
+        }
+        fn swap_value(
+            &self,
+            key: &str,
+            expected: Option<Bytes>,
+            new: Bytes,
+            ttl: Option<Duration>,
+        ) -> futures::future::BoxFuture<'_, crate::store::StoreResult<bool>> {
+            self.0.swap_value(key, expected, new, ttl)
+        }
+    }
+
+    #[tokio::test]
+    async fn forged_states_do_not_each_cost_a_store_read() {
+        let counting = Arc::new(Counting(MemoryStore::default(), Default::default()));
+        let store: Arc<dyn SharedStore> = counting.clone();
+        let key = StateKey::shared(&store).await.unwrap();
+        let before = counting.1.load(std::sync::atomic::Ordering::SeqCst);
+        let forged = StateKey::random().seal("tools/call\nx", &Map::new());
+        for _ in 0..1000 {
+            assert!(key.open_shared(&forged, "tools/call\nx").await.unwrap_err().message.contains("integrity"));
+        }
+        let reads = counting.1.load(std::sync::atomic::Ordering::SeqCst) - before;
+        assert!((1..=3).contains(&reads), "{reads} store reads for 1,000 forged states");
     }
 }
