@@ -55,6 +55,18 @@ fn init_request(addr: SocketAddr, body: &str, session: Option<&str>) -> String {
     )
 }
 
+/// Initializes a session over a raw connection (then closed); its id.
+async fn raw_session(addr: SocketAddr) -> String {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    s.write_all(init_request(addr, &init.to_string(), None).as_bytes()).await.unwrap();
+    let mut head = vec![0u8; 4096];
+    let n = s.read(&mut head).await.unwrap();
+    let head = String::from_utf8_lossy(&head[..n]).to_string();
+    head.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_string()
+}
+
 /// Reads until the server closes the connection; what it sent, or an error on a reset.
 async fn read_to_close(s: &mut TcpStream, within: Duration) -> Vec<u8> {
     let mut all = Vec::new();
@@ -102,15 +114,7 @@ fn half_sent_idle_and_surplus_connections_are_closed() {
         }
         // Four connections each waiting for a call's answer are busy: none gives way, and
         // a fifth connection is closed at once rather than left waiting.
-        let mut s = TcpStream::connect(addr).await.unwrap();
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-        s.write_all(init_request(addr, &init.to_string(), None).as_bytes()).await.unwrap();
-        let mut head = vec![0u8; 4096];
-        let n = s.read(&mut head).await.unwrap();
-        let head = String::from_utf8_lossy(&head[..n]).to_string();
-        let sid = head.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_string();
-        drop(s);
+        let sid = raw_session(addr).await;
         tokio::time::sleep(Duration::from_millis(50)).await;
         let mut busy = Vec::new();
         for i in 0..4 {
@@ -149,15 +153,7 @@ fn clients_that_close_before_the_answer_do_not_kill_the_server() {
         let http = HttpServer::bind(server(), HttpServerConfig::default()).await.unwrap();
         let addr = http.local_addr();
         // A session to send calls on.
-        let mut s = TcpStream::connect(addr).await.unwrap();
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-        s.write_all(init_request(addr, &init.to_string(), None).as_bytes()).await.unwrap();
-        let mut head = vec![0u8; 4096];
-        let n = s.read(&mut head).await.unwrap();
-        let head = String::from_utf8_lossy(&head[..n]).to_string();
-        let sid = head.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_string();
-        drop(s);
+        let sid = raw_session(addr).await;
         // Calls whose callers close the connection without reading the answer, one after
         // another (a few dozen did it to the everything server), then some with a reset.
         for i in 0..200 {
@@ -207,15 +203,7 @@ fn a_client_that_reads_none_of_its_response_stream_is_cut_off_not_queued_for() {
         let config = HttpServerConfig { event_store: None, max_queued_stream_bytes: 1 << 20, ..Default::default() };
         let http = HttpServer::bind(server, config).await.unwrap();
         let addr = http.local_addr();
-        let mut s = TcpStream::connect(addr).await.unwrap();
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-        s.write_all(init_request(addr, &init.to_string(), None).as_bytes()).await.unwrap();
-        let mut head = vec![0u8; 4096];
-        let n = s.read(&mut head).await.unwrap();
-        let head = String::from_utf8_lossy(&head[..n]).to_string();
-        let sid = head.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_string();
-        drop(s);
+        let sid = raw_session(addr).await;
         // The call, on a connection never read from again.
         let mut silent = TcpStream::connect(addr).await.unwrap();
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "flood", "arguments": {}}});

@@ -352,16 +352,12 @@ impl Hub {
             Err(Refused::Gone) => s.sender = None,
             Err(Refused::OverBudget) => {
                 tracing::warn!(
-                    "an SSE response was cut: the client read none of the {} bytes its session's streams held",
-                    self.budget_limit()
+                    "an SSE response was cut: its client fell behind, its session's streams holding over {} bytes unread",
+                    self.budget.limit()
                 );
                 self.cut(st, stream);
             }
         }
-    }
-
-    fn budget_limit(&self) -> usize {
-        self.budget.limit()
     }
 
     /// A stream whose client stopped reading: its connection ends as if the client had
