@@ -42,11 +42,12 @@ pub use tasks::TaskStart;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
-    methods, CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
+    codes, methods, CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCapability,
     GetPromptRequestParams, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListToolsResult, LoggingLevel, Prompt, ProtocolVersion,
-    ReadResourceResult, Resource, ResourceTemplate, Root, RootsCapability, SamplingCapability, ServerCapabilities, Tool,
+    ReadResourceResult, Resource, ResourceTemplate, Root, RootsCapability, SamplingCapability, ServerCapabilities, TaskSupport,
+    Tool,
 };
 use crate::session::{Peer, RequestOptions, Session, SessionConfig, SessionStats};
 use crate::transport::Transport;
@@ -211,7 +212,7 @@ impl ClientBuilder {
                     let stateless = Some((state, listen));
                     let (handlers, capabilities) = (self.handlers, self.capabilities);
                     let version = ProtocolVersion::STATELESS;
-                    return Ok(Client { session, peer, init, version, stateless, handlers, capabilities });
+                    return Ok(Client { session, peer, init, version, stateless, handlers, capabilities, tool_tasks: Default::default() });
                 }
                 Ok(None) if self.era == Era::Auto => stateless::remember_era(endpoint.as_deref(), true),
                 Ok(None) => {
@@ -253,7 +254,7 @@ impl ClientBuilder {
         peer.set_protocol_version(version);
         peer.notify(methods::INITIALIZED, None)?;
         let (handlers, capabilities) = (self.handlers, self.capabilities);
-        Ok(Client { session, peer, init, version, stateless: None, handlers, capabilities })
+        Ok(Client { session, peer, init, version, stateless: None, handlers, capabilities, tool_tasks: Default::default() })
     }
 }
 
@@ -269,6 +270,9 @@ pub struct Client {
     handlers: Handlers,
     /// What the client declared.
     capabilities: ClientCapabilities,
+    /// Each listed tool's `execution.taskSupport`, as the last `tools/list` said: a
+    /// 2025-11-25 server's tool that runs only as a task is called as one.
+    tool_tasks: std::sync::Mutex<std::collections::HashMap<String, TaskSupport>>,
 }
 
 async fn typed<P: Serialize, R: DeserializeOwned>(peer: &Peer, method: &str, params: &P, options: RequestOptions) -> Result<R> {
@@ -397,7 +401,9 @@ impl Client {
 
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
-        self.typed(methods::TOOLS_LIST, &cursor_params(cursor), RequestOptions::default()).await
+        let listed: ListToolsResult = self.typed(methods::TOOLS_LIST, &cursor_params(cursor), RequestOptions::default()).await?;
+        self.note_task_support(&listed.tools);
+        Ok(listed)
     }
     /// Every tool, following `nextCursor`.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
@@ -470,10 +476,28 @@ impl Client {
     /// let result = client.call_tool_with("slow", serde_json::json!({"tag": 1, "ms": 500}), options).await?;
     /// # Ok(()) }
     /// ```
+    ///
+    /// A tool of a 2025-11-25 server that runs only as a task (`execution.taskSupport`
+    /// `required`) is called as one, as [`call_tool_as_task`](Client::call_tool_as_task)
+    /// does; the token still cancels it.
     pub async fn call_tool_with(&self, name: &str, arguments: Value, options: RequestOptions) -> Result<CallToolResult> {
+        if self.runs_only_as_task(name) {
+            return self.call_tool_as_required_task(name, arguments, options).await;
+        }
         let mut params = CallToolRequestParams::new(name);
-        params.arguments = tool_arguments(arguments)?;
-        self.typed(methods::TOOLS_CALL, &params, options).await
+        params.arguments = tool_arguments(arguments.clone())?;
+        let cancel = options.cancel.clone();
+        match self.typed(methods::TOOLS_CALL, &params, options).await {
+            // Not listed before: the server's -32601 may mean the tool runs only as a task.
+            Err(e) if e.rpc().is_some_and(|r| r.code == codes::METHOD_NOT_FOUND) && self.may_require_tasks(name).await => {
+                let options = match cancel {
+                    Some(token) => RequestOptions::default().cancel_token(token),
+                    None => RequestOptions::default(),
+                };
+                self.call_tool_as_required_task(name, arguments, options).await
+            }
+            other => other,
+        }
     }
 
     /// Reads a resource.

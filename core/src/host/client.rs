@@ -349,6 +349,8 @@ pub async fn call_tool_as_task(
 /// | `tasks/get` (the task, its result, error or input requests inlined) | task id | |
 /// | `tasks/update` (answers to its input requests) | task id | `{key: result}` JSON |
 /// | `tasks/cancel` | task id | |
+/// | `tasks/result` (a 2025-11-25 server's: waits for the outcome, the handlers answering the task's questions) | task id | |
+/// | `tasks/list` (a 2025-11-25 server's: every page of this client's tasks) | | |
 /// | `request` (any method) | method | params JSON |
 pub async fn call(
     client: &Client,
@@ -408,6 +410,8 @@ pub async fn call(
             client.update_task(a, responses).await.map(|()| None)
         }
         methods::TASKS_CANCEL => client.cancel_task(a).await.map(|()| None),
+        methods::TASKS_RESULT => out(client.task_result(a).await?),
+        methods::TASKS_LIST => out(client.list_all_tasks().await?),
         methods::SKILLS_LIST => out(client.list_all_skills().await?),
         methods::SKILLS_GET => out(client.get_skill(a).await?),
         methods::RESOURCES_DIRECTORY_READ => out(client.read_all_directory(a).await?),

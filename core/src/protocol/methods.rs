@@ -44,6 +44,10 @@ pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_UPDATE: &str = "tasks/update";
 pub const TASKS_CANCEL: &str = "tasks/cancel";
 pub const TASKS_STATUS: &str = "notifications/tasks";
+/// The 2025-11-25 specification's task methods, which the extension dropped: the result of
+/// a task (blocking until it ends) and the requestor's tasks.
+pub const TASKS_RESULT: &str = "tasks/result";
+pub const TASKS_LIST: &str = "tasks/list";
 
 // The skills extension (`io.modelcontextprotocol/skills`).
 pub const SKILLS_LIST: &str = "skills/list";

@@ -272,13 +272,18 @@ impl RequestContext {
     /// or has gone: progress is fire-and-forget, a handler need not guard it). In a task
     /// the message becomes the task's `statusMessage` instead.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
+        let mut task_id = None;
         if let Some(Inputs::Task(task)) = self.current_inputs() {
-            // A task has no progress notifications: its message becomes the task's
-            // statusMessage, which tasks/get reports.
+            // The message becomes the task's statusMessage, which tasks/get reports. The
+            // extension's tasks have no progress notifications; a 2025-11-25 task's
+            // progress token lasts as long as the task.
             if let Some(message) = message {
                 task.set_status_message(message);
             }
-            return Ok(());
+            if task.form() == super::tasks::TaskForm::Extension {
+                return Ok(());
+            }
+            task_id = Some(task.snapshot().task.task_id);
         }
         let Some(token) = self.meta.as_ref().and_then(|m| m.get("progressToken")) else {
             return Ok(());
@@ -293,7 +298,14 @@ impl RequestContext {
         if let Some(message) = message.filter(|_| self.protocol_version().is_none_or(era::progress_has_message)) {
             params["message"] = json!(message);
         }
-        self.peer.notify_during(methods::PROGRESS, Some(params), &self.id)
+        match task_id {
+            // The request that started the task was answered: the session's stream.
+            Some(id) => {
+                params["_meta"] = json!({ crate::protocol::RELATED_TASK_META: { "taskId": id } });
+                self.peer.notify(methods::PROGRESS, Some(params))
+            }
+            None => self.peer.notify_during(methods::PROGRESS, Some(params), &self.id),
+        }
     }
 
     /// Sends `notifications/message` if the client's log level lets it through.

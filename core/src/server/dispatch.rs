@@ -14,7 +14,7 @@ use super::handler::ResourceRequest;
 use super::input_required::InputRound;
 use super::listen::MAX_RESOURCE_SUBSCRIPTIONS;
 use super::registry::{page, ToolEntry};
-use super::tasks;
+use super::tasks::{self, TaskForm};
 use super::Server;
 use crate::protocol::meta::{self, RequestMeta};
 use crate::protocol::{
@@ -22,7 +22,7 @@ use crate::protocol::{
     DiscoverResult, ErrorObject, GetPromptRequestParams, GetSkillParams, GetSkillResult, InitializeRequestParams,
     InitializeResult, ListSkillsResult, PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadDirectoryParams,
     ReadDirectoryResult, ReadResourceRequestParams, ResourcesCapability, ServerCapabilities, SetLevelRequestParams,
-    SubscribeRequestParams, TaskIdParams, TaskSupport, ToolsCapability, UnsubscribeRequestParams, UpdateTaskParams,
+    SubscribeRequestParams, TaskIdParams, TaskMetadata, TaskSupport, ToolsCapability, UnsubscribeRequestParams, UpdateTaskParams,
     RESULT_COMPLETE, SKILLS_EXTENSION, TASKS_EXTENSION,
 };
 use crate::session::{IncomingNotification, IncomingRequest, Peer, Service};
@@ -162,7 +162,9 @@ async fn route(server: &Server, ctx: RequestContext, method: &str, params: Optio
         methods::PROMPTS_LIST => list_prompts(server, params),
         methods::PROMPTS_GET => get_prompt(server, ctx, params).await,
         methods::COMPLETION_COMPLETE => complete(server, ctx, params).await,
-        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => task_request(server, &ctx, method, params).await,
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL | methods::TASKS_RESULT | methods::TASKS_LIST => {
+            task_request(server, &ctx, method, params).await
+        }
         methods::SKILLS_LIST | methods::SKILLS_GET | methods::RESOURCES_DIRECTORY_READ if serves_skills(server) => {
             skills_request(server, method, params)
         }
@@ -215,16 +217,35 @@ fn declares_tasks(ctx: &RequestContext) -> bool {
             .is_some_and(|e| e.get(TASKS_EXTENSION).is_some())
 }
 
+/// How the request's client speaks of tasks: the extension's form if it declared the
+/// extension, else the 2025-11-25 specification's if its session speaks that version.
+fn task_form(ctx: &RequestContext) -> Option<TaskForm> {
+    if declares_tasks(ctx) {
+        Some(TaskForm::Extension)
+    } else if ctx.protocol_version() == Some(ProtocolVersion::V2025_11_25) {
+        Some(TaskForm::Augmentation)
+    } else {
+        None
+    }
+}
+
 /// Whose tasks a request makes and may reach (see `tasks::owner`): its session's, in
 /// the session era, and its token's on a protected server.
 fn task_owner(ctx: &RequestContext) -> Result<Option<String>, ErrorObject> {
     tasks::owner(ctx.auth(), ctx.client.session_key.get().map(String::as_str))
 }
 
-/// `tasks/get`, `tasks/update` and `tasks/cancel`, for clients that declared the extension.
+/// The task methods: `tasks/get`, `tasks/update` and `tasks/cancel` for clients that
+/// declared the extension (which dropped `tasks/result` and `tasks/list`), the
+/// 2025-11-25 specification's set for clients of that version.
 async fn task_request(server: &Server, ctx: &RequestContext, method: &str, params: Option<Value>) -> Reply {
-    if !declares_tasks(ctx) {
-        return Err(tasks::extension_required(method));
+    let dropped = matches!(method, methods::TASKS_RESULT | methods::TASKS_LIST);
+    match task_form(ctx) {
+        Some(TaskForm::Augmentation) => return augmented_task_request(server, ctx, method, params).await,
+        Some(TaskForm::Extension) if dropped => return Err(ErrorObject::method_not_found(method)),
+        None if dropped => return Err(ErrorObject::method_not_found(method)),
+        None => return Err(tasks::extension_required(method)),
+        Some(TaskForm::Extension) => {}
     }
     let tasks = &server.inner.tasks;
     let owner = task_owner(ctx)?;
@@ -236,6 +257,26 @@ async fn task_request(server: &Server, ctx: &RequestContext, method: &str, param
     match method {
         methods::TASKS_GET => tasks.get(&p.task_id, owner.as_deref()).await,
         _ => tasks.cancel(&p.task_id, owner.as_deref()).await,
+    }
+}
+
+/// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` as the 2025-11-25
+/// specification defines them (`tasks/update` is the extension's).
+async fn augmented_task_request(server: &Server, ctx: &RequestContext, method: &str, params: Option<Value>) -> Reply {
+    let tasks = &server.inner.tasks;
+    let owner = task_owner(ctx)?;
+    let owner = owner.as_deref();
+    match method {
+        methods::TASKS_LIST => tasks.list(owner, cursor(params)?.as_deref(), server.inner.config.page_size).await,
+        methods::TASKS_UPDATE => Err(ErrorObject::method_not_found(method)),
+        _ => {
+            let p: TaskIdParams = parse(params)?;
+            match method {
+                methods::TASKS_GET => tasks.get_2025(&p.task_id, owner).await,
+                methods::TASKS_RESULT => tasks.result(&p.task_id, owner, ctx).await,
+                _ => tasks.cancel_2025(&p.task_id, owner).await,
+            }
+        }
     }
 }
 
@@ -348,17 +389,27 @@ fn capabilities(server: &Server, version: ProtocolVersion) -> ServerCapabilities
             ..Default::default()
         }),
         prompts: (!registry.prompts.is_empty()).then(|| PromptsCapability { list_changed: Some(true), ..Default::default() }),
+        // The 2025-11-25 task augmentation, for clients of that version.
+        tasks: (version == ProtocolVersion::V2025_11_25 && offers_tasks(&registry))
+            .then(|| json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } })),
         extensions: extensions(&registry),
         ..Default::default()
     }
 }
 
+/// Whether some tool may run as a task.
+fn offers_tasks(registry: &super::registry::Registry) -> bool {
+    registry.tools.values().any(|t| task_support(t) != TaskSupport::Forbidden)
+}
+
+fn task_support(tool: &ToolEntry) -> TaskSupport {
+    tool.tool.execution.as_ref().and_then(|e| e.task_support).unwrap_or(TaskSupport::Forbidden)
+}
+
 /// The extensions the server's registrations make it offer.
 fn extensions(registry: &super::registry::Registry) -> Option<Map<String, Value>> {
     let mut offered = Map::new();
-    let tasks =
-        |t: &Arc<ToolEntry>| t.tool.execution.as_ref().and_then(|e| e.task_support).is_some_and(|s| s != TaskSupport::Forbidden);
-    if registry.tools.values().any(tasks) {
+    if offers_tasks(registry) {
         offered.insert(TASKS_EXTENSION.into(), json!({}));
     }
     if !registry.skills.is_empty() {
@@ -441,11 +492,35 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     let Some(entry) = entry else {
         return Err(ErrorObject::invalid_params(format!("unknown tool: {}", p.name)));
     };
-    let support = entry.tool.execution.as_ref().and_then(|e| e.task_support).unwrap_or(TaskSupport::Forbidden);
-    let as_task = support != TaskSupport::Forbidden && declares_tasks(&ctx);
-    if support == TaskSupport::Required && !as_task {
-        return Err(tasks::extension_required(&format!("tool {}", p.name)));
-    }
+    let support = task_support(&entry);
+    let form = task_form(&ctx);
+    let takes_tasks = form == Some(TaskForm::Augmentation) && offers_tasks(&server.inner.registry.read().unwrap());
+    // A 2025-11-25 client asks for a task itself (`params.task`); a server taking no
+    // task-augmented calls ignores the field, as that version asks.
+    let asked = match p.extra.get("task") {
+        Some(task) if takes_tasks => {
+            let task: TaskMetadata = serde_json::from_value(task.clone())
+                .map_err(|e| ErrorObject::invalid_params(format!("invalid params.task: {e}")))?;
+            Some(task)
+        }
+        _ => None,
+    };
+    let as_task = match form {
+        Some(TaskForm::Extension) => support != TaskSupport::Forbidden,
+        Some(TaskForm::Augmentation) if takes_tasks => match (&asked, support) {
+            (Some(_), TaskSupport::Forbidden) => {
+                let why = format!("tool {} does not run as a task: its execution.taskSupport is forbidden", p.name);
+                return Err(ErrorObject::new(codes::METHOD_NOT_FOUND, why));
+            }
+            (None, TaskSupport::Required) => {
+                let why = format!("tool {} runs only as a task: call it with params.task", p.name);
+                return Err(ErrorObject::new(codes::METHOD_NOT_FOUND, why));
+            }
+            (asked, _) => asked.is_some(),
+        },
+        _ if support == TaskSupport::Required => return Err(tasks::extension_required(&format!("tool {}", p.name))),
+        _ => false,
+    };
     let arguments = Value::Object(p.arguments.unwrap_or_default());
     if let Err(problems) = entry.input.validate(&arguments) {
         // Invalid arguments are a tool error the model can read and correct, not a protocol error.
@@ -456,7 +531,7 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     if !as_task {
         return run_tool(entry, p.name, arguments, ctx).await;
     }
-    if entry.escalating {
+    if entry.escalating && asked.is_none() {
         // Inline until the handler escalates; then the task adopts it.
         let owner = task_owner(&ctx)?;
         return tasks::escalating_call(&server.inner.tasks, owner, ctx, move |ctx| {
@@ -467,10 +542,14 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
     // The handler runs after this request is answered: with the task's cancellation, and
     // its questions to the client going into the task's inputRequests.
     let owner = task_owner(&ctx)?;
+    let shape = match asked {
+        Some(task) => (TaskForm::Augmentation, task.ttl.map(std::time::Duration::from_millis)),
+        None => (TaskForm::Extension, None),
+    };
     server
         .inner
         .tasks
-        .start(owner, move |cancel, inputs| {
+        .start(owner, shape, move |cancel, inputs| {
             let ctx = RequestContext { cancel, inputs: Some(Inputs::Task(inputs)), ..ctx };
             Box::pin(run_tool(entry, p.name, arguments, ctx))
         })

@@ -119,9 +119,20 @@ pub struct ServerCapabilities {
     /// Extensions the server supports, by identifier, each with its settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Map<String, Value>>,
+    /// The 2025-11-25 task augmentation: which requests may ask for a task
+    /// (`requests.tools.call`) and whether `tasks/list` and `tasks/cancel` are served.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Value>,
     /// Fields this version of oxmcp does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl ServerCapabilities {
+    /// Whether the server takes task-augmented `tools/call` requests (2025-11-25).
+    pub fn tasks_tool_calls(&self) -> bool {
+        self.tasks.as_ref().and_then(|t| t.pointer("/requests/tools/call")).is_some()
+    }
 }
 
 /// The server's `prompts` capability.

@@ -1,7 +1,14 @@
-//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a server may answer a
-//! `tools/call` with a task handle ([`CreateTaskResult`]) and run the call in the
-//! background; the client follows it with `tasks/get`, answers its input requests with
-//! `tasks/update` and stops it with `tasks/cancel`.
+//! Tasks, in their two wire forms.
+//!
+//! - The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a server may answer a
+//!   `tools/call` with a task handle ([`CreateTaskResult`]) and run the call in the
+//!   background; the client follows it with `tasks/get`, answers its input requests with
+//!   `tasks/update` and stops it with `tasks/cancel`.
+//! - The 2025-11-25 specification's task augmentation: the client asks for a task with
+//!   `params.task` ([`TaskMetadata`]), is answered `{"task": Task}`, polls `tasks/get`,
+//!   takes the outcome from `tasks/result` (which blocks until the task ends and carries
+//!   the task's requests to the client meanwhile), lists its tasks with `tasks/list`.
+//!   The task is the same, written with `ttl` and `pollInterval` ([`Task::to_2025`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -59,11 +66,57 @@ pub struct Task {
     /// ISO 8601, when it last changed.
     pub last_updated_at: String,
     /// How long after creation the server keeps it, in milliseconds; `None` (null on the
-    /// wire) for no limit.
+    /// wire) for no limit. (Read from `ttl` too: the 2025-11-25 form.)
+    #[serde(alias = "ttl")]
     pub ttl_ms: Option<u64>,
-    /// How often the client should poll, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// How often the client should poll, in milliseconds. (Read from `pollInterval` too.)
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "pollInterval")]
     pub poll_interval_ms: Option<u64>,
+}
+
+impl Task {
+    /// The task as the 2025-11-25 specification writes it: `ttl` and `pollInterval` for
+    /// the extension's `ttlMs` and `pollIntervalMs`.
+    pub fn to_2025(&self) -> Value {
+        let mut task = Map::new();
+        task.insert("taskId".into(), Value::String(self.task_id.clone()));
+        task.insert("status".into(), Value::String(self.status.as_str().into()));
+        if let Some(m) = &self.status_message {
+            task.insert("statusMessage".into(), Value::String(m.clone()));
+        }
+        task.insert("createdAt".into(), Value::String(self.created_at.clone()));
+        task.insert("lastUpdatedAt".into(), Value::String(self.last_updated_at.clone()));
+        task.insert("ttl".into(), self.ttl_ms.map_or(Value::Null, Value::from));
+        if let Some(p) = self.poll_interval_ms {
+            task.insert("pollInterval".into(), Value::from(p));
+        }
+        Value::Object(task)
+    }
+}
+
+/// The `_meta` key tying a message to its task (2025-11-25): `{"taskId": ...}` on the
+/// `tasks/result` answer and on every request a task sends the client.
+pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
+
+/// `params.task` of a task-augmented request (2025-11-25).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskMetadata {
+    /// How long after creation the requestor wants the task kept, in milliseconds (the
+    /// receiver may keep it less).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<u64>,
+}
+
+/// `tasks/list` result (2025-11-25): the requestor's tasks, a page at a time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTasksResult {
+    /// The tasks of this page.
+    pub tasks: Vec<Task>,
+    /// The cursor of the next page, if there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// A task with what its status brings: the result once completed, the JSON-RPC error
@@ -126,5 +179,19 @@ mod tests {
         assert!(!task.task.status.is_terminal());
         // ttlMs is required and nullable: written as null, not left out.
         assert_eq!(serde_json::to_value(&task).unwrap(), wire);
+    }
+
+    #[test]
+    fn a_task_reads_and_writes_the_2025_11_25_shape() {
+        let wire = json!({
+            "taskId": "t2", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+            "lastUpdatedAt": "2025-11-25T10:40:00Z", "ttl": 60000, "pollInterval": 5000
+        });
+        let task: Task = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!((task.ttl_ms, task.poll_interval_ms), (Some(60000), Some(5000)));
+        assert_eq!(task.to_2025(), wire);
+        let unlimited = Task { ttl_ms: None, poll_interval_ms: None, ..task };
+        assert_eq!(unlimited.to_2025()["ttl"], Value::Null, "ttl is required and nullable");
+        assert!(unlimited.to_2025().get("pollInterval").is_none());
     }
 }

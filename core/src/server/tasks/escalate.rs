@@ -107,7 +107,7 @@ pub(crate) async fn escalating_call(
     let cell = escalation.clone();
     let handler_token = token.clone();
     let created = tasks
-        .start(owner, move |cancel, inputs| {
+        .start(owner, (super::TaskForm::Extension, None), move |cancel, inputs| {
             *cell.inputs.lock().unwrap_or_else(|e| e.into_inner()) = Some(Inputs::Task(inputs));
             Box::pin(async move {
                 tokio::select! {

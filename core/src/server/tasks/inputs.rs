@@ -30,6 +30,8 @@ pub(crate) struct TaskInputs {
     /// A status message waits for its write: later ones ride along (a handler reporting
     /// progress in a tight loop costs a store write per write's time, not per report).
     status_pending: std::sync::atomic::AtomicBool,
+    /// How the client asked for the task (a 2025-11-25 task keeps its progress token).
+    form: super::TaskForm,
 }
 
 struct State {
@@ -42,6 +44,7 @@ struct State {
 impl TaskInputs {
     pub(crate) fn new(
         task: Task,
+        form: super::TaskForm,
         (store, limits): (Arc<dyn TaskStore>, super::TaskLimits),
         poll: Duration,
         events: (Arc<super::TaskEvents>, Option<String>),
@@ -56,7 +59,13 @@ impl TaskInputs {
             writing: tokio::sync::Mutex::new(()),
             events,
             status_pending: Default::default(),
+            form,
         }
+    }
+
+    /// How the client asked for the task.
+    pub(crate) fn form(&self) -> super::TaskForm {
+        self.form
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -216,6 +225,9 @@ mod tests {
         fn take_answers<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>>> {
             self.0.take_answers(task_id)
         }
+        fn list<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<Vec<String>>> {
+            self.0.list(owner)
+        }
     }
 
     #[tokio::test]
@@ -236,7 +248,7 @@ mod tests {
         let events =
             Arc::new(super::super::TaskEvents { local: tokio::sync::broadcast::channel(4).0, relay: Default::default() });
         let inputs =
-            Arc::new(TaskInputs::new(task, (store.clone(), TaskLimits::default()), Duration::from_millis(10), (events, None)));
+            Arc::new(TaskInputs::new(task, super::super::TaskForm::Extension, (store.clone(), TaskLimits::default()), Duration::from_millis(10), (events, None)));
         for i in 0..10_000 {
             inputs.set_status_message(&format!("step {i}"));
         }

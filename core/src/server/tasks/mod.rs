@@ -1,15 +1,20 @@
-//! Tasks (the `io.modelcontextprotocol/tasks` extension): a tool that declares
-//! `execution.taskSupport` and is called by a client that declared the extension is
-//! answered with a task handle at once and runs in the background; `tasks/get` reports
-//! it (the result inlined once it completed), `tasks/update` answers what it asked the
-//! client, `tasks/cancel` stops it.
+//! Tasks, in two wire forms over one machinery ([`TaskForm`]). A tool that declares
+//! `execution.taskSupport` and is called by a client that declared the
+//! `io.modelcontextprotocol/tasks` extension is answered with a task handle at once and
+//! runs in the background; `tasks/get` reports it (the result inlined once it completed),
+//! `tasks/update` answers what it asked the client, `tasks/cancel` stops it. A client of
+//! the 2025-11-25 specification asks for the task itself (`params.task`), and takes the
+//! outcome and the task's questions from `tasks/result` (`augmented`).
 //!
 //! - `store`: [`TaskStore`], where tasks live, and [`MemoryTaskStore`];
+//! - `augmented`: the 2025-11-25 form's methods (`tasks/get`, `tasks/result`,
+//!   `tasks/list`, `tasks/cancel`);
 //! - `shared`: [`SharedTaskStore`], tasks in a shared store (several nodes);
 //! - `inputs`: a running task's requests to the client, surfaced as `inputRequests`;
 //! - `clock`: the tasks' timestamps;
 //! - `escalate`: calls that become tasks midway (escalating tools).
 
+mod augmented;
 mod clock;
 mod escalate;
 mod inputs;
@@ -78,6 +83,31 @@ impl std::fmt::Debug for TaskOptions {
     }
 }
 
+/// How a client asked for a task, and so how the task is written to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskForm {
+    /// The tasks extension (SEP-2663): the server decides, `tasks/get` inlines the outcome
+    /// and the questions, `tasks/update` answers them.
+    Extension,
+    /// The 2025-11-25 specification: the client asked with `params.task`; `tasks/result`
+    /// gives the outcome and carries the questions as requests to the client.
+    Augmentation,
+}
+
+impl TaskForm {
+    /// The answer to the request that created `task`.
+    fn created(self, task: &Task) -> Result<Value, ErrorObject> {
+        match self {
+            TaskForm::Extension => {
+                let mut created = serde_json::to_value(task).map_err(|e| ErrorObject::internal(e.to_string()))?;
+                created["resultType"] = json!("task");
+                Ok(created)
+            }
+            TaskForm::Augmentation => Ok(json!({ "task": task.to_2025() })),
+        }
+    }
+}
+
 /// The -32021 error of a request that needs the tasks extension the client did not
 /// declare.
 pub(crate) fn extension_required(what: &str) -> ErrorObject {
@@ -106,6 +136,9 @@ pub(crate) struct Tasks {
     /// Tasks started here and not ended (a slot is taken before the task is stored, so
     /// concurrent starts cannot overshoot `max_running`).
     slots: std::sync::atomic::AtomicUsize,
+    /// The questions a `tasks/result` call is putting to the client now, by task and key:
+    /// another call for the same task does not ask them twice.
+    forwarding: Mutex<std::collections::HashSet<(String, String)>>,
 }
 
 struct Running {
@@ -159,7 +192,14 @@ impl Tasks {
     pub(crate) fn new(options: TaskOptions, grace: Duration) -> Arc<Tasks> {
         let (local, _) = tokio::sync::broadcast::channel(EVENT_BACKLOG);
         let events = Arc::new(TaskEvents { local, relay: std::sync::OnceLock::new() });
-        Arc::new(Tasks { options, grace, running: Mutex::new(HashMap::new()), events, slots: Default::default() })
+        Arc::new(Tasks {
+            options,
+            grace,
+            running: Mutex::new(HashMap::new()),
+            events,
+            slots: Default::default(),
+            forwarding: Default::default(),
+        })
     }
 
     /// The changes of the tasks running here (every node's, when shared), from now on.
@@ -184,10 +224,13 @@ impl Tasks {
 
     /// Creates a task owned by `owner` (durably: once this returns, `tasks/get` finds it)
     /// and runs `work` in the background with the task's cancellation and inputs; its
-    /// outcome completes the task (an `Err` fails it). Returns the `CreateTaskResult`.
+    /// outcome completes the task (an `Err` fails it). Returns the `CreateTaskResult` in
+    /// `form`. The task is kept for the server's TTL, or for `ttl` if the client asked
+    /// for less.
     pub(crate) async fn start(
         self: &Arc<Self>,
         owner: Option<String>,
+        (form, ttl): (TaskForm, Option<Duration>),
         work: impl FnOnce(CancellationToken, Arc<TaskInputs>) -> BoxFuture<'static, Result<Value, ErrorObject>>,
     ) -> Result<Value, ErrorObject> {
         use std::sync::atomic::Ordering::SeqCst;
@@ -207,7 +250,11 @@ impl Tasks {
             status_message: None,
             created_at: now.clone(),
             last_updated_at: now,
-            ttl_ms: self.options.ttl.map(|t| t.as_millis() as u64),
+            ttl_ms: match (self.options.ttl, ttl) {
+                (Some(kept), Some(asked)) => Some(kept.min(asked)),
+                (kept, asked) => kept.or(asked),
+            }
+            .map(|t| t.as_millis() as u64),
             poll_interval_ms: Some(self.options.poll_interval.as_millis() as u64),
         };
         let detailed = DetailedTask { task: task.clone(), result: None, error: None, input_requests: None };
@@ -216,7 +263,7 @@ impl Tasks {
         let cancel = CancellationToken::new();
         let events = (self.events.clone(), owner.clone());
         let kept = (self.options.store.clone(), self.options.limits);
-        let inputs = Arc::new(TaskInputs::new(task.clone(), kept, self.options.poll_interval, events));
+        let inputs = Arc::new(TaskInputs::new(task.clone(), form, kept, self.options.poll_interval, events));
         let id = task.task_id.clone();
         self.running().insert(id.clone(), Running { cancel: cancel.clone(), inputs: inputs.clone() });
         let run = work(cancel.clone(), inputs.clone());
@@ -255,9 +302,7 @@ impl Tasks {
             tasks.running().remove(&id);
             drop(slot);
         });
-        let mut created = serde_json::to_value(&task).map_err(|e| ErrorObject::internal(e.to_string()))?;
-        created["resultType"] = json!("task");
-        Ok(created)
+        form.created(&task)
     }
 
     /// Resolves once `tasks/cancel` reached the task through another node (the store);

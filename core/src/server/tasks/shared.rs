@@ -72,15 +72,35 @@ fn answers_key(id: &str) -> String {
 
 /// The ledger of what all tasks hold, or (given an owner) what one owner's hold.
 fn ledger_key(owner: Option<&Option<String>>) -> String {
-    use sha2::Digest;
     match owner {
         None => "task-usage".into(),
-        // Hashed: an owner names a user and a session, which have no place in a key.
-        Some(o) => {
-            let hash = sha2::Sha256::digest(o.as_deref().unwrap_or_default().as_bytes());
-            format!("task-usage:{}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
-        }
+        Some(o) => format!("task-usage:{}", owner_hash(o.as_deref().unwrap_or_default())),
     }
+}
+
+/// The ids of one owner's tasks, with when each expires (`tasks/list`).
+fn index_key(owner: &str) -> String {
+    format!("task-index:{}", owner_hash(owner))
+}
+
+/// Hashed: an owner names a user and a session, which have no place in a key.
+fn owner_hash(owner: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(owner.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Milliseconds since the Unix epoch: expiries every node reads alike.
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// An owner's index: `(task id, expiry in Unix milliseconds)`, oldest first.
+type Index = Vec<(String, u64)>;
+
+fn live_index(bytes: Option<&[u8]>) -> Index {
+    let now = unix_ms();
+    let index: Index = bytes.and_then(|b| serde_json::from_slice(b).ok()).unwrap_or_default();
+    index.into_iter().filter(|(_, expires)| *expires > now).collect()
 }
 
 fn failed(e: StoreError) -> Error {
@@ -106,6 +126,24 @@ fn decode(bytes: &[u8]) -> Result<(TaskRecord, u64)> {
 }
 
 impl SharedTaskStore {
+    /// Adds a new task to its owner's index, dropping the expired ones (so an index holds
+    /// no more than the per-owner bound of live tasks).
+    async fn index(&self, owner: &str, id: &str, ttl: Duration) -> Result<()> {
+        let key = index_key(owner);
+        for _ in 0..ATTEMPTS {
+            let current = self.store.get_value(&key).await.map_err(failed)?;
+            let mut index = live_index(current.as_deref());
+            index.push((id.to_string(), unix_ms() + ttl.as_millis() as u64));
+            // The index lasts as long as its last task.
+            let lasts = index.iter().map(|(_, e)| e.saturating_sub(unix_ms())).max().unwrap_or_default();
+            let new = Bytes::from(serde_json::to_vec(&index).map_err(|e| Error::internal(e.to_string()))?);
+            if self.store.swap_value(&key, current, new, Some(Duration::from_millis(lasts.max(1)))).await.map_err(failed)? {
+                return Ok(());
+            }
+        }
+        Err(Error::internal(format!("{key} kept changing under this node: try again")))
+    }
+
     /// Applies `change` to record `key` (`None` in, the record is absent; `None` out, leave
     /// it) until it sticks; returns what `change` said.
     async fn change<T>(&self, key: &str, mut change: impl FnMut(Option<&[u8]>) -> Result<(Option<Bytes>, T)>) -> Result<T> {
@@ -188,6 +226,9 @@ impl TaskStore for SharedTaskStore {
             }
             if !created.map_err(failed)? {
                 return Err(Error::internal(format!("task {id} exists already")));
+            }
+            if let Some(owner) = &record.owner {
+                self.index(owner, &id, ttl).await?;
             }
             Ok(())
         })
@@ -284,6 +325,13 @@ impl TaskStore for SharedTaskStore {
                 Ok((Some(Bytes::from_static(b"{}")), answers))
             })
             .await
+        })
+    }
+
+    fn list<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<Vec<String>>> {
+        Box::pin(async move {
+            let current = self.store.get_value(&index_key(owner)).await.map_err(failed)?;
+            Ok(live_index(current.as_deref()).into_iter().map(|(id, _)| id).collect())
         })
     }
 }

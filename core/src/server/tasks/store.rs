@@ -52,6 +52,10 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Takes the answers added since the last call.
     fn take_answers<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>>>;
+
+    /// The ids of the tasks `owner` owns and that have not expired, oldest first
+    /// (`tasks/list`); at most as many as the per-owner bound lets it hold.
+    fn list<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<Vec<String>>>;
 }
 
 /// One stored task, when it expires, and what it holds under the bounds.
@@ -62,6 +66,8 @@ struct Entry {
     /// Its ledger bucket and size.
     bucket: u64,
     bytes: u64,
+    /// Its place in the order of creation.
+    seq: u64,
 }
 
 /// Tasks in this process's memory, each dropped when its TTL has passed. A task without a
@@ -78,6 +84,8 @@ struct State {
     /// What all tasks hold, and each owner's (anonymous ones under "").
     all: Ledger,
     owners: HashMap<String, Ledger>,
+    /// Tasks created so far (the next one's `seq`).
+    created: u64,
 }
 
 /// Ledger buckets one millisecond wide: an expired task's share is given back as it expires.
@@ -158,7 +166,9 @@ impl TaskStore for MemoryTaskStore {
             let bucket = quota::bucket(ttl, GRANULARITY);
             state.charge(&record.owner, bucket, 1, bytes as i64);
             let expires = ttl.map(|ms| Instant::now() + Duration::from_millis(ms));
-            state.tasks.insert(id, Entry { record, expires, answers: Map::new(), bucket, bytes });
+            state.created += 1;
+            let seq = state.created;
+            state.tasks.insert(id, Entry { record, expires, answers: Map::new(), bucket, bytes, seq });
             Ok(())
         })();
         Box::pin(async move { outcome })
@@ -215,5 +225,19 @@ impl TaskStore for MemoryTaskStore {
     fn take_answers<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>>> {
         let answers = self.with_entry(task_id, |e| std::mem::take(&mut e.answers)).unwrap_or_default();
         Box::pin(async move { Ok(answers) })
+    }
+
+    fn list<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<Vec<String>>> {
+        let mut state = self.lock();
+        purge(&mut state.tasks);
+        let mut mine: Vec<(u64, String)> = state
+            .tasks
+            .iter()
+            .filter(|(_, e)| e.record.owner.as_deref() == Some(owner))
+            .map(|(id, e)| (e.seq, id.clone()))
+            .collect();
+        drop(state);
+        mine.sort_unstable();
+        Box::pin(async move { Ok(mine.into_iter().map(|(_, id)| id).collect()) })
     }
 }
