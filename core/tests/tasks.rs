@@ -1,6 +1,8 @@
-//! Tasks (the `io.modelcontextprotocol/tasks` extension) on the server: a task-supporting
+//! Tasks on the server. The `io.modelcontextprotocol/tasks` extension: a task-supporting
 //! tool called by a client that declared the extension answers with a task handle and runs
 //! in the background; tasks/get, tasks/update and tasks/cancel follow it, in both eras.
+//! The 2025-11-25 form, for clients of that version: the client asks with `params.task`,
+//! tasks/result gives the outcome and carries the task's questions, tasks/list pages.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -8,7 +10,8 @@ use std::time::Duration;
 
 use oxmcp::client::{Client, Era};
 use oxmcp::protocol::{
-    CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, TaskSupport, Tool, ToolExecution, TASKS_EXTENSION,
+    CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ProtocolVersion, TaskSupport, Tool,
+    ToolExecution, TASKS_EXTENSION,
 };
 use oxmcp::server::tasks::{MemoryTaskStore, SharedTaskStore, TaskLimits, TaskOptions, TaskStore};
 use oxmcp::server::{Arguments, RequestContext, Server, ServerConfig, ServerSession};
@@ -238,7 +241,10 @@ async fn without_the_extension_tasks_stay_off_and_required_ones_are_refused() {
     let server = server(ServerConfig::default(), Arc::default());
     let (a, b) = MemoryTransport::pair();
     let _served = server.serve(a);
-    let plain = Client::builder("c", "1").era(Era::Session).connect(b).await.unwrap();
+    // A client of 2025-06-18 knows neither the extension nor the 2025-11-25 tasks.
+    let plain =
+        Client::builder("c", "1").era(Era::Session).protocol_version(ProtocolVersion::V2025_06_18).connect(b).await.unwrap();
+    assert!(plain.server_capabilities().tasks.is_none());
     // A task-supporting tool runs as an ordinary call.
     let sync = call(&plain, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await.unwrap();
     assert_eq!(sync["content"][0]["text"], "slept 1 ms");
@@ -253,7 +259,7 @@ async fn without_the_extension_tasks_stay_off_and_required_ones_are_refused() {
     let meta = json!({"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}}});
     let created = call(&plain, "tools/call", json!({"name": "needs_task", "arguments": {}, "_meta": meta})).await.unwrap();
     assert_eq!(created["resultType"], "task");
-    // The removed methods of the 2025-11-25 tasks are unknown.
+    // The 2025-11-25 methods are not this client's.
     for method in ["tasks/result", "tasks/list"] {
         assert_eq!(call(&plain, method, json!({"taskId": "x"})).await.unwrap_err().code(), Some(-32601), "{method}");
     }
@@ -700,4 +706,186 @@ async fn a_shared_store_keeps_the_bounds_the_host_set() {
         let full = call(c, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await.unwrap_err();
         assert!(full.to_string().contains("4 tasks, its bound for all clients"), "{full}");
     }
+}
+
+/// 2025-11-25 clients without the extension: over memory and over Streamable HTTP, each
+/// answering elicitations with the name "Ada" and keeping the `_meta` it was asked with.
+type Asked = Arc<std::sync::Mutex<Vec<Value>>>;
+
+async fn clients_2025(server: &Server) -> (Vec<(&'static str, Client)>, HttpServer, Asked, ServerSession) {
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let build = |asked: Asked| {
+        Client::builder("c", "1").era(Era::Session).on_elicitation(move |p, _c| {
+            asked.lock().unwrap().push(serde_json::to_value(&p).unwrap()["_meta"].clone());
+            async { Ok(ElicitResult::accept(serde_json::from_value(json!({"name": "Ada"})).unwrap())) }
+        })
+    };
+    let (a, b) = MemoryTransport::pair();
+    let served = server.serve(a);
+    let memory = build(asked.clone()).connect(b).await.unwrap();
+    let http = HttpServer::bind(server.clone(), HttpServerConfig::default()).await.unwrap();
+    let over_http = build(asked.clone()).connect(HttpClientTransport::new(http.url())).await.unwrap();
+    (vec![("memory", memory), ("http", over_http)], http, asked, served)
+}
+
+#[tokio::test]
+async fn a_2025_11_25_client_asks_for_a_task_and_takes_its_outcome_from_tasks_result() {
+    let server = server(ServerConfig::default(), Arc::default());
+    let (clients, http, _, _served) = clients_2025(&server).await;
+    for (over, client) in &clients {
+        assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+        let tasks = client.server_capabilities().tasks.clone().unwrap();
+        assert_eq!(tasks, json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}), "{over}");
+
+        // Asked for: the task, in that version's shape, kept for the TTL asked (under the
+        // server's hour).
+        let params = json!({"name": "slow", "arguments": {"ms": 300}, "task": {"ttl": 60000}});
+        let created = call(client, "tools/call", params).await.unwrap();
+        let task = &created["task"];
+        assert_eq!(
+            (task["status"].as_str(), task["ttl"].as_u64(), task["pollInterval"].as_u64()),
+            (Some("working"), Some(60000), Some(500))
+        );
+        assert!(created.get("resultType").is_none() && task.get("ttlMs").is_none(), "{over}: {created}");
+        let id = task["taskId"].as_str().unwrap().to_string();
+        let working = call(client, "tasks/get", json!({"taskId": id})).await.unwrap();
+        assert_eq!(working["status"], "working");
+        assert!(working.get("result").is_none() && working.get("resultType").is_none(), "{over}: {working}");
+        // tasks/result waits for the end and answers what the call would have.
+        let result = call(client, "tasks/result", json!({"taskId": id})).await.unwrap();
+        assert_eq!(result["content"][0]["text"], "slept 300 ms", "{over}: {result}");
+        assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"], json!({"taskId": id}));
+        assert_eq!(call(client, "tasks/get", json!({"taskId": id})).await.unwrap()["status"], "completed");
+
+        // Not asked for, an optional tool runs inline.
+        let inline = call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await.unwrap();
+        assert_eq!(inline["content"][0]["text"], "slept 1 ms");
+        // A tool's error result ends the task failed, and tasks/result gives the result;
+        // a JSON-RPC error is tasks/result's error.
+        let refusing = call(client, "tools/call", json!({"name": "refusing", "arguments": {}, "task": {}})).await.unwrap();
+        let rid = refusing["task"]["taskId"].clone();
+        let result = call(client, "tasks/result", json!({"taskId": rid})).await.unwrap();
+        assert_eq!(result["isError"], true, "{over}: {result}");
+        assert_eq!(call(client, "tasks/get", json!({"taskId": rid})).await.unwrap()["status"], "failed");
+        let broken = call(client, "tools/call", json!({"name": "broken", "arguments": {}, "task": {}})).await.unwrap();
+        let err = call(client, "tasks/result", json!({"taskId": broken["task"]["taskId"]})).await.unwrap_err();
+        assert_eq!(err.code(), Some(-32050), "{over}: {err}");
+
+        // taskSupport is kept: required without a task, forbidden with one, are -32601.
+        let required = call(client, "tools/call", json!({"name": "needs_task", "arguments": {}})).await.unwrap_err();
+        assert_eq!(required.code(), Some(-32601), "{over}: {required}");
+        let forbidden = call(client, "tools/call", json!({"name": "greet", "arguments": {}, "task": {}})).await.unwrap_err();
+        assert_eq!(forbidden.code(), Some(-32601), "{over}: {forbidden}");
+        let bad =
+            call(client, "tools/call", json!({"name": "slow", "arguments": {}, "task": {"ttl": "soon"}})).await.unwrap_err();
+        assert_eq!(bad.code(), Some(-32602), "{over}: {bad}");
+        // The extension's method is not this version's.
+        let update = call(client, "tasks/update", json!({"taskId": id, "inputResponses": {}})).await.unwrap_err();
+        assert_eq!(update.code(), Some(-32601));
+        // An unknown task is -32602 on every method.
+        for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+            let err = call(client, method, json!({"taskId": "nope"})).await.unwrap_err();
+            assert_eq!(err.code(), Some(-32602), "{over} {method}: {err}");
+        }
+        // tasks/list: this session's tasks, oldest first.
+        let listed = call(client, "tasks/list", json!({})).await.unwrap();
+        let ids: Vec<&Value> = listed["tasks"].as_array().unwrap().iter().map(|t| &t["taskId"]).collect();
+        assert_eq!(ids, vec![&json!(id), &rid, &broken["task"]["taskId"]], "{over}: {listed}");
+        assert!(listed["tasks"][0].get("ttl").is_some() && listed.get("nextCursor").is_none());
+    }
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn tasks_result_carries_a_tasks_question_to_the_client_and_its_answer_back() {
+    let server = server(ServerConfig::default(), Arc::default());
+    let (clients, http, asked, _served) = clients_2025(&server).await;
+    for (over, client) in &clients {
+        let created = call(client, "tools/call", json!({"name": "ask", "arguments": {}, "task": {}})).await.unwrap();
+        let id = created["task"]["taskId"].clone();
+        let waiting = poll_until(client, &id, |t| t["status"] == "input_required").await;
+        assert_eq!(waiting["status"], "input_required", "{over}: {waiting}");
+        assert!(waiting.get("inputRequests").is_none(), "the questions travel through tasks/result");
+        asked.lock().unwrap().clear();
+        let result = call(client, "tasks/result", json!({"taskId": id})).await.unwrap();
+        assert_eq!(result["content"][0]["text"], "hello Ada", "{over}: {result}");
+        // The question named its task.
+        let related: Vec<Value> =
+            asked.lock().unwrap().iter().map(|m| m["io.modelcontextprotocol/related-task"].clone()).collect();
+        assert_eq!(related, vec![json!({"taskId": id})], "{over}");
+    }
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_2025_11_25_cancel_ends_the_task_before_it_answers_and_refuses_an_ended_one() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let server = server(ServerConfig::default(), cancelled.clone());
+    let (clients, http, _, _served) = clients_2025(&server).await;
+    let client = &clients[1].1;
+    let created = call(client, "tools/call", json!({"name": "slow", "arguments": {"ms": 60000}, "task": {}})).await.unwrap();
+    let id = created["task"]["taskId"].clone();
+    let answer = call(client, "tasks/cancel", json!({"taskId": id})).await.unwrap();
+    assert_eq!((answer["taskId"].as_str(), answer["status"].as_str()), (id.as_str(), Some("cancelled")), "{answer}");
+    assert_eq!(call(client, "tasks/get", json!({"taskId": id})).await.unwrap()["status"], "cancelled");
+    assert!(eventually(&cancelled).await, "the handler saw its cancellation");
+    // Still cancelled once the handler wound down (it answered "stopped").
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(call(client, "tasks/get", json!({"taskId": id})).await.unwrap()["status"], "cancelled");
+    let again = call(client, "tasks/cancel", json!({"taskId": id})).await.unwrap_err();
+    assert_eq!(again.code(), Some(-32602), "{again}");
+    assert!(again.to_string().contains("already cancelled"), "{again}");
+    let result = call(client, "tasks/result", json!({"taskId": id})).await.unwrap_err();
+    assert!(result.to_string().contains("cancelled"), "{result}");
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_2025_11_25_task_is_its_sessions_alone_and_tasks_list_pages() {
+    let config = ServerConfig { page_size: 2, ..Default::default() };
+    let server = server(config, Arc::default());
+    let (clients, http, _, _served) = clients_2025(&server).await;
+    let (mine, other) = (&clients[0].1, &clients[1].1);
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let created = call(mine, "tools/call", json!({"name": "slow", "arguments": {"ms": 60000}, "task": {}})).await.unwrap();
+        ids.push(created["task"]["taskId"].clone());
+    }
+    let first = call(mine, "tasks/list", json!({})).await.unwrap();
+    assert_eq!(first["tasks"].as_array().unwrap().len(), 2, "{first}");
+    let second = call(mine, "tasks/list", json!({"cursor": first["nextCursor"]})).await.unwrap();
+    let listed: Vec<Value> = first["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(second["tasks"].as_array().unwrap())
+        .map(|t| t["taskId"].clone())
+        .collect();
+    assert_eq!(listed, ids);
+    assert!(second.get("nextCursor").is_none());
+    let bad = call(mine, "tasks/list", json!({"cursor": "zz"})).await.unwrap_err();
+    assert_eq!(bad.code(), Some(-32602));
+    // Another session sees none of them, and reaches none.
+    assert_eq!(call(other, "tasks/list", json!({})).await.unwrap()["tasks"], json!([]));
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let err = call(other, method, json!({"taskId": ids[0]})).await.unwrap_err();
+        assert_eq!(err.code(), Some(-32602), "{method}: {err}");
+    }
+    assert_eq!(call(mine, "tasks/get", json!({"taskId": ids[0]})).await.unwrap()["status"], "working");
+    for id in &ids {
+        call(mine, "tasks/cancel", json!({"taskId": id})).await.unwrap();
+    }
+    for (_, c) in clients {
+        c.close().await;
+    }
+    http.shutdown().await;
 }

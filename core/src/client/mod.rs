@@ -212,7 +212,16 @@ impl ClientBuilder {
                     let stateless = Some((state, listen));
                     let (handlers, capabilities) = (self.handlers, self.capabilities);
                     let version = ProtocolVersion::STATELESS;
-                    return Ok(Client { session, peer, init, version, stateless, handlers, capabilities, tool_tasks: Default::default() });
+                    return Ok(Client {
+                        session,
+                        peer,
+                        init,
+                        version,
+                        stateless,
+                        handlers,
+                        capabilities,
+                        tool_tasks: Default::default(),
+                    });
                 }
                 Ok(None) if self.era == Era::Auto => stateless::remember_era(endpoint.as_deref(), true),
                 Ok(None) => {

@@ -297,8 +297,14 @@ impl Client {
     /// Follows a 2025-11-25 task to its end: polls it until it needs input or ended, then
     /// takes the outcome from `tasks/result` (the handlers answer its questions
     /// meanwhile), still polling for `on_status`.
-    async fn follow_2025(&self, id: &str, mut poll: Option<u64>, on_status: &(impl Fn(&Task) + Send + Sync)) -> Result<CallToolResult> {
-        let interval = |poll: Option<u64>| poll.map_or(Duration::from_millis(500), Duration::from_millis).clamp(MIN_POLL, MAX_POLL);
+    async fn follow_2025(
+        &self,
+        id: &str,
+        mut poll: Option<u64>,
+        on_status: &(impl Fn(&Task) + Send + Sync),
+    ) -> Result<CallToolResult> {
+        let interval =
+            |poll: Option<u64>| poll.map_or(Duration::from_millis(500), Duration::from_millis).clamp(MIN_POLL, MAX_POLL);
         loop {
             tokio::time::sleep(interval(poll)).await;
             let now = self.get_task(id).await?;

@@ -135,9 +135,8 @@ impl Tasks {
             let task = self.record(task_id, owner).await?.task;
             match task.task.status {
                 TaskStatus::Completed => {
-                    let mut result = task
-                        .result
-                        .ok_or_else(|| ErrorObject::internal(format!("task {task_id} completed without a result")))?;
+                    let mut result =
+                        task.result.ok_or_else(|| ErrorObject::internal(format!("task {task_id} completed without a result")))?;
                     tag(&mut result, task_id);
                     return Ok(result);
                 }

@@ -247,8 +247,13 @@ mod tests {
         store.create(TaskRecord { task: detailed, owner: None, cancel_requested: false }, &TaskLimits::default()).await.unwrap();
         let events =
             Arc::new(super::super::TaskEvents { local: tokio::sync::broadcast::channel(4).0, relay: Default::default() });
-        let inputs =
-            Arc::new(TaskInputs::new(task, super::super::TaskForm::Extension, (store.clone(), TaskLimits::default()), Duration::from_millis(10), (events, None)));
+        let inputs = Arc::new(TaskInputs::new(
+            task,
+            super::super::TaskForm::Extension,
+            (store.clone(), TaskLimits::default()),
+            Duration::from_millis(10),
+            (events, None),
+        ));
         for i in 0..10_000 {
             inputs.set_status_message(&format!("step {i}"));
         }

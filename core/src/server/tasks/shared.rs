@@ -335,3 +335,39 @@ impl TaskStore for SharedTaskStore {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Task, TaskStatus};
+
+    fn record(id: &str, owner: Option<&str>, ttl_ms: u64) -> TaskRecord {
+        let task = Task {
+            task_id: id.into(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: "2026-11-28T00:00:00Z".into(),
+            last_updated_at: "2026-11-28T00:00:00Z".into(),
+            ttl_ms: Some(ttl_ms),
+            poll_interval_ms: None,
+        };
+        let task = DetailedTask { task, result: None, error: None, input_requests: None };
+        TaskRecord { task, owner: owner.map(str::to_owned), cancel_requested: false }
+    }
+
+    #[tokio::test]
+    async fn an_owner_lists_its_live_tasks_oldest_first_and_no_one_elses() {
+        let store = SharedTaskStore::new(Arc::new(crate::store::MemoryStore::default()));
+        let limits = TaskLimits::default();
+        store.create(record("a1", Some("alice"), 60_000), &limits).await.unwrap();
+        store.create(record("b1", Some("bob"), 60_000), &limits).await.unwrap();
+        store.create(record("a2", Some("alice"), 60_000), &limits).await.unwrap();
+        store.create(record("a3", Some("alice"), 50), &limits).await.unwrap();
+        store.create(record("anon", None, 60_000), &limits).await.unwrap();
+        assert_eq!(store.list("alice").await.unwrap(), ["a1", "a2", "a3"]);
+        assert_eq!(store.list("bob").await.unwrap(), ["b1"]);
+        assert!(store.list("").await.unwrap().is_empty(), "tasks without an owner are nobody's to list");
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert_eq!(store.list("alice").await.unwrap(), ["a1", "a2"], "an expired task leaves the list");
+    }
+}
