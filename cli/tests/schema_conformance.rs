@@ -441,12 +441,15 @@ async fn exchange(version: ProtocolVersion, log: Recording) -> (Vec<String>, Vec
         let options = RequestOptions::default().on_progress(move |_| *seen.lock().unwrap() += 1);
         let result = client.call_tool_with(&tool.name, arguments, options).await;
         // A task-only tool and a client without the tasks extension: the server refuses the
-        // call (-32021) rather than answer with a task this client cannot read. The other
-        // JSON-RPC error is the fixture's own (it fails on purpose, as a task or not).
-        // (Versions before 2025-11-25 do not carry `execution`, so the fixture is named too.)
+        // call rather than answer with a task this client cannot read: -32601 at 2025-11-25
+        // (that version's error for a task-only tool called without `params.task`), -32021
+        // (the extension is missing) before. The other JSON-RPC error is the fixture's own
+        // (it fails on purpose, as a task or not). (Versions before 2025-11-25 do not carry
+        // `execution`, so the fixture is named too.)
         let task_only = tool.execution.as_ref().and_then(|e| e.task_support) == Some(TaskSupport::Required)
             || ["failing_job", "test_tool_with_task"].contains(&tool.name.as_str());
-        let expected_code = if task_only { Some(-32021) } else { (tool.name == "protocol_error_job").then_some(-32603) };
+        let refusal = if version == ProtocolVersion::V2025_11_25 { -32601 } else { -32021 };
+        let expected_code = if task_only { Some(refusal) } else { (tool.name == "protocol_error_job").then_some(-32603) };
         if let Some(code) = expected_code {
             assert_eq!(rpc_code(result), Some(code), "tools/call {}", tool.name);
             called.push(tool.name.clone());

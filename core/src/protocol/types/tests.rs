@@ -150,7 +150,7 @@ fn initialize_result() {
     assert!(caps.logging.is_some() && caps.completions.is_some());
     assert_eq!(caps.resources.as_ref().unwrap().subscribe, Some(true));
     assert_eq!(caps.tools.as_ref().unwrap().list_changed, Some(true));
-    assert!(caps.extra.contains_key("tasks"));
+    assert!(caps.tasks_tool_calls() && caps.extra.is_empty());
 
     let built = InitializeResult::new(
         "2025-11-25",
