@@ -42,6 +42,9 @@ suite() {
 # House style first: rustfmt.toml's format and no clippy warning anywhere.
 suite style '^style: ' bash -c 'cargo fmt --all -- --check && cargo clippy -q --workspace --all-targets -- -D warnings && echo "style: cargo fmt and clippy clean"'
 
+# Portability: clippy for Windows and macOS on the engine and the CLI (scripts/cross-check.sh).
+suite portability '^cross-check: ' bash scripts/cross-check.sh
+
 # The schema test reads the specification's schemas from ../shared/spec (or
 # OXMCP_SPEC_DIR); under CI it fails instead of skipping when they are missing.
 suite rust '^test result:' cargo test --workspace --no-fail-fast

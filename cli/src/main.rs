@@ -231,42 +231,29 @@ fn finish(done: Result<ExitCode>) -> ExitCode {
 /// `notifications/cancelled`); without one, Ctrl-C ends the command.
 static CANCEL_ON_CTRL_C: std::sync::Mutex<Option<CancellationToken>> = std::sync::Mutex::new(None);
 
-/// SIGINT, SIGTERM and SIGHUP, listened to from the start: a signal during connect must
-/// not kill the command before it can stop its child (which runs in its own process group,
-/// out of the terminal's reach).
-struct Interrupts {
-    int: tokio::signal::unix::Signal,
-    term: tokio::signal::unix::Signal,
-    hup: tokio::signal::unix::Signal,
-}
+/// SIGINT, SIGTERM and SIGHUP (their Windows counterparts), listened to from the start: a
+/// signal during connect must not kill the command before it can stop its child (which
+/// runs in its own process group, out of the terminal's reach).
+struct Interrupts(oxmcp::os::signals::Signals);
 
 impl Interrupts {
     fn register() -> Interrupts {
-        use tokio::signal::unix::{signal, SignalKind};
-        let listen = |kind| signal(kind).expect("signal handler");
-        Interrupts {
-            int: listen(SignalKind::interrupt()),
-            term: listen(SignalKind::terminate()),
-            hup: listen(SignalKind::hangup()),
-        }
+        Interrupts(oxmcp::os::signals::Signals::register().expect("signal handler"))
     }
 
     /// Resolves when the command must end now, with its exit code (128 + the signal).
     async fn abort(mut self) -> ExitCode {
         loop {
-            tokio::select! {
-                _ = self.int.recv() => {
-                    if let Some(cancel) = CANCEL_ON_CTRL_C.lock().unwrap().take() {
-                        eprintln!("cancelling... (Ctrl-C again stops at once)");
-                        cancel.cancel();
-                        continue;
-                    }
-                    eprintln!("oxmcp: interrupted");
-                    return ExitCode::from(130);
+            let signal = self.0.recv().await;
+            if signal == oxmcp::os::signals::Signal::Interrupt {
+                if let Some(cancel) = CANCEL_ON_CTRL_C.lock().unwrap().take() {
+                    eprintln!("cancelling... (Ctrl-C again stops at once)");
+                    cancel.cancel();
+                    continue;
                 }
-                _ = self.term.recv() => return ExitCode::from(143),
-                _ = self.hup.recv() => return ExitCode::from(129),
+                eprintln!("oxmcp: interrupted");
             }
+            return ExitCode::from(signal.exit_code());
         }
     }
 }
@@ -416,13 +403,11 @@ fn named_first(
     Ok((Some(first), own, rest))
 }
 
-/// Resolves on Ctrl-C or SIGTERM, so servers shut down cleanly (and stop their children).
+/// Resolves on Ctrl-C, SIGTERM or SIGHUP (their Windows counterparts), so servers shut
+/// down cleanly (and stop their children).
 async fn stop_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
+    let mut signals = oxmcp::os::signals::Signals::register().expect("signal handler");
+    signals.recv().await;
 }
 
 async fn inspect(

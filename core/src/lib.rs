@@ -11,6 +11,7 @@ pub mod client;
 pub mod drive;
 pub mod error;
 pub mod host;
+pub mod os;
 pub mod protocol;
 mod random;
 pub mod schema;

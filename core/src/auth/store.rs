@@ -212,26 +212,10 @@ impl CredentialStore for FileStore {
     }
 }
 
-/// Waits for `file`'s exclusive advisory lock, released when the file closes.
-#[cfg(unix)]
+/// Waits for `file`'s exclusive lock (advisory on Unix, mandatory on Windows), released
+/// when the file closes.
 fn lock_exclusive(file: &std::fs::File) -> std::io::Result<()> {
-    use std::os::unix::io::AsRawFd;
-    loop {
-        // SAFETY: flock on a descriptor this function borrows for the call.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
-/// Elsewhere, only the in-process lock orders saves.
-#[cfg(not(unix))]
-fn lock_exclusive(_file: &std::fs::File) -> std::io::Result<()> {
-    Ok(())
+    fs4::FileExt::lock(file)
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 //! message, as a pure Python or JavaScript SDK has.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,6 +16,7 @@ use std::task::{Context, Poll, Waker};
 use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::drive::Home;
+use crate::os::pipe::{self, OwnedPipe, RawPipe};
 
 /// A host's event loop that can watch a file descriptor: Python's `loop.add_reader`, a
 /// libuv poll handle.
@@ -24,18 +24,18 @@ pub trait HostLoop: Send + Sync + 'static {
     /// Calls `ready` on the loop's thread, inside a [`drive::scope`](crate::drive::scope),
     /// whenever `fd` is readable (level-triggered), until [`HostLoop::unwatch`]. Called
     /// from any thread.
-    fn watch(&self, fd: RawFd, ready: Arc<dyn Fn() + Send + Sync>);
+    fn watch(&self, fd: RawPipe, ready: Arc<dyn Fn() + Send + Sync>);
     /// Stops watching `fd`, then drops `close` (the descriptor itself), on the loop's
     /// thread: the number cannot be reused while the loop still watches it.
-    fn unwatch(&self, fd: RawFd, close: Option<OwnedFd>);
+    fn unwatch(&self, fd: RawPipe, close: Option<OwnedPipe>);
     /// Where a task reading on this loop is polled when it is woken elsewhere.
     fn home(&self) -> Home;
 }
 
 /// A non-blocking pipe read on a [`HostLoop`].
 pub struct LoopFd {
-    fd: Option<OwnedFd>,
-    raw: RawFd,
+    fd: Option<OwnedPipe>,
+    raw: RawPipe,
     waker: Arc<Mutex<Option<Waker>>>,
     /// A read came back short: the pipe is empty until the loop says otherwise, so the
     /// next read would only meet EAGAIN (a system call per message saved).
@@ -46,14 +46,9 @@ pub struct LoopFd {
 
 impl LoopFd {
     /// Watches `fd` (made non-blocking) on `host`.
-    pub fn new(fd: OwnedFd, host: Arc<dyn HostLoop>) -> io::Result<Self> {
-        let raw = fd.as_raw_fd();
-        // SAFETY: fcntl on a descriptor we own; no pointers.
-        let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
-        // SAFETY: as above.
-        if flags < 0 || unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
+    pub fn new(fd: OwnedPipe, host: Arc<dyn HostLoop>) -> io::Result<Self> {
+        pipe::set_nonblocking(&fd)?;
+        let raw = pipe::raw(&fd);
         let waker: Arc<Mutex<Option<Waker>>> = Arc::default();
         let drained: Arc<AtomicBool> = Arc::default();
         let (slot, readable) = (waker.clone(), drained.clone());
@@ -88,16 +83,15 @@ impl AsyncRead for LoopFd {
         }
         loop {
             let unfilled = buf.initialize_unfilled();
-            // SAFETY: reads at most `unfilled.len()` bytes into initialized memory we borrow.
-            let n = unsafe { libc::read(me.raw, unfilled.as_mut_ptr().cast(), unfilled.len()) };
-            if n > 0 {
-                if (n as usize) < unfilled.len() {
+            let read = pipe::read(me.raw, unfilled);
+            if let Ok(n @ 1..) = read {
+                if n < unfilled.len() {
                     me.drained.store(true, Ordering::Release);
                 }
-                buf.advance(n as usize);
+                buf.advance(n);
                 return Poll::Ready(Ok(()));
             }
-            if n == 0 {
+            if let Ok(0) = read {
                 // End of input stays readable: stop watching, or the loop would call back
                 // on every turn until the reader is dropped.
                 if std::mem::take(&mut me.watching) {
@@ -105,7 +99,7 @@ impl AsyncRead for LoopFd {
                 }
                 return Poll::Ready(Ok(()));
             }
-            let e = io::Error::last_os_error();
+            let Err(e) = read else { unreachable!("1.. and 0 are handled above") };
             match e.kind() {
                 io::ErrorKind::Interrupted => continue,
                 io::ErrorKind::WouldBlock => {
@@ -153,7 +147,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for Source<R> {
     }
 }
 
-#[cfg(test)]
+// The test's loop polls descriptors: Unix only.
+#[cfg(all(test, unix))]
 mod tests {
     //! A host loop of the smallest kind (a thread polling its watched descriptors with
     //! poll(2)) under a real session over a real child process (`cat`, which sends every
@@ -165,6 +160,7 @@ mod tests {
     use crate::transport::ChildProcess;
     use futures::future::BoxFuture;
     use serde_json::{json, Value};
+    use std::os::fd::{OwnedFd, RawFd};
     use std::sync::mpsc;
     use std::thread::ThreadId;
     use std::time::Duration;

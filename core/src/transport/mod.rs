@@ -22,7 +22,6 @@ pub mod host_loop;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod memory;
-mod sigpipe;
 pub mod stdio;
 
 use std::future::Future;
@@ -33,10 +32,10 @@ use bytes::Bytes;
 use crate::protocol::jsonrpc::Incoming;
 use crate::protocol::{methods, Message, RequestId};
 
+pub use crate::os::sigpipe::block_sigpipe_on_this_thread;
 pub use child::{ChildProcess, ChildStderr, ChildTransport};
 pub use host_loop::{HostLoop, LoopFd};
 pub use memory::MemoryTransport;
-pub use sigpipe::block_sigpipe_on_this_thread;
 pub use stdio::StdioTransport;
 
 /// Default limit on one incoming message: 16 MiB.

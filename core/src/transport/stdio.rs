@@ -12,6 +12,7 @@ use super::framing::{LineReader, LineWriter};
 use super::host_loop::{HostLoop, LoopFd};
 use super::{MessageReader, MessageWriter, Outbound, RecvError, SendNow, Transport, DEFAULT_MAX_MESSAGE_SIZE};
 use crate::drive::Home;
+use crate::os::{self, pipe::Std};
 use std::sync::Arc;
 
 /// Newline-delimited JSON over a reader and a writer (by default stdin and stdout).
@@ -40,7 +41,7 @@ impl StdioTransport {
     /// This process's stdin and stdout, stdin read on a host's event loop (see
     /// [`HostLoop`]) when it is a pipe. Must be called inside a tokio runtime.
     pub fn stdio_on(host: Arc<dyn HostLoop>) -> Self {
-        let stdin = match is_pipe(0).then(|| dup(0)).flatten().map(|fd| LoopFd::new(fd, host)) {
+        let stdin = match os::pipe::stdio_pipe(Std::In).map(|fd| LoopFd::new(fd, host)) {
             Some(Ok(fd)) => StdinStream::Loop(fd),
             _ => StdinStream::open(),
         };
@@ -52,18 +53,10 @@ impl StdioTransport {
     }
 }
 
-/// Whether `fd` is a pipe (a terminal or a file is read by tokio's blocking stdin).
-fn is_pipe(fd: i32) -> bool {
-    // SAFETY: fstat fills a zeroed stat we own.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    unsafe { libc::fstat(fd, &mut st) == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFIFO }
-}
-
 /// This process's stdin: a non-blocking pipe when it is one, else tokio's stdin.
 pub enum StdinStream {
     /// A pipe, driven by the reactor.
-    Pipe(tokio::net::unix::pipe::Receiver),
+    Pipe(os::pipe::Receiver),
     /// Anything else, read on tokio's blocking pool.
     Blocking(tokio::io::Stdin),
     /// A pipe read on a host's event loop.
@@ -73,23 +66,14 @@ pub enum StdinStream {
 /// This process's stdout: a non-blocking pipe when it is one, else tokio's stdout.
 pub enum StdoutStream {
     /// A pipe, driven by the reactor.
-    Pipe(tokio::net::unix::pipe::Sender),
+    Pipe(os::pipe::Sender),
     /// Anything else, written on tokio's blocking pool.
     Blocking(tokio::io::Stdout),
 }
 
-/// A duplicate of `fd`, so the pipe wrapper owns its own descriptor.
-fn dup(fd: i32) -> Option<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: dup(2) returns a new descriptor we alone own, or -1.
-    let new = unsafe { libc::dup(fd) };
-    // SAFETY: `new` is a fresh, valid descriptor when non-negative.
-    (new >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(new) })
-}
-
 impl StdinStream {
     fn open() -> Self {
-        match dup(0).map(tokio::net::unix::pipe::Receiver::from_owned_fd) {
+        match os::pipe::stdio_pipe(Std::In).map(os::pipe::receiver) {
             Some(Ok(pipe)) => StdinStream::Pipe(pipe),
             _ => StdinStream::Blocking(tokio::io::stdin()),
         }
@@ -98,7 +82,7 @@ impl StdinStream {
 
 impl StdoutStream {
     fn open() -> Self {
-        match dup(1).map(tokio::net::unix::pipe::Sender::from_owned_fd) {
+        match os::pipe::stdio_pipe(Std::Out).map(os::pipe::sender) {
             Some(Ok(pipe)) => StdoutStream::Pipe(pipe),
             _ => StdoutStream::Blocking(tokio::io::stdout()),
         }

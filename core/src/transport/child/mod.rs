@@ -1,11 +1,10 @@
 //! The client side of the stdio transport: spawn a server as a child process.
 //!
-//! The child runs in its own process group, so closing reaches its own children too
-//! (`npx` -> `node`, `uv` -> `python`). Close = close stdin, wait a grace period, SIGTERM
-//! the group, wait again, SIGKILL the group. On Linux a small supervisor (see
-//! [`supervisor`](self::supervisor)) sits between this process and the server, in the
-//! server's group, and ends the group if this process dies without closing it (even by
-//! SIGKILL), so a server is never orphaned. A reaper task always waits on the child, so
+//! The child runs in its own group, so closing reaches its own children too (`npx` ->
+//! `node`, `uv` -> `python`). Close = close stdin, wait a grace period, ask the group to
+//! stop (SIGTERM), wait again, force it (SIGKILL). The group is tied to this process (see
+//! `crate::os::child`: a supervisor on Unix, a Job Object on Windows) and ends if this
+//! process dies without closing it (even by SIGKILL), so a server is never orphaned. A reaper task always waits on the child, so
 //! it never stays a zombie. Stderr is drained continuously (a full stderr pipe would
 //! deadlock the child); its last lines are kept for the error a user sees when the child
 //! dies, and every line is forwarded to `tracing` at debug level.
@@ -25,10 +24,9 @@ use tokio::sync::watch;
 
 use super::framing::{LineReader, LineWriter};
 use super::host_loop::{HostLoop, LoopFd, Source};
-use crate::drive::Home;
-
-mod supervisor;
 use super::{MessageReader, MessageWriter, Outbound, RecvError, SendNow, Transport, DEFAULT_MAX_MESSAGE_SIZE};
+use crate::drive::Home;
+use crate::os::child::{self as group, Stop};
 
 /// How to start a server process.
 ///
@@ -148,26 +146,25 @@ impl ChildProcess {
     /// Starts the child.
     pub fn spawn(&self) -> io::Result<ChildTransport> {
         let mut cmd = Command::new(&self.program);
-        cmd.args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+        cmd.args(&self.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
-        let armed = supervisor::attach(&mut cmd)?;
+        let armed = group::attach(&mut cmd)?;
         let mut child = cmd.spawn().map_err(|e| io::Error::new(e.kind(), format!("cannot start {:?}: {e}", self.program)))?;
-        let lifeline = armed.into_lifeline();
+        let tie = armed.tie(&child)?;
         let pid = child.id().expect("a just-spawned child has a pid") as i32;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stdout = match &self.read_on {
-            Some(ReadOn(host)) => Source::Loop(LoopFd::new(stdout.into_owned_fd()?, host.clone())?),
+            Some(ReadOn(host)) => match crate::os::pipe::loop_pipe(stdout) {
+                Ok(pipe) => Source::Loop(LoopFd::new(pipe?, host.clone())?),
+                // Windows: the reactor reads it.
+                Err(stdout) => Source::Reactor(stdout),
+            },
             None => Source::Reactor(stdout),
         };
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -215,7 +212,7 @@ impl ChildProcess {
             stderr_done,
             grace: self.grace,
             stray_lines: Default::default(),
-            _lifeline: lifeline,
+            tie,
         });
         Ok(ChildTransport {
             reader: ChildReader { lines: LineReader::new(stdout, self.max_message_size), state: state.clone() },
@@ -234,8 +231,8 @@ struct ChildState {
     grace: Duration,
     /// Stray stdout lines warned about so far (see `warn_if_not_json`).
     stray_lines: std::sync::atomic::AtomicUsize,
-    /// The supervisor ends the group when this closes, i.e. when this process dies.
-    _lifeline: supervisor::Lifeline,
+    /// The group: stopped through it, and ended when it drops or this process dies.
+    tie: group::Tie,
 }
 
 /// Stray stdout lines a child gets a warning each for; then one more says the rest are not
@@ -249,11 +246,8 @@ impl ChildState {
         waited.ok().and_then(|r| r.ok().and_then(|s| *s))
     }
 
-    fn signal_group(&self, signal: i32) {
-        // SAFETY: kill(2) with a negative pid signals the process group we created.
-        unsafe {
-            libc::kill(-self.pid, signal);
-        }
+    fn stop_group(&self, how: Stop) {
+        self.tie.stop(how);
     }
 
     /// Says so when the server wrote something on stdout that is no JSON-RPC message (a
@@ -307,7 +301,7 @@ impl Drop for ChildState {
     fn drop(&mut self) {
         // Last resort when the transport is dropped without close(): never orphan the group.
         if self.exit.borrow().is_none() {
-            self.signal_group(libc::SIGKILL);
+            self.stop_group(Stop::Force);
         }
     }
 }
@@ -321,7 +315,7 @@ pub struct ChildTransport {
 }
 
 impl ChildTransport {
-    /// The child's process id, also its process group id. On Linux this is the supervisor
+    /// The child's process id, also its process group id. On Unix this is the supervisor
     /// that runs the server as its own child, in the same group, and exits as it does.
     pub fn pid(&self) -> u32 {
         self.reader.state.pid as u32
@@ -392,12 +386,12 @@ impl MessageWriter for ChildWriter {
             return;
         }
         tracing::debug!(pid = state.pid, "server did not exit after stdin closed; sending SIGTERM");
-        state.signal_group(libc::SIGTERM);
+        state.stop_group(Stop::Ask);
         if state.wait_exit(state.grace).await.is_some() {
             return;
         }
         tracing::warn!(pid = state.pid, "server ignored SIGTERM; sending SIGKILL");
-        state.signal_group(libc::SIGKILL);
+        state.stop_group(Stop::Force);
         state.wait_exit(state.grace).await;
     }
 }

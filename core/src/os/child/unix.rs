@@ -1,4 +1,4 @@
-//! Ties a child server's life to this process (Linux).
+//! Ties a child server's life to this process (Unix: Linux and macOS).
 //!
 //! Between fork and exec the forked process forks once more: the inner process goes on to
 //! exec the server, the outer one stays behind as its supervisor, in the same process
@@ -9,65 +9,93 @@
 //!   by SIGKILL, the kernel closes it, the supervisor reads end-of-file and ends the group
 //!   (SIGTERM, then SIGKILL two seconds later), the server's own children included.
 //!
-//! The server gets SIGKILL if its supervisor dies (a parent-death signal), so killing the
-//! pid this process knows ends the server as before. The supervisor ignores SIGTERM, SIGINT, SIGHUP and SIGQUIT sent to the group (they are
+//! On Linux the server gets SIGKILL if its supervisor dies (a parent-death signal), so
+//! killing the pid this process knows ends the server as before; macOS has no such signal,
+//! and the group's signals reach both. The supervisor learns of the server's exit from a
+//! pidfd on Linux 5.3 and later, else by looking every 100 ms. The supervisor ignores SIGTERM, SIGINT, SIGHUP and SIGQUIT sent to the group (they are
 //! meant for the server); the group's SIGKILL ends it with everything else. It runs in a
 //! forked copy of a multi-threaded process, so it makes only async-signal-safe system
 //! calls: no allocation, no locks.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use tokio::process::Command;
 
-/// This process's end of the lifeline: dropping it (or dying) ends the server's group.
-pub(super) struct Lifeline {
-    _write: Option<OwnedFd>,
+use super::Stop;
+
+/// The server's group, and this process's end of the lifeline: dropping it (or dying)
+/// ends the group.
+pub(crate) struct Tie {
+    group: libc::pid_t,
+    _write: OwnedFd,
 }
 
-/// Makes `cmd` start the server under a supervisor. Call [`Armed::into_lifeline`] once
-/// `cmd` has spawned.
-#[cfg(target_os = "linux")]
-pub(super) fn attach(cmd: &mut Command) -> io::Result<Armed> {
-    use std::os::fd::{AsRawFd, FromRawFd};
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills both descriptors. Both close on exec, so no program this process
-    // starts holds the lifeline (supervisors close every descriptor they do not need).
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
+impl Tie {
+    /// Signals the group: SIGTERM to ask, SIGKILL to force.
+    pub(crate) fn stop(&self, how: Stop) {
+        let signal = match how {
+            Stop::Ask => libc::SIGTERM,
+            Stop::Force => libc::SIGKILL,
+        };
+        // SAFETY: kill(2) with a negative pid signals the process group we created.
+        unsafe {
+            libc::kill(-self.group, signal);
+        }
     }
-    // SAFETY: the descriptors were just created and are owned here.
-    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+}
+
+/// Makes `cmd` start the server in a group of its own, under a supervisor. Call
+/// [`Armed::tie`] once `cmd` has spawned.
+pub(crate) fn attach(cmd: &mut Command) -> io::Result<Armed> {
+    let (read, write) = lifeline()?;
     let lifeline = read.as_raw_fd();
+    cmd.process_group(0);
     // SAFETY: `split` makes only async-signal-safe calls, as a pre_exec closure must.
     unsafe {
         cmd.pre_exec(move || split(lifeline));
     }
-    Ok(Armed { _read: Some(read), write: Some(write) })
+    Ok(Armed { _read: read, write })
 }
 
-/// Elsewhere the child is the server itself, as before.
-#[cfg(not(target_os = "linux"))]
-pub(super) fn attach(_cmd: &mut Command) -> io::Result<Armed> {
-    Ok(Armed { _read: None, write: None })
+/// A pipe whose ends close on exec, so no program this process starts holds the lifeline
+/// (supervisors close every descriptor they do not need).
+fn lifeline() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills both descriptors.
+    #[cfg(target_os = "linux")]
+    let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == 0;
+    // SAFETY: pipe fills both descriptors, marked close-on-exec right after (macOS has no
+    // pipe2; a fork in between by another thread's spawn is closed by its supervisor).
+    #[cfg(not(target_os = "linux"))]
+    let made = unsafe {
+        libc::pipe(fds.as_mut_ptr()) == 0
+            && libc::fcntl(fds[0], libc::F_SETFD, libc::FD_CLOEXEC) == 0
+            && libc::fcntl(fds[1], libc::F_SETFD, libc::FD_CLOEXEC) == 0
+    };
+    if !made {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the descriptors were just created and are owned here.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// Both ends of the lifeline until the child has started.
-pub(super) struct Armed {
-    _read: Option<OwnedFd>,
-    write: Option<OwnedFd>,
+pub(crate) struct Armed {
+    _read: OwnedFd,
+    write: OwnedFd,
 }
 
 impl Armed {
     /// Closes this process's copy of the read end (only the supervisor reads it).
-    pub(super) fn into_lifeline(self) -> Lifeline {
-        Lifeline { _write: self.write }
+    pub(crate) fn tie(self, child: &tokio::process::Child) -> io::Result<Tie> {
+        let group = child.id().ok_or_else(|| io::Error::other("the child has exited already"))? as libc::pid_t;
+        Ok(Tie { group, _write: self.write })
     }
 }
 
 /// Runs in the forked process before exec: forks the server off, and stays behind as its
 /// supervisor (never returning), or returns `Ok` in the server so that it execs.
-#[cfg(target_os = "linux")]
 fn split(lifeline: libc::c_int) -> io::Result<()> {
     // SAFETY: plain system calls on this process; see the module comment.
     unsafe {
@@ -79,6 +107,7 @@ fn split(lifeline: libc::c_int) -> io::Result<()> {
             0 => {
                 // The server dies with its supervisor: killing the pid this process knows
                 // (`ChildTransport::pid`) still ends the server.
+                #[cfg(target_os = "linux")]
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 if libc::getppid() != supervisor {
                     libc::_exit(1); // it is gone already
@@ -90,7 +119,6 @@ fn split(lifeline: libc::c_int) -> io::Result<()> {
     }
 }
 
-#[cfg(target_os = "linux")]
 unsafe fn supervise(server: libc::pid_t, lifeline: libc::c_int) -> ! {
     for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
         libc::signal(signal, libc::SIG_IGN);
@@ -110,7 +138,10 @@ unsafe fn supervise(server: libc::pid_t, lifeline: libc::c_int) -> ! {
     }
     close_from(LIFELINE + 1);
     // Readable when the server exits (Linux 5.3 and later); else poll with a timeout.
+    #[cfg(target_os = "linux")]
     let pidfd = libc::syscall(libc::SYS_pidfd_open, server, 0) as libc::c_int;
+    #[cfg(not(target_os = "linux"))]
+    let pidfd: libc::c_int = -1;
     loop {
         let mut fds = [
             libc::pollfd { fd: LIFELINE, events: libc::POLLIN, revents: 0 },
@@ -126,7 +157,8 @@ unsafe fn supervise(server: libc::pid_t, lifeline: libc::c_int) -> ! {
             let mut byte = 0u8;
             let read = libc::read(LIFELINE, (&mut byte as *mut u8).cast(), 1);
             // Nobody ever writes: anything but "try again" means the parent is gone.
-            if read == 0 || (read < 0 && *libc::__errno_location() != libc::EINTR) {
+            let interrupted = || io::Error::last_os_error().raw_os_error() == Some(libc::EINTR);
+            if read == 0 || (read < 0 && !interrupted()) {
                 end_group(server);
             }
         }
@@ -135,7 +167,6 @@ unsafe fn supervise(server: libc::pid_t, lifeline: libc::c_int) -> ! {
 
 /// The parent died: SIGTERM to the group, two seconds for the server to go, then SIGKILL
 /// to whatever is left, this supervisor included.
-#[cfg(target_os = "linux")]
 unsafe fn end_group(server: libc::pid_t) -> ! {
     libc::kill(0, libc::SIGTERM);
     let step = libc::timespec { tv_sec: 0, tv_nsec: 50_000_000 };
@@ -151,7 +182,6 @@ unsafe fn end_group(server: libc::pid_t) -> ! {
 }
 
 /// Exits as the server did: with its code, or killed by its signal (without a core dump).
-#[cfg(target_os = "linux")]
 unsafe fn exit_as(status: libc::c_int) -> ! {
     if libc::WIFSIGNALED(status) {
         let signal = libc::WTERMSIG(status);
@@ -164,8 +194,8 @@ unsafe fn exit_as(status: libc::c_int) -> ! {
     libc::_exit(libc::WEXITSTATUS(status))
 }
 
-#[cfg(target_os = "linux")]
 unsafe fn close_from(first: libc::c_int) {
+    #[cfg(target_os = "linux")]
     if libc::syscall(libc::SYS_close_range, first as libc::c_uint, libc::c_uint::MAX, 0) == 0 {
         return;
     }
