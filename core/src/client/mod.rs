@@ -42,7 +42,7 @@ pub use tasks::TaskStart;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
-    codes, methods, CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
+    methods, CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCapability,
     GetPromptRequestParams, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListToolsResult, LoggingLevel, Prompt, ProtocolVersion,
@@ -490,23 +490,12 @@ impl Client {
     /// `required`) is called as one, as [`call_tool_as_task`](Client::call_tool_as_task)
     /// does; the token still cancels it.
     pub async fn call_tool_with(&self, name: &str, arguments: Value, options: RequestOptions) -> Result<CallToolResult> {
-        if self.runs_only_as_task(name) {
+        if self.runs_only_as_task(name).await {
             return self.call_tool_as_required_task(name, arguments, options).await;
         }
         let mut params = CallToolRequestParams::new(name);
-        params.arguments = tool_arguments(arguments.clone())?;
-        let cancel = options.cancel.clone();
-        match self.typed(methods::TOOLS_CALL, &params, options).await {
-            // Not listed before: the server's -32601 may mean the tool runs only as a task.
-            Err(e) if e.rpc().is_some_and(|r| r.code == codes::METHOD_NOT_FOUND) && self.may_require_tasks(name).await => {
-                let options = match cancel {
-                    Some(token) => RequestOptions::default().cancel_token(token),
-                    None => RequestOptions::default(),
-                };
-                self.call_tool_as_required_task(name, arguments, options).await
-            }
-            other => other,
-        }
+        params.arguments = tool_arguments(arguments)?;
+        self.typed(methods::TOOLS_CALL, &params, options).await
     }
 
     /// Reads a resource.

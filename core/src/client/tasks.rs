@@ -98,16 +98,22 @@ impl Client {
         }
     }
 
-    /// Whether `name` is a 2025-11-25 server's tool that runs only as a task.
-    pub(super) fn runs_only_as_task(&self, name: &str) -> bool {
-        self.task_form() == Form::Augmentation
-            && self.tool_tasks.lock().unwrap_or_else(|e| e.into_inner()).get(name) == Some(&TaskSupport::Required)
-    }
-
-    /// After a -32601 for a tool call: lists the tools again (a 2025-11-25 server's only)
-    /// and says whether `name` runs only as a task.
-    pub(super) async fn may_require_tasks(&self, name: &str) -> bool {
-        self.task_form() == Form::Augmentation && self.list_all_tools().await.is_ok() && self.runs_only_as_task(name)
+    /// Whether `name` is a 2025-11-25 server's tool that runs only as a task. A tool not
+    /// listed yet is looked up (`tools/list`) first: such a server may refuse a plain call
+    /// with an `isError` result rather than an error (the official TypeScript SDK does).
+    pub(super) async fn runs_only_as_task(&self, name: &str) -> bool {
+        if self.task_form() != Form::Augmentation {
+            return false;
+        }
+        let known = |client: &Client| client.tool_tasks.lock().unwrap_or_else(|e| e.into_inner()).get(name).copied();
+        let support = match known(self) {
+            Some(support) => Some(support),
+            None => match self.list_all_tools().await {
+                Ok(_) => known(self),
+                Err(_) => None,
+            },
+        };
+        support == Some(TaskSupport::Required)
     }
 
     /// A tool that runs only as a task, called as one; the token of `options` cancels it.

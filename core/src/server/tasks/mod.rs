@@ -277,13 +277,17 @@ impl Tasks {
                 r = &mut run => Some(r),
                 _ = tasks.cancelled_elsewhere(&id) => None,
             };
-            let (status, result, error) = match outcome {
-                Some(Ok(result)) => (TaskStatus::Completed, Some(strip_result(result)), None),
-                Some(Err(error)) => (TaskStatus::Failed, None, serde_json::to_value(error).ok()),
-                None => (TaskStatus::Cancelled, None, None),
+            // A failed task says why in its statusMessage too (what a 2025-11-25 client reads).
+            let (status, result, error, why) = match outcome {
+                Some(Ok(result)) => (TaskStatus::Completed, Some(strip_result(result)), None, None),
+                Some(Err(error)) => (TaskStatus::Failed, None, serde_json::to_value(&error).ok(), Some(error.message)),
+                None => (TaskStatus::Cancelled, None, None, None),
             };
             let mut last = inputs.snapshot();
             last.task.status = status;
+            if why.is_some() {
+                last.task.status_message = why;
+            }
             last.task.last_updated_at = clock::now();
             let done = DetailedTask { result, error, input_requests: None, ..last };
             match tasks.options.store.update(done.clone(), &tasks.options.limits).await {
