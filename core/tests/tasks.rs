@@ -766,10 +766,17 @@ async fn a_2025_11_25_client_asks_for_a_task_and_takes_its_outcome_from_tasks_re
         let rid = refusing["task"]["taskId"].clone();
         let result = call(client, "tasks/result", json!({"taskId": rid})).await.unwrap();
         assert_eq!(result["isError"], true, "{over}: {result}");
-        assert_eq!(call(client, "tasks/get", json!({"taskId": rid})).await.unwrap()["status"], "failed");
+        let failed = call(client, "tasks/get", json!({"taskId": rid})).await.unwrap();
+        assert_eq!(
+            (failed["status"].as_str(), failed["statusMessage"].as_str()),
+            (Some("failed"), Some("no")),
+            "{over}: {failed}"
+        );
         let broken = call(client, "tools/call", json!({"name": "broken", "arguments": {}, "task": {}})).await.unwrap();
         let err = call(client, "tasks/result", json!({"taskId": broken["task"]["taskId"]})).await.unwrap_err();
         assert_eq!(err.code(), Some(-32050), "{over}: {err}");
+        let failed = call(client, "tasks/get", json!({"taskId": broken["task"]["taskId"]})).await.unwrap();
+        assert_eq!(failed["statusMessage"], "the job server is down", "{over}: {failed}");
 
         // taskSupport is kept: required without a task, forbidden with one, are -32601.
         let required = call(client, "tools/call", json!({"name": "needs_task", "arguments": {}})).await.unwrap_err();

@@ -85,4 +85,5 @@ export RMCP_TASK_BIN_DIR="$rmcp_target/debug"
 exec node --test --test-reporter=tap \
   ts_client.test.mjs oxmcp_client.test.mjs \
   ts_client_http.test.mjs oxmcp_client_http.test.mjs \
-  oauth.test.mjs rmcp_tasks.test.mjs tasks_2025.test.mjs
+  oauth.test.mjs rmcp_tasks.test.mjs tasks_2025.test.mjs \
+  oxmcp_client_tasks.test.mjs ts_client_tasks.test.mjs

@@ -30,6 +30,11 @@ pub(crate) fn view(task: &DetailedTask) -> Value {
     let tool_error = task.result.as_ref().and_then(|r| r.get("isError")).and_then(Value::as_bool) == Some(true);
     if task.task.status == TaskStatus::Completed && tool_error {
         view["status"] = json!(TaskStatus::Failed.as_str());
+        if task.task.status_message.is_none() {
+            // Why, as that version asks of a failed task: the tool's own words.
+            let said = task.result.as_ref().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str);
+            view["statusMessage"] = json!(said.unwrap_or("the tool returned an error result"));
+        }
     }
     view
 }
