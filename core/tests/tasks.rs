@@ -896,3 +896,32 @@ async fn a_2025_11_25_task_is_its_sessions_alone_and_tasks_list_pages() {
     }
     http.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_2025_11_25_tasks_progress_reaches_the_client_under_its_token_and_names_the_task() {
+    let server = server(ServerConfig::default(), Arc::default());
+    let (a, b) = MemoryTransport::pair();
+    let _served = server.serve(a);
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let client = Client::builder("c", "1")
+        .era(Era::Session)
+        .on_notification(move |n| {
+            if let oxmcp::client::ServerNotification::Progress(p) = n {
+                sink.lock().unwrap().push(serde_json::to_value(p).unwrap());
+            }
+        })
+        .connect(b)
+        .await
+        .unwrap();
+    let params = json!({"name": "stepping", "arguments": {}, "task": {}, "_meta": {"progressToken": "p1"}});
+    let created = call(&client, "tools/call", params).await.unwrap();
+    let id = created["task"]["taskId"].clone();
+    let result = call(&client, "tasks/result", json!({"taskId": id})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "done");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!((seen[0]["progressToken"].as_str(), seen[0]["message"].as_str()), (Some("p1"), Some("halfway")));
+    assert_eq!(seen[0]["_meta"]["io.modelcontextprotocol/related-task"], json!({"taskId": id}));
+    client.close().await;
+}

@@ -283,7 +283,7 @@ impl RequestContext {
             if task.form() == super::tasks::TaskForm::Extension {
                 return Ok(());
             }
-            task_id = Some(task.snapshot().task.task_id);
+            task_id = Some(task.task_id());
         }
         let Some(token) = self.meta.as_ref().and_then(|m| m.get("progressToken")) else {
             return Ok(());

@@ -65,8 +65,10 @@ fn lifeline() -> io::Result<(OwnedFd, OwnedFd)> {
     // SAFETY: pipe2 fills both descriptors.
     #[cfg(target_os = "linux")]
     let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == 0;
-    // SAFETY: pipe fills both descriptors, marked close-on-exec right after (macOS has no
-    // pipe2; a fork in between by another thread's spawn is closed by its supervisor).
+    // SAFETY: pipe fills both descriptors, marked close-on-exec right after. macOS has no
+    // pipe2: a program another thread of this process execs in between inherits the write
+    // end (the engine's own children do not: their supervisors close it), and while it
+    // lives the lifeline cannot close.
     #[cfg(not(target_os = "linux"))]
     let made = unsafe {
         libc::pipe(fds.as_mut_ptr()) == 0

@@ -68,6 +68,11 @@ impl TaskInputs {
         self.form
     }
 
+    /// The task's id.
+    pub(crate) fn task_id(&self) -> String {
+        self.lock().task.task.task_id.clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }

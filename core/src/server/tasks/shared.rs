@@ -220,15 +220,22 @@ impl TaskStore for SharedTaskStore {
             let bucket = quota::bucket(Some(ttl.as_millis() as u64), GRANULARITY);
             let bytes = quota::size(&record.task) as i64;
             self.charge(&record.owner, bucket, (1, bytes), Some((limits, true))).await?.map_err(Error::internal)?;
-            let created = self.store.swap_value(&task_key(&id), None, encode(&record, bucket)?, Some(ttl)).await;
+            // Indexed before it is stored: an index that cannot be written fails the create
+            // with nothing kept, and an id indexed for a task that then fails to be stored is
+            // skipped by `tasks/list` (the record is not there).
+            let indexed = match &record.owner {
+                Some(owner) => self.index(owner, &id, ttl).await,
+                None => Ok(()),
+            };
+            let created = match indexed {
+                Ok(()) => self.store.swap_value(&task_key(&id), None, encode(&record, bucket)?, Some(ttl)).await.map_err(failed),
+                Err(e) => Err(e),
+            };
             if !matches!(created, Ok(true)) {
                 self.charge(&record.owner, bucket, (-1, -bytes), None).await?.map_err(Error::internal)?;
             }
-            if !created.map_err(failed)? {
+            if !created? {
                 return Err(Error::internal(format!("task {id} exists already")));
-            }
-            if let Some(owner) = &record.owner {
-                self.index(owner, &id, ttl).await?;
             }
             Ok(())
         })
