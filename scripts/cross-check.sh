@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Portability proof: the engine and the CLI pass clippy (-D warnings) for Windows
-# (x86_64-pc-windows-gnu) and macOS (aarch64-apple-darwin), so a Linux-only call cannot
-# land unseen. Installs what it needs: the two targets' standard libraries (rustup),
+# Portability proof: the engine, the CLI and every binding's native library pass clippy
+# (-D warnings) for Windows (x86_64-pc-windows-gnu) and macOS (aarch64-apple-darwin), so a
+# Linux-only call cannot land unseen. Installs what it needs: the two targets' standard libraries (rustup),
 # mingw-w64 (apt) and zig (PyPI `ziglang`, in a venv under the target directory) for the
 # C code of the TLS crate's build script. Ends with "cross-check: N targets clean" or names
 # the target that failed.
@@ -39,11 +39,17 @@ exec "$zig_venv/bin/python" -m ziglang ar "\$@"
 WRAP
 chmod +x "$wrappers/cc-aarch64-macos" "$wrappers/ar"
 export CC_aarch64_apple_darwin="$wrappers/cc-aarch64-macos" AR_aarch64_apple_darwin="$wrappers/ar"
+# napi's build script for the Windows GNU target insists on a libnode.dll on LIBNODE_PATH
+# to link against; clippy links nothing, so an empty one stands in.
+mkdir -p "$target_dir/libnode-stub"
+: >"$target_dir/libnode-stub/libnode.dll"
+export LIBNODE_PATH="$target_dir/libnode-stub"
+crates=(-p oxmcp -p oxmcp-cli -p oxmcp-python -p oxmcp-node -p oxmcp-c -p oxmcp-java -p oxmcp-kotlin)
 
 clean=0
 for target in x86_64-pc-windows-gnu aarch64-apple-darwin; do
   start=$SECONDS
-  if cargo clippy -q -p oxmcp -p oxmcp-cli --target "$target" -- -D warnings; then
+  if cargo clippy -q "${crates[@]}" --target "$target" -- -D warnings; then
     echo "cross-check: $target clean ($((SECONDS - start)) s)"
     clean=$((clean + 1))
   else

@@ -42,7 +42,8 @@ suite() {
 # House style first: rustfmt.toml's format and no clippy warning anywhere.
 suite style '^style: ' bash -c 'cargo fmt --all -- --check && cargo clippy -q --workspace --all-targets -- -D warnings && echo "style: cargo fmt and clippy clean"'
 
-# Portability: clippy for Windows and macOS on the engine and the CLI (scripts/cross-check.sh).
+# Portability: clippy for Windows and macOS on the engine, the CLI and the bindings'
+# native libraries (scripts/cross-check.sh).
 suite portability '^cross-check: ' bash scripts/cross-check.sh
 
 # The schema test reads the specification's schemas from ../shared/spec (or
@@ -82,7 +83,7 @@ fi
 
 echo
 echo "== summary (each runner's own lines)"
-for name in style rust demo package python node c dotnet java kotlin conformance auth interop scaleout hardening packages; do
+for name in style portability rust demo package python node c dotnet java kotlin conformance auth interop scaleout hardening packages; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

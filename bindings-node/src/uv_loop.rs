@@ -7,12 +7,12 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
-use std::os::fd::{OwnedFd, RawFd};
 use std::sync::Arc;
 
 use napi::sys;
 use napi::Env;
 use oxmcp::drive::{self, Home};
+use oxmcp::os::pipe::{self, OwnedPipe, RawPipe};
 use oxmcp::transport::HostLoop;
 
 // libuv, exported by the node process itself (as napi is).
@@ -102,7 +102,7 @@ fn check(status: sys::napi_status) -> napi::Result<()> {
 
 thread_local! {
     /// The poll handles of the JS thread, by descriptor.
-    static WATCHED: RefCell<HashMap<RawFd, *mut c_void>> = RefCell::new(HashMap::new());
+    static WATCHED: RefCell<HashMap<RawPipe, *mut c_void>> = RefCell::new(HashMap::new());
 }
 
 type Ready = Arc<dyn Fn() + Send + Sync>;
@@ -138,7 +138,7 @@ impl UvLoop {
 }
 
 impl HostLoop for UvLoop {
-    fn watch(&self, fd: RawFd, ready: Ready) {
+    fn watch(&self, fd: RawPipe, ready: Ready) {
         self.jobs.run(move |env| {
             let mut uv_loop = std::ptr::null_mut();
             // SAFETY: on the JS thread; the handle is allocated at libuv's size for a poll
@@ -148,7 +148,7 @@ impl HostLoop for UvLoop {
                     return;
                 }
                 let handle = libc::malloc(uv_handle_size(UV_POLL));
-                if handle.is_null() || uv_poll_init(uv_loop, handle, fd) != 0 {
+                if handle.is_null() || uv_poll_init(uv_loop, handle, pipe::c_descriptor(fd)) != 0 {
                     libc::free(handle);
                     return;
                 }
@@ -160,7 +160,7 @@ impl HostLoop for UvLoop {
         });
     }
 
-    fn unwatch(&self, fd: RawFd, close: Option<OwnedFd>) {
+    fn unwatch(&self, fd: RawPipe, close: Option<OwnedPipe>) {
         self.jobs.run(move |_| {
             if let Some(handle) = WATCHED.with(|w| w.borrow_mut().remove(&fd)) {
                 // SAFETY: a live handle of this thread's loop, closed once.

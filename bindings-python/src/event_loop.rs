@@ -2,15 +2,18 @@
 //!
 //! `loop.call_soon_threadsafe` would need the GIL on a tokio thread for every hand-off
 //! (blocking that thread while the loop runs Python) plus a Python-level callback object.
-//! Instead each loop gets one [`LoopHandle`]: a queue of Rust closures and an eventfd the
-//! loop watches with `add_reader`. Engine threads push a closure and, when the queue was
-//! empty, write the eventfd; the loop wakes, and its reader callback ([`Drainer`]) runs
-//! every queued closure with the GIL it already holds. Bursts cost one wake-up.
+//! Instead each loop gets one [`LoopHandle`]: a queue of Rust closures and a descriptor the
+//! loop watches with `add_reader` (`oxmcp::os::wake`). Engine threads push a closure and,
+//! when the queue was empty, wake the descriptor; the loop wakes, and its reader callback
+//! ([`Drainer`]) runs every queued closure with the GIL it already holds. Bursts cost one
+//! wake-up. A loop that watches no descriptor (asyncio's proactor, Windows' default) is
+//! woken with `call_soon_threadsafe` instead, once per burst too.
 
 use std::cell::RefCell;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use oxmcp::drive::Home;
+use oxmcp::os::pipe::{OwnedPipe, RawPipe};
+use oxmcp::os::wake::Wake;
 use oxmcp::transport::HostLoop;
 use std::sync::{Arc, Mutex};
 
@@ -21,22 +24,20 @@ type Job = Box<dyn FnOnce(Python<'_>) + Send>;
 
 struct Queue {
     jobs: Mutex<Jobs>,
-    /// Readable while jobs wait; the loop's reader callback drains it.
-    wake: OwnedFd,
+    alarm: Alarm,
+}
+
+/// How the loop learns that jobs wait.
+enum Alarm {
+    /// A descriptor the loop watches: readable while jobs wait, drained by the callback.
+    Fd(Wake),
+    /// The loop's `call_soon_threadsafe` (a weak reference to the loop: a queue does not
+    /// keep its loop alive).
+    Threadsafe(Py<PyAny>),
 }
 
 impl Queue {
-    fn new() -> PyResult<Self> {
-        // SAFETY: eventfd has no pointer arguments; a valid descriptor is owned from here on.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error().into());
-        }
-        // SAFETY: `fd` was just created and is owned by nothing else.
-        Ok(Self { jobs: Mutex::new(Jobs::default()), wake: unsafe { OwnedFd::from_raw_fd(fd) } })
-    }
-
-    fn push(&self, job: Job) {
+    fn push(self: &Arc<Self>, job: Job) {
         let wake = {
             let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
             jobs.queue.push(job);
@@ -47,12 +48,21 @@ impl Queue {
         }
     }
 
-    /// Makes the loop's reader callback run.
-    fn wake(&self) {
-        let one: u64 = 1;
-        // SAFETY: writes 8 bytes from a live u64 to our own eventfd. It cannot fail short of
-        // the counter overflowing, which a drained eventfd never reaches.
-        unsafe { libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8) };
+    /// Makes the loop's callback run.
+    fn wake(self: &Arc<Self>) {
+        match &self.alarm {
+            Alarm::Fd(wake) => wake.wake(),
+            Alarm::Threadsafe(weak_loop) => Python::attach(|py| {
+                let event_loop = match weak_loop.bind(py).call0() {
+                    Ok(l) if !l.is_none() => l,
+                    _ => return, // the loop is gone: its jobs cannot run
+                };
+                let drainer = Bound::new(py, Drainer { queue: self.clone() });
+                // A closed loop refuses (RuntimeError): its jobs are dropped unrun, as when a
+                // stopped loop never reads its descriptor again.
+                let _ = drainer.and_then(|d| event_loop.call_method1("call_soon_threadsafe", (d,)));
+            }),
+        }
     }
 
     /// Runs every queued job, and those queued while they run (a client call that ends
@@ -60,14 +70,14 @@ impl Queue {
     /// after `first` (a pipe's bytes read on this loop). Each batch runs in a scope of its
     /// own, so what it wakes goes on (and queues its jobs) before the queue is looked at
     /// again.
-    fn drain(&self, py: Python<'_>, first: impl FnOnce()) {
-        // Clear the eventfd before taking the jobs: a job pushed after the last take while
-        // not draining finds the queue empty and writes again, so no wake-up is lost.
-        let mut counter: u64 = 0;
-        // SAFETY: reads at most 8 bytes into a live u64 (EAGAIN when already clear).
-        unsafe { libc::read(self.wake.as_raw_fd(), (&mut counter as *mut u64).cast(), 8) };
+    fn drain(self: &Arc<Self>, py: Python<'_>, first: impl FnOnce()) {
+        // Clear the descriptor before taking the jobs: a job pushed after the last take
+        // while not draining finds the queue empty and wakes again, so no wake-up is lost.
+        if let Alarm::Fd(wake) = &self.alarm {
+            wake.clear();
+        }
         // If a job panics, the next push must wake the loop again.
-        struct Reset<'a>(&'a Queue);
+        struct Reset<'a>(&'a Arc<Queue>);
         impl Drop for Reset<'_> {
             fn drop(&mut self) {
                 let mut jobs = self.0.jobs.lock().unwrap_or_else(|e| e.into_inner());
@@ -108,7 +118,8 @@ struct Jobs {
     draining: bool,
 }
 
-/// The loop's reader callback for the eventfd: runs the queued closures.
+/// The loop's callback for the queue (its descriptor's reader, or a `call_soon_threadsafe`
+/// callback): runs the queued closures.
 #[pyclass(module = "oxmcp._oxmcp")]
 struct Drainer {
     queue: Arc<Queue>,
@@ -145,16 +156,20 @@ pub struct PyLoop {
 }
 
 impl PyLoop {
-    /// The running loop's, or `None` once the interpreter is exiting.
+    /// The running loop's, or `None` (the runtime's reactor reads pipes then) when the
+    /// loop watches no descriptor or the interpreter is exiting.
     pub fn current(py: Python<'_>) -> PyResult<Option<Arc<dyn HostLoop>>> {
         let (handle, event_loop) = LoopHandle::current(py)?;
+        if matches!(handle.queue.alarm, Alarm::Threadsafe(_)) {
+            return Ok(None);
+        }
         let Some(runtime) = crate::runtime::handle() else { return Ok(None) };
         Ok(Some(Arc::new(PyLoop { handle, event_loop: Arc::new(event_loop.unbind()), runtime })))
     }
 }
 
 impl HostLoop for PyLoop {
-    fn watch(&self, fd: RawFd, ready: Arc<dyn Fn() + Send + Sync>) {
+    fn watch(&self, fd: RawPipe, ready: Arc<dyn Fn() + Send + Sync>) {
         let (event_loop, queue) = (self.event_loop.clone(), self.handle.queue.clone());
         self.handle.run(move |py| {
             let added = Bound::new(py, PipeReady { ready, queue })
@@ -163,7 +178,7 @@ impl HostLoop for PyLoop {
         });
     }
 
-    fn unwatch(&self, fd: RawFd, close: Option<OwnedFd>) {
+    fn unwatch(&self, fd: RawPipe, close: Option<OwnedPipe>) {
         let event_loop = self.event_loop.clone();
         self.handle.run(move |py| {
             let _ = event_loop.bind(py).call_method1("remove_reader", (fd,));
@@ -202,7 +217,7 @@ pub fn running_loop(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 }
 
 impl LoopHandle {
-    /// The handle of the running loop (registering the eventfd with it on first use), and
+    /// The handle of the running loop (registering its queue with it on first use), and
     /// the loop itself.
     pub fn current(py: Python<'_>) -> PyResult<(LoopHandle, Bound<'_, PyAny>)> {
         let event_loop = running_loop(py)?;
@@ -224,9 +239,29 @@ impl LoopHandle {
         if let Ok(found) = queues.call_method1("get", (event_loop,))?.cast::<Drainer>() {
             return Ok(LoopHandle { queue: found.borrow().queue.clone() });
         }
-        let queue = Arc::new(Queue::new()?);
-        let drainer = Bound::new(py, Drainer { queue: queue.clone() })?;
-        event_loop.call_method1("add_reader", (queue.wake.as_raw_fd(), &drainer))?;
+        let queue = match Wake::new() {
+            Ok(wake) => {
+                let fd = wake.fd();
+                let queue = Arc::new(Queue { jobs: Mutex::default(), alarm: Alarm::Fd(wake) });
+                let drainer = Bound::new(py, Drainer { queue: queue.clone() })?;
+                match event_loop.call_method1("add_reader", (fd, &drainer)) {
+                    Ok(_) => Some((queue, drainer)),
+                    // A loop that watches no descriptor: woken the other way.
+                    Err(e) if e.is_instance_of::<pyo3::exceptions::PyNotImplementedError>(py) => None,
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(_) => None,
+        };
+        let (queue, drainer) = match queue {
+            Some(made) => made,
+            None => {
+                let weak_loop = py.import("weakref")?.getattr("ref")?.call1((event_loop,))?.unbind();
+                let queue = Arc::new(Queue { jobs: Mutex::default(), alarm: Alarm::Threadsafe(weak_loop) });
+                let drainer = Bound::new(py, Drainer { queue: queue.clone() })?;
+                (queue, drainer)
+            }
+        };
         queues.set_item(event_loop, drainer)?;
         Ok(LoopHandle { queue })
     }

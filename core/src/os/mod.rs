@@ -7,7 +7,9 @@
 //! - `pipe`: this process's stdio as non-blocking pipes, and the raw reads a host's event
 //!   loop makes (Unix; Windows reads stdio on tokio's blocking pool);
 //! - `signals`: Ctrl-C and the other signals that end a command;
-//! - `sigpipe`: a write to a closed pipe or socket fails instead of ending the process.
+//! - `sigpipe`: a write to a closed pipe or socket fails instead of ending the process;
+//! - `wake`: a descriptor another thread makes readable, for a host's event loop to watch
+//!   (an eventfd on Linux, a socket pair elsewhere on Unix; Windows has none).
 //!
 //! File locks (the credential store) need no module: the `fs4` crate locks on every
 //! platform.
@@ -16,3 +18,4 @@ pub(crate) mod child;
 pub mod pipe;
 pub mod signals;
 pub(crate) mod sigpipe;
+pub mod wake;

@@ -9,8 +9,8 @@
 
 use std::io;
 
+pub use imp::{c_descriptor, OwnedPipe, RawPipe, Receiver, Sender};
 pub(crate) use imp::{loop_pipe, raw, read, receiver, sender, set_nonblocking, stdio_pipe};
-pub use imp::{OwnedPipe, RawPipe, Receiver, Sender};
 
 /// Which of this process's standard streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +53,11 @@ mod imp {
     /// How a host's loop names `pipe`.
     pub(crate) fn raw(pipe: &OwnedPipe) -> RawPipe {
         pipe.as_raw_fd()
+    }
+
+    /// `pipe` as a C library's `int` descriptor (libuv's `uv_poll_init`).
+    pub fn c_descriptor(pipe: RawPipe) -> std::ffi::c_int {
+        pipe
     }
 
     /// The reactor's read end of `pipe`.
@@ -137,6 +142,12 @@ mod imp {
 
     pub(crate) fn raw(pipe: &OwnedPipe) -> RawPipe {
         std::os::windows::io::AsRawHandle::as_raw_handle(pipe) as isize
+    }
+
+    /// No C descriptor names a pipe handle: -1, which a C library refuses. Never asked for,
+    /// as no host's loop watches a pipe on Windows.
+    pub fn c_descriptor(_: RawPipe) -> std::ffi::c_int {
+        -1
     }
 
     pub(crate) fn receiver(_: OwnedPipe) -> io::Result<Receiver> {
