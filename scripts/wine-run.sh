@@ -5,8 +5,7 @@
 #   2. `wine oxmcp.exe call` -> a Windows child server it starts (the Job Object path);
 #   3. no orphan: the Windows client killed (SIGKILL) while its child, a program that
 #      reads no stdin (`ping`), runs: the Job Object's kill-on-close must end the child.
-# Installs wine64 and mingw-w64 (apt) when missing. Not in the test command yet (the build
-# would take it past its time budget). Ends with "wine-run: N passed, N failed".
+# Installs wine64 and mingw-w64 (apt) when missing. Ends with "wine-run: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-toolchain.sh
