@@ -12,9 +12,11 @@
 #   lib/netstandard2.0/OxMcp.dll, OxMcp.xml       the assembly and its XML documentation
 #   runtimes/linux-x64/native/liboxmcp.so         the release C ABI library ($NATIVE)
 #   [Content_Types].xml, _rels/.rels, package/services/metadata/core-properties/*.psmdcp
-# The zip is written by Python's zipfile below: Debian's nuget (2.8) refuses nuspecs with a
-# license expression. The assembly references only mscorlib (mcs has no netstandard
-# reference assemblies), which .NET Framework 4.6.1+, .NET Core/.NET 5+ and mono all resolve.
+# The zip is written by Python's zipfile below: Debian's `nuget pack` (2.8) refuses nuspecs
+# with a license expression (its nuspec schema predates <license>), though its `nuget restore`
+# reads the package (tests/packages/dotnet/run.sh restores it so). The assembly references
+# only mscorlib (mcs has no netstandard reference assemblies), which .NET Framework 4.6.1+,
+# .NET Core/.NET 5+ and mono all resolve.
 # tests/packages/dotnet/run.sh checks the layout and builds and runs a program against it.
 source "$(dirname "$0")/common.sh"
 

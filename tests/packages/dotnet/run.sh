@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The NuGet package as a user gets it, under mono (no .NET SDK, no Rust toolchain):
+# The NuGet package as a user gets it, from a package feed, under mono (no .NET SDK, no Rust
+# toolchain):
 #
 #   DIST=/abs/dist VERSION=0.1.0 WORK=/empty/scratch OXMCP=/path/to/oxmcp bash tests/packages/dotnet/run.sh
 #
@@ -8,18 +9,23 @@
 #    runtimes/linux-x64/native/liboxmcp.so, and the Open Packaging parts ([Content_Types].xml
 #    covering every file's extension, _rels/.rels pointing at the nuspec and the core
 #    properties, the .psmdcp);
-# 2. unzips it in $WORK and compiles bindings-dotnet/examples/Quickstart.cs (copied into
-#    $WORK) with `mcs -r:<package>/lib/netstandard2.0/OxMcp.dll`;
+# 2. a local folder feed, $WORK/feed (the nupkg copied in: the layout NuGet reads from a
+#    folder source), and a consumer project, $WORK/consumer, whose packages.config names
+#    OxMcp $VERSION and whose NuGet.Config has that feed as its only source; `nuget restore`
+#    (Debian's NuGet 2.8, without its machine cache) must put the feed's package in
+#    consumer/packages/OxMcp.$VERSION; then bindings-dotnet/examples/Quickstart.cs (copied
+#    into the project) is compiled with `mcs -r:packages/OxMcp.$VERSION/lib/netstandard2.0/OxMcp.dll`;
 # 3. runs it the way .NET lays out a program that references the package: OxMcp.dll and
 #    liboxmcp.so copied beside the .exe (mono's DllImport("oxmcp") looks beside the
-#    assembly); then once more with the native library left in the package and found through
-#    LD_LIBRARY_PATH=<package>/runtimes/linux-x64/native, the other way mono users take;
-#    each run against `$OXMCP everything-server --stdio` must print "hello from C#" and
-#    "cancelled" and exit by itself;
+#    assembly); then once more with the native library left in the restored package and found
+#    through LD_LIBRARY_PATH=packages/OxMcp.$VERSION/runtimes/linux-x64/native, the other way
+#    mono users take; each run against `$OXMCP everything-server --stdio` must print "hello
+#    from C#" and "cancelled" and exit by itself;
 # 4. checks the assembly's informational version (and the native library's oxmcp_version())
 #    is $VERSION, with a small C# program.
-# mono comes from /usr/bin (apt-get install mono-mcs mono-runtime when missing). Everything is
-# written under $WORK. Prints a line per check, ends with "N passed, M failed".
+# mono and nuget come from /usr/bin (apt-get install mono-mcs mono-runtime nuget when
+# missing). Everything is written under $WORK. Prints a line per check, ends with
+# "N passed, M failed".
 set -uo pipefail
 
 : "${DIST:?}" "${VERSION:?}" "${WORK:?}" "${OXMCP:?}"
@@ -29,11 +35,11 @@ REPO="$(cd "$HERE/../../.." && pwd)"
 source "$HERE/../checks.sh"
 cd "$WORK" || exit 1
 
-if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
-  echo "installing mono (apt-get install mono-mcs mono-runtime)" >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mono-mcs mono-runtime) >/dev/null 2>&1
+if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1 || ! command -v nuget >/dev/null 2>&1; then
+  echo "installing mono and nuget (apt-get install mono-mcs mono-runtime nuget)" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mono-mcs mono-runtime nuget) >/dev/null 2>&1
 fi
-check "mono and mcs are available" bash -c 'command -v mcs && command -v mono'
+check "mono, mcs and nuget are available" bash -c 'command -v mcs && command -v mono && command -v nuget'
 
 NUPKG="$DIST/OxMcp.$VERSION.nupkg"
 
@@ -116,11 +122,36 @@ PY
 }
 check "nupkg layout ($(basename "$NUPKG"))" layout_ok || summary
 
-# --- 2. unpack and compile -------------------------------------------------------------------
-PKG="$WORK/packages/oxmcp/$VERSION" # where a NuGet client would extract it (lower-case id)
-check "unzip the nupkg" bash -c 'mkdir -p "$1" && cd "$1" && python3 -m zipfile -e "$0" .' "$NUPKG" "$PKG"
-cp "$REPO/bindings-dotnet/examples/Quickstart.cs" "$WORK/Quickstart.cs"
-cat >"$WORK/Version.cs" <<'EOF'
+# --- 2. restore from a feed and compile ------------------------------------------------------
+FEED="$WORK/feed"
+PROJECT="$WORK/consumer"
+PKG="$PROJECT/packages/OxMcp.$VERSION" # where nuget restore puts it (packages.config layout)
+mkdir -p "$FEED" "$PROJECT"
+cp "$NUPKG" "$FEED/"
+cat >"$PROJECT/packages.config" <<EOF
+<?xml version="1.0" encoding="utf-8"?>
+<packages>
+  <package id="OxMcp" version="$VERSION" targetFramework="net461" />
+</packages>
+EOF
+cat >"$PROJECT/NuGet.Config" <<EOF
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <packageSources>
+    <clear />
+    <add key="oxmcp-local" value="$FEED" />
+  </packageSources>
+</configuration>
+EOF
+restore_ok() {
+  (cd "$PROJECT" && nuget restore packages.config -PackagesDirectory packages -ConfigFile NuGet.Config \
+    -NoCache -NonInteractive -Verbosity detailed) || return 1
+  # The package the feed holds, not one from elsewhere.
+  cmp "$NUPKG" "$PKG/OxMcp.$VERSION.nupkg" && ls -R "$PKG"
+}
+check "nuget restore packages.config: OxMcp $VERSION from the feed $FEED" restore_ok || summary
+cp "$REPO/bindings-dotnet/examples/Quickstart.cs" "$PROJECT/Quickstart.cs"
+cat >"$PROJECT/Version.cs" <<'EOF'
 // Prints the OxMcp assembly's informational version, its assembly version, and the version
 // of the native library it loads.
 using System;
@@ -145,10 +176,10 @@ NATIVE_DIR="$PKG/runtimes/linux-x64/native"
 APP="$WORK/app"          # OxMcp.dll and liboxmcp.so beside the program
 APP_LDPATH="$WORK/app-ld" # OxMcp.dll beside the program, liboxmcp.so via LD_LIBRARY_PATH
 mkdir -p "$APP" "$APP_LDPATH"
-check "mcs Quickstart.cs -r:lib/netstandard2.0/OxMcp.dll" \
-  mcs -langversion:7.2 -warnaserror -r:"$LIB/OxMcp.dll" -out:"$APP/Quickstart.exe" "$WORK/Quickstart.cs"
-check "mcs Version.cs -r:lib/netstandard2.0/OxMcp.dll" \
-  mcs -langversion:7.2 -warnaserror -r:"$LIB/OxMcp.dll" -out:"$APP/Version.exe" "$WORK/Version.cs"
+check "mcs Quickstart.cs -r:packages/OxMcp.$VERSION/lib/netstandard2.0/OxMcp.dll" \
+  mcs -langversion:7.2 -warnaserror -r:"$LIB/OxMcp.dll" -out:"$APP/Quickstart.exe" "$PROJECT/Quickstart.cs"
+check "mcs Version.cs -r:packages/OxMcp.$VERSION/lib/netstandard2.0/OxMcp.dll" \
+  mcs -langversion:7.2 -warnaserror -r:"$LIB/OxMcp.dll" -out:"$APP/Version.exe" "$PROJECT/Version.cs"
 cp "$LIB/OxMcp.dll" "$NATIVE_DIR/liboxmcp.so" "$APP/"
 cp "$LIB/OxMcp.dll" "$APP/Quickstart.exe" "$APP/Version.exe" "$APP_LDPATH/" 2>/dev/null
 

@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
-# The Java package as a user without a Rust toolchain gets it: installs the files of dist/
-# (jar, pom, sources, javadoc) into the local Maven repository, then builds and tests a small
-# project depending on dev.oxmcp:oxmcp:$VERSION (PackageTest: the quickstart, a client of the
-# packaged CLI's everything server, the version, the library loaded out of the jar) in a
-# scratch folder. Ends with Surefire's summary line; exits non-zero on failure.
+# The Java package as a user without a Rust toolchain gets it, from a Maven repository:
+#
+#   DIST=/abs/dist VERSION=0.1.0 WORK=/empty/scratch OXMCP=/path/to/oxmcp bash tests/packages/java/run.sh
+#
+# 1. publishes the files of dist/ (jar, pom, sources, javadoc) with `mvn deploy:deploy-file`
+#    to a file:// repository, $WORK/remote, which stands for a company's repository;
+# 2. declares that repository (id oxmcp-local, checksums enforced) in a profile of
+#    $WORK/settings.xml, as its users do, and removes dev/oxmcp/oxmcp/$VERSION from the local
+#    repository (~/.m2/repository, named with -Dmaven.repo.local), so that nothing an earlier
+#    run installed can stand in for it;
+# 3. builds and tests, with `mvn -s $WORK/settings.xml test`, a small project ($WORK/consumer,
+#    from this folder) that only names dev.oxmcp:oxmcp:$VERSION as a dependency (PackageTest:
+#    the quickstart, a client of the packaged CLI's everything server, the version, the
+#    library loaded out of the jar);
+# 4. checks that Maven fetched it from that repository: _remote.repositories names oxmcp-local
+#    for the jar and the pom, and the jar in the local repository is dist's.
+# Ends with Surefire's summary line; exits non-zero on failure. JUnit and the Maven plugins come
+# from Maven Central (or the local repository's cache of it).
 #
 # Env: DIST (the dist folder, absolute), VERSION, WORK (an empty scratch folder outside the
 # workspace), OXMCP (the packaged oxmcp CLI).
@@ -15,7 +28,8 @@ log() { printf '[packages/java] %s\n' "$*" >&2; }
 
 # A scratch folder inside the workspace would put the workspace's target/ within the
 # loader's reach (it looks in parents of the working directory).
-case "$(realpath -m "$WORK")/" in
+WORK="$(realpath -m "$WORK")"
+case "$WORK/" in
   "$root"/*) log "WORK ($WORK) must be outside the workspace"; exit 1 ;;
 esac
 # The library must come out of the jar: nothing may name another.
@@ -26,18 +40,73 @@ for f in "${files[@]}"; do
   [[ -f "$f" ]] || { log "missing $f"; exit 1; }
 done
 
-cd "$WORK"
-# The files of dist/ themselves, not whatever an earlier build left in the local repository.
-log "mvn install:install-file oxmcp-$VERSION.jar"
-mvn -B -ntp -q -Dstyle.color=never org.apache.maven.plugins:maven-install-plugin:3.1.2:install-file \
-  -Dfile="${files[0]}" -DpomFile="${files[1]}" -Dsources="${files[2]}" -Djavadoc="${files[3]}"
+REPO_ID=oxmcp-local
+REMOTE="$WORK/remote"
+LOCAL="$HOME/.m2/repository"
+SETTINGS="$WORK/settings.xml"
+mvn=(mvn -B -ntp -Dstyle.color=never -s "$SETTINGS" -Dmaven.repo.local="$LOCAL")
+cat >"$SETTINGS" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<!-- Written by tests/packages/java/run.sh: the repository dev.oxmcp:oxmcp is published to. -->
+<settings xmlns="http://maven.apache.org/SETTINGS/1.2.0">
+  <profiles>
+    <profile>
+      <id>$REPO_ID</id>
+      <repositories>
+        <repository>
+          <id>$REPO_ID</id>
+          <url>file://$REMOTE</url>
+          <releases><enabled>true</enabled><checksumPolicy>fail</checksumPolicy></releases>
+          <snapshots><enabled>false</enabled></snapshots>
+        </repository>
+      </repositories>
+    </profile>
+  </profiles>
+  <activeProfiles>
+    <activeProfile>$REPO_ID</activeProfile>
+  </activeProfiles>
+</settings>
+EOF
 
-cp -r "$here/pom.xml" "$here/src" "$WORK/"
-log "mvn test in $WORK"
+cd "$WORK"
+log "mvn deploy:deploy-file oxmcp-$VERSION.jar -> file://$REMOTE"
+"${mvn[@]}" -q org.apache.maven.plugins:maven-deploy-plugin:3.1.2:deploy-file \
+  -Durl="file://$REMOTE" -DrepositoryId="$REPO_ID" \
+  -Dfile="${files[0]}" -DpomFile="${files[1]}" -Dsources="${files[2]}" -Djavadoc="${files[3]}"
+published="$REMOTE/dev/oxmcp/oxmcp/$VERSION"
+for suffix in .jar .pom -sources.jar -javadoc.jar; do
+  [[ -f "$published/oxmcp-$VERSION$suffix" && -f "$published/oxmcp-$VERSION$suffix.sha1" ]] \
+    || { log "deploy-file left no $published/oxmcp-$VERSION$suffix (or its .sha1)"; exit 1; }
+done
+
+# Whatever an earlier run put in the local repository would be used without asking the
+# repository: the build must fetch it.
+cached="$LOCAL/dev/oxmcp/oxmcp/$VERSION"
+rm -rf "$cached"
+
+mkdir -p "$WORK/consumer"
+cp -r "$here/pom.xml" "$here/src" "$WORK/consumer/"
+log "mvn -s $SETTINGS test in $WORK/consumer"
 set +e
-mvn -B -ntp -Dstyle.color=never test -Doxmcp.version="$VERSION" 2>&1 | tee "$WORK/mvn.log"
+(cd "$WORK/consumer" && "${mvn[@]}" test -Doxmcp.version="$VERSION") 2>&1 | tee "$WORK/mvn.log"
 status=${PIPESTATUS[0]}
 set -e
+
+# Fetched from the repository: the resolver records where each file came from.
+fetched_from_repository() {
+  local marks="$cached/_remote.repositories"
+  [[ -f "$marks" ]] || { log "no $marks: dev.oxmcp:oxmcp:$VERSION was not fetched"; return 1; }
+  for f in "oxmcp-$VERSION.jar" "oxmcp-$VERSION.pom"; do
+    grep -qxF "$f>$REPO_ID=" "$marks" \
+      || { log "$marks does not say $f came from $REPO_ID:"; cat "$marks" >&2; return 1; }
+  done
+  cmp -s "${files[0]}" "$cached/oxmcp-$VERSION.jar" \
+    || { log "$cached/oxmcp-$VERSION.jar is not $DIST/oxmcp-$VERSION.jar"; return 1; }
+  log "dev.oxmcp:oxmcp:$VERSION came from $REPO_ID (file://$REMOTE)"
+}
+if [[ $status -eq 0 ]] && ! fetched_from_repository; then
+  status=1
+fi
 # Surefire's summary line, last (on its own line: Maven may end without a newline).
 echo
 grep -E '^\[(INFO|ERROR|WARNING)\] Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$' "$WORK/mvn.log" \
