@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Node consumer of dist/: a scratch npm project outside the workspace, `npm install` of the
-# two tarballs (the package and its platform package; zod, typescript and @types/node come
-# from the registry, nothing is built), then the quickstart in ESM (stdio) and CommonJS
-# (HTTP), and `tsc --strict` on a TypeScript client that is then run.
+# Node consumer of dist/, installed the way a user gets it: from an npm registry. A local
+# verdaccio (registry/, pinned in its package-lock.json, `npm ci`'d there when it changed)
+# serves on a free 127.0.0.1 port with its storage in WORK; `oxmcp` and `oxmcp-*` come only
+# from what is published to it (no uplink: a same-named package on npmjs can never be
+# picked), everything else from npmjs through it. The two tarballs (the platform package,
+# then `oxmcp`) are published to it; a scratch project outside the workspace then runs
+# `npm install oxmcp zod@4 typescript@5 @types/node@20` against it and must get the
+# linux-x64-gnu platform package and no other, the quickstart in ESM (stdio) and CommonJS
+# (HTTP) run, and `tsc --strict` compiles a TypeScript client that is then run. A second
+# project installs `oxmcp` for darwin arm64 (--os/--cpu), where npm must leave the Linux
+# addon out. Nothing is built; ends with the registry stopped.
 # Env: DIST, VERSION, WORK, OXMCP (see ../run.sh).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 examples="$here/../../../bindings-node/examples"
-dir="$WORK/node"
-mkdir -p "$dir"
-cd "$dir"
-echo '{ "name": "scratch", "version": "1.0.0", "private": true, "type": "module" }' >package.json
-npm install --no-audit --no-fund --loglevel=error \
-  "$DIST/oxmcp-$VERSION.tgz" "$DIST/oxmcp-linux-x64-gnu-$VERSION.tgz" zod@4 typescript@5 @types/node@20
 
 check() { # check NAME OUTPUT PATTERN...: every pattern is a line of OUTPUT
   local name="$1" out="$2"
@@ -23,7 +24,97 @@ check() { # check NAME OUTPUT PATTERN...: every pattern is a line of OUTPUT
   echo "ok: $name"
 }
 
-# The addon came with the platform package, not with the main one.
+# --- The registry ------------------------------------------------------------------------
+stamp="$here/registry/node_modules/.oxmcp-stamp"
+fingerprint="$(cd "$here/registry" && { sha256sum package.json package-lock.json; node --version; } | sha256sum)"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$fingerprint" ]]; then
+  (cd "$here/registry" && npm ci --no-audit --no-fund --loglevel=error)
+  printf '%s\n' "$fingerprint" >"$stamp"
+fi
+
+reg="$WORK/registry"
+mkdir -p "$reg/storage"
+cat >"$reg/config.yaml" <<YAML
+storage: "$reg/storage"
+auth:
+  htpasswd:
+    file: "$reg/htpasswd"
+uplinks:
+  npmjs:
+    url: https://registry.npmjs.org/
+packages:
+  # Only from the publish below: no proxy.
+  'oxmcp':
+    access: \$all
+    publish: \$authenticated
+  'oxmcp-*':
+    access: \$all
+    publish: \$authenticated
+  '@*/*':
+    access: \$all
+    proxy: npmjs
+  '**':
+    access: \$all
+    proxy: npmjs
+# The platform package's tarball is ~8 MB, base64 in the publish request.
+max_body_size: 100mb
+web:
+  enable: false
+log: { type: stdout, format: pretty, level: warn }
+YAML
+# The uplink trusts the certificates npm does (a cafile in an npmrc, as on machines whose
+# TLS to npmjs goes through their own CA; NODE_EXTRA_CA_CERTS is not in this environment).
+cafile="$(cd "$reg" && npm config get cafile)"
+[[ -f "$cafile" ]] || cafile=""
+NODE_EXTRA_CA_CERTS="$cafile" node "$here/registry/serve.cjs" "$reg/config.yaml" "$reg/port" >"$reg/log" 2>&1 &
+registry_pid=$!
+trap 'kill "$registry_pid" 2>/dev/null || true; wait "$registry_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 300); do
+  [[ -s "$reg/port" ]] && break
+  kill -0 "$registry_pid" 2>/dev/null || { echo "verdaccio ended:"; cat "$reg/log"; exit 1; }
+  sleep 0.1
+done
+[[ -s "$reg/port" ]] || { echo "verdaccio did not listen within 30 s:"; cat "$reg/log"; exit 1; }
+url="http://127.0.0.1:$(cat "$reg/port")/"
+curl -sf --retry 20 --retry-connrefused --retry-delay 1 "$url-/ping" >/dev/null \
+  || { echo "verdaccio at $url does not answer:"; cat "$reg/log"; exit 1; }
+echo "ok: verdaccio at $url"
+
+# A user through the registry's API; its token in a scratch userconfig (not ~/.npmrc).
+token="$(curl -sf -X PUT -H 'content-type: application/json' \
+  -d '{"name":"oxmcp-test","password":"oxmcp-test-password"}' \
+  "$url-/user/org.couchdb.user:oxmcp-test" | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0, "utf8")).token)')"
+[[ -n "$token" ]] || { echo "verdaccio gave no token"; exit 1; }
+printf '//127.0.0.1:%s/:_authToken=%s\nupdate-notifier=false\n' "$(cat "$reg/port")" "$token" >"$reg/npmrc"
+for tgz in "$DIST/oxmcp-linux-x64-gnu-$VERSION.tgz" "$DIST/oxmcp-$VERSION.tgz"; do
+  # --tag: npm refuses a prerelease version without one.
+  npm publish "$tgz" --registry "$url" --userconfig "$reg/npmrc" --tag latest --loglevel=error >/dev/null
+done
+check "published to the registry" \
+  "$(for pkg in oxmcp oxmcp-linux-x64-gnu; do npm view "$pkg" version --registry "$url"; done | paste -sd' ')" \
+  "$VERSION $VERSION"
+
+new_project() { # new_project DIR: an empty npm project whose registry is the local one
+  mkdir -p "$1"
+  cd "$1"
+  echo '{ "name": "scratch", "version": "1.0.0", "private": true, "type": "module" }' >package.json
+  # resolved URLs in the lockfile whatever ~/.npmrc says, for the check below.
+  printf 'registry=%s\nomit-lockfile-registry-resolved=false\nupdate-notifier=false\n' "$url" >.npmrc
+}
+
+# --- The consumer ------------------------------------------------------------------------
+new_project "$WORK/node"
+npm install --no-audit --no-fund --loglevel=error oxmcp zod@4 typescript@5 @types/node@20
+
+# Every package came through the registry, the addon with the platform package alone.
+check "installed from the registry" "$(node -p "const p = require('./package-lock.json').packages;
+  const elsewhere = Object.keys(p).filter(k => k && !p[k].resolved?.startsWith('$url'));
+  ['from elsewhere: ' + (elsewhere.join(' ') || 'none'), p['node_modules/oxmcp']?.resolved,
+   p['node_modules/oxmcp-linux-x64-gnu']?.resolved].join('\n')")" \
+  "from elsewhere: none" \
+  "${url}oxmcp/-/oxmcp-$VERSION.tgz" "${url}oxmcp-linux-x64-gnu/-/oxmcp-linux-x64-gnu-$VERSION.tgz"
+check "platform package (linux x64 glibc)" "$(ls -d node_modules/oxmcp* | paste -sd' ')" \
+  "node_modules/oxmcp node_modules/oxmcp-linux-x64-gnu"
 check layout "$(find node_modules/oxmcp node_modules/oxmcp-linux-x64-gnu -name '*.node' | sort)" \
   "node_modules/oxmcp-linux-x64-gnu/oxmcp.linux-x64-gnu.node"
 check versions "$(node -p "require('oxmcp/package.json').version + ' ' + require('oxmcp-linux-x64-gnu/package.json').version")" \
@@ -43,3 +134,14 @@ JSON
 node_modules/.bin/tsc --strict -p tsconfig.json
 echo "ok: tsc --strict"
 check "TypeScript client" "$(OXMCP="$OXMCP" node out/typed.js)" "echo -> hello" "tools > 5: true"
+
+# --- Another platform --------------------------------------------------------------------
+# oxmcp names only oxmcp-linux-x64-gnu (os linux, cpu x64) as optional: for darwin arm64
+# npm installs oxmcp and skips it, and keeps it in the lockfile as optional, so an `npm ci`
+# of that lockfile on Linux gets the addon.
+new_project "$WORK/node-darwin"
+npm install --no-audit --no-fund --loglevel=error --os=darwin --cpu=arm64 oxmcp
+check "platform package (darwin arm64: none)" "$(ls -d node_modules/oxmcp* | paste -sd' ')" "node_modules/oxmcp"
+check "lockfile (darwin arm64)" "$(node -p "const e = require('./package-lock.json').packages['node_modules/oxmcp-linux-x64-gnu'];
+  'optional linux-x64-gnu: ' + (e?.optional === true && e.os.join() === 'linux' && e.cpu.join() === 'x64')")" \
+  "optional linux-x64-gnu: true"
