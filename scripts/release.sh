@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The release build for every platform (not part of the test command: it compiles the engine
+# once per platform). For each platform it builds the CLI and the C library in one cargo
+# run, checks each binary without running it (scripts/package/inspect.py: format, machine,
+# imports, oldest OS, exported symbols) and writes into dist/release/:
+#
+#   oxmcp-V-PLATFORM[.exe]           the CLI, one standalone binary
+#   oxmcp-c-V-PLATFORM.tar.gz|.zip   the C SDK: include/oxmcp.h and the shared and static
+#                                    libraries (oxmcp.dll with its import library on Windows)
+#   SHA256SUMS                       of every file above
+#
+# Platforms: linux-x64-gnu linux-arm64-gnu (glibc 2.17), linux-x64-musl linux-arm64-musl,
+# darwin-x64 darwin-arm64 (zig links them against text stubs of the system frameworks,
+# scripts/package/macos-stubs.py), win32-x64 (mingw-w64). Linux and Windows binaries are run
+# by the test command (wine, qemu); macOS ones are built and inspected only.
+#
+# Usage: bash scripts/release.sh [PLATFORM...]     (default: every platform)
+# The wheels, npm platform packages, jars and nupkg of every platform are not built here yet:
+# scripts/package.sh builds them for linux-x64-gnu.
+source "$(dirname "$0")/package/common.sh"
+source "$ROOT/scripts/ensure-toolchain.sh"
+out="$DIST/release"
+mkdir -p "$out"
+all=(linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl darwin-x64 darwin-arm64 win32-x64)
+platforms=("$@")
+[[ $# -gt 0 ]] || platforms=("${all[@]}")
+
+# The tools: cargo-zigbuild and zig (scripts/package/requirements.txt), mingw-w64, rustup's
+# LLVM object tools for inspect.py.
+if [[ ! -x "$TOOLS/bin/cargo-zigbuild" ]]; then
+  python3 -m venv "$TOOLS"
+  "$TOOLS/bin/pip" install -q --disable-pip-version-check -r "$ROOT/scripts/package/requirements.txt"
+fi
+command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 ||
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mingw-w64) >/dev/null
+rustup component add llvm-tools >/dev/null 2>&1
+
+for platform in "${platforms[@]}"; do
+  start=$SECONDS
+  case "$platform" in
+    linux-x64-gnu) triple=x86_64-unknown-linux-gnu zig=$triple.2.17 ;;
+    linux-arm64-gnu) triple=aarch64-unknown-linux-gnu zig=$triple.2.17 ;;
+    linux-x64-musl) triple=x86_64-unknown-linux-musl zig=$triple ;;
+    linux-arm64-musl) triple=aarch64-unknown-linux-musl zig=$triple ;;
+    darwin-x64) triple=x86_64-apple-darwin zig=$triple ;;
+    darwin-arm64) triple=aarch64-apple-darwin zig=$triple ;;
+    win32-x64) triple=x86_64-pc-windows-gnu zig="" ;;
+    *) log "unknown platform $platform (one of: ${all[*]})"; exit 1 ;;
+  esac
+  rustup target add "$triple" >/dev/null 2>&1 || { log "rustup target add $triple failed"; exit 1; }
+  flags_var="CARGO_TARGET_$(echo "$triple" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
+  flags=""
+  case "$platform" in
+    # musl's static C runtime allows no shared library: the C library and the CLI link musl
+    # dynamically, as every program on a musl distribution does.
+    *-musl) flags="-C target-feature=-crt-static" ;;
+    darwin-*)
+      # The oldest macOS each architecture's Rust target supports; zig's default is its own
+      # newest.
+      if [[ "$platform" == darwin-arm64 ]]; then export MACOSX_DEPLOYMENT_TARGET=11.0; else export MACOSX_DEPLOYMENT_TARGET=10.12; fi
+      stubs="$CARGO_TARGET_DIR/macos-stubs/$triple"
+      rm -rf "$stubs"
+      python3 "$ROOT/scripts/package/macos-stubs.py" "$stubs" "$triple"
+      flags="-C link-arg=-F$stubs" ;;
+  esac
+  log "$platform: cargo build --release --target $triple -p oxmcp-cli -p oxmcp-c"
+  strip_cli='--config=profile.release.package.oxmcp-cli.strip="symbols"'
+  if [[ -n "$zig" ]]; then
+    (cd "$ROOT" && env "$flags_var=$flags" cargo zigbuild --quiet --release "$strip_cli" --target "$zig" -p oxmcp-cli -p oxmcp-c)
+  else
+    (cd "$ROOT" && env "$flags_var=$flags" cargo build --quiet --release "$strip_cli" --target "$triple" -p oxmcp-cli -p oxmcp-c)
+  fi
+  built="$CARGO_TARGET_DIR/$triple/release"
+  case "$platform" in
+    win32-*) exe=oxmcp.exe shared=(oxmcp.dll liboxmcp.dll.a) static=liboxmcp.a ;;
+    darwin-*) exe=oxmcp shared=(liboxmcp.dylib) static=liboxmcp.a ;;
+    *) exe=oxmcp shared=(liboxmcp.so) static=liboxmcp.a ;;
+  esac
+  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$exe"
+  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/${shared[0]}" oxmcp_version oxmcp_runtime_new oxmcp_client_connect_stdio
+
+  cli="$out/oxmcp-$VERSION-$platform${exe#oxmcp}"
+  install -m 755 "$built/$exe" "$cli"
+  stage="$(mktemp -d)"
+  sdk="$stage/oxmcp-c-$VERSION"
+  mkdir -p "$sdk/include" "$sdk/lib"
+  cp "$ROOT/bindings-c/include/oxmcp.h" "$sdk/include/"
+  for lib in "${shared[@]}" "$static"; do cp "$built/$lib" "$sdk/lib/"; done
+  printf 'oxmcp %s for C, %s: include/oxmcp.h and lib/ (%s). See bindings-c/README.md.\n' \
+    "$VERSION" "$platform" "$(cd "$sdk/lib" && echo *)" >"$sdk/README.md"
+  mtime="@${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}"
+  find "$stage" -exec touch -d "$mtime" {} +
+  if [[ "$platform" == win32-* ]]; then
+    archive="$out/oxmcp-c-$VERSION-$platform.zip"
+    rm -f "$archive"
+    (cd "$stage" && python3 -m zipfile -c "$archive" "oxmcp-c-$VERSION")
+  else
+    archive="$out/oxmcp-c-$VERSION-$platform.tar.gz"
+    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="$mtime" -C "$stage" -cf - "oxmcp-c-$VERSION" | gzip -6n >"$archive"
+  fi
+  rm -rf "$stage"
+  log "$platform: $(basename "$cli") $(du -h "$cli" | cut -f1), $(basename "$archive") $(du -h "$archive" | cut -f1) ($((SECONDS - start)) s)"
+done
+
+(cd "$out" && rm -f SHA256SUMS && sha256sum -- oxmcp-* >SHA256SUMS)
+log "dist/release:"
+(cd "$out" && ls -l --block-size=K) >&2
+echo "release: $(grep -c . "$out/SHA256SUMS") files for ${#platforms[@]} platforms in $out at version $VERSION"
