@@ -4,6 +4,7 @@
 # run, checks each binary without running it (scripts/package/inspect.py: format, machine,
 # imports, oldest OS, exported symbols) and writes into dist/release/:
 #
+#   oxmcp-V-cp39-abi3-TAG.whl        the Python wheel (maturin), tagged for the platform
 #   oxmcp-V-PLATFORM[.exe]           the CLI, one standalone binary
 #   oxmcp-c-V-PLATFORM.tar.gz|.zip   the C SDK: include/oxmcp.h and the shared and static
 #                                    libraries (oxmcp.dll with its import library on Windows)
@@ -15,7 +16,7 @@
 # by the test command (wine, qemu); macOS ones are built and inspected only.
 #
 # Usage: bash scripts/release.sh [PLATFORM...]     (default: every platform)
-# The wheels, npm platform packages, jars and nupkg of every platform are not built here yet:
+# The npm platform packages, jars and nupkg of every platform are not built here yet:
 # scripts/package.sh builds them for linux-x64-gnu.
 source "$(dirname "$0")/package/common.sh"
 source "$ROOT/scripts/ensure-toolchain.sh"
@@ -70,6 +71,24 @@ for platform in "${platforms[@]}"; do
   else
     (cd "$ROOT" && env "$flags_var=$flags" cargo build --quiet --release "$strip_cli" --target "$triple" -p oxmcp-cli -p oxmcp-c)
   fi
+  # The wheel: maturin drives the same cargo build (same target, flags and profile), so the
+  # engine is not compiled again.
+  case "$platform" in
+    *-gnu) wheel_args=(--zig --compatibility manylinux2014) tag="manylinux_2_17_${triple%%-*}" ;;
+    *-musl) wheel_args=(--zig --compatibility musllinux_1_2) tag="musllinux_1_2_${triple%%-*}" ;;
+    darwin-x64) wheel_args=(--zig) tag=macosx_10_12_x86_64 ;;
+    darwin-arm64) wheel_args=(--zig) tag=macosx_11_0_arm64 ;;
+    win32-*) wheel_args=() tag=win_amd64 ;;
+  esac
+  rm -f "$out"/oxmcp-"$VERSION"-cp39-abi3-*"$tag"*.whl
+  (cd "$ROOT" && env "$flags_var=$flags" maturin build --quiet --release "${wheel_args[@]}" --target "$triple" \
+    -m bindings-python/Cargo.toml -o "$out") >&2
+  wheel="$(ls "$out"/oxmcp-"$VERSION"-cp39-abi3-*"$tag"*.whl 2>/dev/null)" ||
+    { log "$platform: maturin made no wheel tagged $tag: $(ls "$out"/*.whl)"; exit 1; }
+  ext="$(unzip -Z1 "$wheel" | grep -E '^oxmcp/_oxmcp\.(abi3\.so|pyd)$')" || { log "$platform: no extension module in $wheel"; exit 1; }
+  unzip -p "$wheel" "$ext" >"$CARGO_TARGET_DIR/$triple/release/wheel-${ext##*/}"
+  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$CARGO_TARGET_DIR/$triple/release/wheel-${ext##*/}" PyInit__oxmcp
+
   built="$CARGO_TARGET_DIR/$triple/release"
   case "$platform" in
     win32-*) exe=oxmcp.exe shared=(oxmcp.dll liboxmcp.dll.a) static=liboxmcp.a ;;
@@ -99,7 +118,7 @@ for platform in "${platforms[@]}"; do
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="$mtime" -C "$stage" -cf - "oxmcp-c-$VERSION" | gzip -6n >"$archive"
   fi
   rm -rf "$stage"
-  log "$platform: $(basename "$cli") $(du -h "$cli" | cut -f1), $(basename "$archive") $(du -h "$archive" | cut -f1) ($((SECONDS - start)) s)"
+  log "$platform: $(basename "$wheel") $(du -h "$wheel" | cut -f1), $(basename "$cli") $(du -h "$cli" | cut -f1), $(basename "$archive") $(du -h "$archive" | cut -f1) ($((SECONDS - start)) s)"
 done
 
 (cd "$out" && rm -f SHA256SUMS && sha256sum -- oxmcp-* >SHA256SUMS)

@@ -25,7 +25,8 @@ ALLOWED = {
     "linux-musl": re.compile(r"^libc\.so$|^ld-musl-(x86_64|aarch64)\.so\.1$"),
     "darwin": re.compile(r"^/usr/lib/(libSystem\.B|libiconv\.2|libcharset\.1|libresolv\.9|libc\+\+\.1|libobjc\.A)\.dylib$"
                          r"|^/System/Library/Frameworks/(Security|CoreFoundation|SystemConfiguration)\.framework/Versions/A/\w+$"),
-    "win32": re.compile(r"^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|ws2_32|userenv|crypt32|secur32|ncrypt|"
+    # python3.dll: a Python extension module's (the stable ABI's DLL).
+    "win32": re.compile(r"^(python3|kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|ws2_32|userenv|crypt32|secur32|ncrypt|"
                         r"shell32|ole32|oleaut32|user32|msvcrt|api-ms-win-[a-z0-9-]+)\.dll$", re.I),
 }
 MACHINES = {"x64": ("x86-64", "x86_64", "X86_64", "AMD64"), "arm64": ("aarch64", "ARM64", "arm64")}

@@ -191,9 +191,7 @@ impl CredentialStore for FileStore {
         lock_path.push(".lock");
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(false);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let lock = options.open(&lock_path).map_err(io)?;
+        let lock = crate::os::files::owner_only(&mut options).open(&lock_path).map_err(io)?;
         lock_exclusive(&lock).map_err(io)?;
         let mut all = self.read_all()?;
         all.insert(resource.to_string(), credentials.clone());
@@ -204,8 +202,7 @@ impl CredentialStore for FileStore {
         let tmp = self.path.with_extension(format!("tmp.{}.{}", std::process::id(), crate::auth::pkce::random_token()));
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        crate::os::files::owner_only(&mut options);
         let body = serde_json::to_vec_pretty(&all).expect("credentials serialize");
         std::io::Write::write_all(&mut options.open(&tmp).map_err(io)?, &body).map_err(io)?;
         std::fs::rename(&tmp, &self.path).map_err(io)

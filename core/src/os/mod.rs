@@ -4,6 +4,7 @@
 //!
 //! - `child`: a child server's process group, tied to this process so that it never
 //!   outlives it (a supervisor and a lifeline pipe on Unix, a Job Object on Windows);
+//! - `files`: files only their owner may read (the credential store);
 //! - `pipe`: this process's stdio as non-blocking pipes, and the raw reads a host's event
 //!   loop makes (Unix; Windows reads stdio on tokio's blocking pool);
 //! - `signals`: Ctrl-C and the other signals that end a command;
@@ -15,6 +16,7 @@
 //! platform.
 
 pub(crate) mod child;
+pub(crate) mod files;
 pub mod pipe;
 pub mod signals;
 pub(crate) mod sigpipe;
