@@ -90,21 +90,34 @@ final class Native {
     }
 
     /**
-     * The jar's folder for this platform, {@code <os>-<arch>} as in {@code linux-x86_64};
-     * null for a platform no build is named for yet.
+     * The jar's folder for this platform, {@code <os>-<arch>} as in {@code linux-x86_64}, and
+     * {@code linux-musl-<arch>} on a musl distribution (Alpine), whose loader cannot load a
+     * library built for glibc; null for a platform no build is named for yet.
      */
     static String platform() {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        return platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""), Paths.get("/"));
+    }
+
+    /** {@link #platform()} for the given {@code os.name}, {@code os.arch} and file system root. */
+    static String platform(String osName, String osArch, Path root) {
+        String os = osName.toLowerCase(Locale.ROOT);
         String name = os.startsWith("linux") ? "linux"
                 : os.startsWith("mac") ? "macos"
                 : os.startsWith("windows") ? "windows"
                 : null;
-        String arch = switch (System.getProperty("os.arch", "").toLowerCase(Locale.ROOT)) {
+        String arch = switch (osArch.toLowerCase(Locale.ROOT)) {
             case "amd64", "x86_64" -> "x86_64";
             case "aarch64", "arm64" -> "aarch64";
             default -> null;
         };
-        return name == null || arch == null ? null : name + "-" + arch;
+        if (name == null || arch == null) {
+            return null;
+        }
+        // musl's dynamic loader is where every musl program names it; glibc has none there.
+        if (name.equals("linux") && Files.exists(root.resolve("lib/ld-musl-" + arch + ".so.1"))) {
+            name = "linux-musl";
+        }
+        return name + "-" + arch;
     }
 
     /**
