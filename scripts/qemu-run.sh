@@ -4,8 +4,9 @@
 #   1. the x86_64 `oxmcp call` -> the arm64 `oxmcp everything-server --stdio` (both eras, a
 #      task);
 #   2. the arm64 `oxmcp call` -> an arm64 child server it starts;
-#   3. no orphan: the arm64 client killed (SIGKILL) during a call: its child (an arm64
-#      server too, under its own qemu) must end with it;
+#   3. no orphan: the arm64 client killed (SIGKILL) while its child, a program that reads no
+#      stdin (`sleep`), runs: the child must end with it (and, the control, a child of a
+#      shell killed the same way outlives it);
 #   4. the C ABI: bindings-c's test client and the shared behaviour suite's client and
 #      server (tests/scenarios), compiled with aarch64-linux-gnu-gcc against the arm64
 #      liboxmcp.a: the C client against the x86_64 everything-server and the scenarios, arm64
@@ -48,27 +49,34 @@ out="$(timeout 120 "$linux" call slow_compute seconds=1 label=a "${qemu[@]}" "$a
 out="$(timeout 120 "${qemu[@]}" "$arm" call echo text=nested "${qemu[@]}" "$arm" everything-server --stdio 2>&1)"
 [ "$out" = "nested" ]; check "arm64 client -> arm64 child server: $out" $?
 
-# No orphan: the client is killed outright during a long call; its child (found by its
-# exact command line) must end with it.
-"${qemu[@]}" "$arm" call slow_compute seconds=60 label=orphan "${qemu[@]}" "$arm" everything-server --stdio >/dev/null 2>&1 &
-client=$!
-child=""
-for _ in $(seq 200); do
-  child="$(pgrep -fx -- "qemu-aarch64 $arm everything-server --stdio" | head -1)"
-  [ -n "$child" ] && break
-  sleep 0.1
-done
-[ -n "$child" ]; check "the arm64 client started its child (pid ${child:-none})" $?
-sleep 2 # the call is under way
-kill -KILL "$client"
-wait "$client" 2>/dev/null
-gone=1
-for _ in $(seq 100); do
-  if [ -z "$child" ] || ! kill -0 "$child" 2>/dev/null; then gone=0; break; fi
-  sleep 0.1
-done
-check "the child ended within 10 s of its client's SIGKILL" $gone
-[ -n "$child" ] && kill -KILL "$child" 2>/dev/null
+# No orphan: the child is `sleep`, which reads no stdin, so only the tie the arm64 client
+# made (its supervisor, under qemu's system-call emulation) can end it when the client is
+# killed outright. A parent that ties nothing is the control: its child must outlive it.
+orphan_check() { # orphan_check WANT(ended|survived) NAME ARGS_OF_SLEEP PARENT_COMMAND...
+  local want="$1" name="$2" pattern="sleep $3" parent child="" ended=1 state
+  shift 3
+  "$@" >/dev/null 2>&1 &
+  parent=$!
+  for _ in $(seq 200); do
+    child="$(pgrep -x -f -- "$pattern" | head -1)"
+    [ -n "$child" ] && break
+    sleep 0.1
+  done
+  sleep 1 # the parent is waiting for its child
+  kill -KILL "$parent"
+  wait "$parent" 2>/dev/null
+  for _ in $(seq 50); do
+    state="$(ps -o stat= -p "${child:-0}" 2>/dev/null || true)"
+    if [ -z "$state" ] || [[ "$state" == Z* ]]; then ended=0; break; fi
+    sleep 0.1
+  done
+  [ -n "$child" ] && kill -KILL "$child" 2>/dev/null
+  if [ "$want" = ended ]; then [ -n "$child" ] && [ "$ended" = 0 ]; else [ -n "$child" ] && [ "$ended" = 1 ]; fi
+  check "$name (child pid ${child:-none})" $?
+}
+orphan_check ended "the arm64 client SIGKILLed: its child ended within 5 s" 127 \
+  "${qemu[@]}" "$arm" call echo text=x sleep 127
+orphan_check survived "control: a shell SIGKILLed, its child outlives it" 128 bash -c 'sleep 128 & wait'
 
 # The C suite's programs, static against the arm64 library; each prints "N passed, M failed".
 build="$target_dir/$triple/c-tests"
