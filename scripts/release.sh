@@ -51,6 +51,7 @@ for platform in "${platforms[@]}"; do
   rustup target add "$triple" >/dev/null 2>&1 || { log "rustup target add $triple failed"; exit 1; }
   flags_var="CARGO_TARGET_$(echo "$triple" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
   flags=""
+  unset MACOSX_DEPLOYMENT_TARGET # set below for macOS alone
   case "$platform" in
     # musl's static C runtime allows no shared library: the C library and the CLI link musl
     # dynamically, as every program on a musl distribution does.

@@ -16,8 +16,9 @@ import re
 import subprocess
 import sys
 
-TOOLS = pathlib.Path(subprocess.check_output(["rustc", "--print", "sysroot"], text=True).strip())
-TOOLS = next(TOOLS.glob("lib/rustlib/*/bin"))
+SYSROOT = subprocess.check_output(["rustc", "--print", "sysroot"], text=True).strip()
+HOST = re.search(r"^host: (\S+)$", subprocess.check_output(["rustc", "-vV"], text=True), re.M).group(1)
+TOOLS = pathlib.Path(SYSROOT, "lib", "rustlib", HOST, "bin")
 
 # What each platform's binaries may import: the C library and the system's own frameworks.
 ALLOWED = {
@@ -56,8 +57,9 @@ def main() -> None:
     if family == "darwin":
         check(head in (b"\xcf\xfa\xed\xfe",), f"{name}: a 64-bit Mach-O file")
         headers = tool("llvm-objdump", "--macho", "--private-headers", path)
-        check(any(m in headers.split("\n", 4)[3] for m in MACHINES[arch]) or any(m in headers for m in MACHINES[arch]),
-              f"{name}: machine {arch}")
+        # The line under "magic cputype ...": MH_MAGIC_64 ARM64 ALL ...
+        cputype = headers.splitlines()[3].split()[1]
+        check(cputype in MACHINES[arch], f"{name}: machine {arch} ({cputype})")
         minos = re.search(r"cmd LC_BUILD_VERSION.*?minos (\d+)\.(\d+)", headers, re.S) or \
             re.search(r"cmd LC_VERSION_MIN_MACOSX.*?version (\d+)\.(\d+)", headers, re.S)
         got = (int(minos.group(1)), int(minos.group(2))) if minos else None
