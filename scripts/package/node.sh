@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The npm packages, the way napi-rs projects ship them: `oxmcp` (JavaScript, ESM + CJS,
-# .d.ts) names `oxmcp-linux-x64-gnu` (the .node addon alone, os/cpu/libc-restricted) as an
-# optional dependency, so `npm install` of the two tarballs needs no build step.
+# .d.ts) names a platform package per platform (the .node addon alone, os/cpu/libc-
+# restricted) as an optional dependency, so `npm install` needs no build step. This builds
+# `oxmcp` and `oxmcp-linux-x64-gnu`; scripts/release.sh the other platforms' packages.
 source "$(dirname "$0")/common.sh"
 src="$ROOT/bindings-node"
 cd "$src"
@@ -16,7 +17,8 @@ rm -rf "$stage"
 mkdir -p "$stage/oxmcp" "$stage/platform"
 cp -r index.cjs index.mjs index.d.ts native.cjs native.d.ts lib README.md "$stage/oxmcp/"
 cp "$addon" "$stage/platform/"
-node "$ROOT/scripts/package/npm-manifests.mjs" "$src/package.json" "$VERSION" "$stage/oxmcp" "$stage/platform" "$addon"
+node "$ROOT/scripts/package/npm-manifests.mjs" "$src/package.json" "$VERSION" main "$stage/oxmcp"
+node "$ROOT/scripts/package/npm-manifests.mjs" "$src/package.json" "$VERSION" platform "$stage/platform" linux-x64-gnu
 for pkg in oxmcp platform; do
   (cd "$stage/$pkg" && npm pack --silent --pack-destination "$DIST" >/dev/null)
 done

@@ -44,7 +44,10 @@ test('npm: the package, its optional platform package, and the link between them
   const platform = JSON.parse(untar(`oxmcp-linux-x64-gnu-${version}.tgz`, 'package/package.json'))
   assert.equal(main.version, version)
   assert.equal(platform.version, version)
-  assert.deepEqual(main.optionalDependencies, { 'oxmcp-linux-x64-gnu': version })
+  // Every platform's package at this version, the one built here among them.
+  const names = ['linux-x64-gnu', 'linux-arm64-gnu', 'linux-x64-musl', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64', 'win32-x64-msvc']
+  assert.deepEqual(main.optionalDependencies, Object.fromEntries(names.map(n => [`oxmcp-${n}`, version])))
+  assert.deepEqual([platform.os, platform.cpu, platform.libc], [['linux'], ['x64'], ['glibc']])
   // The sources of both: the binding's package.json says the same.
   assert.equal(JSON.parse(readFileSync(path.join(root, 'bindings-node/package.json'), 'utf8')).version, version)
 })

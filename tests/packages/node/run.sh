@@ -7,9 +7,10 @@
 # then `oxmcp`) are published to it; a scratch project outside the workspace then runs
 # `npm install oxmcp zod@4 typescript@5 @types/node@20` against it and must get the
 # linux-x64-gnu platform package and no other, the quickstart in ESM (stdio) and CommonJS
-# (HTTP) run, and `tsc --strict` compiles a TypeScript client that is then run. A second
-# project installs `oxmcp` for darwin arm64 (--os/--cpu), where npm must leave the Linux
-# addon out. Nothing is built; ends with the registry stopped.
+# (HTTP) run, and `tsc --strict` compiles a TypeScript client that is then run. A project
+# per other platform installs `oxmcp` for it (--os/--cpu/--libc): npm must pick that
+# platform's package when it is published (dist/release/) and leave the Linux addon out.
+# Nothing is built; ends with the registry stopped.
 # Env: DIST, VERSION, WORK, OXMCP (see ../run.sh).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -86,10 +87,21 @@ token="$(curl -sf -X PUT -H 'content-type: application/json' \
   "$url-/user/org.couchdb.user:oxmcp-test" | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0, "utf8")).token)')"
 [[ -n "$token" ]] || { echo "verdaccio gave no token"; exit 1; }
 printf '//127.0.0.1:%s/:_authToken=%s\nupdate-notifier=false\n' "$(cat "$reg/port")" "$token" >"$reg/npmrc"
-for tgz in "$DIST/oxmcp-linux-x64-gnu-$VERSION.tgz" "$DIST/oxmcp-$VERSION.tgz"; do
-  # --tag: npm refuses a prerelease version without one.
-  npm publish "$tgz" --registry "$url" --userconfig "$reg/npmrc" --tag latest --loglevel=error >/dev/null
-done
+# The platform packages (this platform's from dist/, the others' from dist/release/ when
+# scripts/release.sh made them), then `oxmcp`, which names all of them.
+platforms="$(node "$here/../../../scripts/package/npm-manifests.mjs" "$here/../../../bindings-node/package.json" "$VERSION" names)"
+published=""
+while read -r name _; do
+  for tgz in "$DIST/oxmcp-$name-$VERSION.tgz" "$DIST/release/oxmcp-$name-$VERSION.tgz"; do
+    [[ -f "$tgz" ]] || continue
+    # --tag: npm refuses a prerelease version without one.
+    npm publish "$tgz" --registry "$url" --userconfig "$reg/npmrc" --tag latest --loglevel=error >/dev/null
+    published+=" $name"
+    break
+  done
+done <<<"$platforms"
+npm publish "$DIST/oxmcp-$VERSION.tgz" --registry "$url" --userconfig "$reg/npmrc" --tag latest --loglevel=error >/dev/null
+echo "published platform packages:$published"
 check "published to the registry" \
   "$(for pkg in oxmcp oxmcp-linux-x64-gnu; do npm view "$pkg" version --registry "$url"; done | paste -sd' ')" \
   "$VERSION $VERSION"
@@ -135,13 +147,24 @@ node_modules/.bin/tsc --strict -p tsconfig.json
 echo "ok: tsc --strict"
 check "TypeScript client" "$(OXMCP="$OXMCP" node out/typed.js)" "echo -> hello" "tools > 5: true"
 
-# --- Another platform --------------------------------------------------------------------
-# oxmcp names only oxmcp-linux-x64-gnu (os linux, cpu x64) as optional: for darwin arm64
-# npm installs oxmcp and skips it, and keeps it in the lockfile as optional, so an `npm ci`
-# of that lockfile on Linux gets the addon.
-new_project "$WORK/node-darwin"
-npm install --no-audit --no-fund --loglevel=error --os=darwin --cpu=arm64 oxmcp
-check "platform package (darwin arm64: none)" "$(ls -d node_modules/oxmcp* | paste -sd' ')" "node_modules/oxmcp"
-check "lockfile (darwin arm64)" "$(node -p "const e = require('./package-lock.json').packages['node_modules/oxmcp-linux-x64-gnu'];
-  'optional linux-x64-gnu: ' + (e?.optional === true && e.os.join() === 'linux' && e.cpu.join() === 'x64')")" \
-  "optional linux-x64-gnu: true"
+# --- Other platforms ---------------------------------------------------------------------
+# For each platform npm is told it runs on (--os/--cpu/--libc), it installs that platform's
+# package when the registry has it, and no other; where it has none (a platform
+# scripts/release.sh did not build), oxmcp installs without an addon. The lockfile keeps the
+# skipped linux-x64-gnu package as optional, so an `npm ci` of it on Linux gets the addon.
+while read -r name os cpu libc; do
+  [[ "$name" == linux-x64-gnu ]] && continue
+  new_project "$WORK/node-$name"
+  flags=(--os="$os" --cpu="$cpu")
+  [[ "$libc" == - ]] || flags+=(--libc="$libc")
+  npm install --no-audit --no-fund --loglevel=error "${flags[@]}" oxmcp
+  if [[ " $published " == *" $name "* ]]; then
+    check "platform package ($name: ${flags[*]})" "$(ls -d node_modules/oxmcp* | paste -sd' ')" "node_modules/oxmcp node_modules/oxmcp-$name"
+    check "addon ($name)" "$(find node_modules -name '*.node' | sort)" "node_modules/oxmcp-$name/oxmcp.$name.node"
+  else
+    check "platform package ($name: ${flags[*]}, not published: none)" "$(ls -d node_modules/oxmcp* | paste -sd' ')" "node_modules/oxmcp"
+  fi
+  check "lockfile ($name)" "$(node -p "const e = require('./package-lock.json').packages['node_modules/oxmcp-linux-x64-gnu'];
+    'optional linux-x64-gnu: ' + (e?.optional === true && e.os.join() === 'linux' && e.cpu.join() === 'x64')")" \
+    "optional linux-x64-gnu: true"
+done <<<"$platforms"
