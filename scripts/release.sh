@@ -8,7 +8,17 @@
 #   oxmcp-V-PLATFORM[.exe]           the CLI, one standalone binary
 #   oxmcp-c-V-PLATFORM.tar.gz|.zip   the C SDK: include/oxmcp.h and the shared and static
 #                                    libraries (oxmcp.dll with its import library on Windows)
-#   SHA256SUMS                       of every file above
+#   oxmcp-NPM-V.tgz                  the npm platform package (NPM: napi-rs's name for the
+#                                    platform, win32-x64-msvc for Windows)
+#   SHA256SUMS                       of every file here
+#
+# and, after the platforms, the packages that carry every platform built so far (this run's
+# and earlier runs' at this version, kept in .natives/VERSION):
+#
+#   oxmcp-V.tgz                      npm's main package, naming every platform package
+#   oxmcp-V.jar, oxmcp-kotlin-V.jar  the Java and Kotlin jars (+ sources, javadoc, poms),
+#                                    with native/<platform>/ and JNA's <platform>/ folders
+#   OxMcp.V.nupkg                    runtimes/<rid>/native/ of each platform
 #
 # Platforms: linux-x64-gnu linux-arm64-gnu (glibc 2.17), linux-x64-musl linux-arm64-musl,
 # darwin-x64 darwin-arm64 (zig links them against text stubs of the system frameworks,
@@ -16,8 +26,9 @@
 # by the test command (wine, qemu); macOS ones are built and inspected only.
 #
 # Usage: bash scripts/release.sh [PLATFORM...]     (default: every platform)
-# The npm platform packages, jars and nupkg of every platform are not built here yet:
-# scripts/package.sh builds them for linux-x64-gnu.
+# Checking them as the registries serve them: tests/packages/node/run.sh publishes every
+# platform package it finds in dist/release/ and installs each with npm's --os/--cpu/--libc;
+# tests/packages/python/run.sh resolves every wheel here with pip download --platform.
 source "$(dirname "$0")/package/common.sh"
 source "$ROOT/scripts/ensure-toolchain.sh"
 out="$DIST/release"
@@ -39,13 +50,16 @@ rustup component add llvm-tools >/dev/null 2>&1
 for platform in "${platforms[@]}"; do
   start=$SECONDS
   case "$platform" in
-    linux-x64-gnu) triple=x86_64-unknown-linux-gnu zig=$triple.2.17 ;;
-    linux-arm64-gnu) triple=aarch64-unknown-linux-gnu zig=$triple.2.17 ;;
-    linux-x64-musl) triple=x86_64-unknown-linux-musl zig=$triple ;;
-    linux-arm64-musl) triple=aarch64-unknown-linux-musl zig=$triple ;;
-    darwin-x64) triple=x86_64-apple-darwin zig=$triple ;;
-    darwin-arm64) triple=aarch64-apple-darwin zig=$triple ;;
-    win32-x64) triple=x86_64-pc-windows-gnu zig="" ;;
+    # The rust target, zig's (none: mingw), and each host's name for the platform: npm's
+    # (napi-rs's), the Java jar's folder (Native.platform()), JNA's resource folder (Kotlin;
+    # JNA has none for musl) and .NET's runtime identifier.
+    linux-x64-gnu) triple=x86_64-unknown-linux-gnu zig=$triple.2.17 npm=$platform java=linux-x86_64 jna=linux-x86-64 rid=linux-x64 ;;
+    linux-arm64-gnu) triple=aarch64-unknown-linux-gnu zig=$triple.2.17 npm=$platform java=linux-aarch64 jna=linux-aarch64 rid=linux-arm64 ;;
+    linux-x64-musl) triple=x86_64-unknown-linux-musl zig=$triple npm=$platform java=linux-musl-x86_64 jna="" rid=linux-musl-x64 ;;
+    linux-arm64-musl) triple=aarch64-unknown-linux-musl zig=$triple npm=$platform java=linux-musl-aarch64 jna="" rid=linux-musl-arm64 ;;
+    darwin-x64) triple=x86_64-apple-darwin zig=$triple npm=$platform java=macos-x86_64 jna=darwin-x86-64 rid=osx-x64 ;;
+    darwin-arm64) triple=aarch64-apple-darwin zig=$triple npm=$platform java=macos-aarch64 jna=darwin-aarch64 rid=osx-arm64 ;;
+    win32-x64) triple=x86_64-pc-windows-gnu zig="" npm=win32-x64-msvc java=windows-x86_64 jna=win32-x86-64 rid=win-x64 ;;
     *) log "unknown platform $platform (one of: ${all[*]})"; exit 1 ;;
   esac
   rustup target add "$triple" >/dev/null 2>&1 || { log "rustup target add $triple failed"; exit 1; }
@@ -65,12 +79,16 @@ for platform in "${platforms[@]}"; do
       python3 "$ROOT/scripts/package/macos-stubs.py" "$stubs" "$triple"
       flags="-C link-arg=-F$stubs" ;;
   esac
-  log "$platform: cargo build --release --target $triple -p oxmcp-cli -p oxmcp-c"
+  # napi-rs links a Windows GNU addon against libnode: an import library naming node.exe,
+  # which exports N-API and libuv.
+  [[ "$platform" == win32-* ]] && export LIBNODE_PATH="$(bash "$ROOT/scripts/package/node-import-lib.sh")"
+  crates=(-p oxmcp-cli -p oxmcp-c -p oxmcp-node -p oxmcp-java -p oxmcp-kotlin)
+  log "$platform: cargo build --release --target $triple ${crates[*]}"
   strip_cli='--config=profile.release.package.oxmcp-cli.strip="symbols"'
   if [[ -n "$zig" ]]; then
-    (cd "$ROOT" && env "$flags_var=$flags" cargo zigbuild --quiet --release "$strip_cli" --target "$zig" -p oxmcp-cli -p oxmcp-c)
+    (cd "$ROOT" && env "$flags_var=$flags" cargo zigbuild --quiet --release "$strip_cli" --target "$zig" "${crates[@]}")
   else
-    (cd "$ROOT" && env "$flags_var=$flags" cargo build --quiet --release "$strip_cli" --target "$triple" -p oxmcp-cli -p oxmcp-c)
+    (cd "$ROOT" && env "$flags_var=$flags" cargo build --quiet --release "$strip_cli" --target "$triple" "${crates[@]}")
   fi
   # The wheel: maturin drives the same cargo build (same target, flags and profile), so the
   # engine is not compiled again.
@@ -92,12 +110,32 @@ for platform in "${platforms[@]}"; do
 
   built="$CARGO_TARGET_DIR/$triple/release"
   case "$platform" in
-    win32-*) exe=oxmcp.exe shared=(oxmcp.dll liboxmcp.dll.a) static=liboxmcp.a ;;
-    darwin-*) exe=oxmcp shared=(liboxmcp.dylib) static=liboxmcp.a ;;
-    *) exe=oxmcp shared=(liboxmcp.so) static=liboxmcp.a ;;
+    win32-*) exe=oxmcp.exe shared=(oxmcp.dll liboxmcp.dll.a) static=liboxmcp.a lib() { echo "$1.dll"; } ;;
+    darwin-*) exe=oxmcp shared=(liboxmcp.dylib) static=liboxmcp.a lib() { echo "lib$1.dylib"; } ;;
+    *) exe=oxmcp shared=(liboxmcp.so) static=liboxmcp.a lib() { echo "lib$1.so"; } ;;
   esac
   python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$exe"
   python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/${shared[0]}" oxmcp_version oxmcp_runtime_new oxmcp_client_connect_stdio
+  python3 "$ROOT/scripts/package/inspect.py" --addon "$platform" "$built/$(lib oxmcp_node)" napi_register_module_v1
+  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_java)" JNI_OnLoad
+  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_kotlin)" ffi_oxmcp_uniffi_contract_version
+
+  # The libraries the jars and the nupkg carry, kept per version so that the platforms of
+  # earlier runs join them (scripts/package/bundles.sh packs them after the loop).
+  natives="$out/.natives/$VERSION"
+  mkdir -p "$natives/java/native/$java" "$natives/nuget/runtimes/$rid/native"
+  install -m 644 "$built/$(lib oxmcp_java)" "$natives/java/native/$java/"
+  install -m 644 "$built/${shared[0]}" "$natives/nuget/runtimes/$rid/native/"
+  if [[ -n "$jna" ]]; then
+    mkdir -p "$natives/kotlin/$jna"
+    install -m 644 "$built/$(lib oxmcp_kotlin)" "$natives/kotlin/$jna/"
+  fi
+  # The npm platform package, as scripts/package/node.sh makes linux-x64-gnu's.
+  stage="$(mktemp -d)"
+  install -m 644 "$built/$(lib oxmcp_node)" "$stage/oxmcp.$npm.node"
+  node "$ROOT/scripts/package/npm-manifests.mjs" "$ROOT/bindings-node/package.json" "$VERSION" platform "$stage" "$npm"
+  (cd "$stage" && npm pack --silent --pack-destination "$out" >/dev/null)
+  rm -rf "$stage"
 
   cli="$out/oxmcp-$VERSION-$platform${exe#oxmcp}"
   install -m 755 "$built/$exe" "$cli"
@@ -122,7 +160,17 @@ for platform in "${platforms[@]}"; do
   log "$platform: $(basename "$wheel") $(du -h "$wheel" | cut -f1), $(basename "$cli") $(du -h "$cli" | cut -f1), $(basename "$archive") $(du -h "$archive" | cut -f1) ($((SECONDS - start)) s)"
 done
 
-(cd "$out" && rm -f SHA256SUMS && sha256sum -- oxmcp-* >SHA256SUMS)
+# The packages that carry every platform: npm's main package (its loader, native.cjs, names
+# every platform's package; node.sh also remakes linux-x64-gnu's, from the same build), the
+# Java and Kotlin jars and the nupkg, with the libraries of every platform built so far.
+natives="$out/.natives/$VERSION"
+log "the npm main package, the jars and the nupkg for: $(cd "$natives/nuget/runtimes" && echo *)"
+OXMCP_DIST="$out" bash "$ROOT/scripts/package/node.sh"
+for artifact in java kotlin dotnet; do
+  OXMCP_DIST="$out" OXMCP_NATIVES="$natives" bash "$ROOT/scripts/package/$artifact.sh"
+done
+
+(cd "$out" && rm -f SHA256SUMS && sha256sum -- oxmcp-* OxMcp.* >SHA256SUMS)
 log "dist/release:"
 (cd "$out" && ls -l --block-size=K) >&2
 echo "release: $(grep -c . "$out/SHA256SUMS") files for ${#platforms[@]} platforms in $out at version $VERSION"

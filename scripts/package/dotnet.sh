@@ -10,7 +10,10 @@
 #   OxMcp.nuspec                                  id OxMcp, version $VERSION, MIT OR Apache-2.0
 #   README.md                                     the package's readme
 #   lib/netstandard2.0/OxMcp.dll, OxMcp.xml       the assembly and its XML documentation
-#   runtimes/linux-x64/native/liboxmcp.so         the release C ABI library ($NATIVE)
+#   runtimes/linux-x64/native/liboxmcp.so         the release C ABI library ($NATIVE); with
+#                                                 OXMCP_NATIVES, runtimes/<rid>/native/ of
+#                                                 every platform (osx-arm64/liboxmcp.dylib,
+#                                                 win-x64/oxmcp.dll, ...)
 #   [Content_Types].xml, _rels/.rels, package/services/metadata/core-properties/*.psmdcp
 # The zip is written by Python's zipfile below: Debian's `nuget pack` (2.8) refuses nuspecs
 # with a license expression (its nuspec schema predates <license>), though its `nuget restore`
@@ -21,7 +24,10 @@
 source "$(dirname "$0")/common.sh"
 
 NUPKG="$DIST/OxMcp.$VERSION.nupkg"
-[[ -f "$NATIVE/liboxmcp.so" ]] || { log "dotnet: $NATIVE/liboxmcp.so is missing (build the release libraries first)"; exit 1; }
+# OXMCP_NATIVES (scripts/release.sh): a tree whose nuget/runtimes/<rid>/native/ folders hold
+# every platform's library; without it, this platform's release build alone.
+tree="${OXMCP_NATIVES:+$OXMCP_NATIVES/nuget}"
+[[ -n "$tree" || -f "$NATIVE/liboxmcp.so" ]] || { log "dotnet: $NATIVE/liboxmcp.so is missing (build the release libraries first)"; exit 1; }
 if ! command -v mcs >/dev/null 2>&1; then
   log "dotnet: apt-get install mono-mcs mono-runtime"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mono-mcs mono-runtime) >/dev/null
@@ -49,9 +55,14 @@ mcs -langversion:7.2 -target:library -optimize+ -debug- -warnaserror -nowarn:159
   -doc:"$PKG/lib/netstandard2.0/OxMcp.xml" -out:"$PKG/lib/netstandard2.0/OxMcp.dll" \
   "$ROOT"/bindings-dotnet/OxMcp/*.cs "$STAGE/AssemblyInfo.cs"
 chmod 0644 "$PKG/lib/netstandard2.0/OxMcp.dll"
-install -m 0755 "$NATIVE/liboxmcp.so" "$PKG/runtimes/linux-x64/native/"
+if [[ -n "$tree" ]]; then
+  cp -r "$tree/runtimes" "$PKG/"
+else
+  install -m 0755 "$NATIVE/liboxmcp.so" "$PKG/runtimes/linux-x64/native/"
+fi
 
 # --- metadata --------------------------------------------------------------------------------
+rids="$(cd "$PKG/runtimes" && echo * | sed 's/ /, /g')"
 cat >"$PKG/OxMcp.nuspec" <<EOF
 <?xml version="1.0" encoding="utf-8"?>
 <package xmlns="http://schemas.microsoft.com/packaging/2013/05/nuspec.xsd">
@@ -64,7 +75,7 @@ cat >"$PKG/OxMcp.nuspec" <<EOF
     <license type="expression">MIT OR Apache-2.0</license>
     <licenseUrl>https://licenses.nuget.org/MIT%20OR%20Apache-2.0</licenseUrl>
     <readme>README.md</readme>
-    <description>Model Context Protocol (MCP) clients and servers for .NET: stdio and Streamable HTTP, both protocol eras, cancellation, progress, tasks, skills and OAuth, on the native oxmcp engine (included for linux-x64).</description>
+    <description>Model Context Protocol (MCP) clients and servers for .NET: stdio and Streamable HTTP, both protocol eras, cancellation, progress, tasks, skills and OAuth, on the native oxmcp engine (included for $rids).</description>
     <tags>mcp model-context-protocol json-rpc ai llm</tags>
     <dependencies>
       <group targetFramework=".NETStandard2.0" />
@@ -79,9 +90,10 @@ Model Context Protocol clients and servers for C#, on the native oxmcp engine: t
 does JSON-RPC, validation, cancellation, timeouts and the transports (stdio, Streamable
 HTTP); OxMcp maps them to \`Task\`, \`CancellationToken\`, \`IDisposable\` and \`McpException\`.
 
-The package carries the native library for Linux x86_64 (glibc 2.17 or newer):
-\`runtimes/linux-x64/native/liboxmcp.so\`. .NET copies it beside your program; under mono,
-put it beside the program or on \`LD_LIBRARY_PATH\` (\`DllImport("oxmcp")\` finds it there).
+The package carries the native library for $rids (Linux with glibc 2.17 or newer):
+\`runtimes/<rid>/native/\` (\`liboxmcp.so\`, \`liboxmcp.dylib\`, \`oxmcp.dll\`). .NET copies
+the one for its runtime beside your program; under mono, put it beside the program or on
+the library path (\`DllImport("oxmcp")\` finds it there).
 
 \`\`\`csharp
 using (McpClient client = await McpClient.ConnectStdioAsync("oxmcp", new[] { "everything-server", "--stdio" }))

@@ -6,7 +6,9 @@ the oldest OS it loads on, and, for a library, the symbols it must export.
 Reads the file with LLVM's object tools (rustup's llvm-tools component), which read ELF,
 Mach-O and PE alike. Prints one line per check; exits 1 when one fails.
 
-Usage: inspect.py PLATFORM FILE [EXPORT...]
+Usage: inspect.py [--addon] PLATFORM FILE [EXPORT...]
+  --addon   FILE is a Node addon: on Windows it may also import node.exe, which exports N-API
+            and libuv (elsewhere those symbols stay unbound until Node loads it)
   PLATFORM  linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64,
             darwin-arm64 or win32-x64
   EXPORT    a symbol a library must export (e.g. oxmcp_version)
@@ -48,7 +50,9 @@ def tool(name: str, *args: str) -> str:
 
 
 def main() -> None:
-    platform, path, exports = sys.argv[1], sys.argv[2], sys.argv[3:]
+    args = sys.argv[1:]
+    addon = args[:1] == ["--addon"]
+    platform, path, exports = args[addon], args[addon + 1], args[addon + 2:]
     family = "darwin" if platform.startswith("darwin") else "win32" if platform.startswith("win32") else \
         "linux-musl" if platform.endswith("musl") else "linux-gnu"
     arch = "arm64" if "arm64" in platform else "x64"
@@ -86,7 +90,7 @@ def main() -> None:
             versions = [tuple(map(int, v)) for v in re.findall(r"GLIBC_(\d+)\.(\d+)", dyn)]
             newest = max(versions, default=(0, 0))
             check(newest <= FLOORS["linux-gnu"], f"{name}: newest glibc symbol version {newest} <= 2.17")
-    strange = [lib for lib in libs if not ALLOWED[family].match(lib)]
+    strange = [lib for lib in libs if not ALLOWED[family].match(lib) and not (addon and lib.lower() == "node.exe")]
     check(not strange, f"{name}: imports only the system's libraries ({', '.join(libs) or 'none'})")
     for symbol in exports:
         check(symbol in exported, f"{name}: exports {symbol}")

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The Java artifact: dev.oxmcp:oxmcp:$VERSION, a jar carrying the release JNI library at
-# native/linux-x86_64/liboxmcp_java.so, with its -sources and -javadoc jars and a pom whose
+# native/linux-x86_64/liboxmcp_java.so (every platform's with OXMCP_NATIVES, below), with its -sources and -javadoc jars and a pom whose
 # version is $VERSION. Built with Maven's `package` profile (bindings-java/pom.xml), installed
 # into the local Maven repository and copied into $DIST. The binding's tests run elsewhere
 # (bindings-java/run-tests.sh): they are not compiled here.
 source "$(dirname "$0")/common.sh"
 
 here="$ROOT/bindings-java"
+# OXMCP_NATIVES (scripts/release.sh): a tree whose java/native/<platform>/ folders hold every
+# platform's library; without it, this platform's release build alone.
+tree="${OXMCP_NATIVES:+$OXMCP_NATIVES/java}"
 lib="$NATIVE/liboxmcp_java.so"
-[[ -f "$lib" ]] || { log "java: no $lib: build the release libraries first"; exit 1; }
+[[ -n "$tree" || -f "$lib" ]] || { log "java: no $lib: build the release libraries first"; exit 1; }
 for tool in java mvn unzip; do
   command -v "$tool" >/dev/null 2>&1 || { log "java: missing required tool: $tool"; exit 1; }
 done
@@ -20,8 +23,12 @@ flock 9
 # The jar's native tree, one folder per platform (the names Native.platform() gives).
 natives="$here/target/package-native"
 rm -rf "$natives" "$here/target/package"
-mkdir -p "$natives/native/linux-x86_64"
-cp "$lib" "$natives/native/linux-x86_64/"
+if [[ -n "$tree" ]]; then
+  cp -r "$tree" "$natives"
+else
+  mkdir -p "$natives/native/linux-x86_64"
+  cp "$lib" "$natives/native/linux-x86_64/"
+fi
 
 log "java: mvn -Ppackage install ($VERSION)"
 (cd "$here" && mvn -B -ntp -Dstyle.color=never -Ppackage \
@@ -30,8 +37,9 @@ log "java: mvn -Ppackage install ($VERSION)"
 out="$here/target/package"
 jar="$out/oxmcp-$VERSION.jar"
 # What a consumer gets: the library inside, the version in the manifest and the pom.
-unzip -l "$jar" native/linux-x86_64/liboxmcp_java.so >/dev/null \
-  || { log "java: $jar lacks native/linux-x86_64/liboxmcp_java.so"; exit 1; }
+for file in $(cd "$natives" && find native -type f); do
+  unzip -l "$jar" "$file" >/dev/null || { log "java: $jar lacks $file"; exit 1; }
+done
 unzip -p "$jar" META-INF/MANIFEST.MF | tr -d '\r' | grep -qx "Implementation-Version: $VERSION" \
   || { log "java: the manifest of $jar lacks Implementation-Version: $VERSION"; exit 1; }
 grep -q "<version>$VERSION</version>" "$out/.flattened-pom.xml" \
@@ -40,4 +48,4 @@ grep -q "<version>$VERSION</version>" "$out/.flattened-pom.xml" \
 mkdir -p "$DIST"
 cp "$jar" "$out/oxmcp-$VERSION-sources.jar" "$out/oxmcp-$VERSION-javadoc.jar" "$DIST/"
 cp "$out/.flattened-pom.xml" "$DIST/oxmcp-$VERSION.pom"
-log "java: $DIST/oxmcp-$VERSION.jar ($(du -h "$jar" | cut -f1)), -sources.jar, -javadoc.jar, .pom"
+log "java: $DIST/oxmcp-$VERSION.jar ($(du -h "$jar" | cut -f1): $(cd "$natives/native" && echo *)), -sources.jar, -javadoc.jar, .pom"

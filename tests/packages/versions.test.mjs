@@ -28,6 +28,7 @@ test('dist/ holds each artifact once, at the workspace version', () => {
     /^oxmcp-[^-]+-cp39-abi3-[a-z0-9_.]*manylinux_2_17_x86_64[a-z0-9_.]*\.whl$/, /^oxmcp-[^-]+\.tar\.gz$/,
     /^oxmcp-[^-]+\.tgz$/, /^oxmcp-linux-x64-gnu-[^-]+\.tgz$/,
     /^oxmcp-[^-]+\.jar$/, /^oxmcp-[^-]+-sources\.jar$/, /^oxmcp-[^-]+-javadoc\.jar$/, /^oxmcp-[^-]+\.pom$/,
+    /^oxmcp-kotlin-[^-]+\.jar$/, /^oxmcp-kotlin-[^-]+-sources\.jar$/, /^oxmcp-kotlin-[^-]+\.pom$/,
     /^OxMcp\.\d.*\.nupkg$/, /^oxmcp-c-[^-]+-linux-x86_64\.tar\.gz$/, /^oxmcp$/,
   ]
   for (const re of expected) assert.equal(files.filter(f => re.test(f)).length, 1, `one file like ${re} in ${files.join(' ')}`)
@@ -60,6 +61,16 @@ test('Java: the jar’s manifest and Maven metadata, and the pom', () => {
   assert.equal(field(pom, /<artifactId>oxmcp<\/artifactId>\s*<version>([^<]+)<\/version>/, 'the project version'), version)
   // The binding's pom says the same when built without -Drevision (its own tests).
   const source = readFileSync(path.join(root, 'bindings-java/pom.xml'), 'utf8')
+  assert.equal(field(source, /<revision>([^<]+)<\/revision>/, '<revision>'), version)
+})
+
+test('Kotlin: the jar’s manifest and Maven metadata, and the pom', () => {
+  const jar = `oxmcp-kotlin-${version}.jar`
+  assert.equal(field(unzip(jar, 'META-INF/MANIFEST.MF'), /^Implementation-Version: (\S+)/m, 'Implementation-Version'), version)
+  assert.equal(field(unzip(jar, 'META-INF/maven/dev.oxmcp/oxmcp-kotlin/pom.properties'), /^version=(\S+)/m, 'version'), version)
+  const pom = readFileSync(at(`oxmcp-kotlin-${version}.pom`), 'utf8')
+  assert.equal(field(pom, /<artifactId>oxmcp-kotlin<\/artifactId>\s*<version>([^<]+)<\/version>/, 'the project version'), version)
+  const source = readFileSync(path.join(root, 'bindings-kotlin/pom.xml'), 'utf8')
   assert.equal(field(source, /<revision>([^<]+)<\/revision>/, '<revision>'), version)
 })
 

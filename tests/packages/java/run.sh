@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# The Java package as a user without a Rust toolchain gets it, from a Maven repository:
+# The Java and Kotlin packages as a user without a Rust toolchain gets them, from a Maven
+# repository:
 #
 #   DIST=/abs/dist VERSION=0.1.0 WORK=/empty/scratch OXMCP=/path/to/oxmcp bash tests/packages/java/run.sh
 #
-# 1. publishes the files of dist/ (jar, pom, sources, javadoc) with `mvn deploy:deploy-file`
+# 1. publishes the files of dist/ (jar, pom, sources, javadoc; oxmcp-kotlin's jar, pom and
+#    sources) with `mvn deploy:deploy-file`
 #    to a file:// repository, $WORK/remote, which stands for a company's repository;
 # 2. declares that repository (id oxmcp-local, checksums enforced) in a profile of
-#    $WORK/settings.xml, as its users do, and removes dev/oxmcp/oxmcp/$VERSION from the local
+#    $WORK/settings.xml, as its users do, and removes dev/oxmcp/*/$VERSION from the local
 #    repository (~/.m2/repository, named with -Dmaven.repo.local), so that nothing an earlier
 #    run installed can stand in for it;
 # 3. builds and tests, with `mvn -s $WORK/settings.xml test`, a small project ($WORK/consumer,
-#    from this folder) that only names dev.oxmcp:oxmcp:$VERSION as a dependency (PackageTest:
-#    the quickstart, a client of the packaged CLI's everything server, the version, the
-#    library loaded out of the jar);
-# 4. checks that Maven fetched it from that repository: _remote.repositories names oxmcp-local
-#    for the jar and the pom, and the jar in the local repository is dist's.
+#    from this folder) that only names dev.oxmcp:oxmcp and dev.oxmcp:oxmcp-kotlin:$VERSION as
+#    dependencies (PackageTest: the quickstart, a client of the packaged CLI's everything
+#    server, the version, the library loaded out of the jar; KotlinPackageTest: a Kotlin
+#    server and client, the library JNA found in the jar);
+# 4. checks that Maven fetched both from that repository: _remote.repositories names
+#    oxmcp-local for each jar and pom, and each jar in the local repository is dist's.
 # Ends with Surefire's summary line; exits non-zero on failure. JUnit and the Maven plugins come
 # from Maven Central (or the local repository's cache of it).
 #
@@ -35,7 +38,8 @@ esac
 # The library must come out of the jar: nothing may name another.
 unset OXMCP_JAVA_LIBRARY CARGO_TARGET_DIR
 
-files=("$DIST/oxmcp-$VERSION.jar" "$DIST/oxmcp-$VERSION.pom" "$DIST/oxmcp-$VERSION-sources.jar" "$DIST/oxmcp-$VERSION-javadoc.jar")
+files=("$DIST/oxmcp-$VERSION.jar" "$DIST/oxmcp-$VERSION.pom" "$DIST/oxmcp-$VERSION-sources.jar" "$DIST/oxmcp-$VERSION-javadoc.jar"
+  "$DIST/oxmcp-kotlin-$VERSION.jar" "$DIST/oxmcp-kotlin-$VERSION.pom" "$DIST/oxmcp-kotlin-$VERSION-sources.jar")
 for f in "${files[@]}"; do
   [[ -f "$f" ]] || { log "missing $f"; exit 1; }
 done
@@ -69,20 +73,25 @@ cat >"$SETTINGS" <<EOF
 EOF
 
 cd "$WORK"
-log "mvn deploy:deploy-file oxmcp-$VERSION.jar -> file://$REMOTE"
-"${mvn[@]}" -q org.apache.maven.plugins:maven-deploy-plugin:3.1.2:deploy-file \
-  -Durl="file://$REMOTE" -DrepositoryId="$REPO_ID" \
-  -Dfile="${files[0]}" -DpomFile="${files[1]}" -Dsources="${files[2]}" -Djavadoc="${files[3]}"
-published="$REMOTE/dev/oxmcp/oxmcp/$VERSION"
-for suffix in .jar .pom -sources.jar -javadoc.jar; do
-  [[ -f "$published/oxmcp-$VERSION$suffix" && -f "$published/oxmcp-$VERSION$suffix.sha1" ]] \
-    || { log "deploy-file left no $published/oxmcp-$VERSION$suffix (or its .sha1)"; exit 1; }
-done
+# Both artifacts: dev.oxmcp:oxmcp (Java) and dev.oxmcp:oxmcp-kotlin.
+deploy() { # deploy ARTIFACT [-Djavadoc=FILE]
+  local artifact="$1"
+  shift
+  log "mvn deploy:deploy-file $artifact-$VERSION.jar -> file://$REMOTE"
+  "${mvn[@]}" -q org.apache.maven.plugins:maven-deploy-plugin:3.1.2:deploy-file \
+    -Durl="file://$REMOTE" -DrepositoryId="$REPO_ID" -Dfile="$DIST/$artifact-$VERSION.jar" \
+    -DpomFile="$DIST/$artifact-$VERSION.pom" -Dsources="$DIST/$artifact-$VERSION-sources.jar" "$@"
+  for suffix in .jar .pom -sources.jar; do
+    local f="$REMOTE/dev/oxmcp/$artifact/$VERSION/$artifact-$VERSION$suffix"
+    [[ -f "$f" && -f "$f.sha1" ]] || { log "deploy-file left no $f (or its .sha1)"; exit 1; }
+  done
+}
+deploy oxmcp -Djavadoc="$DIST/oxmcp-$VERSION-javadoc.jar"
+deploy oxmcp-kotlin
 
 # Whatever an earlier run put in the local repository would be used without asking the
 # repository: the build must fetch it.
-cached="$LOCAL/dev/oxmcp/oxmcp/$VERSION"
-rm -rf "$cached"
+rm -rf "$LOCAL/dev/oxmcp/oxmcp/$VERSION" "$LOCAL/dev/oxmcp/oxmcp-kotlin/$VERSION"
 
 mkdir -p "$WORK/consumer"
 cp -r "$here/pom.xml" "$here/src" "$WORK/consumer/"
@@ -94,15 +103,19 @@ set -e
 
 # Fetched from the repository: the resolver records where each file came from.
 fetched_from_repository() {
-  local marks="$cached/_remote.repositories"
-  [[ -f "$marks" ]] || { log "no $marks: dev.oxmcp:oxmcp:$VERSION was not fetched"; return 1; }
-  for f in "oxmcp-$VERSION.jar" "oxmcp-$VERSION.pom"; do
-    grep -qxF "$f>$REPO_ID=" "$marks" \
-      || { log "$marks does not say $f came from $REPO_ID:"; cat "$marks" >&2; return 1; }
+  local artifact cached marks f
+  for artifact in oxmcp oxmcp-kotlin; do
+    cached="$LOCAL/dev/oxmcp/$artifact/$VERSION"
+    marks="$cached/_remote.repositories"
+    [[ -f "$marks" ]] || { log "no $marks: dev.oxmcp:$artifact:$VERSION was not fetched"; return 1; }
+    for f in "$artifact-$VERSION.jar" "$artifact-$VERSION.pom"; do
+      grep -qxF "$f>$REPO_ID=" "$marks" \
+        || { log "$marks does not say $f came from $REPO_ID:"; cat "$marks" >&2; return 1; }
+    done
+    cmp -s "$DIST/$artifact-$VERSION.jar" "$cached/$artifact-$VERSION.jar" \
+      || { log "$cached/$artifact-$VERSION.jar is not $DIST/$artifact-$VERSION.jar"; return 1; }
+    log "dev.oxmcp:$artifact:$VERSION came from $REPO_ID (file://$REMOTE)"
   done
-  cmp -s "${files[0]}" "$cached/oxmcp-$VERSION.jar" \
-    || { log "$cached/oxmcp-$VERSION.jar is not $DIST/oxmcp-$VERSION.jar"; return 1; }
-  log "dev.oxmcp:oxmcp:$VERSION came from $REPO_ID (file://$REMOTE)"
 }
 if [[ $status -eq 0 ]] && ! fetched_from_repository; then
   status=1

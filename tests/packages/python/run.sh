@@ -6,8 +6,9 @@
 # pypi.org; oxmcp itself can only come from the local index. Nothing is compiled. Then:
 #
 # - `pip download --only-binary :all: --platform TAG oxmcp` resolves, for every wheel's
-#   platform tag in dist/, that wheel (all six platforms in a release build, the host's in
-#   the test command), and a platform with no wheel resolves nothing;
+#   platform tag in dist/ and dist/release/, that wheel (every platform after
+#   scripts/release.sh, the host's in the test command), and a platform with no wheel
+#   resolves nothing;
 # - the README's quickstart server and client over stdio and HTTP, on the system's python3
 #   and, where the machine has one, on CPython 3.9 too, the abi3 wheel's floor.
 #
@@ -21,6 +22,10 @@ log() { printf '[packages/python] %s\n' "$*" >&2; }
 index="$WORK/index"
 mkdir -p "$index"
 cp "$DIST"/oxmcp-"$VERSION"-*.whl "$DIST/oxmcp-$VERSION.tar.gz" "$index/"
+# The other platforms' wheels, when scripts/release.sh made them.
+for wheel in "$DIST"/release/oxmcp-"$VERSION"-*.whl; do
+  if [[ -f "$wheel" ]]; then cp -n "$wheel" "$index/"; fi
+done
 python3 -m venv "$WORK/pypiserver"
 "$WORK/pypiserver/bin/pip" install -q --disable-pip-version-check pypiserver==2.4.2
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
