@@ -20,10 +20,17 @@
  * and a runtime shutdown with a request in flight.
  * Ends with "N passed, M failed".
  */
+#ifdef _WIN32 /* mingw, run under wine by scripts/wine-run.sh */
+#include <winsock2.h>
+#define close_socket closesocket
+typedef int socklen_t;
+#else
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#define close_socket close
+#endif
 
 #include "harness.h"
 
@@ -394,7 +401,11 @@ static void test_era_option(OxmcpRuntime *rt) {
 
 /* A port nothing listens on: bound, read, closed. */
 static int free_port(void) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+#ifdef _WIN32
+  WSADATA wsa;
+  if (WSAStartup(MAKEWORD(2, 2), &wsa) != 0) return 0;
+#endif
+  int fd = (int)socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in a;
   memset(&a, 0, sizeof a);
   a.sin_family = AF_INET;
@@ -403,7 +414,7 @@ static int free_port(void) {
   int port = 0;
   if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
     port = ntohs(a.sin_port);
-  if (fd >= 0) close(fd);
+  if (fd >= 0) close_socket(fd);
   return port;
 }
 

@@ -203,8 +203,8 @@ static char *judge(const char *method, const J *expect, const Call *c) {
       const J *path = json_at(want, 0), *n = json_at(want, 1);
       const J *arr = path && path->t == J_STR ? json_path(result, path->s) : NULL;
       if (!arr || arr->t != J_ARR || !n || (double)arr->count != n->n)
-        why_set(&why, "count of %s: %zu, expected %lld", path && path->t == J_STR ? path->s : "?",
-                arr && arr->t == J_ARR ? arr->count : 0, n ? (long long)n->n : -1);
+        why_set(&why, "count of %s: %llu, expected %lld", path && path->t == J_STR ? path->s : "?",
+                (unsigned long long)(arr && arr->t == J_ARR ? arr->count : 0), n ? (long long)n->n : -1);
     } else if (strcmp(key, "present") == 0 || strcmp(key, "absent") == 0) {
       const J *path = json_at(want, 0), *name = json_at(want, 1);
       int want_present = key[0] == 'p';
