@@ -110,15 +110,16 @@ for platform in "${platforms[@]}"; do
 
   built="$CARGO_TARGET_DIR/$triple/release"
   case "$platform" in
-    win32-*) exe=oxmcp.exe shared=(oxmcp.dll liboxmcp.dll.a) static=liboxmcp.a lib() { echo "$1.dll"; } ;;
-    darwin-*) exe=oxmcp shared=(liboxmcp.dylib) static=liboxmcp.a lib() { echo "lib$1.dylib"; } ;;
-    *) exe=oxmcp shared=(liboxmcp.so) static=liboxmcp.a lib() { echo "lib$1.so"; } ;;
+    win32-*) exe=oxmcp.exe shared=(oxmcp.dll liboxmcp.dll.a) static=liboxmcp.a prefix="" suffix=.dll ;;
+    darwin-*) exe=oxmcp shared=(liboxmcp.dylib) static=liboxmcp.a prefix=lib suffix=.dylib ;;
+    *) exe=oxmcp shared=(liboxmcp.so) static=liboxmcp.a prefix=lib suffix=.so ;;
   esac
+  lib() { echo "$prefix$1$suffix"; } # a cdylib's file name on the platform
   python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$exe"
   python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/${shared[0]}" oxmcp_version oxmcp_runtime_new oxmcp_client_connect_stdio
   python3 "$ROOT/scripts/package/inspect.py" --addon "$platform" "$built/$(lib oxmcp_node)" napi_register_module_v1
-  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_java)" JNI_OnLoad
-  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_kotlin)" ffi_oxmcp_uniffi_contract_version
+  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_java)" Java_dev_oxmcp_Native_clientCall
+  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_kotlin)" ffi_oxmcp_kotlin_uniffi_contract_version
 
   # The libraries the jars and the nupkg carry, kept per version so that the platforms of
   # earlier runs join them (scripts/package/bundles.sh packs them after the loop).

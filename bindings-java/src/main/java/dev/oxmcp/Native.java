@@ -113,11 +113,27 @@ final class Native {
         if (name == null || arch == null) {
             return null;
         }
-        // musl's dynamic loader is where every musl program names it; glibc has none there.
-        if (name.equals("linux") && Files.exists(root.resolve("lib/ld-musl-" + arch + ".so.1"))) {
+        if (name.equals("linux") && runsOnMusl(root, arch)) {
             name = "linux-musl";
         }
         return name + "-" + arch;
+    }
+
+    /**
+     * Whether this JVM runs on musl: its own dynamic loader, mapped into the process, is
+     * musl's. A glibc system may have musl installed beside (Debian's {@code musl} package puts
+     * its loader in /lib too), so the file's presence decides only where /proc cannot be read.
+     */
+    private static boolean runsOnMusl(Path root, String arch) {
+        Path maps = root.resolve("proc/self/maps");
+        if (Files.isReadable(maps)) {
+            try (var lines = Files.lines(maps)) {
+                return lines.anyMatch(line -> line.contains("/ld-musl-") || line.contains("/libc.musl-"));
+            } catch (IOException | UncheckedIOException e) {
+                // unreadable after all: the file check below
+            }
+        }
+        return Files.exists(root.resolve("lib/ld-musl-" + arch + ".so.1"));
     }
 
     /**

@@ -25,4 +25,20 @@ class PlatformTest {
         assertNull(Native.platform("SunOS", "sparcv9", glibc));
         assertNull(Native.platform("Linux", "riscv64", glibc));
     }
+
+    @Test
+    void theProcesssOwnLoaderDecidesWhereProcCanBeRead(@TempDir Path glibcWithMusl, @TempDir Path alpine) throws Exception {
+        // A glibc system with musl installed beside: musl's loader is in /lib, but the JVM's
+        // mapped loader is glibc's.
+        Files.createDirectories(glibcWithMusl.resolve("lib"));
+        Files.createFile(glibcWithMusl.resolve("lib/ld-musl-x86_64.so.1"));
+        Files.createDirectories(glibcWithMusl.resolve("proc/self"));
+        Files.writeString(glibcWithMusl.resolve("proc/self/maps"),
+                "7f00-7f01 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n");
+        assertEquals("linux-x86_64", Native.platform("Linux", "amd64", glibcWithMusl));
+        // Alpine's JVM: musl's loader is mapped.
+        Files.createDirectories(alpine.resolve("proc/self"));
+        Files.writeString(alpine.resolve("proc/self/maps"), "7f00-7f01 r-xp 00000000 08:01 1 /lib/ld-musl-x86_64.so.1\n");
+        assertEquals("linux-musl-x86_64", Native.platform("Linux", "amd64", alpine));
+    }
 }
