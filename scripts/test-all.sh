@@ -5,9 +5,9 @@
 # Node, C, C#, Java, Kotlin), the official conformance suite, OAuth against a real authorization
 # server (oidc-provider), interop against the official TypeScript and Python SDKs,
 # scale-out (three nodes behind haproxy on a Redis server), the fuzz targets and the soak in a
-# bounded form (so neither can rot), Windows under wine and Linux arm64 under qemu, then the
-# packages of dist/
-# (scripts/package.sh) installed and used with no Rust toolchain. Installs what it needs itself
+# bounded form (so neither can rot), Windows under wine, Linux arm64 under qemu and Linux
+# with musl, then the packages of dist/ (scripts/package.sh) installed and used with no Rust
+# toolchain. Installs what it needs itself
 # (npm packages, Node 22 for the conformance suite, Python venvs, mono, Maven
 # dependencies, redis-server and haproxy).
 #
@@ -76,9 +76,10 @@ suite scaleout '^(# (tests|pass|fail) |scale-out conformance)' bash tests/scaleo
 # against the Rust server (no unexpected error); the full runs stay by hand.
 suite hardening '^(line_framing|jsonrpc_envelope|sse_parser|uri_template|mirrored_headers|http_request) |"transport"' \
     bash -c 'FUZZ_OPTS="--dev --sanitizer none" bash fuzz/run.sh 15 && SOAK_PROFILE=debug bash bench/soak.sh 20000 rust'
-# Other platforms by running: the Windows CLI under wine (Job Object included), the Linux
-# arm64 CLI under qemu-user (scripts/wine-run.sh, scripts/qemu-run.sh).
-suite platforms '^(wine|qemu)-run: ' bash -c 'bash scripts/wine-run.sh; w=$?; bash scripts/qemu-run.sh && [ "$w" = 0 ]'
+# Other platforms by running: Windows under wine (the CLI, its Job Object, the C suite and
+# Node for Windows), Linux arm64 under qemu-user, Linux with musl (scripts/wine-run.sh,
+# scripts/qemu-run.sh, scripts/musl-run.sh).
+suite platforms '^(wine|qemu|musl)-run: ' bash -c 'bash scripts/wine-run.sh; w=$?; bash scripts/qemu-run.sh; q=$?; bash scripts/musl-run.sh && [ "$w$q" = 00 ]'
 if [[ -n "${OXMCP_DIST:-}" ]]; then
     suite packages '^(ℹ|#) (tests|pass|fail) ' bash tests/packages/run.sh
 else

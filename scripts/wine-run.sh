@@ -29,8 +29,7 @@ x86_64-w64-mingw32-gcc -shared -O2 -o "$(dirname "$win")/bcryptprimitives.dll" s
 export WINEDEBUG=-all WINEPREFIX="$target_dir/wineprefix"
 wine=/usr/lib/wine/wine64
 "$wine" "$win" --version >/dev/null 2>&1 # creates the prefix
-passed=0; failed=0
-check() { if [ "$2" = 0 ]; then echo "ok - $1"; passed=$((passed + 1)); else echo "not ok - $1"; failed=$((failed + 1)); fi; }
+source scripts/run-checks.sh
 
 for era in session stateless; do
   out="$(timeout 120 "$linux" call --era "$era" echo text="hi from wine" "$wine" "$win" everything-server --stdio 2>&1)"
@@ -76,12 +75,6 @@ for prog in client_test scenario_client scenario_server; do
     -static-libgcc -Wl,-Bstatic -lpthread -Wl,-Bdynamic -lws2_32
   check "x86_64-w64-mingw32-gcc $prog.c against oxmcp.dll" $?
 done
-counted() { # counted NAME COMMAND...: the program's own "N passed, 0 failed" line
-  local out line
-  out="$(timeout 300 "${@:2}" 2>/dev/null | tr -d '\r')"
-  line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
-  [[ -n "$line" && "$line" == *" 0 failed" && "$line" != "0 passed"* ]]; check "$1: ${line:-no summary}" $?
-}
 win_path() { printf 'Z:%s' "${1//\//\\}"; }
 for era in session stateless; do
   counted "C client -> the windows everything-server, $era era" "$wine" "$ctests/client_test.exe" stdio "$(win_path "$win")" "$era"
@@ -123,5 +116,4 @@ grep -E '^not ok' "$stage/tap.txt" | head -20
 [ "${node_pass:-0}" -gt 0 ] && [ "${node_fail:-1}" = 0 ]
 check "Node for Windows $node_win_version: the shared scenario suite (${node_pass:-0} passed, ${node_fail:-?} failed)" $?
 WINEPREFIX="$WINEPREFIX" /usr/lib/wine/wineserver -k 2>/dev/null || true
-echo "wine-run: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary wine-run
