@@ -9,11 +9,12 @@ import kotlin.test.assertEquals
 import kotlin.test.assertNull
 import kotlin.test.assertTrue
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.put
-import kotlinx.serialization.json.putJsonObject
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 
@@ -35,13 +36,7 @@ class KotlinPackageTest {
         assertTrue(resource.toString().contains("/oxmcp-kotlin-${System.getProperty("oxmcp.expected.version")}.jar!"), "$resource")
         val before = mapped()
 
-        val schema = buildJsonObject {
-            put("type", "object")
-            putJsonObject("properties") {
-                putJsonObject("a") { put("type", "integer") }
-                putJsonObject("b") { put("type", "integer") }
-            }
-        }
+        val schema = Json.parseToJsonElement("""{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}""").jsonObject
         mcpServer("kotlin-consumer") {
             tool("add", "Add two integers", schema) { args, _ ->
                 (args["a"]!!.jsonPrimitive.int + args["b"]!!.jsonPrimitive.int).toString()
