@@ -4,13 +4,14 @@
 # Alpine), and:
 #   1. this machine's `oxmcp call` -> the musl `oxmcp everything-server --stdio` (both eras,
 #      a task), and the musl client -> a musl child server it starts;
-#   2. no orphan: the musl client killed (SIGKILL) while its child, `sleep`, runs (and the
-#      control: a shell's child outlives the same kill);
+#   2. no orphan: the musl client killed (SIGKILL), and interrupted (Ctrl-C), while its
+#      child, `sleep`, keeps it connecting (and the control: a shell's child outlives the
+#      same kill);
 #   3. the C ABI: bindings-c's test client and the shared scenarios' client and server,
 #      compiled with zig's C compiler against the musl liboxmcp.a (static, zig's musl): the C
 #      client against the musl everything-server, and C client against C server, each era.
-# zig and cargo-zigbuild come from PyPI (pinned in scripts/package/requirements.txt) into a venv in
-# the target folder. Ends with "musl-run: N passed, N failed".
+# zig and cargo-zigbuild come from PyPI (pinned in scripts/package/requirements.txt) into a
+# venv in the target folder. Ends with "musl-run: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-toolchain.sh

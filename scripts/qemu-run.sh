@@ -4,9 +4,9 @@
 #   1. the x86_64 `oxmcp call` -> the arm64 `oxmcp everything-server --stdio` (both eras, a
 #      task);
 #   2. the arm64 `oxmcp call` -> an arm64 child server it starts;
-#   3. no orphan: the arm64 client killed (SIGKILL) while its child, a program that reads no
-#      stdin (`sleep`), runs: the child must end with it (and, the control, a child of a
-#      shell killed the same way outlives it);
+#   3. no orphan: the arm64 client killed (SIGKILL), and interrupted (Ctrl-C), while its
+#      child, a program that reads no stdin (`sleep`), keeps it connecting: the child must
+#      end with it (and, the control, a child of a shell killed the same way outlives it);
 #   4. the C ABI: bindings-c's test client and the shared behaviour suite's client and
 #      server (tests/scenarios), compiled with aarch64-linux-gnu-gcc against the arm64
 #      liboxmcp.a: the C client against the x86_64 everything-server and the scenarios, arm64

@@ -122,7 +122,7 @@ for platform in "${platforms[@]}"; do
   python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_kotlin)" ffi_oxmcp_kotlin_uniffi_contract_version
 
   # The libraries the jars and the nupkg carry, kept per version so that the platforms of
-  # earlier runs join them (scripts/package/bundles.sh packs them after the loop).
+  # earlier runs join them (packed after the loop, below).
   natives="$out/.natives/$VERSION"
   mkdir -p "$natives/java/native/$java" "$natives/nuget/runtimes/$rid/native"
   install -m 644 "$built/$(lib oxmcp_java)" "$natives/java/native/$java/"
