@@ -119,7 +119,13 @@ struct Inner {
     kind: ErrorKind,
     message: String,
     rpc: Option<ErrorObject>,
+    /// Why, when a lower layer said (an I/O error, an HTTP client's, a JSON parser's):
+    /// [`std::error::Error::source`] gives it back.
+    source: Option<Cause>,
 }
+
+/// A kept cause: shared, so an [`Error`] stays cheap to clone.
+type Cause = std::sync::Arc<dyn std::error::Error + Send + Sync>;
 
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -127,17 +133,30 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with a message.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self(Box::new(Inner { kind, message: message.into(), rpc: None }))
+        Self(Box::new(Inner { kind, message: message.into(), rpc: None, source: None }))
+    }
+
+    /// An error of `kind` with a message, keeping `cause` as its
+    /// [`source`](std::error::Error::source).
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+    /// let e = oxmcp::Error::caused(oxmcp::ErrorKind::Transport, "cannot reach the server", io);
+    /// assert_eq!(e.source().unwrap().to_string(), "refused");
+    /// ```
+    pub fn caused(kind: ErrorKind, message: impl Into<String>, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self(Box::new(Inner { kind, message: message.into(), rpc: None, source: Some(std::sync::Arc::new(cause)) }))
     }
     /// The peer's JSON-RPC error.
     pub fn from_rpc(error: ErrorObject) -> Self {
-        Self(Box::new(Inner { kind: ErrorKind::Rpc, message: error.message.clone(), rpc: Some(error) }))
+        Self(Box::new(Inner { kind: ErrorKind::Rpc, message: error.message.clone(), rpc: Some(error), source: None }))
     }
     /// An error of `kind` that, should a handler fail with it, answers the request with
     /// `error` (a missing client capability is CapabilityMissing to the handler in both
     /// eras, and -32021 on the wire in the stateless one).
     pub(crate) fn with_rpc(kind: ErrorKind, error: ErrorObject) -> Self {
-        Self(Box::new(Inner { kind, message: error.message.clone(), rpc: Some(error) }))
+        Self(Box::new(Inner { kind, message: error.message.clone(), rpc: Some(error), source: None }))
     }
     /// A JSON-RPC error a handler wants to return as-is (e.g. -32602 with data).
     pub fn rpc_error(code: i64, message: impl Into<String>) -> Self {
@@ -189,7 +208,11 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl From<ErrorObject> for Error {
     fn from(e: ErrorObject) -> Self {
@@ -199,13 +222,14 @@ impl From<ErrorObject> for Error {
 
 impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Self {
-        Error::new(ErrorKind::InvalidInput, format!("invalid JSON value: {e}"))
+        let message = format!("invalid JSON value: {e}");
+        Error::caused(ErrorKind::InvalidInput, message, e)
     }
 }
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Error::new(ErrorKind::Transport, e.to_string())
+        Error::caused(ErrorKind::Transport, e.to_string(), e)
     }
 }
 

@@ -222,7 +222,7 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
             }
         });
         // The error names the command already.
-        let transport = child.spawn().map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
+        let transport = child.spawn().map_err(|e| Error::caused(ErrorKind::Transport, e.to_string(), e))?;
         b.connect(transport).await
     } else if let Some(url) = options.url {
         let mut transport = HttpClientTransport::new(url);

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::calls::{CallId, HostCalls};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, CreateMessageRequestParams, ElicitRequestParams, LoggingLevel};
 use crate::server::RequestContext;
@@ -144,4 +145,180 @@ pub async fn read_resource(ctx: &RequestContext, uri: &str) -> Result<String> {
 /// `"true"` once it is one, `"false"` when it stays inline.
 pub async fn escalate_to_task(ctx: &RequestContext) -> Result<String> {
     Ok(ctx.escalate_to_task().await?.to_string())
+}
+
+/// The names of what a handler asks of its request through [`call_now`] and [`call`].
+pub mod op {
+    /// The request's facts ([`info`](super::info)); `null` once the request is over.
+    pub const INFO: &str = "info";
+    /// Whether the peer cancelled the request (`true` once it is over).
+    pub const CANCELLED: &str = "cancelled";
+    /// Progress: `{"progress": n, "total"?: n, "message"?: text}`, sent if the client asked.
+    pub const PROGRESS: &str = "progress";
+    /// A log message: `{"level": name, "logger"?: text, "data": any}`.
+    pub const LOG: &str = "log";
+    /// Over Streamable HTTP, ends the SSE stream carrying the request while the handler goes
+    /// on (the client resumes it); elsewhere nothing.
+    pub const END_RESPONSE_STREAM: &str = "end response stream";
+    /// Asks the client to sample (params as the protocol's; `maxTokens` defaults).
+    pub const SAMPLING: &str = crate::protocol::methods::SAMPLING_CREATE_MESSAGE;
+    /// Asks the client to fill in a form or visit a URL.
+    pub const ELICITATION: &str = crate::protocol::methods::ELICITATION_CREATE;
+    /// Asks the client for its roots.
+    pub const ROOTS: &str = crate::protocol::methods::ROOTS_LIST;
+    /// Reads one of the server's own resources: `{"uri": text}`.
+    pub const READ_RESOURCE: &str = crate::protocol::methods::RESOURCES_READ;
+    /// Continues an escalating tool's call as a task: `true` once it is one, `false` when it
+    /// stays inline.
+    pub const ESCALATE: &str = "escalate";
+    /// In a middleware's call, the rest of the chain: params JSON (empty: the params the
+    /// middleware was given); the rest's result.
+    pub const NEXT: &str = "next";
+}
+
+/// What a handler asks of its open call `id`, answered at once: [`op::INFO`],
+/// [`op::CANCELLED`], [`op::PROGRESS`], [`op::LOG`], [`op::END_RESPONSE_STREAM`]. Params and
+/// result are JSON text (empty params mean none; `None`: nothing to give back). Once the
+/// request is over, the facts are `null`, it counts as cancelled, and progress, logs and
+/// the end of the stream are dropped without an error (a handler settling after a cancel
+/// must not fail over them). Every host reaches its context through this door and
+/// [`call`], so a new capability is a new name here, not a new native entry point.
+///
+/// ```
+/// use oxmcp::host::{context, HostCalls};
+/// let calls = HostCalls::new(Default::default());
+/// // Call 7 is not open: its facts are null and its progress goes nowhere.
+/// assert_eq!(context::call_now(&calls, 7, context::op::INFO, "").unwrap().as_deref(), Some("null"));
+/// assert!(context::call_now(&calls, 7, context::op::PROGRESS, r#"{"progress": 1}"#).unwrap().is_none());
+/// assert!(context::call_now(&calls, 7, "bogus", "").is_err());
+/// ```
+pub fn call_now(calls: &HostCalls, id: CallId, op: &str, params_json: &str) -> Result<Option<String>> {
+    let params = parse_params(op, params_json)?;
+    let ctx = calls.context(id).ok();
+    match op {
+        op::INFO => Ok(Some(ctx.map_or(Value::Null, |c| info(&c)).to_string())),
+        op::CANCELLED => Ok(Some(ctx.is_none_or(|c| c.is_cancelled()).to_string())),
+        op::PROGRESS => {
+            #[derive(serde::Deserialize)]
+            struct P {
+                progress: f64,
+                total: Option<f64>,
+                message: Option<String>,
+            }
+            let p: P = from_params(op, params)?;
+            gone_is_fine(ctx.map(|c| c.report_progress(p.progress, p.total, p.message.as_deref())))
+        }
+        op::LOG => {
+            #[derive(serde::Deserialize)]
+            struct L {
+                level: String,
+                logger: Option<String>,
+                #[serde(default)]
+                data: Value,
+            }
+            let l: L = from_params(op, params)?;
+            let level = level(&l.level)?;
+            gone_is_fine(ctx.map(|c| c.log_with_logger(level, l.logger.as_deref(), l.data)))
+        }
+        op::END_RESPONSE_STREAM => {
+            if let Some(c) = ctx {
+                c.end_response_stream();
+            }
+            Ok(None)
+        }
+        op::SAMPLING | op::ELICITATION | op::ROOTS | op::READ_RESOURCE | op::ESCALATE | op::NEXT => Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("the context call {op:?} answers later: make it through the asynchronous door"),
+        )),
+        other => Err(unknown(other)),
+    }
+}
+
+/// What a handler asks of its open call `id`, by name, for every op (those of
+/// [`call_now`] too): params are checked before anything is sent, so bad input is refused
+/// at once and loses nothing. A request that is over refuses the asking ops with
+/// [`ErrorKind::Closed`].
+///
+/// ```
+/// # #[tokio::main] async fn main() {
+/// use oxmcp::host::{context, HostCalls};
+/// let calls = HostCalls::new(Default::default());
+/// let e = context::call(&calls, 7, context::op::READ_RESOURCE, r#"{"uri": "file:///a"}"#).await.unwrap_err();
+/// assert_eq!(e.kind(), oxmcp::ErrorKind::Closed);
+/// # }
+/// ```
+pub fn call(
+    calls: &HostCalls,
+    id: CallId,
+    op: &str,
+    params_json: &str,
+) -> futures::future::BoxFuture<'static, Result<Option<String>>> {
+    use futures::FutureExt;
+    let ready = |r: Result<Option<String>>| futures::future::ready(r).boxed();
+    let asking = matches!(op, op::SAMPLING | op::ELICITATION | op::ROOTS | op::READ_RESOURCE | op::ESCALATE | op::NEXT);
+    if !asking {
+        return ready(call_now(calls, id, op, params_json));
+    }
+    let ask = match op {
+        op::SAMPLING | op::ELICITATION | op::ROOTS => match Ask::new(op, params_json) {
+            Ok(a) => Some(a),
+            Err(e) => return ready(Err(e)),
+        },
+        _ => None,
+    };
+    let params = match parse_params(op, params_json) {
+        Ok(p) => p,
+        Err(e) => return ready(Err(e)),
+    };
+    let Ok(ctx) = calls.context(id) else {
+        return ready(Err(Error::new(ErrorKind::Closed, format!("{op}: the request is over"))));
+    };
+    let op = op.to_string();
+    async move {
+        match (op.as_str(), ask) {
+            (_, Some(ask)) => ask.send(&ctx).await.map(Some),
+            (op::READ_RESOURCE, _) => {
+                #[derive(serde::Deserialize)]
+                struct R {
+                    uri: String,
+                }
+                let r: R = from_params(&op, params)?;
+                read_resource(&ctx, &r.uri).await.map(Some)
+            }
+            (op::ESCALATE, _) => escalate_to_task(&ctx).await.map(Some),
+            _ => {
+                let given = params.map(|p| p.to_string());
+                next(&ctx, given.as_deref()).await.map(Some)
+            }
+        }
+    }
+    .boxed()
+}
+
+fn unknown(op: &str) -> Error {
+    Error::new(ErrorKind::InvalidInput, format!("unknown context call {op:?}"))
+}
+
+/// Empty text is no params; anything else must be JSON.
+fn parse_params(op: &str, text: &str) -> Result<Option<Value>> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(text)
+        .map(Some)
+        .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("{op}: invalid params JSON: {e}")))
+}
+
+fn from_params<T: serde::de::DeserializeOwned>(op: &str, params: Option<Value>) -> Result<T> {
+    serde_json::from_value(params.unwrap_or_else(|| json!({})))
+        .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("{op}: invalid params: {e}")))
+}
+
+/// Progress and logs after the request ended are nothing to fail over.
+fn gone_is_fine(r: Option<Result<()>>) -> Result<Option<String>> {
+    match r {
+        None => Ok(None),
+        Some(Err(e)) if e.kind() == ErrorKind::Closed => Ok(None),
+        Some(r) => r.map(|()| None),
+    }
 }

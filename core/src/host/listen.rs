@@ -171,8 +171,8 @@ impl HttpOptions {
             // and binding again later would leave the port to whoever takes it between).
             let bound = tokio::net::TcpListener::bind(bind)
                 .await
-                .map_err(|e| Error::new(ErrorKind::Transport, format!("cannot listen on {bind}: {e}")))?;
-            bind = bound.local_addr().map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
+                .map_err(|e| Error::caused(ErrorKind::Transport, format!("cannot listen on {bind}: {e}"), e))?;
+            bind = bound.local_addr().map_err(|e| Error::caused(ErrorKind::Transport, e.to_string(), e))?;
             listener = Some(bound);
         }
         let url = format!("http://{bind}{}", self.path);
@@ -296,7 +296,7 @@ impl Listeners {
             Some(listener) => HttpServer::serve_listener(Arc::new(server), listener, config),
             None => HttpServer::bind(server, config).await,
         }
-        .map_err(|e| Error::new(ErrorKind::Transport, e.to_string()))?;
+        .map_err(|e| Error::caused(ErrorKind::Transport, e.to_string(), e))?;
         let url = http.url();
         *self.http_addr.lock().unwrap_or_else(|e| e.into_inner()) = Some(http.local_addr());
         let old = self.http.lock().await.replace(http);

@@ -54,7 +54,7 @@ impl HostRuntime {
         if let Some(f) = hooks.on_stop {
             b.on_thread_stop(f);
         }
-        let rt = b.build().map_err(|e| Error::new(ErrorKind::Transport, format!("the runtime did not start: {e}")))?;
+        let rt = b.build().map_err(|e| Error::caused(ErrorKind::Transport, format!("the runtime did not start: {e}"), e))?;
         let handle = rt.handle().clone();
         Ok(Arc::new(Self { handle, runtime: Mutex::new(Some(rt)), stopped: AtomicBool::new(false), pid: std::process::id() }))
     }

@@ -14,7 +14,7 @@ use super::listen::{HttpOptions, Listeners};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
     CallToolResult, CompleteRequestParams, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
-    Tool,
+    TaskSupport, Tool,
 };
 use crate::schema::Schema;
 use crate::server::{
@@ -343,6 +343,18 @@ impl StagedServer {
                         ))
                     }
                 };
+                // Escalating means "a task once the handler says so": a tool no client may
+                // run as a task could never become one.
+                let tasks = tool.execution.as_ref().and_then(|e| e.task_support);
+                if escalating && !matches!(tasks, Some(TaskSupport::Optional | TaskSupport::Required)) {
+                    return Err(Error::new(
+                        ErrorKind::InvalidInput,
+                        format!(
+                            "invalid tool {}: an escalating tool needs execution.taskSupport \"optional\" or \"required\"",
+                            tool.name
+                        ),
+                    ));
+                }
                 Registration::Tool(tool, h, escalating)
             }
             HandlerKind::Resource => Registration::Resource(definition(kind, definition_json)?, h),

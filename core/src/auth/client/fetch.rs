@@ -28,7 +28,7 @@ pub(crate) fn http_client() -> reqwest::Client {
 pub(crate) async fn body(what: &str, mut resp: reqwest::Response) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     while let Some(chunk) =
-        resp.chunk().await.map_err(|e| Error::new(ErrorKind::Transport, format!("reading the {what} failed: {e}")))?
+        resp.chunk().await.map_err(|e| Error::caused(ErrorKind::Transport, format!("reading the {what} failed: {e}"), e))?
     {
         if out.len() + chunk.len() > MAX_METADATA_BYTES {
             return Err(Error::new(ErrorKind::Protocol, format!("the {what} is larger than {MAX_METADATA_BYTES} bytes")));
@@ -50,8 +50,10 @@ pub(crate) async fn get_document(
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
-    let resp =
-        req.send().await.map_err(|e| Error::new(ErrorKind::Transport, format!("fetching the {what} at {url} failed: {e}")))?;
+    let resp = req
+        .send()
+        .await
+        .map_err(|e| Error::caused(ErrorKind::Transport, format!("fetching the {what} at {url} failed: {e}"), e))?;
     let status = resp.status();
     if status.is_client_error() {
         return Ok(None);

@@ -211,7 +211,7 @@ async fn post_form(req: reqwest::RequestBuilder, endpoint: &str, pairs: &[(&'sta
         .body(form(&borrowed))
         .send()
         .await
-        .map_err(|e| Error::new(ErrorKind::Transport, format!("the token request to {endpoint} failed: {e}")))?;
+        .map_err(|e| Error::caused(ErrorKind::Transport, format!("the token request to {endpoint} failed: {e}"), e))?;
     let status = resp.status();
     let bytes = body("token response", resp).await?;
     if !status.is_success() {
@@ -247,7 +247,7 @@ async fn token_request(
             .body(form(&borrowed))
             .send()
             .await
-            .map_err(|e| Error::new(ErrorKind::Transport, format!("the token request to {endpoint} failed: {e}")))?;
+            .map_err(|e| Error::caused(ErrorKind::Transport, format!("the token request to {endpoint} failed: {e}"), e))?;
         let status = resp.status();
         let nonce = resp.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()).map(str::to_string);
         let bytes = body("token response", resp).await?;

@@ -98,7 +98,7 @@ async fn register(
         .body(metadata.to_string())
         .send()
         .await
-        .map_err(|e| Error::new(ErrorKind::Transport, format!("client registration at {endpoint} failed: {e}")))?;
+        .map_err(|e| Error::caused(ErrorKind::Transport, format!("client registration at {endpoint} failed: {e}"), e))?;
     let status = resp.status();
     let bytes = body("registration response", resp).await?;
     if !status.is_success() {

@@ -25,9 +25,9 @@ pub struct Loopback {
 impl Loopback {
     /// Listens on 127.0.0.1:`port` (0: a free port).
     pub async fn bind(port: u16) -> Result<Self> {
-        let listener = TcpListener::bind(("127.0.0.1", port))
-            .await
-            .map_err(|e| Error::new(ErrorKind::Transport, format!("cannot listen on 127.0.0.1:{port} for the redirect: {e}")))?;
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| {
+            Error::caused(ErrorKind::Transport, format!("cannot listen on 127.0.0.1:{port} for the redirect: {e}"), e)
+        })?;
         let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);
         Ok(Self { listener: Arc::new(listener), redirect_uri: format!("http://127.0.0.1:{port}/callback") })
     }
@@ -78,7 +78,7 @@ async fn callback(listener: &TcpListener, req: &AuthorizationRequest) -> Result<
         let (mut conn, _) = listener
             .accept()
             .await
-            .map_err(|e| Error::new(ErrorKind::Transport, format!("the redirect listener failed: {e}")))?;
+            .map_err(|e| Error::caused(ErrorKind::Transport, format!("the redirect listener failed: {e}"), e))?;
         // One slow or silent connection must not hold the flow: each gets a few seconds.
         let line = tokio::time::timeout(Duration::from_secs(5), request_line(&mut conn)).await.ok().flatten();
         let url = line.and_then(|target| base.join(&target).ok());

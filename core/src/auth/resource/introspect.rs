@@ -52,7 +52,7 @@ impl Introspection {
             .body(form(&[("token", token), ("token_type_hint", "access_token")]))
             .send()
             .await
-            .map_err(|e| Error::new(ErrorKind::Transport, format!("token introspection failed: {e}")))?;
+            .map_err(|e| Error::caused(ErrorKind::Transport, format!("token introspection failed: {e}"), e))?;
         let status = resp.status();
         let bytes = body("introspection answer", resp).await?;
         if !status.is_success() {

@@ -109,7 +109,8 @@ impl SendError {
     pub(super) fn failure(self, what: &str) -> Failure {
         match self {
             SendError::Http(e) if e.is_connect() => {
-                Failure::Typed(crate::Error::new(crate::ErrorKind::Transport, format!("cannot reach the server: {e}")))
+                let message = format!("cannot reach the server: {e}");
+                Failure::Typed(crate::Error::caused(crate::ErrorKind::Transport, message, e))
             }
             SendError::Http(e) => Failure::Fatal(format!("{what} failed: {e}")),
             SendError::Denied(e) => Failure::Typed(e),

@@ -1,0 +1,137 @@
+//! The host layer's by-name context door and the protocol rules every host is held to,
+//! through a staged server and an in-memory client (no binding in between).
+
+use std::sync::Arc;
+
+use oxmcp::host::{client, context, failure, ClientHooks, ConnectOptions, HandlerKind, HostCalls, StagedServer};
+use oxmcp::ErrorKind;
+
+async fn connect(server: &StagedServer) -> oxmcp::client::Client {
+    let calls = HostCalls::new(Default::default());
+    client::connect_in_memory(server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_handler_reaches_its_request_by_name_through_the_context_door() {
+    let server = StagedServer::new("doors", "1");
+    let calls = server.calls().clone();
+    let tool = r#"{"name": "facts", "inputSchema": {"type": "object"}}"#;
+    let resource = r#"{"uri": "mem://a", "name": "a"}"#;
+    let c2 = calls.clone();
+    server
+        .register(
+            HandlerKind::Resource,
+            resource,
+            Arc::new(move |id, _| c2.complete(id, Ok(r#"{"contents": [{"uri": "mem://a", "text": "alpha"}]}"#.into()))),
+        )
+        .unwrap();
+    server
+        .register(
+            HandlerKind::Tool,
+            tool,
+            Arc::new(move |id, _| {
+                let calls = calls.clone();
+                tokio::spawn(async move {
+                    let info = context::call_now(&calls, id, context::op::INFO, "").unwrap().unwrap();
+                    let cancelled = context::call_now(&calls, id, context::op::CANCELLED, "").unwrap().unwrap();
+                    let bad = context::call_now(&calls, id, context::op::LOG, r#"{"level": "loud"}"#).unwrap_err();
+                    let later = context::call_now(&calls, id, context::op::READ_RESOURCE, "").unwrap_err();
+                    let unknown = context::call(&calls, id, "teleport", "").await.unwrap_err();
+                    let read =
+                        context::call(&calls, id, context::op::READ_RESOURCE, r#"{"uri": "mem://a"}"#).await.unwrap().unwrap();
+                    let stays = context::call(&calls, id, context::op::ESCALATE, "").await;
+                    let out = serde_json::json!({
+                        "info": serde_json::from_str::<serde_json::Value>(&info).unwrap(),
+                        "cancelled": cancelled,
+                        "bad": bad.message(),
+                        "later": later.message(),
+                        "unknown": unknown.message(),
+                        "read": serde_json::from_str::<serde_json::Value>(&read).unwrap(),
+                        "escalate": stays.map_err(|e| e.message().to_string()),
+                    });
+                    let text = serde_json::json!({"content": [{"type": "text", "text": out.to_string()}]});
+                    calls.complete(id, Ok(text.to_string()));
+                });
+                true
+            }),
+        )
+        .unwrap();
+    let c = connect(&server).await;
+    let result = client::call(&c, "tools/call", Some("facts"), Some("{}"), Default::default()).await.unwrap().unwrap();
+    let result: serde_json::Value = serde_json::from_str(&result).unwrap();
+    let out: serde_json::Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(out["info"]["clientInfo"]["name"], "oxmcp", "{out}");
+    assert_eq!(out["cancelled"], "false");
+    assert!(out["bad"].as_str().unwrap().contains("unknown log level"), "{out}");
+    assert!(out["later"].as_str().unwrap().contains("asynchronous door"), "{out}");
+    assert!(out["unknown"].as_str().unwrap().contains("unknown context call"), "{out}");
+    assert_eq!(out["read"]["contents"][0]["text"], "alpha");
+    // Not an escalating tool: escalating is refused, not silently inline.
+    assert!(out["escalate"]["Err"].is_string() || out["escalate"]["Ok"] == "false", "{out}");
+    c.close().await;
+}
+
+#[tokio::test]
+async fn a_call_that_is_over_drops_progress_and_refuses_questions() {
+    let calls = HostCalls::new(Default::default());
+    assert_eq!(context::call_now(&calls, 1, context::op::CANCELLED, "").unwrap().as_deref(), Some("true"));
+    assert!(context::call_now(&calls, 1, context::op::LOG, r#"{"level": "info", "data": 1}"#).unwrap().is_none());
+    assert!(context::call_now(&calls, 1, context::op::END_RESPONSE_STREAM, "").unwrap().is_none());
+    let e = context::call(
+        &calls,
+        1,
+        context::op::ELICITATION,
+        r#"{"message": "?", "requestedSchema": {"type": "object", "properties": {}}}"#,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Closed);
+    // Bad params are refused before the request is even looked up.
+    let e = context::call(&calls, 1, context::op::PROGRESS, "{not json").await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
+}
+
+#[test]
+fn an_escalating_tool_must_let_clients_run_it_as_a_task() {
+    let server = StagedServer::new("rules", "1");
+    let f: oxmcp::host::HostFn = Arc::new(|_, _| true);
+    for support in [None, Some("forbidden")] {
+        let mut tool = serde_json::json!({"name": "slow", "inputSchema": {"type": "object"}, "escalating": true});
+        if let Some(s) = support {
+            tool["execution"] = serde_json::json!({"taskSupport": s});
+        }
+        let e = server.register(HandlerKind::Tool, &tool.to_string(), f.clone()).unwrap_err();
+        assert!(e.message().contains("escalating tool needs execution.taskSupport"), "{e}");
+    }
+    for support in ["optional", "required"] {
+        let tool = serde_json::json!({"name": "slow", "inputSchema": {"type": "object"}, "escalating": true,
+            "execution": {"taskSupport": support}});
+        server.register(HandlerKind::Tool, &tool.to_string(), f.clone()).unwrap();
+    }
+}
+
+#[test]
+fn a_hosts_failure_reads_one_way_whatever_the_host() {
+    let e = failure::from_parts(Some(-32042), "custom", Some(r#"{"why": 1}"#));
+    assert_eq!((e.kind(), e.rpc().unwrap().data.clone()), (ErrorKind::Rpc, Some(serde_json::json!({"why": 1}))));
+    let e = failure::from_parts(Some(-32042), "custom", Some("plain words"));
+    assert_eq!(e.rpc().unwrap().data, Some(serde_json::json!("plain words")));
+    for none in [None, Some(""), Some("null")] {
+        assert_eq!(failure::from_parts(Some(-1), "m", none).rpc().unwrap().data, None);
+    }
+    let e = failure::from_parts(None, "boom", Some("ignored"));
+    assert_eq!((e.kind(), e.message()), (ErrorKind::Handler, "boom"));
+    let e = failure::from_json(r#"{"code": -32602, "message": "bad", "data": "x"}"#);
+    assert_eq!((e.rpc().unwrap().code, e.rpc().unwrap().data.clone()), (-32602, Some(serde_json::json!("x"))));
+    assert_eq!(failure::from_json(r#"{"message": "m"}"#).kind(), ErrorKind::Handler);
+}
+
+#[test]
+fn an_error_keeps_its_cause() {
+    use std::error::Error as _;
+    let e: oxmcp::Error = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "pipe gone").into();
+    assert_eq!(e.source().map(|s| s.to_string()).as_deref(), Some("pipe gone"));
+    let e: oxmcp::Error = serde_json::from_str::<u8>("x").unwrap_err().into();
+    assert!(e.source().is_some());
+    assert!(oxmcp::Error::new(ErrorKind::Handler, "m").source().is_none());
+}
