@@ -2,7 +2,7 @@
 //! ([`oxmcp::host::client`]), each as an asynchronous call completing a Java future;
 //! cancelling that future drops the engine's request, which sends
 //! `notifications/cancelled`. The server's sampling, elicitation and roots requests go to
-//! the client's Java handler ([`crate::requests`]).
+//! the client's Java handler ([`crate::context`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,9 +15,9 @@ use oxmcp::host::{client, ClientHooks, ConnectOptions, HostCalls};
 use oxmcp::session::{RequestOptions, SessionConfig};
 use oxmcp::{Error, ErrorKind};
 
+use crate::context;
 use crate::handles::{spawn_call, Done, Registry};
-use crate::jvm::{self, req_str, rstring};
-use crate::requests;
+use crate::jvm::{self, entry, req_str, rstring};
 
 static CLIENTS: Registry<Client> = Registry::new();
 
@@ -36,14 +36,14 @@ fn closed() -> Error {
 /// and the client handle.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     options: JString<'l>,
     handler_id: jlong,
     listener_id: jlong,
     call_id: jlong,
 ) {
-    env.with_env(|env| -> jni::errors::Result<()> {
+    entry(env, |env| {
         let options = req_str(env, &options)?;
         spawn_call(call_id, async move {
             let options = ConnectOptions::from_json(&options)?;
@@ -53,7 +53,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(
             if handler_id != 0 {
                 let table = calls.clone();
                 hooks.on_request =
-                    Some(Arc::new(move |id, method, params| requests::deliver(&table, id, handler_id, &params, Some(method))));
+                    Some(Arc::new(move |id, method, params| context::deliver(&table, id, handler_id, &params, Some(method))));
             }
             if listener_id != 0 {
                 hooks.on_notification = Some(Arc::new(move |method, params| jvm::on_notification(listener_id, &method, &params)));
@@ -64,7 +64,6 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(
         });
         Ok(())
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 /// One client call: `op` is an MCP method name or `request` (see [`client::call`] for `a`
@@ -73,7 +72,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_dev_oxmcp_Native_clientCall<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     client: jlong,
     op: JString<'l>,
@@ -83,7 +82,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientCall<'l>(
     progress: jboolean,
     call_id: jlong,
 ) {
-    env.with_env(|env| -> jni::errors::Result<()> {
+    entry(env, |env| {
         let op = req_str(env, &op)?;
         let a = rstring(env, &a)?;
         let b = rstring(env, &b)?;
@@ -102,7 +101,6 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientCall<'l>(
         });
         Ok(())
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 /// Tells the server the roots changed (error message, or null).

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 
 use jni::objects::{JClass, JObject, JString, JValue};
 use jni::refs::Global;
+use jni::strings::JNIString;
 use jni::{jni_sig, jni_str, sys, Env, EnvUnowned, JavaVM};
 
 use oxmcp::{Error, ErrorKind};
@@ -99,19 +100,34 @@ pub fn req_str(env: &Env<'_>, s: &JString<'_>) -> jni::errors::Result<String> {
     Ok(rstring(env, s)?.unwrap_or_default())
 }
 
+/// Runs a native method's body with its JNI environment: the one shape of every entry
+/// point. A JNI failure or a panic becomes a Java `RuntimeException` and the method returns
+/// `T`'s default (null, 0, false).
+pub fn entry<'l, T: Default>(mut env: EnvUnowned<'l>, body: impl FnOnce(&mut Env<'l>) -> jni::errors::Result<T>) -> T {
+    env.with_env(body).resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
 /// Runs a native method body that may fail with an engine error; the error is returned to
 /// Java as `"kindCode\nmessage"` (null on success), where `McpException.check` throws it.
 pub fn sync_result<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     f: impl FnOnce(&mut Env<'l>) -> jni::errors::Result<oxmcp::Result<()>>,
 ) -> JObject<'l> {
-    env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
-        match f(env)? {
-            Ok(()) => Ok(JObject::null()),
-            Err(e) => jstring(env, Some(&format!("{}\n{}", kind_code(e.kind()), e.message()))),
-        }
+    entry(env, |env| match f(env)? {
+        Ok(()) => Ok(JObject::null()),
+        Err(e) => jstring(env, Some(&encode(&e))),
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+}
+
+/// An engine error as `"kindCode\nmessage"`, which `McpException.fromNative` reads back.
+fn encode(e: &Error) -> String {
+    format!("{}\n{}", kind_code(e.kind()), e.message())
+}
+
+/// Throws `error` as a `dev.oxmcp.McpException` of its kind: Java sees it when the native
+/// method returns (whatever it returns is then ignored).
+pub fn throw(env: &mut Env<'_>, error: &Error) -> jni::errors::Result<()> {
+    env.throw_new(jni_str!("dev/oxmcp/McpException"), &*JNIString::from(encode(error)))
 }
 
 /// An error kind as it crosses to Java: the core's stable number, which

@@ -8,12 +8,12 @@
 //! - [`handles`]: `long` handles for Rust objects and the asynchronous-call registry.
 //! - [`server`]: `McpServer` over the core's staged server.
 //! - [`client`]: `McpClient` and its calls.
-//! - [`requests`]: requests Java handlers work on, and their context.
+//! - [`context`]: requests Java handlers work on, and their context (the core's door).
 
 mod client;
+mod context;
 mod handles;
 mod jvm;
-mod requests;
 mod runtime;
 mod server;
 
@@ -25,12 +25,11 @@ use jni::EnvUnowned;
 
 /// Caches the callback class; the Java side calls it once, right after loading.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_init<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
-    env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
+pub extern "system" fn Java_dev_oxmcp_Native_init<'l>(env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
+    jvm::entry(env, |env| {
         jvm::init(env)?;
         jvm::jstring(env, Some(env!("CARGO_PKG_VERSION")))
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 /// Stops the runtime and waits (up to `graceMs`) for its threads.
@@ -67,17 +66,15 @@ pub extern "system" fn Java_dev_oxmcp_Native_cancelCall<'l>(_env: EnvUnowned<'l>
 /// The engine's error kinds, one `code name` line each: the test of `McpException.Kind`
 /// compares its mapping with it.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_errorKinds<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
-    env.with_env(|env| -> jni::errors::Result<JObject<'l>> { jvm::jstring(env, Some(&oxmcp::ErrorKind::table())) })
-        .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
+pub extern "system" fn Java_dev_oxmcp_Native_errorKinds<'l>(env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
+    jvm::entry(env, |env| jvm::jstring(env, Some(&oxmcp::ErrorKind::table())))
 }
 
 /// `[running asynchronous calls, incoming requests in Java handlers]`, for leak checks.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_stats<'l>(mut env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
-    env.with_env(|env| -> jni::errors::Result<JObject<'l>> {
-        let text = format!("[{},{}]", handles::running_calls(), requests::in_flight());
+pub extern "system" fn Java_dev_oxmcp_Native_stats<'l>(env: EnvUnowned<'l>, _class: JClass<'l>) -> JObject<'l> {
+    jvm::entry(env, |env| {
+        let text = format!("[{},{}]", handles::running_calls(), context::in_flight());
         jvm::jstring(env, Some(&text))
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }

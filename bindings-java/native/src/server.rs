@@ -1,6 +1,6 @@
 //! `McpServer`: a core [`StagedServer`] whose handlers are Java handlers, known there by
 //! id. The core builds the server, checks definitions and runs the calls; this module only
-//! translates arguments and hands each call to Java ([`crate::requests`]).
+//! translates arguments and hands each call to Java ([`crate::context`]).
 
 use std::sync::Arc;
 
@@ -10,9 +10,9 @@ use jni::EnvUnowned;
 use oxmcp::host::{HandlerKind, HttpOptions, StagedServer};
 use oxmcp::{Error, ErrorKind};
 
+use crate::context;
 use crate::handles::{spawn_call, Done, Registry};
-use crate::jvm::{req_str, rstring, sync_result};
-use crate::requests;
+use crate::jvm::{entry, req_str, rstring, sync_result};
 
 static SERVERS: Registry<StagedServer> = Registry::new();
 
@@ -22,13 +22,13 @@ fn closed() -> Error {
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverNew<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     name: JString<'l>,
     version: JString<'l>,
     instructions: JString<'l>,
 ) -> jlong {
-    env.with_env(|env| -> jni::errors::Result<jlong> {
+    entry(env, |env| {
         let server = StagedServer::new(req_str(env, &name)?, req_str(env, &version)?);
         if let Some(text) = rstring(env, &instructions)? {
             // Cannot fail: nothing serves yet.
@@ -36,7 +36,6 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverNew<'l>(
         }
         Ok(SERVERS.insert(server))
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 /// Registers the Java handler `handlerId` for `kind` (`tool`, `resource`,
@@ -55,7 +54,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverRegister<'l>(
         let definition = req_str(env, &definition)?;
         let Some(s) = SERVERS.get(server) else { return Ok(Err(closed())) };
         let calls = s.calls().clone();
-        let f = Arc::new(move |id, input: String| requests::deliver(&calls, id, handler_id, &input, None));
+        let f = Arc::new(move |id, input: String| context::deliver(&calls, id, handler_id, &input, None));
         Ok(HandlerKind::from_name(&kind).and_then(|kind| s.register(kind, &definition, f)))
     })
 }
@@ -72,7 +71,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverVerifyTokens<'l>(
     sync_result(env, |_env| {
         let Some(s) = SERVERS.get(server) else { return Ok(Err(closed())) };
         let calls = s.calls().clone();
-        s.verify_tokens_with(Arc::new(move |id, input: String| requests::deliver(&calls, id, handler_id, &input, None)));
+        s.verify_tokens_with(Arc::new(move |id, input: String| context::deliver(&calls, id, handler_id, &input, None)));
         Ok(Ok(()))
     })
 }
@@ -129,19 +128,18 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverAddSkillsDir<'l>(
 /// `prompt`, `resource`), staged or live; whether it existed.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverRemove<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     server: jlong,
     kind: JString<'l>,
     key: JString<'l>,
 ) -> jboolean {
-    env.with_env(|env| -> jni::errors::Result<jboolean> {
+    entry(env, |env| {
         let (kind, key) = (req_str(env, &kind)?, req_str(env, &key)?);
         // The kind is one of McpServer's own names: one that cannot be removed removes nothing.
         let target = HandlerKind::from_name(&kind).ok().zip(SERVERS.get(server));
         Ok(target.is_some_and(|(kind, s)| s.remove_named(kind, &key).unwrap_or(false)))
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 /// Live sessions (0 before serving).
@@ -156,19 +154,18 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverSessionCount<'l>(
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverNotifyResourceUpdated<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     server: jlong,
     uri: JString<'l>,
 ) {
-    env.with_env(|env| -> jni::errors::Result<()> {
+    entry(env, |env| {
         let uri = req_str(env, &uri)?;
         if let Some(s) = SERVERS.get(server) {
             s.notify_resource_updated(&uri);
         }
         Ok(())
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 /// Serves `other`'s tools, prompts, resources and templates under `prefix`.
@@ -190,14 +187,14 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverMount<'l>(
 /// Serves what `client`'s server offers under `prefix`, each call forwarded.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverMountClient<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     server: jlong,
     prefix: JString<'l>,
     client: jlong,
     call_id: jlong,
 ) {
-    env.with_env(|env| -> jni::errors::Result<()> {
+    entry(env, |env| {
         let prefix = req_str(env, &prefix)?;
         let (s, c) = (SERVERS.get(server), crate::client::client_of(client));
         spawn_call(call_id, async move {
@@ -207,7 +204,6 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverMountClient<'l>(
         });
         Ok(())
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 /// Serves stdio until stdin closes; cancelling the call stops serving.
@@ -229,7 +225,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverServeStdio<'l>(
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverStartHttp<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     server: jlong,
     host: JString<'l>,
@@ -239,7 +235,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverStartHttp<'l>(
     json_response: jboolean,
     call_id: jlong,
 ) {
-    env.with_env(|env| -> jni::errors::Result<()> {
+    entry(env, |env| {
         let host = req_str(env, &host)?;
         let path = req_str(env, &path)?;
         let s = SERVERS.get(server);
@@ -251,20 +247,19 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverStartHttp<'l>(
         });
         Ok(())
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 /// Starts HTTP with the listen options JSON ([`HttpOptions`], `auth` included); completes
 /// with the endpoint's URL.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverStartHttpOptions<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     server: jlong,
     options: JString<'l>,
     call_id: jlong,
 ) {
-    env.with_env(|env| -> jni::errors::Result<()> {
+    entry(env, |env| {
         let options = req_str(env, &options)?;
         let s = SERVERS.get(server);
         spawn_call(call_id, async move {
@@ -273,7 +268,6 @@ pub extern "system" fn Java_dev_oxmcp_Native_serverStartHttpOptions<'l>(
         });
         Ok(())
     })
-    .resolve::<jni::errors::ThrowRuntimeExAndDefault>()
 }
 
 #[unsafe(no_mangle)]

@@ -117,6 +117,18 @@ public class McpException extends RuntimeException {
         return "McpException[" + kind + (code != null ? " " + code : "") + "]: " + getMessage();
     }
 
+    /**
+     * A synchronous native error ("kindCode\nmessage"): the constructor the native library
+     * throws with ({@code ThrowNew} takes a class and one string).
+     */
+    McpException(String nativeError) {
+        this(fromNative(nativeError));
+    }
+
+    private McpException(McpException decoded) {
+        this(decoded.kind, decoded.code, decoded.getMessage(), decoded.data);
+    }
+
     /** Decodes a synchronous native error ("kindCode\nmessage"). */
     static McpException fromNative(String encoded) {
         int nl = encoded.indexOf('\n');

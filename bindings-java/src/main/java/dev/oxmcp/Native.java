@@ -246,17 +246,19 @@ final class Native {
 
     static native boolean requestIsCancelled(long request);
 
-    static native String requestProgress(long request, double progress, double total, String message);
+    /**
+     * The context door, answered at once: asks the request {@code op} ({@code info},
+     * {@code cancelled}, {@code progress}, {@code log}, {@code end response stream}) with
+     * {@code params} JSON (null: none); the answer's JSON or null. Throws McpException.
+     */
+    static native String requestCallNow(long request, String op, String params);
 
-    static native String requestLog(long request, String level, String logger, String data);
-
-    static native String requestInfo(long request);
-
-    static native void requestAskClient(long request, String method, String params, long callId);
-    static native void requestEscalateToTask(long request, long callId);
-    static native void requestReadResource(long request, String uri, long callId);
-    static native void requestEndResponseStream(long request);
-    static native void requestNext(long request, String params, long callId);
+    /**
+     * The context door for every op (also {@code sampling/createMessage},
+     * {@code elicitation/create}, {@code roots/list}, {@code resources/read},
+     * {@code escalate}, {@code next}), completing the call {@code callId}.
+     */
+    static native void requestCall(long request, String op, String params, long callId);
 
     static native void clientConnect(String optionsJson, long handlerId, long listenerId, long callId);
 

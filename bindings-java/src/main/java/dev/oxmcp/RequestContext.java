@@ -62,7 +62,14 @@ public final class RequestContext {
      * @param message a status message, or null
      */
     public void progress(double progress, Double total, String message) {
-        McpException.check(Native.requestProgress(handle, progress, total == null ? Double.NaN : total, message));
+        StringBuilder params = new StringBuilder("{\"progress\":").append(progress);
+        if (total != null) {
+            params.append(",\"total\":").append(total);
+        }
+        if (message != null) {
+            params.append(",\"message\":").append(Json.quote(message));
+        }
+        callNow("progress", params.append('}').toString());
     }
 
     /**
@@ -83,7 +90,10 @@ public final class RequestContext {
      * @param dataJson the data as JSON text
      */
     public void log(String level, String logger, String dataJson) {
-        McpException.check(Native.requestLog(handle, level, logger, dataJson));
+        String params = "{\"level\":" + Json.quote(level)
+                + (logger != null ? ",\"logger\":" + Json.quote(logger) : "")
+                + ",\"data\":" + (dataJson == null ? "null" : dataJson) + "}";
+        callNow("log", params);
     }
 
     /**
@@ -94,7 +104,8 @@ public final class RequestContext {
      * @return the JSON object, or null once the request is over
      */
     public String infoJson() {
-        return Native.requestInfo(handle);
+        String info = callNow("info", null);
+        return "null".equals(info) ? null : info;
     }
 
     /**
@@ -110,7 +121,7 @@ public final class RequestContext {
      *     unprotected listener), for a client's handler, or once the request is over
      */
     public AuthInfo auth() {
-        String info = Native.requestInfo(handle);
+        String info = infoJson();
         return info == null ? null : AuthInfo.parse(Json.members(info).get("auth"));
     }
 
@@ -123,7 +134,7 @@ public final class RequestContext {
      * @return the {@code CreateMessageResult} JSON; cancel it to cancel the request
      */
     public CompletableFuture<String> sample(String paramsJson) {
-        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, "sampling/createMessage", paramsJson, id));
+        return Native.call(Native.Done::json, null, id -> Native.requestCall(handle, "sampling/createMessage", paramsJson, id));
     }
 
     /**
@@ -133,7 +144,7 @@ public final class RequestContext {
      * @return the {@code ElicitResult} JSON ({@code action}, {@code content})
      */
     public CompletableFuture<String> elicit(String paramsJson) {
-        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, "elicitation/create", paramsJson, id));
+        return Native.call(Native.Done::json, null, id -> Native.requestCall(handle, "elicitation/create", paramsJson, id));
     }
 
     /**
@@ -146,12 +157,12 @@ public final class RequestContext {
      *     client did not ask for a task)
      */
     public CompletableFuture<Boolean> escalateToTask() {
-        return Native.call(d -> Boolean.parseBoolean(d.json()), null, id -> Native.requestEscalateToTask(handle, id));
+        return Native.call(d -> Boolean.parseBoolean(d.json()), null, id -> Native.requestCall(handle, "escalate", null, id));
     }
 
     /** In a middleware's call: runs the rest of the chain (see {@link Middleware.Next}). */
     CompletableFuture<String> next(String paramsJson) {
-        return Native.call(Native.Done::json, null, id -> Native.requestNext(handle, paramsJson, id));
+        return Native.call(Native.Done::json, null, id -> Native.requestCall(handle, "next", paramsJson, id));
     }
 
     /**
@@ -163,7 +174,7 @@ public final class RequestContext {
      */
     public CompletableFuture<String> readResource(String uri) {
         Objects.requireNonNull(uri, "uri");
-        return Native.call(Native.Done::json, null, id -> Native.requestReadResource(handle, uri, id));
+        return Native.call(Native.Done::json, null, id -> Native.requestCall(handle, "resources/read", "{\"uri\":" + Json.quote(uri) + "}", id));
     }
 
     /**
@@ -171,7 +182,7 @@ public final class RequestContext {
      * reconnects and still gets the result. Nothing over stdio.
      */
     public void endResponseStream() {
-        Native.requestEndResponseStream(handle);
+        callNow("end response stream", null);
     }
 
     /**
@@ -180,7 +191,16 @@ public final class RequestContext {
      * @return the {@code ListRootsResult} JSON
      */
     public CompletableFuture<String> listRoots() {
-        return Native.call(Native.Done::json, null, id -> Native.requestAskClient(handle, "roots/list", null, id));
+        return Native.call(Native.Done::json, null, id -> Native.requestCall(handle, "roots/list", null, id));
+    }
+
+    /**
+     * Asks the request {@code op} (a name of the engine's context door) with
+     * {@code paramsJson}, answered at once: the answer's JSON, or null. Throws
+     * {@link McpException} on a failure.
+     */
+    private String callNow(String op, String paramsJson) {
+        return Native.requestCallNow(handle, op, paramsJson);
     }
 
     void attach(CompletableFuture<?> future) {

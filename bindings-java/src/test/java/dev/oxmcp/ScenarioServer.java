@@ -89,9 +89,25 @@ public final class ScenarioServer {
         server.tool("ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", OBJECT,
                 (args, ctx) -> ctx.listRoots().thenApply(result -> Json.textResult("roots: " + String.join(",", strings(result, "uri")))));
 
-        server.tool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", OBJECT, (args, ctx) -> {
-            throw McpException.rpc(-32042, "custom failure", null);
+        server.tool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\" and data {\"why\": \"scenario\"}.", OBJECT, (args, ctx) -> {
+            throw McpException.rpc(-32042, "custom failure", "{\"why\":\"scenario\"}");
         });
+
+        // The engine refuses an escalating tool no client may run as a task: what the host's
+        // API raised for it is kept and answered.
+        String refused;
+        try {
+            server.tool("{\"name\":\"never\",\"inputSchema\":{\"type\":\"object\"},\"escalating\":true}",
+                    (args, ctx) -> done(Json.textResult("never should not be callable")));
+            refused = "accepted";
+        } catch (McpException e) {
+            refused = e.kind().wireName();
+        }
+        String refusal = refused;
+        server.tool("refused_escalation", "Before serving, the host registered the escalating tool \"never\" with no taskSupport "
+                        + "(its own options for it) and kept what happened: answers the engine's error kind name its error reported "
+                        + "(\"invalid_input\"), or \"accepted\".", OBJECT,
+                (args, ctx) -> done(Json.textResult(refusal)));
 
         server.tool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT, (args, ctx) -> {
             throw new IllegalStateException("plain failure");

@@ -179,6 +179,11 @@ class ScenariosTest {
                 assertNotNull(m.code(), () -> "a JSON-RPC code in " + m);
                 assertEquals(error.get("code").asLong(), m.code().longValue(), () -> "error code of " + m);
             }
+            if (error.has("data")) {
+                assertNotNull(m.data(), () -> "error data in " + m);
+                JsonNode data = Support.json(m.data());
+                assertTrue(sameJson(error.get("data"), data), () -> "error data: expected " + error.get("data") + ", found " + data);
+            }
             return;
         }
         JsonNode result = Support.json(call.get(CALL_SECONDS, TimeUnit.SECONDS));
