@@ -1,9 +1,10 @@
 //! The one error that crosses to Kotlin, both ways: the core's stable error kind (its
 //! number, [`oxmcp::ErrorKind::code`]), the JSON-RPC code and data when there are some, and
 //! the message. Kotlin maps `kind` to its sealed `McpException` hierarchy; a handler's
-//! exception comes back the same way.
+//! exception comes back the same way and becomes an engine error by the core's one rule for
+//! every host (its code, message and data count, not its kind).
 
-use oxmcp::protocol::ErrorObject;
+use oxmcp::host::failure;
 use oxmcp::{Error, ErrorKind};
 
 /// An oxmcp error as uniffi carries it.
@@ -28,18 +29,12 @@ impl From<Error> for NativeError {
 }
 
 impl From<NativeError> for Error {
-    /// A handler's failure: with a JSON-RPC code it answers with that error, otherwise it
-    /// is the kind it names (a handler failing is [`ErrorKind::Handler`] unless it says).
+    /// A handler's failure, by the core's one rule for every host
+    /// ([`failure::from_parts`]): with a JSON-RPC code it answers with that error (data that
+    /// is not JSON kept as a string), otherwise it is a handler failure.
     fn from(e: NativeError) -> Self {
-        let NativeError::Mcp { kind, code, text: message, data } = e;
-        match code {
-            Some(code) => {
-                let mut obj = ErrorObject::new(code, message);
-                obj.data = data.map(|d| serde_json::from_str(&d).unwrap_or(serde_json::Value::String(d)));
-                Error::from_rpc(obj)
-            }
-            None => Error::new(ErrorKind::from_code(kind).unwrap_or(ErrorKind::Handler), message),
-        }
+        let NativeError::Mcp { code, text, data, .. } = e;
+        failure::from_parts(code, text, data.as_deref())
     }
 }
 

@@ -46,7 +46,10 @@ impl NativeServer {
                 return false;
             }
             let (handler, context) = (handler.clone(), Arc::new(RequestContext::new(calls.clone(), id)));
-            let on_cancel = context.canceller();
+            // The peer's cancel does not drop the handler: the Kotlin side registers its own
+            // listener (`RequestContext::on_cancel`, replacing this one) and stops the
+            // handler itself, which may still log on its way out.
+            let on_cancel: Box<dyn FnOnce() + Send> = Box::new(|| {});
             calls::answer(&calls, id, Some(on_cancel), async move { handler.handle(input, context).await })
         })
     }

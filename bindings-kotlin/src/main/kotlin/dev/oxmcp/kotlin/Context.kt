@@ -23,7 +23,7 @@ import kotlinx.serialization.json.put
  */
 class Context internal constructor(private val native: RequestContext) {
     /** `requestId`, `progressToken`, `clientInfo`, `clientCapabilities`, `protocolVersion`, `auth`, `headers`. */
-    val info: JsonObject get() = parseObject(native.info())
+    val info: JsonObject get() = parseObject(callNow("info"))
 
     /** The client's `clientInfo` (name, version), if it sent one. */
     val clientInfo: JsonObject? get() = info["clientInfo"] as? JsonObject
@@ -33,7 +33,7 @@ class Context internal constructor(private val native: RequestContext) {
     val auth: JsonObject? get() = info["auth"] as? JsonObject
 
     /** Whether the client cancelled the request (the handler's coroutine is cancelled too). */
-    val isCancelled: Boolean get() = native.isCancelled()
+    val isCancelled: Boolean get() = callNow("cancelled") == "true"
 
     /**
      * In an escalating tool (`tool(..., taskSupport = OPTIONAL, escalating = true)`): goes on
@@ -41,14 +41,25 @@ class Context internal constructor(private val native: RequestContext) {
      * asked so far was asked inline). `true` once the call is a task, `false` when it stays
      * inline because the client did not ask for one.
      */
-    suspend fun escalateToTask(): Boolean = mcp { native.escalateToTask() }
+    suspend fun escalateToTask(): Boolean = call("escalate") == "true"
 
     /** Sends progress, if the client asked for it. */
-    fun reportProgress(progress: Double, total: Double? = null, message: String? = null) =
-        mcp { native.reportProgress(progress, total, message) }
+    fun reportProgress(progress: Double, total: Double? = null, message: String? = null) {
+        callNow("progress", buildJsonObject {
+            put("progress", progress)
+            total?.let { put("total", it) }
+            message?.let { put("message", it) }
+        })
+    }
 
     /** Logs [data] at [level] (`debug` ... `emergency`) if the client's level lets it through. */
-    fun log(level: String, data: JsonElement, logger: String? = null) = mcp { native.log(level, logger, data.toString()) }
+    fun log(level: String, data: JsonElement, logger: String? = null) {
+        callNow("log", buildJsonObject {
+            put("level", level)
+            logger?.let { put("logger", it) }
+            put("data", data)
+        })
+    }
 
     /** Logs a text message. */
     fun log(level: String, message: String, logger: String? = null) = log(level, JsonPrimitive(message), logger)
@@ -58,16 +69,18 @@ class Context internal constructor(private val native: RequestContext) {
      * goes on; the client resumes it and gets the rest (2025-11-25 polling). Elsewhere it
      * does nothing.
      */
-    fun endResponseStream() = native.endResponseStream()
+    fun endResponseStream() {
+        callNow("end response stream")
+    }
 
     /** Reads one of this server's own resources as a client would; the `ReadResourceResult`. */
-    suspend fun readResource(uri: String): JsonObject = mcp { parseObject(native.readResource(uri)) }
+    suspend fun readResource(uri: String): JsonObject = parseObject(call("resources/read", buildJsonObject { put("uri", uri) }))
 
     /** In a middleware's call: the rest of the chain, run with [params] JSON (null: unchanged). */
-    internal suspend fun next(params: String?): JsonElement = mcp { parse(native.next(params)) }
+    internal suspend fun next(params: String?): JsonElement = parse(mcp { native.call("next", params ?: "") })
 
     /** Asks the client [method] with [params]; its result. */
-    suspend fun ask(method: String, params: JsonObject): JsonObject = mcp { parseObject(native.ask(method, params.toString())) }
+    suspend fun ask(method: String, params: JsonObject): JsonObject = parseObject(call(method, params))
 
     /** Asks the user, through the client, for values matching [requestedSchema]; the `ElicitResult`. */
     suspend fun elicit(message: String, requestedSchema: JsonObject): JsonObject = ask("elicitation/create", buildJsonObject {
@@ -91,4 +104,13 @@ class Context internal constructor(private val native: RequestContext) {
     /** The client's roots (`uri`, `name`). */
     suspend fun listRoots(): List<JsonObject> =
         (ask("roots/list", JsonObject(emptyMap()))["roots"] as? JsonArray)?.filterIsInstance<JsonObject>() ?: emptyList()
+
+    // Every ask goes by name through the engine's context door: the op names are the
+    // engine's (`oxmcp::host::context::op`), the params its JSON.
+
+    /** Asks the request [op] with [params], answered at once; the answer's JSON text, if any. */
+    private fun callNow(op: String, params: JsonObject? = null): String? = mcp { native.callNow(op, params?.toString() ?: "") }
+
+    /** Asks the request [op] with [params], answered when it is; the answer's JSON text, if any. */
+    private suspend fun call(op: String, params: JsonObject? = null): String? = mcp { native.call(op, params?.toString() ?: "") }
 }

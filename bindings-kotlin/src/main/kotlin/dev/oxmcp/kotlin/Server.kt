@@ -140,7 +140,8 @@ class Server(
      * and returns a `String`, any JSON, or a whole `CallToolResult` (see [toolResult]).
      * Throwing makes an `isError` result, except [McpException.Rpc], answered as that error.
      * [taskSupport] lets a client run it as a task (the tasks extension); [escalating]: the
-     * call starts inline and becomes a task at [Context.escalateToTask].
+     * call starts inline and becomes a task at [Context.escalateToTask] (the engine refuses
+     * it, [McpException.InvalidInput], without a [taskSupport] of OPTIONAL or REQUIRED).
      */
     fun tool(
         name: String,
@@ -152,9 +153,6 @@ class Server(
         escalating: Boolean = false,
         handler: suspend (arguments: JsonObject, context: Context) -> Any?,
     ) = register("tool", buildJsonObject {
-        if (escalating && taskSupport != TaskSupport.OPTIONAL && taskSupport != TaskSupport.REQUIRED) {
-            throw McpException.InvalidInput("tool $name: escalating needs taskSupport OPTIONAL or REQUIRED")
-        }
         put("name", name)
         description?.let { put("description", it) }
         put("inputSchema", inputSchema)

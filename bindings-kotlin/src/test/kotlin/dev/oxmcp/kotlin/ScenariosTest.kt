@@ -95,6 +95,8 @@ class ScenariosTest {
                 if (error == null) throw e
                 assertEquals(error["kind"]!!.jsonPrimitive.content, McpException.KINDS[e.kind])
                 error["code"]?.let { assertEquals(it.jsonPrimitive.int.toLong(), e.code) }
+                // Compared as JSON, not as text.
+                error["data"]?.let { assertEquals(it, e.data?.let(Json::parseToJsonElement), "error data of $e") }
                 return
             }
             if (error != null) fail("expected an error, got $result")

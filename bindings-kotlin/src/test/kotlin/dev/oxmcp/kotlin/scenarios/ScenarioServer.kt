@@ -80,9 +80,23 @@ fun scenarioServer(): Server {
     server.tool("ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", OBJECT) { _, ctx ->
         "roots: " + ctx.listRoots().joinToString(",") { it.string("uri") ?: "" }
     }
-    server.tool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", OBJECT) { _, _ ->
-        throw McpException.Rpc(-32042, "custom failure")
+    server.tool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\" and data {\"why\": \"scenario\"}.", OBJECT) { _, _ ->
+        throw McpException.Rpc(-32042, "custom failure", buildJsonObject { put("why", "scenario") }.toString())
     }
+    // The engine refuses an escalating tool no client may run as a task: what the host's API
+    // raised for it is kept and answered.
+    val refused = try {
+        server.tool("never", inputSchema = OBJECT, escalating = true) { _, _ -> "never should not be callable" }
+        "accepted"
+    } catch (e: McpException) {
+        McpException.KINDS[e.kind] ?: "unknown kind ${e.kind}"
+    }
+    server.tool(
+        "refused_escalation",
+        "Before serving, the host registered the escalating tool \"never\" with no taskSupport (its own options for it) and " +
+            "kept what happened: answers the engine's error kind name its error reported (\"invalid_input\"), or \"accepted\".",
+        OBJECT,
+    ) { _, _ -> refused }
     server.tool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT) { _, _ ->
         throw IllegalStateException("plain failure")
     }
