@@ -188,6 +188,24 @@ class JavaServerTest {
     }
 
     @Test
+    void aRequestThatIsOverAnswersThroughTheContextDoor() {
+        // A handle no request has (any request once Java answered it): the engine's door
+        // answers as for a call that is over, and refuses bad input with its own kind.
+        RequestContext over = new RequestContext(Long.MAX_VALUE);
+        assertEquals(null, over.infoJson());
+        assertEquals(null, over.auth());
+        over.progress(1, 2.0, "dropped");
+        over.log("info", "\"dropped\"");
+        over.endResponseStream();
+        McpException level = assertThrows(McpException.class, () -> over.log("loud", "\"x\""));
+        assertEquals(McpException.Kind.INVALID_INPUT, level.kind(), level.toString());
+        McpException data = assertThrows(McpException.class, () -> over.log("info", "{not json"));
+        assertEquals(McpException.Kind.INVALID_INPUT, data.kind(), data.toString());
+        CompletionException read = assertThrows(CompletionException.class, () -> over.readResource("fixed://note").join());
+        assertEquals(McpException.Kind.CLOSED, assertInstanceOf(McpException.class, read.getCause()).kind());
+    }
+
+    @Test
     void badRegistrationsFailAtOnce() {
         try (McpServer server = new McpServer("bad", "0")) {
             McpException badJson = assertThrows(McpException.class, () -> server.tool("{not json", (a, c) -> null));
