@@ -60,6 +60,7 @@ public final class RequestContext {
      * @param progress progress so far (must increase)
      * @param total the total, or null
      * @param message a status message, or null
+     * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) for a number that is not finite
      */
     public void progress(double progress, Double total, String message) {
         StringBuilder params = new StringBuilder("{\"progress\":").append(progress);
@@ -88,6 +89,7 @@ public final class RequestContext {
      * @param level the level
      * @param logger the logger name, or null
      * @param dataJson the data as JSON text
+     * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) for an unknown level or data that is not JSON
      */
     public void log(String level, String logger, String dataJson) {
         String params = "{\"level\":" + Json.quote(level)
