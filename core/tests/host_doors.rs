@@ -135,3 +135,34 @@ fn an_error_keeps_its_cause() {
     assert!(e.source().is_some());
     assert!(oxmcp::Error::new(ErrorKind::Handler, "m").source().is_none());
 }
+
+#[tokio::test]
+async fn set_level_and_ping_by_name_honour_the_calls_options() {
+    let server = StagedServer::new("levels", "1");
+    // The session era: there both are requests (the stateless era keeps the level itself).
+    let options = ConnectOptions { era: Some("session".into()), ..Default::default() };
+    let calls = HostCalls::new(Default::default());
+    let c = client::connect_in_memory(&server, options, ClientHooks::default(), &calls).await.unwrap();
+    for (op, a) in [("logging/setLevel", Some("info")), ("ping", None)] {
+        // The call's own options reach its request: their on_sent hears of it.
+        let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = sent.clone();
+        let options = oxmcp::session::RequestOptions {
+            on_sent: Some(Arc::new(move |_| {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            })),
+            ..Default::default()
+        };
+        client::call(&c, op, a, None, options).await.unwrap();
+        assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 1, "{op}");
+    }
+    c.close().await;
+}
+
+#[test]
+fn a_refused_definition_names_its_field() {
+    let server = StagedServer::new("fields", "1");
+    let tool = r#"{"name": "t", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "sometimes"}}"#;
+    let e = server.register(HandlerKind::Tool, tool, Arc::new(|_, _| true)).unwrap_err();
+    assert!(e.message().contains("execution.taskSupport"), "{e}");
+}

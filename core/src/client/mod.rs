@@ -405,7 +405,11 @@ impl Client {
     /// Checks the server is there: `ping` in the session era; the stateless era has no
     /// ping, so a `server/discover` round trip stands in for it.
     pub async fn ping(&self) -> Result<()> {
-        self.request(methods::PING, None, RequestOptions::default()).await.map(drop)
+        self.ping_with(RequestOptions::default()).await
+    }
+    /// [`ping`](Self::ping) with per-call options (timeout, cancel).
+    pub async fn ping_with(&self, options: RequestOptions) -> Result<()> {
+        self.request(methods::PING, None, options).await.map(drop)
     }
 
     /// One page of `tools/list`.
@@ -536,7 +540,11 @@ impl Client {
     /// session era; in the stateless era every later request asks for that level in its
     /// `_meta` (without it, the server sends no logs).
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<()> {
-        self.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level })), RequestOptions::default()).await.map(drop)
+        self.set_log_level_with(level, RequestOptions::default()).await
+    }
+    /// [`set_log_level`](Self::set_log_level) with per-call options (timeout, cancel).
+    pub async fn set_log_level_with(&self, level: LoggingLevel, options: RequestOptions) -> Result<()> {
+        self.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level })), options).await.map(drop)
     }
     /// Tells the server the roots changed (session era; a stateless-era server asks for
     /// roots within each request that needs them, so there is no one to tell).

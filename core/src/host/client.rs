@@ -373,7 +373,7 @@ pub async fn call(
         Ok(Some(serde_json::to_string(&v)?))
     }
     match op {
-        methods::PING => client.ping().await.map(|()| None),
+        methods::PING => client.ping_with(options).await.map(|()| None),
         methods::TOOLS_LIST => out(client.list_all_tools().await?),
         methods::RESOURCES_LIST => out(client.list_all_resources().await?),
         methods::RESOURCES_TEMPLATES_LIST => out(client.list_all_resource_templates().await?),
@@ -397,7 +397,7 @@ pub async fn call(
                 .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid completion params: {e}")))?;
             out(client.complete(params).await?)
         }
-        methods::LOGGING_SET_LEVEL => client.set_log_level(super::context::level(a)?).await.map(|()| None),
+        methods::LOGGING_SET_LEVEL => client.set_log_level_with(super::context::level(a)?, options).await.map(|()| None),
         TOOLS_CALL_START_TASK => match client.start_tool_task(a, json(b, "arguments")?).await? {
             crate::client::TaskStart::Task(task) => out(json!({ "task": task })),
             crate::client::TaskStart::Done(result) => out(json!({ "result": result })),

@@ -197,7 +197,8 @@ pub fn call_now(calls: &HostCalls, id: CallId, op: &str, params_json: &str) -> R
     let ctx = calls.context(id).ok();
     match op {
         op::INFO => Ok(Some(ctx.map_or(Value::Null, |c| info(&c)).to_string())),
-        op::CANCELLED => Ok(Some(ctx.is_none_or(|c| c.is_cancelled()).to_string())),
+        // Any open call, a client's handler too (it has no request context): the table knows.
+        op::CANCELLED => Ok(Some((!calls.is_open(id) || calls.is_cancelled(id)).to_string())),
         op::PROGRESS => {
             #[derive(serde::Deserialize)]
             struct P {

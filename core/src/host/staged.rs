@@ -192,8 +192,16 @@ impl Registration {
     }
 }
 
+/// A definition read from JSON; a refusal names the field it is about
+/// (`execution.taskSupport: unknown variant ...`).
 fn definition<T: DeserializeOwned>(kind: HandlerKind, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid {}: {e}", kind.name())))
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text)).map_err(|e| {
+        let message = match e.path().to_string().as_str() {
+            "." => format!("invalid {}: {}", kind.name(), e.inner()),
+            path => format!("invalid {}: {path}: {}", kind.name(), e.inner()),
+        };
+        Error::caused(ErrorKind::InvalidInput, message, e.into_inner())
+    })
 }
 
 struct State {
