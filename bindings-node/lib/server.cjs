@@ -47,7 +47,7 @@ class Context {
   }
 
   _details() {
-    if (this._info === null) this._info = JSON.parse(wrapSync(() => this._native.ctxInfo(this._id)))
+    if (this._info === null) this._info = JSON.parse(this._now('info'))
     return this._info
   }
 
@@ -104,15 +104,15 @@ class Context {
 
   /** Sends a progress notification (nothing if the client asked for none). */
   progress(progress, total, message) {
-    wrapSync(() => this._native.ctxProgress(this._id, Number(progress), total == null ? null : Number(total),
-      message == null ? null : String(message)))
+    this._now('progress', { progress: Number(progress), total: total == null ? undefined : Number(total),
+      message: message == null ? undefined : String(message) })
     return Promise.resolve()
   }
 
   /** Sends a log message (if the client's level lets it through). */
   log(level, data, logger) {
-    wrapSync(() => this._native.ctxLog(this._id, String(level), JSON.stringify(data === undefined ? null : data),
-      logger == null ? null : String(logger)))
+    this._now('log', { level: String(level), data: data === undefined ? null : data,
+      logger: logger == null ? undefined : String(logger) })
     return Promise.resolve()
   }
 
@@ -145,7 +145,7 @@ class Context {
   /** Reads one of this server's own resources (or templates), as a client would, with
    *  this request's context. */
   async readResource(uri) {
-    return JSON.parse(await nativeCall(wrapSync(() => this._native.ctxReadResource(this._id, String(uri)))))
+    return JSON.parse(await this._call('resources/read', { uri: String(uri) }))
   }
 
   /** In an escalating tool (`tool(name, { escalating: true, taskSupport }, ...)`):
@@ -154,16 +154,27 @@ class Context {
    *  and `tasks/cancel` aborts `signal`. Resolves to `false` when the call stays inline
    *  (the client did not declare the tasks extension). */
   async escalateToTask() {
-    return JSON.parse(await nativeCall(wrapSync(() => this._native.ctxEscalateToTask(this._id))))
+    return JSON.parse(await this._call('escalate'))
   }
 
   _ask(method, params) {
-    return nativeCall(wrapSync(() => this._native.ctxAsk(this._id, method, JSON.stringify(params))))
+    return this._call(method, params)
+  }
+
+  /** The engine's context door, by name: an op answered at once (`info`, `progress`...). */
+  _now(op, params) {
+    return wrapSync(() => this._native.ctxCallNow(this._id, op, params === undefined ? '' : JSON.stringify(params)))
+  }
+
+  /** The engine's context door, by name: an op that waits (asking the client, reading a
+   *  resource, escalating, the rest of a middleware chain); resolves to its JSON. */
+  _call(op, params) {
+    return nativeCall(wrapSync(() => this._native.ctxCall(this._id, op, params === undefined ? '' : JSON.stringify(params))))
   }
 
   /** Over Streamable HTTP, closes this request's SSE stream; the client resumes it. */
   endResponseStream() {
-    wrapSync(() => this._native.ctxEndResponseStream(this._id))
+    this._now('end response stream')
   }
 }
 
@@ -268,18 +279,10 @@ class Server {
     const tool = definitionFields({ name }, config, ['title', 'description', 'annotations', '_meta', 'icons'])
     tool.inputSchema = input.json
     if (config.outputSchema !== undefined) tool.outputSchema = schemaOf(config.outputSchema, 'outputSchema').json
-    if (config.taskSupport !== undefined) {
-      if (!['forbidden', 'optional', 'required'].includes(config.taskSupport)) {
-        throw new InvalidInputError(null, `tool ${name}: taskSupport is 'forbidden', 'optional' or 'required'`)
-      }
-      tool.execution = { taskSupport: config.taskSupport }
-    }
-    if (config.escalating) {
-      if (!['optional', 'required'].includes(config.taskSupport)) {
-        throw new InvalidInputError(null, `tool ${name}: escalating needs taskSupport 'optional' or 'required'`)
-      }
-      tool.escalating = true
-    }
+    // The engine checks both (taskSupport's values; an escalating tool needs 'optional' or
+    // 'required'), as it does for every host.
+    if (config.taskSupport !== undefined) tool.execution = { taskSupport: config.taskSupport }
+    if (config.escalating) tool.escalating = true
     const z = input.zod
     const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult, 'tool', name)
     wrapSync(() => this._native.register('tool', JSON.stringify(tool), slot))
@@ -434,8 +437,7 @@ class Server {
     if (typeof fn !== 'function') throw new InvalidInputError(null, 'use takes a function')
     const slot = this._slot((input, ctx) => {
       const next = async params => {
-        const json = params === undefined ? null : JSON.stringify(params)
-        return JSON.parse(await nativeCall(wrapSync(() => this._native.ctxNext(ctx._id, json))))
+        return JSON.parse(await ctx._call('next', params))
       }
       return fn({ method: input.method, params: input.params ?? undefined, ctx }, next)
     }, value => value, 'middleware', input => String(input?.method ?? ''))

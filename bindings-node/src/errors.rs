@@ -11,9 +11,8 @@ use std::future::Future;
 use napi::bindgen_prelude::{JsObjectValue, PromiseRaw, ToNapiValue};
 use napi::{Env, JsValue};
 use napi_derive::napi;
-use oxmcp::protocol::ErrorObject;
 use oxmcp::{Error, ErrorKind};
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// An engine error as JSON text for an event.
 pub fn to_json(e: &Error) -> String {
@@ -58,19 +57,10 @@ where
     env.spawn_future_with_callback(async move { Ok(work.await) }, |env, outcome| outcome.map_err(|e| to_js(env, &e)))
 }
 
-/// What a JS handler threw (`{"code"?, "message", "data"?}`) as an engine error: with a
-/// code it is that JSON-RPC error exactly; without, a handler failure.
+/// What a JS handler threw (`{"code"?, "message", "data"?}`) as an engine error, by the
+/// engine's one rule for a host's failure ([`oxmcp::host::failure`]).
 pub fn from_js(text: &str) -> Error {
-    let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    let message = v.get("message").and_then(Value::as_str).unwrap_or("the handler failed").to_string();
-    match v.get("code").and_then(Value::as_i64) {
-        Some(code) => {
-            let mut obj = ErrorObject::new(code, message);
-            obj.data = v.get("data").filter(|d| !d.is_null()).cloned();
-            Error::from_rpc(obj)
-        }
-        None => Error::new(ErrorKind::Handler, message),
-    }
+    oxmcp::host::failure::from_json(text)
 }
 
 /// One engine error kind, as [`error_kinds`] lists it.

@@ -10,7 +10,6 @@ use napi::bindgen_prelude::{spawn, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use oxmcp::host::{context, CallId, HandlerKind, HostFn, HttpOptions, StagedServer};
-use oxmcp::server::RequestContext;
 
 use crate::errors;
 use crate::events::{call_id, Dispatcher, Events};
@@ -60,10 +59,6 @@ impl NativeServer {
             });
             events.send(event, id, slot, Some(input), None)
         })
-    }
-
-    fn ctx(&self, env: &Env, id: i64) -> napi::Result<RequestContext> {
-        self.server.calls().context(call_id(id)).map_err(|e| errors::to_js(env, &e))
     }
 
     fn answer(&self, id: CallId, outcome: oxmcp::Result<String>) {
@@ -213,76 +208,26 @@ impl NativeServer {
         self.answer(call_id(id), Err(errors::from_js(&error_json)));
     }
 
-    /// What a handler may want to know about its request (JSON): request id, progress
-    /// token, client info and capabilities, protocol version, whether it was cancelled.
+    /// What handler call `id` asks of its request that is answered at once, by name
+    /// (`info`, `cancelled`, `progress`, `log`, `end response stream`: see
+    /// [`context::call_now`]); params and result are JSON (`null`: nothing to give back).
     #[napi]
-    pub fn ctx_info(&self, env: &Env, id: i64) -> napi::Result<String> {
-        Ok(context::info(&self.ctx(env, id)?).to_string())
+    pub fn ctx_call_now(&self, env: &Env, id: i64, op: String, params_json: String) -> napi::Result<Option<String>> {
+        context::call_now(self.server.calls(), call_id(id), &op, &params_json).map_err(|e| errors::to_js(env, &e))
     }
 
-    /// Sends a progress notification for call `id` (nothing if the client asked for none).
+    /// What handler call `id` asks of its request, by name: every op of [`ctx_call_now`]
+    /// and those that wait (`sampling/createMessage`, `elicitation/create`, `roots/list`,
+    /// `resources/read`, `escalate`, `next`: see [`context::call`]); resolves to the result
+    /// JSON. A new capability of the context is a new name there, not a new function here.
     #[napi]
-    pub fn ctx_progress(
-        &self,
-        env: &Env,
-        id: i64,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    ) -> napi::Result<()> {
-        let ctx = self.ctx(env, id)?;
-        ctx.report_progress(progress, total, message.as_deref()).map_err(|e| errors::to_js(env, &e))
-    }
-
-    /// Sends a log message (JSON data) if the client's level lets it through.
-    #[napi]
-    pub fn ctx_log(&self, env: &Env, id: i64, level: String, data_json: String, logger: Option<String>) -> napi::Result<()> {
-        let ctx = self.ctx(env, id)?;
-        context::log(&ctx, &level, logger.as_deref(), &data_json).map_err(|e| errors::to_js(env, &e))
-    }
-
-    /// Over Streamable HTTP, ends call `id`'s SSE stream; the client resumes it.
-    #[napi]
-    pub fn ctx_end_response_stream(&self, env: &Env, id: i64) -> napi::Result<()> {
-        self.ctx(env, id)?.end_response_stream();
-        Ok(())
-    }
-
-    /// Asks the client during call `id`: `method` is `sampling/createMessage`,
-    /// `elicitation/create` or `roots/list`; params and result are JSON.
-    #[napi]
-    pub fn ctx_ask<'env>(
+    pub fn ctx_call<'env>(
         &self,
         env: &'env Env,
         id: i64,
-        method: String,
+        op: String,
         params_json: String,
-    ) -> napi::Result<PromiseRaw<'env, String>> {
-        let ctx = self.ctx(env, id)?;
-        errors::promise(env, async move { context::ask_client(&ctx, &method, &params_json).await })
-    }
-
-    /// During call `id`: reads one of this server's own resources; resolves to the result
-    /// JSON.
-    #[napi]
-    pub fn ctx_read_resource<'env>(&self, env: &'env Env, id: i64, uri: String) -> napi::Result<PromiseRaw<'env, String>> {
-        let ctx = self.ctx(env, id)?;
-        errors::promise(env, async move { context::read_resource(&ctx, &uri).await })
-    }
-
-    /// During call `id` (an escalating tool): continues it as a task; resolves to `"true"`
-    /// or `"false"`.
-    #[napi]
-    pub fn ctx_escalate_to_task<'env>(&self, env: &'env Env, id: i64) -> napi::Result<PromiseRaw<'env, String>> {
-        let ctx = self.ctx(env, id)?;
-        errors::promise(env, async move { context::escalate_to_task(&ctx).await })
-    }
-
-    /// In middleware call `id`: runs the rest of the chain with `params_json` (none: the
-    /// params the middleware got); resolves to the result JSON.
-    #[napi]
-    pub fn ctx_next<'env>(&self, env: &'env Env, id: i64, params_json: Option<String>) -> napi::Result<PromiseRaw<'env, String>> {
-        let ctx = self.ctx(env, id)?;
-        errors::promise(env, async move { context::next(&ctx, params_json.as_deref()).await })
+    ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
+        errors::promise(env, context::call(self.server.calls(), call_id(id), &op, &params_json))
     }
 }

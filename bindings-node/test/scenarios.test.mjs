@@ -162,6 +162,7 @@ async function play(scenario, era) {
       if (!('error' in expect) || !(err instanceof McpError)) throw err
       assert.equal(kindOf(err), expect.error.kind, `${err.name} (kind ${kindOf(err)}): ${err.message}`)
       if ('code' in expect.error) assert.equal(err.code, expect.error.code, `code of ${err.message}`)
+      if ('data' in expect.error) assert.deepEqual(err.data, expect.error.data, `data of ${err.message}`)
       return
     }
     assert.ok(!('error' in expect), `expected an error, got ${JSON.stringify(result)}`)

@@ -99,7 +99,7 @@ for (const era of ['session', 'stateless']) {
         await new Promise(resolve => setTimeout(resolve, ms))
         return `report for ${answer.content.name}`
       })
-    assert.throws(() => server.tool('bad', { escalating: true }, () => 'x'), /escalating needs taskSupport/)
+    assert.throws(() => server.tool('bad', { escalating: true }, () => 'x'), /escalating tool needs execution\.taskSupport/)
     const url = await server.listenHttp({ host: '127.0.0.1', port: 0 })
     const asked = []
     const client = await Client.http(url, { era, elicitation: async p => { asked.push(p.message); return { action: 'accept', content: { name: 'Ada' } } } })

@@ -3,7 +3,6 @@
 //! `TimeoutError`, `ConnectionError`, `ValueError`), and Python exceptions raised by
 //! handlers back to engine errors.
 
-use oxmcp::protocol::ErrorObject;
 use oxmcp::{Error, ErrorKind};
 use pyo3::prelude::*;
 
@@ -43,17 +42,18 @@ pub fn raise(e: Error) -> PyErr {
 /// the JSON-RPC error exactly; anything else is a handler failure with its message.
 pub fn from_py(py: Python<'_>, err: &PyErr) -> Error {
     let value = err.value(py);
-    let rpc = (|| -> PyResult<Option<ErrorObject>> {
+    // `McpError` with a code encodes itself once (`_to_native`); the engine reads it by its
+    // one rule for a host's failure.
+    let rpc = (|| -> PyResult<Option<String>> {
         let module = py.import("oxmcp._errors")?;
         let encoded = module.call_method1("_to_native", (value,))?;
         if encoded.is_none() {
             return Ok(None);
         }
-        let text: String = encoded.extract()?;
-        Ok(serde_json::from_str(&text).ok())
+        Ok(Some(encoded.extract()?))
     })();
     match rpc {
-        Ok(Some(obj)) => Error::from_rpc(obj),
+        Ok(Some(text)) => oxmcp::host::failure::from_json(&text),
         _ => {
             let type_name = value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
             let text = value.str().map(|s| s.to_string()).unwrap_or_default();

@@ -4,9 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use oxmcp::host::{context, HandlerKind, HttpOptions, StagedServer};
-use oxmcp::protocol::RequestId;
-use oxmcp::server::RequestContext;
+use oxmcp::host::{context, CallId, HandlerKind, HostCalls, HttpOptions, StagedServer};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -101,9 +99,10 @@ impl NativeServer {
         let (calls, event_loop) = (self.staged.calls().clone(), self.event_loop.clone());
         let host = Arc::new(move |id, input: String| {
             let lp = event_loop.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            let (Ok(ctx), Some(lp)) = (calls.context(id), lp) else { return false };
+            let (true, Some(lp)) = (calls.is_open(id), lp) else { return false };
+            let native = NativeContext { calls: calls.clone(), id };
             f.start(&lp, &calls, id, move |py| {
-                PyTuple::new(py, [input.into_pyobject(py)?.into_any(), Bound::new(py, NativeContext { ctx })?.into_any()])
+                PyTuple::new(py, [input.into_pyobject(py)?.into_any(), Bound::new(py, native)?.into_any()])
             })
         });
         self.staged.register(kind, definition_json, host).map_err(errors::raise)
@@ -211,106 +210,28 @@ impl NativeServer {
     }
 }
 
-/// The engine side of `oxmcp.Context`: one request's context.
+/// The engine side of `oxmcp.Context`: one request's context, reached by its call id
+/// through the engine's context door ([`context::call_now`], [`context::call`]), so a new
+/// capability of the context is a new op name there, not a new method here.
 #[pyclass(module = "oxmcp._oxmcp")]
 pub struct NativeContext {
-    ctx: RequestContext,
+    calls: Arc<HostCalls>,
+    id: CallId,
 }
 
 #[pymethods]
 impl NativeContext {
-    /// The client's id for this request (int or str).
-    #[getter]
-    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match self.ctx.request_id() {
-            RequestId::Number(n) => n.into_pyobject(py)?.into_any(),
-            RequestId::String(s) => s.as_ref().into_pyobject(py)?.into_any(),
-        })
+    /// An op answered at once (`info`, `cancelled`, `progress`, `log`, `end response
+    /// stream`) with params JSON (empty: none); its result JSON, or `None`.
+    #[pyo3(signature = (op, params_json=""))]
+    fn call_now(&self, op: &str, params_json: &str) -> PyResult<Option<String>> {
+        context::call_now(&self.calls, self.id, op, params_json).map_err(errors::raise)
     }
 
-    /// The progress token the client attached (int or str), if any.
-    #[getter]
-    fn progress_token<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        Ok(match self.ctx.progress_token() {
-            None => None,
-            Some(oxmcp::protocol::ProgressToken::Number(n)) => Some(n.into_pyobject(py)?.into_any()),
-            Some(oxmcp::protocol::ProgressToken::String(s)) => Some(s.into_pyobject(py)?.into_any()),
-        })
-    }
-
-    /// Whether the client cancelled the request.
-    #[getter]
-    fn cancelled(&self) -> bool {
-        self.ctx.is_cancelled()
-    }
-
-    /// The client's info (JSON), once initialized.
-    fn client_info_json(&self) -> Option<String> {
-        self.ctx.client_info().and_then(|i| serde_json::to_string(i).ok())
-    }
-
-    /// Who the request's access token speaks for (JSON), on a protected server.
-    fn auth_json(&self) -> Option<String> {
-        self.ctx.auth().and_then(|a| serde_json::to_string(a).ok())
-    }
-
-    /// The HTTP request's headers (JSON object: lower-case names, no Authorization), over
-    /// HTTP.
-    fn headers_json(&self) -> Option<String> {
-        self.ctx.headers().and_then(|h| serde_json::to_string(h).ok())
-    }
-
-    /// The client's capabilities (JSON).
-    fn client_capabilities_json(&self) -> Option<String> {
-        self.ctx.client_capabilities().and_then(|c| serde_json::to_string(c).ok())
-    }
-
-    /// The negotiated protocol version.
-    fn protocol_version(&self) -> Option<String> {
-        self.ctx.protocol_version().map(|v| v.to_string())
-    }
-
-    /// Sends a progress notification (nothing if the client asked for none).
-    #[pyo3(signature = (progress, total=None, message=None))]
-    fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> PyResult<()> {
-        self.ctx.report_progress(progress, total, message.as_deref()).map_err(errors::raise)
-    }
-
-    /// Sends a log message (JSON data) if the client's level lets it through.
-    #[pyo3(signature = (level_name, data_json, logger=None))]
-    fn log(&self, level_name: &str, data_json: &str, logger: Option<String>) -> PyResult<()> {
-        context::log(&self.ctx, level_name, logger.as_deref(), data_json).map_err(errors::raise)
-    }
-
-    /// Over Streamable HTTP, ends this request's SSE connection; the client resumes.
-    fn end_response_stream(&self) {
-        self.ctx.end_response_stream();
-    }
-
-    /// Asks the client: `method` is `sampling/createMessage`, `elicitation/create` or
-    /// `roots/list`; params and result are JSON (awaitable).
-    fn ask_client<'py>(&self, py: Python<'py>, method: String, params_json: String) -> PyResult<Bound<'py, PyAny>> {
-        let ctx = self.ctx.clone();
-        awaitable(py, async move { Ok(Some(context::ask_client(&ctx, &method, &params_json).await?)) })
-    }
-
-    /// Reads one of this server's own resources; resolves to the result JSON (awaitable).
-    fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
-        let ctx = self.ctx.clone();
-        awaitable(py, async move { Ok(Some(context::read_resource(&ctx, &uri).await?)) })
-    }
-
-    /// Continues the call as a task (an escalating tool); resolves to `"true"` or `"false"`.
-    fn escalate_to_task<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let ctx = self.ctx.clone();
-        awaitable(py, async move { Ok(Some(context::escalate_to_task(&ctx).await?)) })
-    }
-
-    /// In a middleware's call: runs the rest of the chain with `params_json` (none: the
-    /// params the middleware got); resolves to the result JSON (awaitable).
-    #[pyo3(signature = (params_json=None))]
-    fn next<'py>(&self, py: Python<'py>, params_json: Option<String>) -> PyResult<Bound<'py, PyAny>> {
-        let ctx = self.ctx.clone();
-        awaitable(py, async move { Ok(Some(context::next(&ctx, params_json.as_deref()).await?)) })
+    /// Any op (asking the client, reading a resource, escalating, the rest of a middleware
+    /// chain...) with params JSON; awaitable, resolving to its result JSON or `None`.
+    #[pyo3(signature = (op, params_json=""))]
+    fn call<'py>(&self, py: Python<'py>, op: &str, params_json: &str) -> PyResult<Bound<'py, PyAny>> {
+        awaitable(py, context::call(&self.calls, self.id, op, params_json))
     }
 }

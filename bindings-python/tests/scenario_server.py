@@ -73,9 +73,9 @@ async def ask_roots(ctx: Context) -> str:
     return "roots: " + ",".join(r.uri for r in roots)
 
 
-@server.tool(description='Fails with JSON-RPC error -32042 "custom failure".')
+@server.tool(description='Fails with JSON-RPC error -32042 "custom failure" and data.')
 def fail_rpc() -> str:
-    raise McpError(-32042, "custom failure")
+    raise McpError(-32042, "custom failure", {"why": "scenario"})
 
 
 @server.tool(description='Fails with a plain host error "plain failure" (an isError result).')
@@ -91,6 +91,21 @@ async def escalate(ctx: Context) -> str:
     became = await ctx.escalate_to_task()
     reply = await ctx.sample("after")
     return f"escalated: {answer.content.name} {'true' if became else 'false'} {reply.content.text}"
+
+
+# The engine's rule: an escalating tool no client may run as a task is refused.
+try:
+    @server.tool(escalating=True)
+    def never() -> str:
+        return "never"
+    refused = "accepted"
+except McpError as e:
+    refused = type(e).kind
+
+
+@server.tool(description="What registering an escalating tool with no task_support raised.")
+def refused_escalation() -> str:
+    return refused
 
 
 @server.resource("fixed://note", name="note", mime_type="text/plain")

@@ -162,6 +162,8 @@ async def play(scenario: dict[str, Any], era: Era) -> None:
             assert type(e).kind == want["kind"], f"{type(e).__name__} (kind {type(e).kind}): {e}"
             if "code" in want:
                 assert e.code == want["code"], f"code {e.code}: {e}"
+            if "data" in want:
+                assert e.data == want["data"], f"data {e.data!r}: {e}"
             return
         assert "error" not in expect, f"expected an error, got {result}"
         check_result(scenario["method"], expect, result)

@@ -124,7 +124,7 @@ def test_an_escalating_tool_asks_inline_then_goes_on_as_a_task(era):
             await asyncio.sleep(seconds)
             return f"report for {answer.content.name}"
 
-        with pytest.raises(InvalidInput, match="escalating needs task_support"):
+        with pytest.raises(InvalidInput, match="escalating tool needs execution.taskSupport"):
             server.tool(escalating=True)(lambda: "x")
         url = await server.start_http("127.0.0.1", 0)
         asked: list[str] = []

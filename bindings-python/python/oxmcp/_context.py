@@ -38,6 +38,17 @@ class Context:
     def __init__(self, native: _oxmcp.NativeContext, *, lifespan: Any = None) -> None:
         self._native = native
         self._lifespan = lifespan
+        self._facts: Optional[dict[str, Any]] = None
+
+    def _info(self) -> dict[str, Any]:
+        """The request's facts, asked of the engine once (they do not change)."""
+        if self._facts is None:
+            self._facts = json.loads(self._native.call_now("info") or "null") or {}
+        return self._facts
+
+    def _fact(self, name: str) -> Optional[McpObject]:
+        value = self._info().get(name)
+        return cast(McpObject, wrap(value)) if value is not None else None
 
     @property
     def lifespan(self) -> Any:
@@ -48,62 +59,61 @@ class Context:
     @property
     def request_id(self) -> Union[int, str]:
         """The client's id for this request."""
-        return self._native.request_id
+        return cast(Union[int, str], self._info()["requestId"])
 
     @property
     def cancelled(self) -> bool:
         """Whether the client cancelled (sync handlers poll this; async ones get CancelledError)."""
-        return self._native.cancelled
+        return bool(self._native.call_now("cancelled") == "true")
 
     @property
     def client_info(self) -> Optional[McpObject]:
         """The client's name and version."""
-        text = self._native.client_info_json()
-        return wrap(json.loads(text)) if text else None
+        return self._fact("clientInfo")
 
     @property
     def auth(self) -> Optional[McpObject]:
         """Who the request's verified access token speaks for, on a protected server:
         ``subject``, ``client_id``, ``scopes``, ``expires_at``, ``claims``."""
-        text = self._native.auth_json()
-        return wrap(json.loads(text)) if text else None
+        return self._fact("auth")
 
     @property
     def headers(self) -> Optional[dict[str, str]]:
         """The HTTP request's headers (lower-case names; ``Authorization`` is left out, see
         :attr:`auth`), or ``None`` when the request did not come over HTTP."""
-        text = self._native.headers_json()
-        if not text:
-            return None
-        headers: dict[str, str] = json.loads(text)
+        headers: Optional[dict[str, str]] = self._info().get("headers")
         return headers
 
     @property
     def client_capabilities(self) -> Optional[McpObject]:
         """What the client declared it can do."""
-        text = self._native.client_capabilities_json()
-        return wrap(json.loads(text)) if text else None
+        return self._fact("clientCapabilities")
 
     @property
     def progress_token(self) -> Union[int, str, None]:
         """The progress token the client attached, if any."""
-        return self._native.progress_token
+        return cast(Union[int, str, None], self._info().get("progressToken"))
 
     @property
     def protocol_version(self) -> Optional[str]:
         """The negotiated protocol version."""
-        return self._native.protocol_version()
+        return cast(Optional[str], self._info().get("protocolVersion"))
 
     def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> _Done:
         """Sends a progress notification (if the client asked for progress)."""
-        self._native.report_progress(float(progress), None if total is None else float(total), message)
+        params: dict[str, Any] = {"progress": float(progress)}
+        if total is not None:
+            params["total"] = float(total)
+        if message is not None:
+            params["message"] = message
+        self._native.call_now("progress", json.dumps(params))
         return _DONE
 
     def log(self, level: LogLevel, data: Any, logger: Optional[str] = None) -> _Done:
         """Sends a log message to the client at ``level`` (``"debug"``, ``"info"``,
         ``"notice"``, ``"warning"``, ``"error"``, ``"critical"``, ``"alert"`` or
         ``"emergency"``); ``data`` is any JSON data."""
-        self._native.log(level, json.dumps(data), logger)
+        self._native.call_now("log", json.dumps({"level": level, "data": data, "logger": logger}))
         return _DONE
 
     def debug(self, data: Any) -> _Done:
@@ -131,7 +141,7 @@ class Context:
         requested = model.model_json_schema() if model else schema
         if model:
             requested.pop("title", None)
-        text = await self._native.ask_client("elicitation/create", json.dumps({"message": message, "requestedSchema": requested}))
+        text = await self._native.call("elicitation/create", json.dumps({"message": message, "requestedSchema": requested}))
         result = cast(McpObject, wrap(json.loads(text)))
         if model is not None and result.get("action") == "accept":
             result["content"] = model.model_validate(result.get("content") or {})
@@ -148,17 +158,17 @@ class Context:
             body["maxTokens"] = max_tokens
         if system_prompt is not None:
             body["systemPrompt"] = system_prompt
-        return cast(McpObject, wrap(json.loads(await self._native.ask_client("sampling/createMessage", json.dumps(body)))))
+        return cast(McpObject, wrap(json.loads(await self._native.call("sampling/createMessage", json.dumps(body)))))
 
     async def list_roots(self) -> list[McpObject]:
         """The client's roots (each with ``uri``, maybe ``name``)."""
-        return cast("list[McpObject]", wrap(json.loads(await self._native.ask_client("roots/list", "{}"))["roots"]))
+        return cast("list[McpObject]", wrap(json.loads(await self._native.call("roots/list"))["roots"]))
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
         """Reads one of this server's own resources (or templates), as a client would, with
         this request's context; :class:`McpError` with the protocol's code when there is
         none."""
-        return ReadResourceResult.model_validate(json.loads(await self._native.read_resource(uri)))
+        return ReadResourceResult.model_validate(json.loads(await self._native.call("resources/read", json.dumps({"uri": uri}))))
 
     async def escalate_to_task(self) -> bool:
         """In an escalating tool (``@server.tool(escalating=True, task_support=...)``):
@@ -166,8 +176,8 @@ class Context:
         goes on in the background; later ``elicit``/``sample`` calls become the task's
         input requests and ``tasks/cancel`` cancels it. ``False`` when the call stays
         inline (the client did not declare the tasks extension)."""
-        return bool(json.loads(await self._native.escalate_to_task()))
+        return bool(json.loads(await self._native.call("escalate")))
 
     def end_response_stream(self) -> None:
         """Over Streamable HTTP, closes this request's SSE connection; the client resumes it."""
-        self._native.end_response_stream()
+        self._native.call_now("end response stream")

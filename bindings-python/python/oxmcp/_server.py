@@ -342,8 +342,7 @@ class Server:
             if task_support is not None:
                 tool["execution"] = {"taskSupport": task_support}
             if escalating:
-                if task_support not in ("optional", "required"):
-                    raise InvalidInput(None, f"tool {tool_name}: escalating needs task_support 'optional' or 'required'")
+                # The engine checks that the tool may run as a task, as for every host.
                 tool["escalating"] = True
 
             def prepare(args_json: str, native: Any) -> dict:
@@ -613,7 +612,7 @@ class Server:
             request = Request(data["method"], data.get("params"), self._context(native))
 
             async def call_next(params: Optional[dict[str, Any]] = None) -> Any:
-                return json.loads(await native.next(None if params is None else json.dumps(params)))
+                return json.loads(await native.call("next", "" if params is None else json.dumps(params)))
 
             try:
                 return json.dumps(await fn(request, call_next), ensure_ascii=False)
