@@ -9,6 +9,7 @@
 //!   sampling, elicitation and roots requests, and every client call by name.
 //! - [`context`]: a handler's request context in host terms (log levels by name, asking
 //!   the client with JSON).
+//! - [`result`]: what a tool handler's return value becomes (one rule for every host).
 //! - [`failure`]: a host handler's failure (code, message, data) as an engine error.
 //! - [`runtime`]: the tokio runtime a host runs all this on (stopped and joined on demand,
 //!   rebuilt after `fork()`).
@@ -22,6 +23,7 @@ pub mod context;
 pub mod failure;
 mod http_app;
 mod listen;
+pub mod result;
 pub mod runtime;
 mod staged;
 

@@ -84,7 +84,8 @@ impl HandlerKind {
                 .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("not a valid {} result ({owed}): {e}", kind.name())))
         }
         match self {
-            HandlerKind::Tool => shape::<CallToolResult>(self, "CallToolResult", result),
+            // Any JSON value: the engine's rule makes it a result (see `host::result`).
+            HandlerKind::Tool => shape::<Value>(self, "JSON", result),
             HandlerKind::Resource | HandlerKind::ResourceTemplate => {
                 shape::<ReadResourceResult>(self, "ReadResourceResult", result)
             }
@@ -107,21 +108,32 @@ struct Adapter {
     kind: HandlerKind,
     f: HostFn,
     calls: Arc<HostCalls>,
+    /// A tool's: whether it declares an output schema (the result rule wraps a value that
+    /// is not an object for it).
+    output_schema: bool,
 }
 
 impl Adapter {
-    async fn run<T: DeserializeOwned>(self, input: Value, ctx: RequestContext) -> Result<T> {
+    async fn answer(&self, input: Value, ctx: RequestContext) -> Result<String> {
         let input = input.to_string();
         let token: CancellationToken = ctx.cancellation_token().clone();
         let f = self.f.clone();
-        let text = self.calls.run(token, Some(ctx), move |id| f(id, input)).await?;
+        self.calls.run(token, Some(ctx), move |id| f(id, input)).await
+    }
+
+    async fn run<T: DeserializeOwned>(self, input: Value, ctx: RequestContext) -> Result<T> {
+        let text = self.answer(input, ctx).await?;
         parse(self.kind, &text)
     }
 }
 
 impl ToolHandler for Adapter {
     fn call(&self, arguments: Arguments, ctx: RequestContext) -> BoxFuture<'static, Result<CallToolResult>> {
-        Box::pin(self.clone().run(Value::Object(arguments), ctx))
+        let h = self.clone();
+        Box::pin(async move {
+            let text = h.answer(Value::Object(arguments), ctx).await?;
+            super::result::tool_result_from_text(&text, h.output_schema)
+        })
     }
 }
 
@@ -333,10 +345,11 @@ impl StagedServer {
     /// tools, resources and prompts go live at once; templates and completion must come
     /// before.
     pub fn register(&self, kind: HandlerKind, definition_json: &str, f: HostFn) -> Result<()> {
-        let h = Adapter { kind, f, calls: self.calls.clone() };
+        let mut h = Adapter { kind, f, calls: self.calls.clone(), output_schema: false };
         let r = match kind {
             HandlerKind::Tool => {
                 let mut tool: Tool = definition(kind, definition_json)?;
+                h.output_schema = tool.output_schema.is_some();
                 Schema::compile(&tool.input_schema)?;
                 if let Some(out) = &tool.output_schema {
                     Schema::compile(out)?;

@@ -1,0 +1,143 @@
+//! What a host tool handler's return value becomes: one rule for every host, so the same
+//! value gives the same `CallToolResult` whichever language returned it.
+//!
+//! The host hands over its handler's value as JSON (a value that has no JSON form is the
+//! host's text for it, a string). Then, in this order:
+//!
+//! | the value | the result |
+//! |---|---|
+//! | `null` (nothing returned) | no content |
+//! | a string | one text block |
+//! | a content block (`{"type": "text" \| "image" \| "audio" \| "resource" \| "resource_link", ...}`) | that block |
+//! | a whole result: an object whose `content` is a list of content blocks, with no keys but `content`, `structuredContent`, `isError`, `_meta` | as it is |
+//! | a non-empty list of content blocks | those blocks |
+//! | any other object | structured content, and its JSON text as one text block |
+//! | any other value (number, boolean, other list) | its JSON text as one text block; with an output schema also structured content `{"result": value}` (structured content is an object) |
+//!
+//! The official SDKs agree on the first rows (the TypeScript SDK's handlers return the whole
+//! result; FastMCP and the C# SDK turn strings, blocks and lists of blocks into content and
+//! objects into structured content with their JSON as text, for clients that read text only).
+
+use serde_json::{json, Map, Value};
+
+use crate::protocol::{CallToolResult, ContentBlock};
+
+/// The keys of a whole `CallToolResult` a value may have and still be taken as one.
+const RESULT_KEYS: [&str; 4] = ["content", "structuredContent", "isError", "_meta"];
+
+/// `value` as the result of a tool (with an output schema or not), by the rule above.
+///
+/// ```
+/// use oxmcp::host::result::tool_result;
+/// use serde_json::json;
+/// let r = tool_result(json!("hi"), false);
+/// assert_eq!(serde_json::to_value(&r).unwrap(), json!({"content": [{"type": "text", "text": "hi"}]}));
+/// let r = tool_result(json!({"city": "Paris"}), false);
+/// assert_eq!(r.structured_content, Some(json!({"city": "Paris"})));
+/// let whole = json!({"content": [{"type": "text", "text": "x"}], "isError": true});
+/// assert_eq!(tool_result(whole, false).is_error, Some(true));
+/// ```
+pub fn tool_result(value: Value, has_output_schema: bool) -> CallToolResult {
+    match value {
+        Value::Null => content(vec![]),
+        Value::String(text) => content(vec![text_block(text)]),
+        Value::Object(fields) if is_block(&fields) => match block(Value::Object(fields)) {
+            Ok(b) => content(vec![b]),
+            Err(v) => other(v, has_output_schema),
+        },
+        Value::Object(fields) if is_whole_result(&fields) => {
+            let v = Value::Object(fields);
+            serde_json::from_value(v.clone()).unwrap_or_else(|_| other(v, has_output_schema))
+        }
+        Value::Array(items) if !items.is_empty() && items.iter().all(|i| matches!(i, Value::Object(f) if is_block(f))) => {
+            let blocks: Result<Vec<ContentBlock>, _> = items.iter().cloned().map(block).collect();
+            match blocks {
+                Ok(blocks) => content(blocks),
+                Err(_) => other(Value::Array(items), has_output_schema),
+            }
+        }
+        v => other(v, has_output_schema),
+    }
+}
+
+/// A tool's result from the host's answer (JSON text) by [`tool_result`]: text that is not
+/// JSON is the host's failure to say what it returned.
+pub fn tool_result_from_text(text: &str, has_output_schema: bool) -> crate::Result<CallToolResult> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        crate::Error::caused(crate::ErrorKind::Handler, format!("the tool handler returned what is not JSON: {e}"), e)
+    })?;
+    Ok(tool_result(value, has_output_schema))
+}
+
+fn content(blocks: Vec<ContentBlock>) -> CallToolResult {
+    CallToolResult { content: blocks, ..Default::default() }
+}
+
+fn text_block(text: String) -> ContentBlock {
+    serde_json::from_value(json!({"type": "text", "text": text})).expect("a text block")
+}
+
+fn is_block(fields: &Map<String, Value>) -> bool {
+    matches!(fields.get("type").and_then(Value::as_str), Some("text" | "image" | "audio" | "resource" | "resource_link"))
+}
+
+fn block(v: Value) -> Result<ContentBlock, Value> {
+    serde_json::from_value(v.clone()).map_err(|_| v)
+}
+
+fn is_whole_result(fields: &Map<String, Value>) -> bool {
+    let blocks = matches!(fields.get("content"), Some(Value::Array(items))
+        if items.iter().all(|i| matches!(i, Value::Object(f) if is_block(f))));
+    blocks && fields.keys().all(|k| RESULT_KEYS.contains(&k.as_str()))
+}
+
+/// Any other value: its JSON text, and structured content when it can be.
+fn other(v: Value, has_output_schema: bool) -> CallToolResult {
+    let text = text_block(v.to_string());
+    let structured = match v {
+        Value::Object(_) => Some(v),
+        v if has_output_schema => Some(json!({ "result": v })),
+        _ => None,
+    };
+    CallToolResult { content: vec![text], structured_content: structured, ..Default::default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shaped(v: Value, schema: bool) -> Value {
+        serde_json::to_value(tool_result(v, schema)).unwrap()
+    }
+
+    #[test]
+    fn every_row_of_the_rule() {
+        assert_eq!(shaped(Value::Null, false), json!({"content": []}));
+        assert_eq!(shaped(json!("a"), false), json!({"content": [{"type": "text", "text": "a"}]}));
+        let img = json!({"type": "image", "data": "AAAA", "mimeType": "image/png"});
+        assert_eq!(shaped(img.clone(), false), json!({"content": [img.clone()]}));
+        let whole = json!({"content": [{"type": "text", "text": "w"}], "structuredContent": {"k": 1}, "isError": false});
+        assert_eq!(shaped(whole.clone(), true), whole);
+        let two = json!([{"type": "text", "text": "1"}, img.clone()]);
+        assert_eq!(shaped(two.clone(), false), json!({"content": two}));
+        // An object with a content key and something else is data, not a result.
+        let data = json!({"content": [{"type": "text", "text": "w"}], "author": "ada"});
+        assert_eq!(shaped(data.clone(), false)["structuredContent"], data);
+        assert_eq!(
+            shaped(json!({"n": 1}), false),
+            json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}})
+        );
+        assert_eq!(shaped(json!(42), false), json!({"content": [{"type": "text", "text": "42"}]}));
+        assert_eq!(shaped(json!(42), true)["structuredContent"], json!({"result": 42}));
+        assert_eq!(shaped(json!([1, 2]), false), json!({"content": [{"type": "text", "text": "[1,2]"}]}));
+        // A block of a known type that is malformed is data too, never an error.
+        assert_eq!(shaped(json!({"type": "image"}), false)["structuredContent"], json!({"type": "image"}));
+        assert_eq!(shaped(json!([]), false), json!({"content": [{"type": "text", "text": "[]"}]}));
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_the_handlers_failure() {
+        let e = tool_result_from_text("not json", false).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Handler);
+    }
+}
