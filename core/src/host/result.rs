@@ -10,13 +10,17 @@
 //! | a string | one text block |
 //! | a content block (`{"type": "text" \| "image" \| "audio" \| "resource" \| "resource_link", ...}`) | that block |
 //! | a whole result: an object whose `content` is a list of content blocks, with no keys but `content`, `structuredContent`, `isError`, `_meta` | as it is |
-//! | a non-empty list of content blocks | those blocks |
+//! | a non-empty list of strings and content blocks | one block each (a string is a text block) |
 //! | any other object | structured content, and its JSON text as one text block |
-//! | any other value (number, boolean, other list) | its JSON text as one text block; with an output schema also structured content `{"result": value}` (structured content is an object) |
+//! | any other value (number, boolean, other list) | its JSON text as one text block |
 //!
-//! The official SDKs agree on the first rows (the TypeScript SDK's handlers return the whole
+//! A tool with an output schema promises structured content, which is an object: a value
+//! that is not an object (nor a whole result) is also given as `{"result": value}`.
+//!
+//! The official SDKs agree on the rows (the TypeScript SDK's handlers return the whole
 //! result; FastMCP and the C# SDK turn strings, blocks and lists of blocks into content and
-//! objects into structured content with their JSON as text, for clients that read text only).
+//! objects into structured content with their JSON as text, for clients that read text only;
+//! FastMCP makes each string of a list a text block and wraps other values for a schema).
 
 use serde_json::{json, Map, Value};
 
@@ -38,26 +42,14 @@ const RESULT_KEYS: [&str; 4] = ["content", "structuredContent", "isError", "_met
 /// assert_eq!(tool_result(whole, false).is_error, Some(true));
 /// ```
 pub fn tool_result(value: Value, has_output_schema: bool) -> CallToolResult {
-    match value {
-        Value::Null => content(vec![]),
-        Value::String(text) => content(vec![text_block(text)]),
-        Value::Object(fields) if is_block(&fields) => match block(Value::Object(fields)) {
-            Ok(b) => content(vec![b]),
-            Err(v) => other(v, has_output_schema),
-        },
-        Value::Object(fields) if is_whole_result(&fields) => {
-            let v = Value::Object(fields);
-            serde_json::from_value(v.clone()).unwrap_or_else(|_| other(v, has_output_schema))
-        }
-        Value::Array(items) if !items.is_empty() && items.iter().all(|i| matches!(i, Value::Object(f) if is_block(f))) => {
-            let blocks: Result<Vec<ContentBlock>, _> = items.iter().cloned().map(block).collect();
-            match blocks {
-                Ok(blocks) => content(blocks),
-                Err(_) => other(Value::Array(items), has_output_schema),
-            }
-        }
-        v => other(v, has_output_schema),
+    // Structured content is an object: a tool that promises one (an output schema) and
+    // returns another value gives it wrapped.
+    let wrapped = (has_output_schema && !matches!(value, Value::Object(_) | Value::Null)).then(|| json!({ "result": value }));
+    let mut result = shape(value);
+    if result.structured_content.is_none() {
+        result.structured_content = wrapped;
     }
+    result
 }
 
 /// A tool's result from the host's answer (JSON text) by [`tool_result`]: text that is not
@@ -67,6 +59,36 @@ pub fn tool_result_from_text(text: &str, has_output_schema: bool) -> crate::Resu
         crate::Error::caused(crate::ErrorKind::Handler, format!("the tool handler returned what is not JSON: {e}"), e)
     })?;
     Ok(tool_result(value, has_output_schema))
+}
+
+fn shape(value: Value) -> CallToolResult {
+    match value {
+        Value::Null => content(vec![]),
+        Value::String(text) => content(vec![text_block(text)]),
+        Value::Object(fields) if is_block(&fields) => match block(Value::Object(fields)) {
+            Ok(b) => content(vec![b]),
+            Err(v) => other(v),
+        },
+        Value::Object(fields) if is_whole_result(&fields) => {
+            let v = Value::Object(fields);
+            serde_json::from_value(v.clone()).unwrap_or_else(|_| other(v))
+        }
+        Value::Array(items) if !items.is_empty() && items.iter().all(is_item) => {
+            let blocks: Result<Vec<ContentBlock>, _> = items
+                .iter()
+                .cloned()
+                .map(|i| match i {
+                    Value::String(text) => Ok(text_block(text)),
+                    i => block(i),
+                })
+                .collect();
+            match blocks {
+                Ok(blocks) => content(blocks),
+                Err(_) => other(Value::Array(items)),
+            }
+        }
+        v => other(v),
+    }
 }
 
 fn content(blocks: Vec<ContentBlock>) -> CallToolResult {
@@ -81,6 +103,11 @@ fn is_block(fields: &Map<String, Value>) -> bool {
     matches!(fields.get("type").and_then(Value::as_str), Some("text" | "image" | "audio" | "resource" | "resource_link"))
 }
 
+/// An item of a list that becomes content: a string or a content block.
+fn is_item(v: &Value) -> bool {
+    v.is_string() || matches!(v, Value::Object(f) if is_block(f))
+}
+
 fn block(v: Value) -> Result<ContentBlock, Value> {
     serde_json::from_value(v.clone()).map_err(|_| v)
 }
@@ -91,14 +118,10 @@ fn is_whole_result(fields: &Map<String, Value>) -> bool {
     blocks && fields.keys().all(|k| RESULT_KEYS.contains(&k.as_str()))
 }
 
-/// Any other value: its JSON text, and structured content when it can be.
-fn other(v: Value, has_output_schema: bool) -> CallToolResult {
+/// Any other value: its JSON text, and structured content when it is an object.
+fn other(v: Value) -> CallToolResult {
     let text = text_block(v.to_string());
-    let structured = match v {
-        Value::Object(_) => Some(v),
-        v if has_output_schema => Some(json!({ "result": v })),
-        _ => None,
-    };
+    let structured = v.is_object().then_some(v);
     CallToolResult { content: vec![text], structured_content: structured, ..Default::default() }
 }
 
@@ -120,6 +143,8 @@ mod tests {
         assert_eq!(shaped(whole.clone(), true), whole);
         let two = json!([{"type": "text", "text": "1"}, img.clone()]);
         assert_eq!(shaped(two.clone(), false), json!({"content": two}));
+        let mixed = shaped(json!(["a", img.clone()]), false);
+        assert_eq!(mixed, json!({"content": [{"type": "text", "text": "a"}, img.clone()]}));
         // An object with a content key and something else is data, not a result.
         let data = json!({"content": [{"type": "text", "text": "w"}], "author": "ada"});
         assert_eq!(shaped(data.clone(), false)["structuredContent"], data);
@@ -128,11 +153,20 @@ mod tests {
             json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}})
         );
         assert_eq!(shaped(json!(42), false), json!({"content": [{"type": "text", "text": "42"}]}));
-        assert_eq!(shaped(json!(42), true)["structuredContent"], json!({"result": 42}));
         assert_eq!(shaped(json!([1, 2]), false), json!({"content": [{"type": "text", "text": "[1,2]"}]}));
         // A block of a known type that is malformed is data too, never an error.
         assert_eq!(shaped(json!({"type": "image"}), false)["structuredContent"], json!({"type": "image"}));
         assert_eq!(shaped(json!([]), false), json!({"content": [{"type": "text", "text": "[]"}]}));
+    }
+
+    #[test]
+    fn an_output_schema_gets_every_value_as_an_object() {
+        assert_eq!(shaped(json!(42), true)["structuredContent"], json!({"result": 42}));
+        let s = shaped(json!("s"), true);
+        assert_eq!(s, json!({"content": [{"type": "text", "text": "s"}], "structuredContent": {"result": "s"}}));
+        assert_eq!(shaped(json!(["a"]), true)["structuredContent"], json!({"result": ["a"]}));
+        assert_eq!(shaped(json!({"n": 1}), true)["structuredContent"], json!({"n": 1}));
+        assert_eq!(shaped(Value::Null, true), json!({"content": []}));
     }
 
     #[test]
