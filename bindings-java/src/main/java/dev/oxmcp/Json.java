@@ -8,7 +8,9 @@ import java.util.Map;
 /**
  * Small helpers for writing JSON text by hand. oxmcp passes JSON as text: arguments and
  * results are parsed and validated by the engine, so any JSON library (or these helpers)
- * can produce and read them.
+ * can produce and read them. A tool may answer any JSON value (a {@link #quote(String)}d
+ * string is one text block, an object structured content: see {@link ToolHandler}); a
+ * whole result ({@link #textResult(String)}, {@link #errorResult(String)}) is taken as it is.
  */
 public final class Json {
     private Json() {}
@@ -62,7 +64,8 @@ public final class Json {
     }
 
     /**
-     * A {@code CallToolResult} with one text block.
+     * A whole {@code CallToolResult} with one text block (the same result as the tool's
+     * answering {@code quote(text)}, which the engine makes one text block).
      *
      * @param text the text
      * @return the result JSON
@@ -72,7 +75,8 @@ public final class Json {
     }
 
     /**
-     * A {@code CallToolResult} with one text block and {@code isError: true}.
+     * A whole {@code CallToolResult} with one text block and {@code isError: true} (a tool
+     * answers a failure with it without throwing).
      *
      * @param text the error text
      * @return the result JSON

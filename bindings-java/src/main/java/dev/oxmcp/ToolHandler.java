@@ -2,7 +2,25 @@ package dev.oxmcp;
 
 import java.util.concurrent.CompletableFuture;
 
-/** Runs a tool. */
+/**
+ * Runs a tool. It answers any JSON value, as text; the engine makes it the tool's result by
+ * one rule for every host ({@code core/src/host/result.rs}):
+ *
+ * <ul>
+ *   <li>{@code null}: no content;
+ *   <li>a string ({@code "\"plain\""}, {@link Json#quote(String)}): one text block;
+ *   <li>a content block ({@code {"type": "text" | "image" | ...}}): that block;
+ *   <li>a whole {@code CallToolResult} (an object of {@code content} and only
+ *       {@code structuredContent}, {@code isError}, {@code _meta} besides, such as
+ *       {@link Json#textResult(String)} or {@link Json#errorResult(String)}): as it is;
+ *   <li>a non-empty list of strings and content blocks: one block each;
+ *   <li>any other object: structured content, and its JSON as one text block;
+ *   <li>any other value (a number, a boolean, another list): its JSON as one text block.
+ * </ul>
+ *
+ * <p>For a tool with an output schema, a value that is not an object (nor a whole result)
+ * is also structured content {@code {"result": value}}.
+ */
 @FunctionalInterface
 public interface ToolHandler {
     /**
@@ -11,9 +29,9 @@ public interface ToolHandler {
      * @param argumentsJson the arguments (a JSON object, already validated against the
      *     tool's input schema)
      * @param ctx the request's context
-     * @return a {@code CallToolResult} as JSON (e.g. {@link Json#textResult(String)}); an
-     *     exception (other than an {@link McpException} with a code) becomes an
-     *     {@code isError} result
+     * @return any JSON value, as text (see {@link ToolHandler} for what it becomes); text
+     *     that is not JSON is the handler's failure. An exception (other than an
+     *     {@link McpException} with a code) becomes an {@code isError} result
      * @throws Exception a failure, as if the future failed
      */
     CompletableFuture<String> call(String argumentsJson, RequestContext ctx) throws Exception;

@@ -2,6 +2,7 @@ package dev.oxmcp;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -112,6 +113,20 @@ public final class ScenarioServer {
         server.tool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT, (args, ctx) -> {
             throw new IllegalStateException("plain failure");
         });
+
+        // The JSON text of each value: what it becomes is the engine's one rule, not the binding's.
+        server.tool("shape_text", "Returns the host's string \"plain\" (the engine makes it one text block).", OBJECT,
+                (args, ctx) -> done(Json.quote("plain")));
+        server.tool("shape_object", "Returns the host's map, object or record {\"city\": \"Paris\"} (structured content, and its JSON as text).",
+                OBJECT, (args, ctx) -> done(Json.objectOfStrings(Map.of("city", "Paris"))));
+        server.tool("shape_whole", "Returns a whole result, in the host's own result type where it has one: one text block \"whole\" and "
+                        + "isError true (taken as it is).", OBJECT,
+                (args, ctx) -> done(Json.errorResult("whole")));
+        server.tool("shape_list", "Returns the host's list of strings [\"one\", \"two\"] (one text block each).", OBJECT,
+                (args, ctx) -> done("[\"one\",\"two\"]"));
+        server.tool("shape_number", "Returns the host's number 42 (its JSON text).", OBJECT, (args, ctx) -> done("42"));
+        server.tool("shape_nothing", "Returns nothing: the host's null, None, undefined, void or Unit (no content).", OBJECT,
+                (args, ctx) -> done("null"));
 
         server.resource("fixed://note", "note", "text/plain", (uri, vars, ctx) -> done(Json.textResource(uri, "text/plain", "a note")));
 
