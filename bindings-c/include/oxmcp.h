@@ -71,32 +71,6 @@ typedef int32_t OxmcpStatus;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// Which list an oxmcp_client_list() call fetches.
-enum OxmcpList
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : int32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  // `tools/list`: the result is `{"tools": [...]}`.
-  OXMCP_LIST_TOOLS = 0,
-  // `resources/list`: `{"resources": [...]}`.
-  OXMCP_LIST_RESOURCES = 1,
-  // `resources/templates/list`: `{"resourceTemplates": [...]}`.
-  OXMCP_LIST_RESOURCE_TEMPLATES = 2,
-  // `prompts/list`: `{"prompts": [...]}`.
-  OXMCP_LIST_PROMPTS = 3,
-  // `skills/list` (the skills extension): `{"skills": [...]}`, each an entry (`uri` of its
-  // `SKILL.md`, `frontmatter`, `resources`), no file fetched.
-  OXMCP_LIST_SKILLS = 4,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum OxmcpList OxmcpList;
-#else
-typedef int32_t OxmcpList;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
 // A client: created unconnected, then connected once over stdio or HTTP.
 typedef struct OxmcpClient OxmcpClient;
 
@@ -369,239 +343,62 @@ OxmcpStatus oxmcp_client_connect_http(const struct OxmcpClient *client,
                                       void *user_data,
                                       struct OxmcpRequest **out_request);
 
-// Calls the tool `name` with `args_json` (a JSON object; NULL / 0 for none). `callback`
-// gets the `CallToolResult` (a tool failure is a result with `isError: true`, not an
-// error). `timeout_ms` (0 = the default 60 s, reset by progress) bounds waiting;
+// The client door: makes the client call `op` (NUL-terminated) by name, with its two
+// arguments `a` (text, NUL-terminated; NULL for none) and `b` (JSON, pointer + length; NULL
+// / 0 for none), as the engine's `host::client::call` reads them. `callback` gets the
+// result JSON (`null` for calls that return nothing).
+//
+// | `op` | `a` | `b` | result |
+// |---|---|---|---|
+// | `"ping"` | | | `null` (the stateless era has no `ping`: a `server/discover` round trip stands in) |
+// | `"tools/list"`, `"resources/list"`, `"resources/templates/list"`, `"prompts/list"`, `"skills/list"` | | | every page's items, one array |
+// | `"tools/call"` | tool name | arguments object | `CallToolResult` (a tool failure is `isError: true`, not an error) |
+// | `"tools/call as task"` | tool name | arguments object | the final `CallToolResult`; the server may run it as a task: the engine polls it, answers its questions with oxmcp_client_on_request()'s callback, and reports each status to `on_progress` (progress 1, 2, ...; message `working`, `input_required`... or `status: statusMessage`); cancelling cancels the task; no timeout |
+// | `"tools/call start task"` | tool name | arguments object | `{"task": Task}` when the server runs it as a task, `{"result": CallToolResult}` when it answered at once; nothing polls |
+// | `"tasks/get"` | task id | | the task (`result`, `error` or `inputRequests` inlined as its status brings) |
+// | `"tasks/update"` | task id | `{key: answer}` to its `inputRequests` | `null` |
+// | `"tasks/cancel"` | task id | | `null` |
+// | `"tasks/result"`, `"tasks/list"` | task id, | | a 2025-11-25 server's task result, every page of this client's tasks |
+// | `"resources/read"` | URI | | `ReadResourceResult` |
+// | `"resources/subscribe"`, `"resources/unsubscribe"` | URI | | `null` |
+// | `"resources/directory/read"` | directory URI | | its children (every page), one array |
+// | `"prompts/get"` | prompt name | arguments, an object of strings | `GetPromptResult` |
+// | `"completion/complete"` | | its params | `CompleteResult` |
+// | `"logging/setLevel"` | level (`"debug"` ... `"emergency"`, any case) | | `null` (in the stateless era every later request asks for it) |
+// | `"skills/get"` | `SKILL.md` URI | | the skill's entry |
+// | `"skills/load"` | `SKILL.md` URI | the held entry (none: `skills/get` fetches it) | `{"skill", "markdown"}`, checked against the entry (`OXMCP_STATUS_PROTOCOL` when it does not match) |
+// | `"skills/read"` | path in the skill, or URI | the skill's entry | the file's bytes as a base64 JSON string (a file the entry does not list, or one that does not match it: `OXMCP_STATUS_PROTOCOL`) |
+// | `"request"` | any method | its params | the raw result (in the stateless era the engine adds `_meta` and answers input requests) |
+//
+// `timeout_ms` (0 = the default 60 s, reset by progress) bounds waiting where the call
+// takes options (`"tools/call"`, `"request"`, `"ping"`, `"logging/setLevel"`);
 // `on_progress` (may be NULL) gets progress with the same `user_data`, always before the
-// completion. oxmcp_request_cancel() on `*out_request` sends `notifications/cancelled`.
+// completion. oxmcp_request_cancel() on `*out_request` (may be NULL) cancels the call
+// (`notifications/cancelled` on the wire).
 //
 // Rule for every asynchronous call: if the function returns a failure status, nothing was
-// started and the callback is never called; otherwise it is called exactly once.
+// started and the callback is never called; otherwise it is called exactly once. Bad input
+// (an unknown op, bad JSON, arguments the engine refuses before sending, a client not
+// connected) is the returned status, `OXMCP_STATUS_INVALID_INPUT`. The header's inline helpers (oxmcp_client_call_tool(),
+// oxmcp_client_list(), ...) are written on this door.
+//
+// ```c
+// const char *args = "{\"text\":\"hi\"}";
+// oxmcp_client_call(client, "tools/call", "echo", (const uint8_t *)args, strlen(args), 0, NULL, on_done, &state, &req);
+// ```
 //
 // # Safety
-// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_call_tool(const struct OxmcpClient *client,
-                                   const char *name,
-                                   const uint8_t *args_json,
-                                   size_t args_len,
-                                   uint32_t timeout_ms,
-                                   OxmcpProgressFn on_progress,
-                                   OxmcpCompletionFn callback,
-                                   void *user_data,
-                                   struct OxmcpRequest **out_request);
-
-// Calls the tool `name` as oxmcp_client_call_tool() does, but lets the server run the
-// call as a task (the tasks extension): `callback` still gets the final
-// `CallToolResult`. The engine polls the task at the server's pace, answers what it asks
-// with the client's request callback (oxmcp_client_on_request()), and reports each
-// status to `on_progress` (progress 1, 2, ...; the message is `working`,
-// `input_required`, `completed`... or `status: statusMessage`). oxmcp_request_cancel()
-// cancels the task. No timeout applies.
-//
-// # Safety
-// As oxmcp_client_call_tool().
-OxmcpStatus oxmcp_client_call_tool_as_task(const struct OxmcpClient *client,
-                                           const char *name,
-                                           const uint8_t *args_json,
-                                           size_t args_len,
-                                           OxmcpProgressFn on_progress,
-                                           OxmcpCompletionFn callback,
-                                           void *user_data,
-                                           struct OxmcpRequest **out_request);
-
-// Sends any request: `method` with `params_json` (NULL / 0 for none); `callback` gets the
-// raw result JSON. Timeout, progress and cancellation as in oxmcp_client_call_tool().
-// In the stateless era the engine adds the request's `_meta` and answers the server's
-// input requests; `ping` and `logging/setLevel` mean what oxmcp_client_ping() and
-// oxmcp_client_set_log_level() say, and `resources/subscribe` / `unsubscribe` reopen the
-// client's `subscriptions/listen` stream (that era has no such methods; the updates reach
-// the notification callback as in a session).
-//
-// # Safety
-// As oxmcp_client_call_tool().
-OxmcpStatus oxmcp_client_request(const struct OxmcpClient *client,
-                                 const char *method,
-                                 const uint8_t *params_json,
-                                 size_t params_len,
-                                 uint32_t timeout_ms,
-                                 OxmcpProgressFn on_progress,
-                                 OxmcpCompletionFn callback,
-                                 void *user_data,
-                                 struct OxmcpRequest **out_request);
-
-// Lists every item of `what` (an `OxmcpList` value), following pagination cursors; the
-// result is one object holding the whole array.
-//
-// # Safety
-// `client` is a live client; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_list(const struct OxmcpClient *client,
-                              int32_t what,
+// `client` is a live client; `op` is NUL-terminated; `a` is NULL or NUL-terminated; `b` points to `b_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_call(const struct OxmcpClient *client,
+                              const char *op,
+                              const char *a,
+                              const uint8_t *b,
+                              size_t b_len,
+                              uint32_t timeout_ms,
+                              OxmcpProgressFn on_progress,
                               OxmcpCompletionFn callback,
                               void *user_data,
                               struct OxmcpRequest **out_request);
-
-// Reads the resource at `uri`; `callback` gets the `ReadResourceResult`.
-//
-// # Safety
-// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_read_resource(const struct OxmcpClient *client,
-                                       const char *uri,
-                                       OxmcpCompletionFn callback,
-                                       void *user_data,
-                                       struct OxmcpRequest **out_request);
-
-// Gets the prompt `name` with `args_json` (an object of strings; NULL / 0 for none);
-// `callback` gets the `GetPromptResult`.
-//
-// # Safety
-// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_get_prompt(const struct OxmcpClient *client,
-                                    const char *name,
-                                    const uint8_t *args_json,
-                                    size_t args_len,
-                                    OxmcpCompletionFn callback,
-                                    void *user_data,
-                                    struct OxmcpRequest **out_request);
-
-// Gets the entry of the skill whose `SKILL.md` is at `uri` (`skills/get`, the skills
-// extension): `callback` gets it (`{"uri", "frontmatter", "resources"}`) without any file
-// fetched. A server serving no such skill answers the JSON-RPC error -32602
-// (`OXMCP_STATUS_RPC`).
-//
-// # Safety
-// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_get_skill(const struct OxmcpClient *client,
-                                   const char *uri,
-                                   OxmcpCompletionFn callback,
-                                   void *user_data,
-                                   struct OxmcpRequest **out_request);
-
-// Starts a call of the tool `name` as a task and returns at once (the first of the task
-// steps, the tasks extension): `callback` gets `{"task": Task}` when the server runs it as
-// a task, or `{"result": CallToolResult}` when it answered at once. Nothing polls or answers
-// for the client: follow the task with oxmcp_client_get_task(), answer its input requests
-// with oxmcp_client_update_task(), cancel it with oxmcp_client_cancel_task().
-// `args_json` as in oxmcp_client_call_tool() (NULL / 0 for none).
-//
-// # Safety
-// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_start_tool_task(const struct OxmcpClient *client,
-                                         const char *name,
-                                         const uint8_t *args_json,
-                                         size_t args_len,
-                                         OxmcpCompletionFn callback,
-                                         void *user_data,
-                                         struct OxmcpRequest **out_request);
-
-// Gets the task `task_id` (`tasks/get`): `callback` gets the task (`taskId`, `status`
-// (`working`, `input_required`, `completed`, `failed`, `cancelled`), `statusMessage`,
-// `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`, and `result` / `error` /
-// `inputRequests` (the requests by key) as its status brings). An unknown task is the
-// JSON-RPC error -32602 (`OXMCP_STATUS_RPC`).
-//
-// # Safety
-// `client` is a live client; `task_id` is NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_get_task(const struct OxmcpClient *client,
-                                  const char *task_id,
-                                  OxmcpCompletionFn callback,
-                                  void *user_data,
-                                  struct OxmcpRequest **out_request);
-
-// Answers input requests of the task `task_id` (`tasks/update`): `responses_json` is an
-// object of answers by the keys of the task's `inputRequests` (e.g.
-// `{"elicitation-1": {"action": "accept", "content": {...}}}`). `callback` gets `null`.
-//
-// # Safety
-// `client` is a live client; `task_id` is NUL-terminated; `responses_json` points to `responses_len` bytes; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_update_task(const struct OxmcpClient *client,
-                                     const char *task_id,
-                                     const uint8_t *responses_json,
-                                     size_t responses_len,
-                                     OxmcpCompletionFn callback,
-                                     void *user_data,
-                                     struct OxmcpRequest **out_request);
-
-// Cancels the task `task_id` (`tasks/cancel`): `callback` gets `null` once the server
-// took the cancel; oxmcp_client_get_task() then shows it `cancelled`.
-//
-// # Safety
-// `client` is a live client; `task_id` is NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_cancel_task(const struct OxmcpClient *client,
-                                     const char *task_id,
-                                     OxmcpCompletionFn callback,
-                                     void *user_data,
-                                     struct OxmcpRequest **out_request);
-
-// Reads the directory resource at `uri` (`resources/directory/read`, e.g. a skill's root
-// `skill://git-workflow` or one of its subdirectories), following pagination cursors:
-// `callback` gets `{"resources": [...]}`, its direct children (a subdirectory has the
-// `mimeType` `"inode/directory"`).
-//
-// # Safety
-// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_read_directory(const struct OxmcpClient *client,
-                                        const char *uri,
-                                        OxmcpCompletionFn callback,
-                                        void *user_data,
-                                        struct OxmcpRequest **out_request);
-
-// Loads a skill: fetches its `SKILL.md` and checks it against the entry (size, sha256
-// digest and frontmatter, as the skills extension asks). `skill_json` is the entry the
-// client holds (from oxmcp_client_list() with `OXMCP_LIST_SKILLS` or
-// oxmcp_client_get_skill()); NULL / 0 fetches it with `skills/get` first. `callback` gets
-// `{"skill": <entry>, "markdown": <the SKILL.md text>}`. A `SKILL.md` that does not match
-// the entry fails with `OXMCP_STATUS_PROTOCOL` (refresh the entry with
-// oxmcp_client_get_skill() to recover from a stale one).
-//
-// # Safety
-// `client` is a live client; `uri` is NUL-terminated; `skill_json` points to `skill_len` bytes; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_load_skill(const struct OxmcpClient *client,
-                                    const char *uri,
-                                    const uint8_t *skill_json,
-                                    size_t skill_len,
-                                    OxmcpCompletionFn callback,
-                                    void *user_data,
-                                    struct OxmcpRequest **out_request);
-
-// Reads one file of a skill: `path` is its path in the skill (`"references/naming.md"`) or
-// its URI, and `skill_json` the skill's entry (required). `callback` gets the file's bytes
-// as a JSON string of their base64 (`"ZmVhdHVyZS8..."`), like every result a JSON value;
-// decode it to get the bytes. A file the entry does not list is refused without a request,
-// and one whose size or digest differs from the entry's is refused too: both fail with
-// `OXMCP_STATUS_PROTOCOL`.
-//
-// # Safety
-// `client` is a live client; `path` is NUL-terminated; `skill_json` points to `skill_len` bytes; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_read_skill_file(const struct OxmcpClient *client,
-                                         const char *path,
-                                         const uint8_t *skill_json,
-                                         size_t skill_len,
-                                         OxmcpCompletionFn callback,
-                                         void *user_data,
-                                         struct OxmcpRequest **out_request);
-
-// Sends `ping`; `callback` gets `{}`. The stateless era has no `ping`: a `server/discover`
-// round trip stands in for it.
-//
-// # Safety
-// `client` is a live client; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_ping(const struct OxmcpClient *client,
-                              OxmcpCompletionFn callback,
-                              void *user_data,
-                              struct OxmcpRequest **out_request);
-
-// Sets the server's minimum log level (`logging/setLevel`; `level` as in
-// oxmcp_incoming_log()); `callback` gets `{}`. In the stateless era, which has no
-// `logging/setLevel`, every later request asks for that level instead (without it, the
-// server sends no log messages).
-//
-// # Safety
-// `client` is a live client; `level` is NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_set_log_level(const struct OxmcpClient *client,
-                                       const char *level,
-                                       OxmcpCompletionFn callback,
-                                       void *user_data,
-                                       struct OxmcpRequest **out_request);
 
 // Closes the connection (pending requests fail with `OXMCP_STATUS_CLOSED`; a child
 // process gets stdin closed, then SIGTERM, then SIGKILL); `callback` (may be NULL) runs
@@ -677,7 +474,9 @@ OxmcpStatus oxmcp_incoming_complete(const struct OxmcpIncoming *request,
 OxmcpStatus oxmcp_incoming_fail(const struct OxmcpIncoming *request, const char *message);
 
 // Fails the request with a JSON-RPC error: `code` (e.g. -32602), `message`, and optional
-// `data` JSON (NULL / 0 for none). Same rules as oxmcp_incoming_complete().
+// `data` (NULL / 0 or `null` for none), by the engine's one rule for a host's failure
+// (`host::failure`): JSON data is sent as it is, other text as a JSON string. Same rules
+// as oxmcp_incoming_complete().
 //
 // # Safety
 // `request` is a live incoming request; `message` is NUL-terminated; `data_json` points to `data_len` bytes.
@@ -705,151 +504,76 @@ OxmcpStatus oxmcp_incoming_on_cancel(const struct OxmcpIncoming *request,
                                      OxmcpCancelFn callback,
                                      void *user_data);
 
-// Sends a progress notification for this request (nothing if the client asked for none):
-// `progress` (increasing), `total` when `has_total`, and `message` (NULL for none).
+// The door to everything a handler asks of its request, by name (the engine's
+// `host::context` ops): `op` (NUL-terminated) and its params (`params_json`, JSON; NULL / 0
+// for none). Ops answered at once:
+// - `"info"`: the request's facts, `{"requestId", "progressToken", "clientInfo",
+//   "clientCapabilities", "protocolVersion", "cancelled", "auth", "headers"}` (`auth`: who
+//   its OAuth access token speaks for, `{"subject", "clientId", "scopes", "expiresAt",
+//   "claims"}`, null without a token; `headers`: the HTTP request's, lower-case names, no
+//   `Authorization`, null over stdio); `null` once the request is over or for a client's
+//   incoming request;
+// - `"cancelled"`: `true` or `false`;
+// - `"progress"` `{"progress": n, "total"?: n, "message"?: text}`: sent if the client asked
+//   for progress; result `null`;
+// - `"log"` `{"level": name, "logger"?: text, "data": any}` (levels `"debug"` ...
+//   `"emergency"`, any case): sent if the client's level lets it through; result `null`;
+// - `"end response stream"`: over Streamable HTTP, ends the SSE stream this request answers
+//   on (the client reconnects and still gets the result); nothing elsewhere.
 //
-// # Safety
-// `request` is a live incoming request; `message` is NULL or NUL-terminated.
-OxmcpStatus oxmcp_incoming_progress(const struct OxmcpIncoming *request,
-                                    double progress,
-                                    bool has_total,
-                                    double total,
-                                    const char *message);
-
-// Sends a log message (`notifications/message`) tied to this request, if the client's
-// level lets it through: `level` is `"debug"`, `"info"`, `"notice"`, `"warning"`,
-// `"error"`, `"critical"`, `"alert"` or `"emergency"`; `logger` may be NULL; `data_json`
-// is any JSON value.
+// Once the request is over, progress, logs and the end of the stream are dropped without
+// an error. Ops answered later:
+// - `"sampling/createMessage"` (without `maxTokens` the protocol default, 1000),
+//   `"elicitation/create"`, `"roots/list"`: asks the client; the result is its
+//   `CreateMessageResult`, `ElicitResult` or `ListRootsResult`. `OXMCP_STATUS_CAPABILITY_MISSING`
+//   when the client did not declare the capability; `OXMCP_STATUS_CANCELLED` when this
+//   request is cancelled (the client is told to drop the question) or, in the stateless
+//   era, when the client's answer must come first (the round ends with an input request and
+//   the handler runs again with the answer: ask before side effects);
+// - `"resources/read"` `{"uri": text}`: reads one of this server's own resources as a
+//   client would, with this request's session (`ReadResourceResult`);
+// - `"escalate"`: in an escalating tool's call (a tool registered with `"escalating": true`
+//   and `"execution": {"taskSupport": "optional"}` or `"required"`), continues the call as a
+//   task, so questions asked from then on are the task's and the handler's result is the
+//   task's: `true` once it is one, `false` when it stays inline (the client did not ask for
+//   a task);
+// - `"next"`: in a middleware's call (oxmcp_server_register() with `"middleware"`), runs the
+//   rest of the chain with the params given (none: the params the middleware got); the
+//   result is the rest's, or its error (`OXMCP_STATUS_RPC` with the JSON-RPC code for an
+//   error answer). Once per call.
 //
-// # Safety
-// `request` is a live incoming request; strings are NUL-terminated (logger may be NULL); `data_json` points to `data_len` bytes.
-OxmcpStatus oxmcp_incoming_log(const struct OxmcpIncoming *request,
-                               const char *level,
-                               const char *logger,
-                               const uint8_t *data_json,
-                               size_t data_len);
-
-// Who the request's OAuth access token speaks for, on a protected HTTP listener (see
-// oxmcp_server_start_http_options()): `*out_json` / `*out_len` get a JSON object
-// `{"subject", "clientId", "scopes": [...], "expiresAt", "claims": {...}}` (members the
-// token lacks are null), or `null` when the request came without a token (stdio, an
-// unprotected listener). The scopes are those the token was granted; `claims` holds every
-// claim of a JWT access token. The bytes (not NUL-terminated) are owned by the request
-// and valid until oxmcp_incoming_free(). Only for a server handler's request (a client's
-// incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
+// `callback` gets the result JSON exactly once; it may be NULL for the ops answered at once
+// (the result is then dropped). Bad input (`OXMCP_STATUS_INVALID_INPUT`) and a request that
+// is over (`OXMCP_STATUS_CLOSED` for the asking ops) are the returned status, and the
+// callback never runs; any other outcome known at once (the ops answered at once) goes to
+// the callback before this returns, on this thread (`*out_request` is then NULL). Otherwise the
+// callback runs later on a runtime thread, and `*out_request` (may be NULL; free it with
+// oxmcp_request_free()) cancels that op alone. The callback may run after the request was
+// completed or freed; it must not use a freed request. Unknown ops are
+// `OXMCP_STATUS_INVALID_INPUT`. Any thread. The header's inline helpers
+// (oxmcp_incoming_progress(), oxmcp_incoming_log(), oxmcp_incoming_ask_client(), ...) are
+// written on this door.
 //
 // ```c
-// static void whoami(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
-//     const uint8_t *auth; size_t auth_len;
-//     if (oxmcp_incoming_auth(req, &auth, &auth_len) == OXMCP_STATUS_OK)
-//         printf("%.*s\n", (int)auth_len, (const char *)auth); // {"subject":"alice",...}
+// static void on_answer(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+//     OxmcpIncoming *req = ud; // json: the ElicitResult
 //     ...
 // }
+// const char *p = "{\"progress\":1,\"total\":2}";
+// oxmcp_incoming_call(req, "progress", (const uint8_t *)p, strlen(p), NULL, NULL, NULL);
+// const char *q = "{\"message\":\"Your name?\",\"requestedSchema\":{\"type\":\"object\"}}";
+// oxmcp_incoming_call(req, "elicitation/create", (const uint8_t *)q, strlen(q), on_answer, req, NULL);
 // ```
 //
 // # Safety
-// `request` is a live incoming request; `out_json` and `out_len` are writable.
-OxmcpStatus oxmcp_incoming_auth(const struct OxmcpIncoming *request,
-                                const uint8_t **out_json,
-                                size_t *out_len);
-
-// The request's facts as JSON: `{"requestId", "progressToken", "clientInfo",
-// "clientCapabilities", "protocolVersion", "cancelled", "auth", "headers"}` (`headers`: the
-// HTTP request's, lower-case names, no `Authorization`; null over stdio). Read once, at the
-// first oxmcp_incoming_info() or oxmcp_incoming_auth() call (oxmcp_incoming_is_cancelled()
-// tells the live state). The bytes (not NUL-terminated) are owned by the request and valid
-// until oxmcp_incoming_free(). Only for a server handler's request.
-//
-// # Safety
-// `request` is a live incoming request; `out_json` and `out_len` are writable.
-OxmcpStatus oxmcp_incoming_info(const struct OxmcpIncoming *request,
-                                const uint8_t **out_json,
-                                size_t *out_len);
-
-// Asks the client during a server handler's request: `method` is
-// `"sampling/createMessage"`, `"elicitation/create"` or `"roots/list"` (NUL-terminated),
-// `params_json` its params (NULL / 0 for `{}`; a sampling request without `maxTokens` gets
-// the protocol default, 1000). `callback` gets the client's `CreateMessageResult`,
-// `ElicitResult` or `ListRootsResult`, or the error: `OXMCP_STATUS_CAPABILITY_MISSING` when
-// the client did not declare the capability, `OXMCP_STATUS_CANCELLED` when this request is
-// cancelled (the client is then told to drop the question) or, in the stateless era, when
-// the client's answer must come first (the round ends with an input request and the
-// handler runs again with the answer: ask before side effects). `*out_request` (may be
-// NULL) cancels the question alone; free it with oxmcp_request_free(). Only for a server
-// handler's request (a client's incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
-// The callback may run after the request was completed or freed; it must not use a freed
-// request. Same start rules as oxmcp_client_call_tool(); once the request is answered it
-// starts nothing (`OXMCP_STATUS_CLOSED`), nor do oxmcp_incoming_escalate_to_task(),
-// oxmcp_incoming_read_resource() and oxmcp_incoming_next(). Any thread.
-//
-// # Safety
-// `request` is a live incoming request; `method` is NUL-terminated; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_incoming_ask_client(const struct OxmcpIncoming *request,
-                                      const char *method,
-                                      const uint8_t *params_json,
-                                      size_t params_len,
-                                      OxmcpCompletionFn callback,
-                                      void *user_data,
-                                      struct OxmcpRequest **out_request);
-
-// In an escalating tool's call (a tool registered with `"escalating": true` in its
-// definition, which the client does not see): continues the call as a task, so that the
-// handler can ask the client (oxmcp_incoming_ask_client()) as the task asks, with its
-// result then the task's. `callback` gets `true` once the call is a task, `false` when it
-// stays inline (the client did not ask for a task: then questions are asked inline as
-// usual). Only for a server handler's request. Same start rules as
-// oxmcp_client_call_tool(). Any thread.
-//
-// ```c
-// static void on_escalated(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
-//     OxmcpIncoming *req = ud; // json is "true" or "false"; ask the client now, then complete req
-// }
-// static void long_job(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
-//     oxmcp_incoming_escalate_to_task(req, on_escalated, req, NULL);
-// }
-// ```
-//
-// # Safety
-// `request` is a live incoming request; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_incoming_escalate_to_task(const struct OxmcpIncoming *request,
-                                            OxmcpCompletionFn callback,
-                                            void *user_data,
-                                            struct OxmcpRequest **out_request);
-
-// Reads one of this server's own resources (`uri`, NUL-terminated) as a client would,
-// with this request's session: `callback` gets the `ReadResourceResult`. Only for a server
-// handler's request. Same start rules as oxmcp_client_call_tool(). Any thread.
-//
-// # Safety
-// `request` is a live incoming request; `uri` is NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_incoming_read_resource(const struct OxmcpIncoming *request,
-                                         const char *uri,
-                                         OxmcpCompletionFn callback,
-                                         void *user_data,
-                                         struct OxmcpRequest **out_request);
-
-// In a middleware's call (oxmcp_server_add_middleware()): runs the rest of the chain (the
-// next middleware, then the request's handler) with `params_json` (NULL / 0: the params the
-// middleware got). `callback` gets the rest's result, or its error (`OXMCP_STATUS_RPC` with
-// the JSON-RPC code for an error answer). Once per call: a second one's callback gets
-// `OXMCP_STATUS_INVALID_INPUT`. Same start rules as oxmcp_client_call_tool(). Any thread.
-//
-// # Safety
-// `request` is a live incoming request; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_incoming_next(const struct OxmcpIncoming *request,
+// `request` is a live incoming request; `op` is NUL-terminated; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_incoming_call(const struct OxmcpIncoming *request,
+                                const char *op,
                                 const uint8_t *params_json,
                                 size_t params_len,
                                 OxmcpCompletionFn callback,
                                 void *user_data,
                                 struct OxmcpRequest **out_request);
-
-// Over Streamable HTTP, ends the SSE stream this request answers on; the client
-// reconnects and the result still reaches it. Nothing over stdio or for a request
-// answered with plain JSON. Only for a server handler's request.
-//
-// # Safety
-// `request` is a live incoming request.
-OxmcpStatus oxmcp_incoming_end_response_stream(const struct OxmcpIncoming *request);
 
 // Releases the request (NULL is ignored). An uncompleted request fails (a handler failure:
 // "freed without a result"); a registered cancel callback will not run any more.
@@ -974,37 +698,6 @@ OxmcpStatus oxmcp_server_add_skill(const struct OxmcpServer *server,
 // `server` is a live server; `root` is NUL-terminated.
 OxmcpStatus oxmcp_server_add_skills_dir(const struct OxmcpServer *server, const char *root);
 
-// Registers a middleware around every request the server routes (tool calls, resource
-// reads, prompts, completion and their lists), in both eras. `handler` gets
-// `{"method": ..., "params": {...}}`; it goes on with oxmcp_incoming_next() (once, with the
-// same or changed params) and completes the request with the result, any JSON: the one
-// oxmcp_incoming_next() gave, changed, or its own without going on.
-// oxmcp_incoming_fail_rpc() answers a JSON-RPC error. The first registered is the
-// outermost. Before serving.
-//
-// ```c
-// static void on_rest(void *req, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
-//     int64_t code;
-//     size_t data_len = 0;
-//     if (st == OXMCP_STATUS_OK) oxmcp_incoming_complete(req, json, len); // or a changed result
-//     else if (oxmcp_error_code(err, &code)) // the rest's JSON-RPC error, passed on as it is
-//         oxmcp_incoming_fail_rpc(req, code, oxmcp_error_message(err), oxmcp_error_data(err, &data_len), data_len);
-//     else oxmcp_incoming_fail(req, oxmcp_error_message(err));
-//     oxmcp_incoming_free(req);
-// }
-// static void audit(void *ud, OxmcpIncoming *req, const uint8_t *request, size_t len) {
-//     log_request(request, len); // {"method":"tools/call","params":{...}}
-//     oxmcp_incoming_next(req, NULL, 0, on_rest, req, NULL);
-// }
-// oxmcp_server_add_middleware(server, audit, NULL);
-// ```
-//
-// # Safety
-// `server` is a live server.
-OxmcpStatus oxmcp_server_add_middleware(const struct OxmcpServer *server,
-                                        OxmcpHandlerFn handler,
-                                        void *user_data);
-
 // Serves `other`'s tools, prompts, resources and templates under `prefix` (letters,
 // digits, `-` and `_`): names become `<prefix>_<name>`, and URIs take `prefix` as their
 // first path segment (`notes://a` is served as `notes://<prefix>/a`). What `other` has when
@@ -1027,7 +720,7 @@ OxmcpStatus oxmcp_server_mount(const struct OxmcpServer *server,
 // `prefix` as oxmcp_server_mount() does, each call forwarded through `client`. This starts
 // the engine's server: templates, completion and middleware must be registered before.
 // `callback` gets `null` once the server's lists were fetched. Same start rules as
-// oxmcp_client_call_tool(). Closing or freeing the client later is safe: the calls
+// oxmcp_client_call(). Closing or freeing the client later is safe: the calls
 // forwarded through it then fail as closed.
 //
 // # Safety
@@ -1040,44 +733,54 @@ OxmcpStatus oxmcp_server_mount_client(const struct OxmcpServer *server,
                                       void *user_data,
                                       struct OxmcpRequest **out_request);
 
-// Registers a tool: `tool_json` is its definition (`{"name", "description", "inputSchema",
-// ...}`), `handler` is called with the arguments for each call; it completes the request
-// with a `CallToolResult`. oxmcp_incoming_fail() makes an `isError: true` result,
-// oxmcp_incoming_fail_rpc() a JSON-RPC error. May be called while serving (clients see the
-// new tool). `user_data` must stay valid until oxmcp_server_free() returns.
+// The registration door: serves `definition_json` (JSON pointer + length) of the handler
+// kind `kind` (NUL-terminated) with `handler`. The engine checks the definition now
+// (`OXMCP_STATUS_INVALID_INPUT` names what is wrong, and nothing is registered):
+//
+// | `kind` | definition | `handler` gets | it completes with |
+// |---|---|---|---|
+// | `"tool"` | `{"name", "description", "inputSchema", "outputSchema"?, "execution"?, "escalating"?}` | the arguments (validated against the input schema) | a `CallToolResult`, or any JSON value the engine makes one of (text, a block, a list of blocks, structured content) |
+// | `"resource"` | `{"uri", "name", "mimeType", ...}` | `{"uri", "variables": {}}` | a `ReadResourceResult` |
+// | `"resource template"` | `{"uriTemplate", "name", ...}` (RFC 6570) | `{"uri", "variables"}` | a `ReadResourceResult` |
+// | `"prompt"` | `{"name", "description", "arguments": [...]}` | the string arguments | a `GetPromptResult` |
+// | `"completion"` | ignored (NULL / 0) | the `completion/complete` params | a `Completion` (`{"values": [...]}`) |
+// | `"middleware"` | ignored (NULL / 0) | `{"method", "params"}` of every routed request | the request's result, any JSON |
+//
+// A tool failing with oxmcp_incoming_fail() answers an `isError: true` result,
+// oxmcp_incoming_fail_rpc() a JSON-RPC error. An escalating tool (`"escalating": true`,
+// which clients do not see) needs `"execution": {"taskSupport": "optional"}` or
+// `"required"`. A middleware goes on with oxmcp_incoming_call() `"next"` (see
+// oxmcp_incoming_next()); the first registered is the outermost. Registering a tool,
+// resource, template or prompt again replaces it. Tools, resources and prompts may be
+// registered while serving (clients see them at once); templates, completion and
+// middleware before serving. `user_data` must stay valid until oxmcp_server_free()
+// returns. The header's inline helpers (oxmcp_server_add_tool(), ...) are written on this
+// door.
+//
+// ```c
+// const char *tool = "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}}";
+// oxmcp_server_register(server, "tool", (const uint8_t *)tool, strlen(tool), echo, NULL);
+// ```
 //
 // # Safety
-// `server` is a live server; `tool_json` points to `tool_len` bytes.
-OxmcpStatus oxmcp_server_add_tool(const struct OxmcpServer *server,
-                                  const uint8_t *tool_json,
-                                  size_t tool_len,
+// `server` is a live server; `kind` is NUL-terminated; `definition_json` points to `definition_len` bytes.
+OxmcpStatus oxmcp_server_register(const struct OxmcpServer *server,
+                                  const char *kind,
+                                  const uint8_t *definition_json,
+                                  size_t definition_len,
                                   OxmcpHandlerFn handler,
                                   void *user_data);
 
-// Removes a tool, staged or live (connected clients are told the list changed);
-// `*out_removed` (if not NULL) tells whether it existed.
+// Removes what `key` names, staged or live (connected clients are told the list changed):
+// a `"tool"` or `"prompt"` by name, a `"resource"` by URI (other kinds are
+// `OXMCP_STATUS_INVALID_INPUT`). `*out_removed` (if not NULL) tells whether it existed.
 //
 // # Safety
-// `server` is a live server; `name` is NUL-terminated; `out_removed` is NULL or writable.
-OxmcpStatus oxmcp_server_remove_tool(const struct OxmcpServer *server,
-                                     const char *name,
-                                     bool *out_removed);
-
-// Removes a prompt as oxmcp_server_remove_tool() removes a tool.
-//
-// # Safety
-// As oxmcp_server_remove_tool().
-OxmcpStatus oxmcp_server_remove_prompt(const struct OxmcpServer *server,
-                                       const char *name,
-                                       bool *out_removed);
-
-// Removes the resource at `uri` as oxmcp_server_remove_tool() removes a tool.
-//
-// # Safety
-// As oxmcp_server_remove_tool(), with `uri` NUL-terminated.
-OxmcpStatus oxmcp_server_remove_resource(const struct OxmcpServer *server,
-                                         const char *uri,
-                                         bool *out_removed);
+// `server` is a live server; `kind` and `key` are NUL-terminated; `out_removed` is NULL or writable.
+OxmcpStatus oxmcp_server_remove(const struct OxmcpServer *server,
+                                const char *kind,
+                                const char *key,
+                                bool *out_removed);
 
 // Tells the clients subscribed to `uri` that it changed (`notifications/resources/updated`;
 // nothing before serving).
@@ -1093,54 +796,12 @@ OxmcpStatus oxmcp_server_notify_resource_updated(const struct OxmcpServer *serve
 // `server` is a live server; `out_count` is writable.
 OxmcpStatus oxmcp_server_session_count(const struct OxmcpServer *server, size_t *out_count);
 
-// Registers a resource (`{"uri", "name", "mimeType", ...}`); `handler` completes reads with
-// a `ReadResourceResult`. `user_data` must stay valid until oxmcp_server_free() returns.
-//
-// # Safety
-// `server` is a live server; `resource_json` points to `resource_len` bytes.
-OxmcpStatus oxmcp_server_add_resource(const struct OxmcpServer *server,
-                                      const uint8_t *resource_json,
-                                      size_t resource_len,
-                                      OxmcpHandlerFn handler,
-                                      void *user_data);
-
-// Registers a resource template (`{"uriTemplate", "name", ...}`, RFC 6570) before serving;
-// `handler` receives the matched variables and completes with a `ReadResourceResult`.
-//
-// # Safety
-// `server` is a live server; `template_json` points to `template_len` bytes.
-OxmcpStatus oxmcp_server_add_resource_template(const struct OxmcpServer *server,
-                                               const uint8_t *template_json,
-                                               size_t template_len,
-                                               OxmcpHandlerFn handler,
-                                               void *user_data);
-
-// Registers a prompt (`{"name", "description", "arguments": [...]}`); `handler` receives
-// the string arguments and completes with a `GetPromptResult`.
-//
-// # Safety
-// `server` is a live server; `prompt_json` points to `prompt_len` bytes.
-OxmcpStatus oxmcp_server_add_prompt(const struct OxmcpServer *server,
-                                    const uint8_t *prompt_json,
-                                    size_t prompt_len,
-                                    OxmcpHandlerFn handler,
-                                    void *user_data);
-
-// Sets the completion handler (before serving): it receives the `completion/complete`
-// params and completes with a `Completion` object (`{"values": [...], ...}`).
-//
-// # Safety
-// `server` is a live server.
-OxmcpStatus oxmcp_server_set_completion(const struct OxmcpServer *server,
-                                        OxmcpHandlerFn handler,
-                                        void *user_data);
-
 // Checks the access tokens of a protected HTTP listener (oxmcp_server_start_http_options()
 // with `auth`) with `callback` instead of the built-in JWT check: it receives each bearer
 // token a client presents and accepts it with oxmcp_incoming_complete() and who the token
 // speaks for (`{"subject", "clientId", "scopes", "expiresAt", "claims"}`, any left out), or
 // refuses it with oxmcp_incoming_fail() (the client gets 401). The identity is what
-// handlers read with oxmcp_incoming_auth(), and its scopes are checked against the
+// handlers read in the `auth` member of oxmcp_incoming_call() `"info"`, and its scopes are checked against the
 // listener's required `scopes`. Set it before starting the listener. `user_data` must stay
 // valid until oxmcp_server_free() returns.
 //
@@ -1201,7 +862,7 @@ OxmcpStatus oxmcp_server_start_http(const struct OxmcpServer *server,
 // ask for it), and checks JWT access tokens against the issuer's keys (its JWKS) for
 // `audience` (default: the endpoint's own URL, `http://HOST:PORT/PATH`); `scopes` are
 // needed by every request, `toolScopes` by a call of that tool besides. Handlers read who
-// the token speaks for with oxmcp_incoming_auth(). `redis` (`"redis://HOST:PORT"`) shares
+// the token speaks for in the `auth` member of oxmcp_incoming_call() `"info"`. `redis` (`"redis://HOST:PORT"`) shares
 // sessions, streams, tasks and the requestState key with every server started on the same
 // Redis, so that any number of them behind a load balancer act as one (give it on the
 // first start, before the server serves anything else). NULL / 0 means the defaults.
@@ -1246,3 +907,395 @@ void oxmcp_server_free(struct OxmcpServer *server);
 #endif  // __cplusplus
 
 #endif  /* OXMCP_H */
+
+/*
+ * Typed helpers, written in C on the four doors: oxmcp_server_register() /
+ * oxmcp_server_remove(), oxmcp_client_call() and oxmcp_incoming_call(). They are
+ * `static inline`, compiled into the caller: not entry points of the library, so a new
+ * feature adds no export. (build.rs appends this file, bindings-c/src/helpers.h, to the
+ * generated header.) JSON they build from C strings is escaped by oxmcp_json_string_().
+ */
+#ifndef OXMCP_HELPERS_H
+#define OXMCP_HELPERS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- building JSON from C strings --------------------------------------------------------- */
+
+/* `s` as a JSON string (quotes included, `"`, `\` and control characters escaped; other
+ * bytes, UTF-8 included, as they are): malloc'd and NUL-terminated, NULL when out of
+ * memory. Free it with free(). */
+static inline char *oxmcp_json_string_(const char *s) {
+  size_t n = 2;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    n += (*p == '"' || *p == '\\') ? 2 : (*p < 0x20 ? 6 : 1);
+  char *out = (char *)malloc(n + 1);
+  if (!out) return NULL;
+  char *o = out;
+  *o++ = '"';
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      *o++ = '\\';
+      *o++ = (char)*p;
+    } else if (*p < 0x20) {
+      o += snprintf(o, 7, "\\u%04x", *p);
+    } else {
+      *o++ = (char)*p;
+    }
+  }
+  *o++ = '"';
+  *o = '\0';
+  return out;
+}
+
+/* A JSON number for `x` (17 significant digits) into `buf` (at least 32 bytes), in the
+ * C locale's spelling whatever the process's locale (a decimal comma becomes a point). */
+static inline void oxmcp_json_number_(double x, char *buf) {
+  snprintf(buf, 32, "%.17g", x);
+  for (char *p = buf; *p; p++)
+    if (*p == ',') *p = '.';
+}
+
+/* Concatenates up to 8 pieces (NULL pieces skipped) into a malloc'd string; NULL when out
+ * of memory. */
+static inline char *oxmcp_concat_(const char *const *pieces, size_t count) {
+  size_t n = 1;
+  for (size_t i = 0; i < count; i++)
+    if (pieces[i]) n += strlen(pieces[i]);
+  char *out = (char *)malloc(n);
+  if (!out) return NULL;
+  out[0] = '\0';
+  for (size_t i = 0; i < count; i++)
+    if (pieces[i]) strcat(out, pieces[i]);
+  return out;
+}
+
+/* ---- the server: registering handlers ----------------------------------------------------- */
+
+/* Registers a tool (oxmcp_server_register() with "tool"). */
+static inline OxmcpStatus oxmcp_server_add_tool(const struct OxmcpServer *server, const uint8_t *tool_json,
+                                                size_t tool_len, OxmcpHandlerFn handler, void *user_data) {
+  return oxmcp_server_register(server, "tool", tool_json, tool_len, handler, user_data);
+}
+
+/* Registers a resource (oxmcp_server_register() with "resource"). */
+static inline OxmcpStatus oxmcp_server_add_resource(const struct OxmcpServer *server, const uint8_t *resource_json,
+                                                    size_t resource_len, OxmcpHandlerFn handler, void *user_data) {
+  return oxmcp_server_register(server, "resource", resource_json, resource_len, handler, user_data);
+}
+
+/* Registers a resource template before serving (oxmcp_server_register() with "resource template"). */
+static inline OxmcpStatus oxmcp_server_add_resource_template(const struct OxmcpServer *server,
+                                                             const uint8_t *template_json, size_t template_len,
+                                                             OxmcpHandlerFn handler, void *user_data) {
+  return oxmcp_server_register(server, "resource template", template_json, template_len, handler, user_data);
+}
+
+/* Registers a prompt (oxmcp_server_register() with "prompt"). */
+static inline OxmcpStatus oxmcp_server_add_prompt(const struct OxmcpServer *server, const uint8_t *prompt_json,
+                                                  size_t prompt_len, OxmcpHandlerFn handler, void *user_data) {
+  return oxmcp_server_register(server, "prompt", prompt_json, prompt_len, handler, user_data);
+}
+
+/* Sets the completion handler before serving (oxmcp_server_register() with "completion"). */
+static inline OxmcpStatus oxmcp_server_set_completion(const struct OxmcpServer *server, OxmcpHandlerFn handler,
+                                                      void *user_data) {
+  return oxmcp_server_register(server, "completion", NULL, 0, handler, user_data);
+}
+
+/* Adds a middleware before serving (oxmcp_server_register() with "middleware"): it goes on
+ * with oxmcp_incoming_next(). */
+static inline OxmcpStatus oxmcp_server_add_middleware(const struct OxmcpServer *server, OxmcpHandlerFn handler,
+                                                      void *user_data) {
+  return oxmcp_server_register(server, "middleware", NULL, 0, handler, user_data);
+}
+
+/* Removes the tool `name` (oxmcp_server_remove() with "tool"). */
+static inline OxmcpStatus oxmcp_server_remove_tool(const struct OxmcpServer *server, const char *name,
+                                                   bool *out_removed) {
+  return oxmcp_server_remove(server, "tool", name, out_removed);
+}
+
+/* Removes the prompt `name` (oxmcp_server_remove() with "prompt"). */
+static inline OxmcpStatus oxmcp_server_remove_prompt(const struct OxmcpServer *server, const char *name,
+                                                     bool *out_removed) {
+  return oxmcp_server_remove(server, "prompt", name, out_removed);
+}
+
+/* Removes the resource at `uri` (oxmcp_server_remove() with "resource"). */
+static inline OxmcpStatus oxmcp_server_remove_resource(const struct OxmcpServer *server, const char *uri,
+                                                       bool *out_removed) {
+  return oxmcp_server_remove(server, "resource", uri, out_removed);
+}
+
+/* ---- a handler's request -------------------------------------------------------------------- */
+
+/* Sends progress (oxmcp_incoming_call() "progress"): `total` when `has_total`, `message`
+ * NULL for none. Nothing if the client asked for no progress. */
+static inline OxmcpStatus oxmcp_incoming_progress(const struct OxmcpIncoming *request, double progress,
+                                                  bool has_total, double total, const char *message) {
+  char p[32], t[32];
+  oxmcp_json_number_(progress, p);
+  oxmcp_json_number_(total, t);
+  char *m = message ? oxmcp_json_string_(message) : NULL;
+  if (message && !m) return OXMCP_STATUS_INTERNAL;
+  const char *pieces[] = {"{\"progress\":", p, has_total ? ",\"total\":" : NULL, has_total ? t : NULL,
+                          m ? ",\"message\":" : NULL, m, "}"};
+  char *json = oxmcp_concat_(pieces, 7);
+  free(m);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_incoming_call(request, "progress", (const uint8_t *)json, strlen(json), NULL, NULL, NULL);
+  free(json);
+  return st;
+}
+
+/* Sends a log message (oxmcp_incoming_call() "log"): `level` ("debug" ... "emergency"),
+ * `logger` NULL for none, `data_json` any JSON value (NULL / 0: null). */
+static inline OxmcpStatus oxmcp_incoming_log(const struct OxmcpIncoming *request, const char *level,
+                                             const char *logger, const uint8_t *data_json, size_t data_len) {
+  if (!level) level = "";
+  char *l = oxmcp_json_string_(level);
+  char *g = logger ? oxmcp_json_string_(logger) : NULL;
+  char *d = (char *)malloc(data_len + 1);
+  if (!l || (logger && !g) || !d) {
+    free(l), free(g), free(d);
+    return OXMCP_STATUS_INTERNAL;
+  }
+  if (data_len) memcpy(d, data_json, data_len);
+  d[data_len] = '\0';
+  const char *pieces[] = {"{\"level\":", l, g ? ",\"logger\":" : NULL, g, ",\"data\":", data_len ? d : "null", "}"};
+  char *json = oxmcp_concat_(pieces, 7);
+  free(l), free(g), free(d);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_incoming_call(request, "log", (const uint8_t *)json, strlen(json), NULL, NULL, NULL);
+  free(json);
+  return st;
+}
+
+/* Asks the client (oxmcp_incoming_call() with `method`: "sampling/createMessage",
+ * "elicitation/create" or "roots/list"). */
+static inline OxmcpStatus oxmcp_incoming_ask_client(const struct OxmcpIncoming *request, const char *method,
+                                                    const uint8_t *params_json, size_t params_len,
+                                                    OxmcpCompletionFn callback, void *user_data,
+                                                    struct OxmcpRequest **out_request) {
+  return oxmcp_incoming_call(request, method, params_json, params_len, callback, user_data, out_request);
+}
+
+/* Continues an escalating tool's call as a task (oxmcp_incoming_call() "escalate"):
+ * `true` once it is one, `false` when it stays inline. */
+static inline OxmcpStatus oxmcp_incoming_escalate_to_task(const struct OxmcpIncoming *request,
+                                                          OxmcpCompletionFn callback, void *user_data,
+                                                          struct OxmcpRequest **out_request) {
+  return oxmcp_incoming_call(request, "escalate", NULL, 0, callback, user_data, out_request);
+}
+
+/* Reads one of this server's own resources (oxmcp_incoming_call() "resources/read"). */
+static inline OxmcpStatus oxmcp_incoming_read_resource(const struct OxmcpIncoming *request, const char *uri,
+                                                       OxmcpCompletionFn callback, void *user_data,
+                                                       struct OxmcpRequest **out_request) {
+  char *u = oxmcp_json_string_(uri ? uri : "");
+  if (!u) return OXMCP_STATUS_INTERNAL;
+  const char *pieces[] = {"{\"uri\":", u, "}"};
+  char *json = oxmcp_concat_(pieces, 3);
+  free(u);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_incoming_call(request, "resources/read", (const uint8_t *)json, strlen(json), callback,
+                                       user_data, out_request);
+  free(json);
+  return st;
+}
+
+/* In a middleware's call, runs the rest of the chain (oxmcp_incoming_call() "next") with
+ * `params_json` (NULL / 0: the params the middleware got). */
+static inline OxmcpStatus oxmcp_incoming_next(const struct OxmcpIncoming *request, const uint8_t *params_json,
+                                              size_t params_len, OxmcpCompletionFn callback, void *user_data,
+                                              struct OxmcpRequest **out_request) {
+  return oxmcp_incoming_call(request, "next", params_json, params_len, callback, user_data, out_request);
+}
+
+/* Ends the SSE stream the request answers on (oxmcp_incoming_call() "end response stream"). */
+static inline OxmcpStatus oxmcp_incoming_end_response_stream(const struct OxmcpIncoming *request) {
+  return oxmcp_incoming_call(request, "end response stream", NULL, 0, NULL, NULL, NULL);
+}
+
+/* Where oxmcp_incoming_info() copies the facts. */
+typedef struct {
+  char *json;
+  size_t len;
+} OxmcpCopy_;
+
+static inline void oxmcp_copy_(void *user_data, OxmcpStatus status, const uint8_t *json, size_t len,
+                               const OxmcpError *error) {
+  OxmcpCopy_ *c = (OxmcpCopy_ *)user_data;
+  (void)error;
+  if (status != OXMCP_STATUS_OK) return;
+  c->json = (char *)malloc(len + 1);
+  if (!c->json) return;
+  memcpy(c->json, json, len);
+  c->json[len] = '\0';
+  c->len = len;
+}
+
+/* The request's facts (oxmcp_incoming_call() "info", answered at once): `*out_json` gets a
+ * malloc'd, NUL-terminated copy (free it with free()), `*out_len` (may be NULL) its length.
+ * Who the request's access token speaks for is its `auth` member. */
+static inline OxmcpStatus oxmcp_incoming_info(const struct OxmcpIncoming *request, char **out_json,
+                                              size_t *out_len) {
+  OxmcpCopy_ c = {NULL, 0};
+  OxmcpStatus st = oxmcp_incoming_call(request, "info", NULL, 0, oxmcp_copy_, &c, NULL);
+  if (st != OXMCP_STATUS_OK) return st;
+  if (!c.json) return OXMCP_STATUS_INTERNAL;
+  *out_json = c.json;
+  if (out_len) *out_len = c.len;
+  return OXMCP_STATUS_OK;
+}
+
+/* ---- a client's calls ----------------------------------------------------------------------- */
+
+/* Which list oxmcp_client_list() fetches; each result is one array of every page's items. */
+typedef enum {
+  OXMCP_LIST_TOOLS = 0,
+  OXMCP_LIST_RESOURCES = 1,
+  OXMCP_LIST_RESOURCE_TEMPLATES = 2,
+  OXMCP_LIST_PROMPTS = 3,
+  OXMCP_LIST_SKILLS = 4,
+} OxmcpList;
+
+/* Lists every item of `what` (oxmcp_client_call() "tools/list", ...): the result is one
+ * array. */
+static inline OxmcpStatus oxmcp_client_list(const struct OxmcpClient *client, OxmcpList what,
+                                            OxmcpCompletionFn callback, void *user_data,
+                                            struct OxmcpRequest **out_request) {
+  static const char *const ops[] = {"tools/list", "resources/list", "resources/templates/list", "prompts/list",
+                                    "skills/list"};
+  const char *op = ((int)what >= 0 && (int)what < 5) ? ops[what] : "unknown list";
+  return oxmcp_client_call(client, op, NULL, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Calls the tool `name` (oxmcp_client_call() "tools/call"). */
+static inline OxmcpStatus oxmcp_client_call_tool(const struct OxmcpClient *client, const char *name,
+                                                 const uint8_t *args_json, size_t args_len, uint32_t timeout_ms,
+                                                 OxmcpProgressFn on_progress, OxmcpCompletionFn callback,
+                                                 void *user_data, struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tools/call", name, args_json, args_len, timeout_ms, on_progress, callback,
+                           user_data, out_request);
+}
+
+/* Calls the tool `name`, letting the server run it as a task (oxmcp_client_call()
+ * "tools/call as task"): the final CallToolResult; statuses go to `on_progress`. */
+static inline OxmcpStatus oxmcp_client_call_tool_as_task(const struct OxmcpClient *client, const char *name,
+                                                         const uint8_t *args_json, size_t args_len,
+                                                         OxmcpProgressFn on_progress, OxmcpCompletionFn callback,
+                                                         void *user_data, struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tools/call as task", name, args_json, args_len, 0, on_progress, callback,
+                           user_data, out_request);
+}
+
+/* Sends any request `method` (oxmcp_client_call() "request"): the raw result. */
+static inline OxmcpStatus oxmcp_client_request(const struct OxmcpClient *client, const char *method,
+                                               const uint8_t *params_json, size_t params_len, uint32_t timeout_ms,
+                                               OxmcpProgressFn on_progress, OxmcpCompletionFn callback,
+                                               void *user_data, struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "request", method, params_json, params_len, timeout_ms, on_progress, callback,
+                           user_data, out_request);
+}
+
+/* Reads the resource at `uri` (oxmcp_client_call() "resources/read"). */
+static inline OxmcpStatus oxmcp_client_read_resource(const struct OxmcpClient *client, const char *uri,
+                                                     OxmcpCompletionFn callback, void *user_data,
+                                                     struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "resources/read", uri, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Gets the prompt `name` with string arguments (oxmcp_client_call() "prompts/get"). */
+static inline OxmcpStatus oxmcp_client_get_prompt(const struct OxmcpClient *client, const char *name,
+                                                  const uint8_t *args_json, size_t args_len,
+                                                  OxmcpCompletionFn callback, void *user_data,
+                                                  struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "prompts/get", name, args_json, args_len, 0, NULL, callback, user_data,
+                           out_request);
+}
+
+/* Gets a skill's entry by its SKILL.md URI (oxmcp_client_call() "skills/get"). */
+static inline OxmcpStatus oxmcp_client_get_skill(const struct OxmcpClient *client, const char *uri,
+                                                 OxmcpCompletionFn callback, void *user_data,
+                                                 struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "skills/get", uri, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Reads a directory resource's children (oxmcp_client_call() "resources/directory/read"):
+ * one array. */
+static inline OxmcpStatus oxmcp_client_read_directory(const struct OxmcpClient *client, const char *uri,
+                                                      OxmcpCompletionFn callback, void *user_data,
+                                                      struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "resources/directory/read", uri, NULL, 0, 0, NULL, callback, user_data,
+                           out_request);
+}
+
+/* Loads a skill (oxmcp_client_call() "skills/load"): `skill_json` the held entry, NULL / 0
+ * to fetch it. */
+static inline OxmcpStatus oxmcp_client_load_skill(const struct OxmcpClient *client, const char *uri,
+                                                  const uint8_t *skill_json, size_t skill_len,
+                                                  OxmcpCompletionFn callback, void *user_data,
+                                                  struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "skills/load", uri, skill_json, skill_len, 0, NULL, callback, user_data,
+                           out_request);
+}
+
+/* Reads a file of a skill (oxmcp_client_call() "skills/read"): its bytes as base64 JSON. */
+static inline OxmcpStatus oxmcp_client_read_skill_file(const struct OxmcpClient *client, const char *path,
+                                                       const uint8_t *skill_json, size_t skill_len,
+                                                       OxmcpCompletionFn callback, void *user_data,
+                                                       struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "skills/read", path, skill_json, skill_len, 0, NULL, callback, user_data,
+                           out_request);
+}
+
+/* Starts a tool call as a task and returns at once (oxmcp_client_call() "tools/call start task"). */
+static inline OxmcpStatus oxmcp_client_start_tool_task(const struct OxmcpClient *client, const char *name,
+                                                       const uint8_t *args_json, size_t args_len,
+                                                       OxmcpCompletionFn callback, void *user_data,
+                                                       struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tools/call start task", name, args_json, args_len, 0, NULL, callback,
+                           user_data, out_request);
+}
+
+/* Gets a task (oxmcp_client_call() "tasks/get"). */
+static inline OxmcpStatus oxmcp_client_get_task(const struct OxmcpClient *client, const char *task_id,
+                                                OxmcpCompletionFn callback, void *user_data,
+                                                struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tasks/get", task_id, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Answers a task's input requests (oxmcp_client_call() "tasks/update"): result null. */
+static inline OxmcpStatus oxmcp_client_update_task(const struct OxmcpClient *client, const char *task_id,
+                                                   const uint8_t *responses_json, size_t responses_len,
+                                                   OxmcpCompletionFn callback, void *user_data,
+                                                   struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tasks/update", task_id, responses_json, responses_len, 0, NULL, callback,
+                           user_data, out_request);
+}
+
+/* Cancels a task (oxmcp_client_call() "tasks/cancel"): result null. */
+static inline OxmcpStatus oxmcp_client_cancel_task(const struct OxmcpClient *client, const char *task_id,
+                                                   OxmcpCompletionFn callback, void *user_data,
+                                                   struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tasks/cancel", task_id, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Sends ping (oxmcp_client_call() "ping"): result null. */
+static inline OxmcpStatus oxmcp_client_ping(const struct OxmcpClient *client, OxmcpCompletionFn callback,
+                                            void *user_data, struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "ping", NULL, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Sets the server's minimum log level (oxmcp_client_call() "logging/setLevel"): result null. */
+static inline OxmcpStatus oxmcp_client_set_log_level(const struct OxmcpClient *client, const char *level,
+                                                     OxmcpCompletionFn callback, void *user_data,
+                                                     struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "logging/setLevel", level, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+#endif /* OXMCP_HELPERS_H */

@@ -10,15 +10,14 @@ use std::time::Duration;
 use oxmcp::auth::OAuthOptions;
 use oxmcp::client::{Client, Era};
 use oxmcp::host::{client as host, ClientHooks, ConnectOptions, HostCalls};
-use oxmcp::protocol::{methods, LoggingLevel};
 use oxmcp::session::{RequestOptions, SessionConfig};
-use oxmcp::Error;
-use serde_json::{json, Value};
+use oxmcp::{Error, ErrorKind};
+use serde_json::Value;
 
 use crate::callback::{c_string, Gate, OxmcpCompletionFn, OxmcpNotificationFn, OxmcpProgressFn, UserData};
-use crate::error::{bytes_arg, guard, invalid, json_arg, opt_json_text, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::error::{bytes_arg, guard, invalid, opt_json_text, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
 use crate::incoming::{client_request_fn, OxmcpClientRequestFn};
-use crate::request::{start, OxmcpRequest};
+use crate::request::{door_value, start, start_now, OxmcpRequest};
 use crate::runtime::{rt_arg, OxmcpRuntime, Rt};
 
 /// The non-NULL notification callback.
@@ -128,22 +127,6 @@ impl OxmcpClient {
             }
             Ok(init)
         })
-    }
-
-    /// Runs `call` on the connected client as an asynchronous operation.
-    fn call<F, Fut>(
-        &self,
-        callback: OxmcpCompletionFn,
-        user_data: *mut c_void,
-        out_request: *mut *mut OxmcpRequest,
-        call: F,
-    ) -> Result<(), Error>
-    where
-        F: FnOnce(Arc<Client>, RequestOptions) -> Fut,
-        Fut: std::future::Future<Output = Result<Value, Error>> + Send + 'static,
-    {
-        let client = self.connected()?;
-        start(&self.rt, callback, user_data, out_request, |token| call(client, RequestOptions::default().cancel_token(token)))
     }
 }
 
@@ -451,12 +434,82 @@ pub unsafe extern "C" fn oxmcp_client_connect_http(
     })
 }
 
-fn with_timeout(options: RequestOptions, timeout_ms: u32) -> RequestOptions {
-    if timeout_ms == 0 {
-        options
-    } else {
-        options.timeout(Duration::from_millis(u64::from(timeout_ms)))
-    }
+/// The client door: makes the client call `op` (NUL-terminated) by name, with its two
+/// arguments `a` (text, NUL-terminated; NULL for none) and `b` (JSON, pointer + length; NULL
+/// / 0 for none), as the engine's `host::client::call` reads them. `callback` gets the
+/// result JSON (`null` for calls that return nothing).
+///
+/// | `op` | `a` | `b` | result |
+/// |---|---|---|---|
+/// | `"ping"` | | | `null` (the stateless era has no `ping`: a `server/discover` round trip stands in) |
+/// | `"tools/list"`, `"resources/list"`, `"resources/templates/list"`, `"prompts/list"`, `"skills/list"` | | | every page's items, one array |
+/// | `"tools/call"` | tool name | arguments object | `CallToolResult` (a tool failure is `isError: true`, not an error) |
+/// | `"tools/call as task"` | tool name | arguments object | the final `CallToolResult`; the server may run it as a task: the engine polls it, answers its questions with oxmcp_client_on_request()'s callback, and reports each status to `on_progress` (progress 1, 2, ...; message `working`, `input_required`... or `status: statusMessage`); cancelling cancels the task; no timeout |
+/// | `"tools/call start task"` | tool name | arguments object | `{"task": Task}` when the server runs it as a task, `{"result": CallToolResult}` when it answered at once; nothing polls |
+/// | `"tasks/get"` | task id | | the task (`result`, `error` or `inputRequests` inlined as its status brings) |
+/// | `"tasks/update"` | task id | `{key: answer}` to its `inputRequests` | `null` |
+/// | `"tasks/cancel"` | task id | | `null` |
+/// | `"tasks/result"`, `"tasks/list"` | task id, | | a 2025-11-25 server's task result, every page of this client's tasks |
+/// | `"resources/read"` | URI | | `ReadResourceResult` |
+/// | `"resources/subscribe"`, `"resources/unsubscribe"` | URI | | `null` |
+/// | `"resources/directory/read"` | directory URI | | its children (every page), one array |
+/// | `"prompts/get"` | prompt name | arguments, an object of strings | `GetPromptResult` |
+/// | `"completion/complete"` | | its params | `CompleteResult` |
+/// | `"logging/setLevel"` | level (`"debug"` ... `"emergency"`, any case) | | `null` (in the stateless era every later request asks for it) |
+/// | `"skills/get"` | `SKILL.md` URI | | the skill's entry |
+/// | `"skills/load"` | `SKILL.md` URI | the held entry (none: `skills/get` fetches it) | `{"skill", "markdown"}`, checked against the entry (`OXMCP_STATUS_PROTOCOL` when it does not match) |
+/// | `"skills/read"` | path in the skill, or URI | the skill's entry | the file's bytes as a base64 JSON string (a file the entry does not list, or one that does not match it: `OXMCP_STATUS_PROTOCOL`) |
+/// | `"request"` | any method | its params | the raw result (in the stateless era the engine adds `_meta` and answers input requests) |
+///
+/// `timeout_ms` (0 = the default 60 s, reset by progress) bounds waiting where the call
+/// takes options (`"tools/call"`, `"request"`, `"ping"`, `"logging/setLevel"`);
+/// `on_progress` (may be NULL) gets progress with the same `user_data`, always before the
+/// completion. oxmcp_request_cancel() on `*out_request` (may be NULL) cancels the call
+/// (`notifications/cancelled` on the wire).
+///
+/// Rule for every asynchronous call: if the function returns a failure status, nothing was
+/// started and the callback is never called; otherwise it is called exactly once. Bad input
+/// (an unknown op, bad JSON, arguments the engine refuses before sending, a client not
+/// connected) is the returned status, `OXMCP_STATUS_INVALID_INPUT`. The header's inline helpers (oxmcp_client_call_tool(),
+/// oxmcp_client_list(), ...) are written on this door.
+///
+/// ```c
+/// const char *args = "{\"text\":\"hi\"}";
+/// oxmcp_client_call(client, "tools/call", "echo", (const uint8_t *)args, strlen(args), 0, NULL, on_done, &state, &req);
+/// ```
+///
+/// # Safety
+/// `client` is a live client; `op` is NUL-terminated; `a` is NULL or NUL-terminated; `b` points to `b_len` bytes; `out_request` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn oxmcp_client_call(
+    client: *const OxmcpClient,
+    op: *const c_char,
+    a: *const c_char,
+    b: *const u8,
+    b_len: usize,
+    timeout_ms: u32,
+    on_progress: OxmcpProgressFn,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+) -> OxmcpStatus {
+    guard(|| {
+        let c = client_arg(client)?;
+        let op = str_arg(op, "op")?.to_owned();
+        let a = opt_str_arg(a, "a")?.map(str::to_owned);
+        let b = opt_json_text(b, b_len, "b")?;
+        let client = c.connected()?;
+        // Bad input is the caller's to hear at once; every other outcome is the callback's.
+        let refuses = |kind| kind == ErrorKind::InvalidInput;
+        start_now(&c.rt, callback, user_data, out_request, refuses, move |token| {
+            let mut options = RequestOptions::default().cancel_token(token);
+            if timeout_ms != 0 {
+                options = options.timeout(Duration::from_millis(u64::from(timeout_ms)));
+            }
+            let options = with_progress(options, on_progress, user_data);
+            async move { door_value(host::call(&client, &op, a.as_deref(), b.as_deref(), options).await?) }
+        })
+    })
 }
 
 fn with_progress(options: RequestOptions, on_progress: OxmcpProgressFn, user_data: *mut c_void) -> RequestOptions {
@@ -467,489 +520,6 @@ fn with_progress(options: RequestOptions, on_progress: OxmcpProgressFn, user_dat
         let ptr = message.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
         // SAFETY: the host registered the callback with this user data.
         unsafe { cb(ud.ptr(), p.progress, p.total.is_some(), p.total.unwrap_or(0.0), ptr) }
-    })
-}
-
-/// Calls the tool `name` with `args_json` (a JSON object; NULL / 0 for none). `callback`
-/// gets the `CallToolResult` (a tool failure is a result with `isError: true`, not an
-/// error). `timeout_ms` (0 = the default 60 s, reset by progress) bounds waiting;
-/// `on_progress` (may be NULL) gets progress with the same `user_data`, always before the
-/// completion. oxmcp_request_cancel() on `*out_request` sends `notifications/cancelled`.
-///
-/// Rule for every asynchronous call: if the function returns a failure status, nothing was
-/// started and the callback is never called; otherwise it is called exactly once.
-///
-/// # Safety
-/// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_call_tool(
-    client: *const OxmcpClient,
-    name: *const c_char,
-    args_json: *const u8,
-    args_len: usize,
-    timeout_ms: u32,
-    on_progress: OxmcpProgressFn,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    call_tool(client, name, (args_json, args_len), Some(timeout_ms), on_progress, callback, user_data, out_request)
-}
-
-/// Calls the tool `name` as oxmcp_client_call_tool() does, but lets the server run the
-/// call as a task (the tasks extension): `callback` still gets the final
-/// `CallToolResult`. The engine polls the task at the server's pace, answers what it asks
-/// with the client's request callback (oxmcp_client_on_request()), and reports each
-/// status to `on_progress` (progress 1, 2, ...; the message is `working`,
-/// `input_required`, `completed`... or `status: statusMessage`). oxmcp_request_cancel()
-/// cancels the task. No timeout applies.
-///
-/// # Safety
-/// As oxmcp_client_call_tool().
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_call_tool_as_task(
-    client: *const OxmcpClient,
-    name: *const c_char,
-    args_json: *const u8,
-    args_len: usize,
-    on_progress: OxmcpProgressFn,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    call_tool(client, name, (args_json, args_len), None, on_progress, callback, user_data, out_request)
-}
-
-/// Both tool calls: with a timeout, a plain call; without, one the server may run as a
-/// task.
-#[allow(clippy::too_many_arguments)]
-unsafe fn call_tool(
-    client: *const OxmcpClient,
-    name: *const c_char,
-    (args_json, args_len): (*const u8, usize),
-    timeout_ms: Option<u32>,
-    on_progress: OxmcpProgressFn,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let name = str_arg(name, "name")?.to_owned();
-        let args = json_arg(args_json, args_len, "args_json", Value::Null)?;
-        c.call(callback, user_data, out_request, |client, options| {
-            let options = with_progress(options, on_progress, user_data);
-            async move {
-                let result = match timeout_ms {
-                    Some(ms) => client.call_tool_with(&name, args, with_timeout(options, ms)).await?,
-                    None => host::call_tool_as_task(&client, &name, args, options).await?,
-                };
-                Ok(serde_json::to_value(result)?)
-            }
-        })
-    })
-}
-
-/// Sends any request: `method` with `params_json` (NULL / 0 for none); `callback` gets the
-/// raw result JSON. Timeout, progress and cancellation as in oxmcp_client_call_tool().
-/// In the stateless era the engine adds the request's `_meta` and answers the server's
-/// input requests; `ping` and `logging/setLevel` mean what oxmcp_client_ping() and
-/// oxmcp_client_set_log_level() say, and `resources/subscribe` / `unsubscribe` reopen the
-/// client's `subscriptions/listen` stream (that era has no such methods; the updates reach
-/// the notification callback as in a session).
-///
-/// # Safety
-/// As oxmcp_client_call_tool().
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_request(
-    client: *const OxmcpClient,
-    method: *const c_char,
-    params_json: *const u8,
-    params_len: usize,
-    timeout_ms: u32,
-    on_progress: OxmcpProgressFn,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let method = str_arg(method, "method")?.to_owned();
-        let params = json_arg(params_json, params_len, "params_json", Value::Null)?;
-        let params = if params.is_null() { None } else { Some(params) };
-        c.call(callback, user_data, out_request, |client, options| {
-            let options = with_progress(with_timeout(options, timeout_ms), on_progress, user_data);
-            async move { client.request(&method, params, options).await }
-        })
-    })
-}
-
-/// Which list an oxmcp_client_list() call fetches.
-#[repr(i32)]
-#[derive(Debug, Clone, Copy)]
-pub enum OxmcpList {
-    /// `tools/list`: the result is `{"tools": [...]}`.
-    Tools = 0,
-    /// `resources/list`: `{"resources": [...]}`.
-    Resources = 1,
-    /// `resources/templates/list`: `{"resourceTemplates": [...]}`.
-    ResourceTemplates = 2,
-    /// `prompts/list`: `{"prompts": [...]}`.
-    Prompts = 3,
-    /// `skills/list` (the skills extension): `{"skills": [...]}`, each an entry (`uri` of its
-    /// `SKILL.md`, `frontmatter`, `resources`), no file fetched.
-    Skills = 4,
-}
-
-/// Lists every item of `what` (an `OxmcpList` value), following pagination cursors; the
-/// result is one object holding the whole array.
-///
-/// # Safety
-/// `client` is a live client; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_list(
-    client: *const OxmcpClient,
-    what: i32,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let what = match what {
-            0 => OxmcpList::Tools,
-            1 => OxmcpList::Resources,
-            2 => OxmcpList::ResourceTemplates,
-            3 => OxmcpList::Prompts,
-            4 => OxmcpList::Skills,
-            other => return Err(invalid(format!("unknown list {other}"))),
-        };
-        c.call(callback, user_data, out_request, move |client, _| async move {
-            Ok(match what {
-                OxmcpList::Tools => json!({ "tools": client.list_all_tools().await? }),
-                OxmcpList::Resources => json!({ "resources": client.list_all_resources().await? }),
-                OxmcpList::ResourceTemplates => json!({ "resourceTemplates": client.list_all_resource_templates().await? }),
-                OxmcpList::Prompts => json!({ "prompts": client.list_all_prompts().await? }),
-                OxmcpList::Skills => json!({ "skills": client.list_all_skills().await? }),
-            })
-        })
-    })
-}
-
-/// Reads the resource at `uri`; `callback` gets the `ReadResourceResult`.
-///
-/// # Safety
-/// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_read_resource(
-    client: *const OxmcpClient,
-    uri: *const c_char,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let uri = str_arg(uri, "uri")?.to_owned();
-        c.call(callback, user_data, out_request, move |client, _| async move {
-            Ok(serde_json::to_value(client.read_resource(&uri).await?)?)
-        })
-    })
-}
-
-/// Gets the prompt `name` with `args_json` (an object of strings; NULL / 0 for none);
-/// `callback` gets the `GetPromptResult`.
-///
-/// # Safety
-/// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_get_prompt(
-    client: *const OxmcpClient,
-    name: *const c_char,
-    args_json: *const u8,
-    args_len: usize,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let name = str_arg(name, "name")?.to_owned();
-        let args: std::collections::BTreeMap<String, String> =
-            serde_json::from_value(json_arg(args_json, args_len, "args_json", json!({}))?)
-                .map_err(|e| invalid(format!("prompt arguments must be an object of strings: {e}")))?;
-        c.call(callback, user_data, out_request, move |client, _| async move {
-            Ok(serde_json::to_value(client.get_prompt(&name, args).await?)?)
-        })
-    })
-}
-
-/// Runs the engine's client op `op` (see `oxmcp::host::client::call`) with its two text
-/// arguments; the result is its JSON (`null` when it returns nothing).
-fn host_call(
-    c: &OxmcpClient,
-    op: &'static str,
-    a: String,
-    b: Option<String>,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> Result<(), Error> {
-    c.call(callback, user_data, out_request, move |client, options| async move {
-        match host::call(&client, op, Some(&a), b.as_deref(), options).await? {
-            Some(text) => Ok(serde_json::from_str(&text)?),
-            None => Ok(Value::Null),
-        }
-    })
-}
-
-/// Gets the entry of the skill whose `SKILL.md` is at `uri` (`skills/get`, the skills
-/// extension): `callback` gets it (`{"uri", "frontmatter", "resources"}`) without any file
-/// fetched. A server serving no such skill answers the JSON-RPC error -32602
-/// (`OXMCP_STATUS_RPC`).
-///
-/// # Safety
-/// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_get_skill(
-    client: *const OxmcpClient,
-    uri: *const c_char,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let uri = str_arg(uri, "uri")?.to_owned();
-        host_call(c, methods::SKILLS_GET, uri, None, callback, user_data, out_request)
-    })
-}
-
-/// Starts a call of the tool `name` as a task and returns at once (the first of the task
-/// steps, the tasks extension): `callback` gets `{"task": Task}` when the server runs it as
-/// a task, or `{"result": CallToolResult}` when it answered at once. Nothing polls or answers
-/// for the client: follow the task with oxmcp_client_get_task(), answer its input requests
-/// with oxmcp_client_update_task(), cancel it with oxmcp_client_cancel_task().
-/// `args_json` as in oxmcp_client_call_tool() (NULL / 0 for none).
-///
-/// # Safety
-/// `client` is a live client; `name` is NUL-terminated; `args_json` points to `args_len` bytes; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_start_tool_task(
-    client: *const OxmcpClient,
-    name: *const c_char,
-    args_json: *const u8,
-    args_len: usize,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let name = str_arg(name, "name")?.to_owned();
-        json_arg(args_json, args_len, "args_json", Value::Null)?;
-        let args = opt_json_text(args_json, args_len, "args_json")?;
-        host_call(c, host::TOOLS_CALL_START_TASK, name, args, callback, user_data, out_request)
-    })
-}
-
-/// Gets the task `task_id` (`tasks/get`): `callback` gets the task (`taskId`, `status`
-/// (`working`, `input_required`, `completed`, `failed`, `cancelled`), `statusMessage`,
-/// `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`, and `result` / `error` /
-/// `inputRequests` (the requests by key) as its status brings). An unknown task is the
-/// JSON-RPC error -32602 (`OXMCP_STATUS_RPC`).
-///
-/// # Safety
-/// `client` is a live client; `task_id` is NUL-terminated; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_get_task(
-    client: *const OxmcpClient,
-    task_id: *const c_char,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let id = str_arg(task_id, "task_id")?.to_owned();
-        host_call(c, methods::TASKS_GET, id, None, callback, user_data, out_request)
-    })
-}
-
-/// Answers input requests of the task `task_id` (`tasks/update`): `responses_json` is an
-/// object of answers by the keys of the task's `inputRequests` (e.g.
-/// `{"elicitation-1": {"action": "accept", "content": {...}}}`). `callback` gets `null`.
-///
-/// # Safety
-/// `client` is a live client; `task_id` is NUL-terminated; `responses_json` points to `responses_len` bytes; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_update_task(
-    client: *const OxmcpClient,
-    task_id: *const c_char,
-    responses_json: *const u8,
-    responses_len: usize,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let id = str_arg(task_id, "task_id")?.to_owned();
-        if !json_arg(responses_json, responses_len, "responses_json", Value::Null)?.is_object() {
-            return Err(invalid("responses_json must be a JSON object of answers by key"));
-        }
-        let responses = opt_json_text(responses_json, responses_len, "responses_json")?;
-        host_call(c, methods::TASKS_UPDATE, id, responses, callback, user_data, out_request)
-    })
-}
-
-/// Cancels the task `task_id` (`tasks/cancel`): `callback` gets `null` once the server
-/// took the cancel; oxmcp_client_get_task() then shows it `cancelled`.
-///
-/// # Safety
-/// `client` is a live client; `task_id` is NUL-terminated; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_cancel_task(
-    client: *const OxmcpClient,
-    task_id: *const c_char,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let id = str_arg(task_id, "task_id")?.to_owned();
-        host_call(c, methods::TASKS_CANCEL, id, None, callback, user_data, out_request)
-    })
-}
-
-/// Reads the directory resource at `uri` (`resources/directory/read`, e.g. a skill's root
-/// `skill://git-workflow` or one of its subdirectories), following pagination cursors:
-/// `callback` gets `{"resources": [...]}`, its direct children (a subdirectory has the
-/// `mimeType` `"inode/directory"`).
-///
-/// # Safety
-/// `client` is a live client; `uri` is NUL-terminated; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_read_directory(
-    client: *const OxmcpClient,
-    uri: *const c_char,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let uri = str_arg(uri, "uri")?.to_owned();
-        c.call(callback, user_data, out_request, move |client, options| async move {
-            let children = host::call(&client, methods::RESOURCES_DIRECTORY_READ, Some(&uri), None, options).await?;
-            let children: Value = serde_json::from_str(children.as_deref().unwrap_or("[]"))?;
-            Ok(json!({ "resources": children }))
-        })
-    })
-}
-
-/// Loads a skill: fetches its `SKILL.md` and checks it against the entry (size, sha256
-/// digest and frontmatter, as the skills extension asks). `skill_json` is the entry the
-/// client holds (from oxmcp_client_list() with `OXMCP_LIST_SKILLS` or
-/// oxmcp_client_get_skill()); NULL / 0 fetches it with `skills/get` first. `callback` gets
-/// `{"skill": <entry>, "markdown": <the SKILL.md text>}`. A `SKILL.md` that does not match
-/// the entry fails with `OXMCP_STATUS_PROTOCOL` (refresh the entry with
-/// oxmcp_client_get_skill() to recover from a stale one).
-///
-/// # Safety
-/// `client` is a live client; `uri` is NUL-terminated; `skill_json` points to `skill_len` bytes; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_load_skill(
-    client: *const OxmcpClient,
-    uri: *const c_char,
-    skill_json: *const u8,
-    skill_len: usize,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let uri = str_arg(uri, "uri")?.to_owned();
-        let entry = opt_json_text(skill_json, skill_len, "skill_json")?;
-        host_call(c, host::SKILLS_LOAD, uri, entry, callback, user_data, out_request)
-    })
-}
-
-/// Reads one file of a skill: `path` is its path in the skill (`"references/naming.md"`) or
-/// its URI, and `skill_json` the skill's entry (required). `callback` gets the file's bytes
-/// as a JSON string of their base64 (`"ZmVhdHVyZS8..."`), like every result a JSON value;
-/// decode it to get the bytes. A file the entry does not list is refused without a request,
-/// and one whose size or digest differs from the entry's is refused too: both fail with
-/// `OXMCP_STATUS_PROTOCOL`.
-///
-/// # Safety
-/// `client` is a live client; `path` is NUL-terminated; `skill_json` points to `skill_len` bytes; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_read_skill_file(
-    client: *const OxmcpClient,
-    path: *const c_char,
-    skill_json: *const u8,
-    skill_len: usize,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let path = str_arg(path, "path")?.to_owned();
-        let entry = opt_json_text(skill_json, skill_len, "skill_json")?
-            .ok_or_else(|| invalid("skill_json is empty: pass the skill's entry"))?;
-        host_call(c, host::SKILLS_READ, path, Some(entry), callback, user_data, out_request)
-    })
-}
-
-/// Sends `ping`; `callback` gets `{}`. The stateless era has no `ping`: a `server/discover`
-/// round trip stands in for it.
-///
-/// # Safety
-/// `client` is a live client; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_ping(
-    client: *const OxmcpClient,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        c.call(callback, user_data, out_request, |client, _| async move {
-            client.ping().await?;
-            Ok(json!({}))
-        })
-    })
-}
-
-/// Sets the server's minimum log level (`logging/setLevel`; `level` as in
-/// oxmcp_incoming_log()); `callback` gets `{}`. In the stateless era, which has no
-/// `logging/setLevel`, every later request asks for that level instead (without it, the
-/// server sends no log messages).
-///
-/// # Safety
-/// `client` is a live client; `level` is NUL-terminated; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_set_log_level(
-    client: *const OxmcpClient,
-    level: *const c_char,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let name = str_arg(level, "level")?;
-        let level: LoggingLevel = serde_json::from_value(Value::String(name.to_lowercase()))
-            .map_err(|_| invalid(format!("unknown log level {name:?}")))?;
-        c.call(callback, user_data, out_request, move |client, _| async move {
-            client.set_log_level(level).await?;
-            Ok(json!({}))
-        })
     })
 }
 

@@ -163,15 +163,6 @@ pub(crate) fn bytes_arg<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// A JSON argument (pointer + length); empty means `default`.
-pub(crate) fn json_arg(ptr: *const u8, len: usize, what: &str, default: serde_json::Value) -> Result<serde_json::Value, Error> {
-    let bytes = bytes_arg(ptr, len, what)?;
-    if bytes.is_empty() {
-        return Ok(default);
-    }
-    serde_json::from_slice(bytes).map_err(|e| invalid(format!("{what} is not valid JSON: {e}")))
-}
-
 /// An optional JSON argument (pointer + length) as text: `None` when empty.
 pub(crate) fn opt_json_text(ptr: *const u8, len: usize, what: &str) -> Result<Option<String>, Error> {
     let bytes = bytes_arg(ptr, len, what)?;
@@ -323,7 +314,6 @@ mod tests {
         assert!(str_arg(std::ptr::null(), "name").is_err());
         assert!(bytes_arg(std::ptr::null(), 3, "json").is_err());
         assert_eq!(bytes_arg(std::ptr::null(), 0, "json").unwrap(), b"");
-        assert!(json_arg(b"{x".as_ptr(), 2, "json", serde_json::Value::Null).is_err());
         let bad = [0xffu8, 0];
         assert!(str_arg(bad.as_ptr().cast(), "name").is_err());
     }

@@ -1,24 +1,25 @@
 //! `OxmcpIncoming`: a request the host answers later, from any thread. Server handlers
 //! get one per tool call, resource read, prompt or completion; a client's request handler
 //! gets one per sampling, elicitation or roots request from the server. Both are calls in
-//! the core's host-call table; this handle adds what C needs on top: a completion checked
-//! against the result the request owes, a second completion refused, and a cancel callback
-//! that never runs after oxmcp_incoming_free() returned.
+//! the core's host-call table; this handle adds what C needs on top: a second completion
+//! refused, and a cancel callback that never runs after oxmcp_incoming_free() returned.
+//! Everything a handler asks of its request goes through one door, oxmcp_incoming_call(),
+//! on the engine's `host::context::call`: a new capability is a new op name, not a new
+//! export.
 
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::ThreadId;
 
-use oxmcp::host::{CallId, HandlerKind, HostCalls};
-use oxmcp::protocol::{methods, CreateMessageResult, ElicitResult, ErrorObject, ListRootsResult};
+use oxmcp::host::{context, CallId, HandlerKind, HostCalls};
 use oxmcp::server::RequestContext;
 use oxmcp::{Error, ErrorKind};
 use serde_json::Value;
 
 use crate::callback::{c_string, Gate, OxmcpCancelFn, OxmcpCompletionFn, UserData};
-use crate::error::{bytes_arg, guard, invalid, json_arg, opt_json_text, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
-use crate::request::{start, OxmcpRequest};
+use crate::error::{bytes_arg, guard, invalid, opt_json_text, out, quietly, str_arg, OxmcpStatus};
+use crate::request::{door_value, start_now, OxmcpRequest};
 use crate::runtime::Rt;
 
 /// Called when a client invokes a tool, reads a resource, gets a prompt or asks for
@@ -57,21 +58,22 @@ pub type OxmcpClientRequestFn = Option<
     ),
 >;
 
-/// What result an incoming request owes.
+/// What result an incoming request owes: checked at completion for a server handler
+/// (the engine's `HandlerKind::check_result`) and a token check, so the host hears of a
+/// wrong shape at once and the request stays open. A client's answer to the server is
+/// checked by the engine (`host::client`), which fails the server's request with a
+/// handler error when the shape is wrong.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Owes {
     Handler(HandlerKind),
-    Client(&'static str),
+    Client,
     /// Who an access token speaks for (oxmcp_server_verify_tokens()).
     Identity,
 }
 
 impl Owes {
-    /// Checks `result` before it is sent, so the host hears of a wrong shape at once.
+    /// Checks `result` before it is sent.
     fn check(self, result: &str) -> Result<(), Error> {
-        fn shape<T: serde::de::DeserializeOwned>(method: &str, text: &str) -> Result<(), Error> {
-            serde_json::from_str::<T>(text).map(drop).map_err(|e| invalid(format!("not a valid {method} result: {e}")))
-        }
         match self {
             Owes::Handler(kind) => kind.check_result(result),
             Owes::Identity => serde_json::from_str::<oxmcp::auth::resource::AuthInfo>(result).map(drop).map_err(|e| {
@@ -79,12 +81,7 @@ impl Owes {
                     "not a valid identity (`{{\"subject\", \"clientId\", \"scopes\", \"expiresAt\", \"claims\"}}`): {e}"
                 ))
             }),
-            Owes::Client(m @ methods::SAMPLING_CREATE_MESSAGE) => shape::<CreateMessageResult>(m, result),
-            Owes::Client(m @ methods::ELICITATION_CREATE) => shape::<ElicitResult>(m, result),
-            Owes::Client(m @ oxmcp::host::client::AUTHORIZE) => serde_json::from_str::<String>(result)
-                .map(drop)
-                .map_err(|_| invalid(format!("the {m} result must be the URL the browser came back to, as a JSON string"))),
-            Owes::Client(m) => shape::<ListRootsResult>(m, result),
+            Owes::Client => Ok(()),
         }
     }
 }
@@ -101,11 +98,9 @@ struct Incoming {
     owes: Owes,
     id: CallId,
     calls: Arc<HostCalls>,
-    /// The request's context (server handlers only).
+    /// The request's context (server handlers only): whether it was cancelled after it
+    /// left the table.
     ctx: Option<RequestContext>,
-    /// The request's facts and who its access token speaks for (JSON), read once, when
-    /// oxmcp_incoming_info() or oxmcp_incoming_auth() first asks.
-    facts: OnceLock<(Vec<u8>, Vec<u8>)>,
     completed: AtomicBool,
     cancel: Mutex<CancelSlot>,
     cancel_done: Condvar,
@@ -115,20 +110,6 @@ struct Incoming {
 impl Incoming {
     fn slot(&self) -> std::sync::MutexGuard<'_, CancelSlot> {
         self.cancel.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The request's facts and its token's identity (JSON), read at the first ask.
-    fn facts(&self, what: &str) -> Result<&(Vec<u8>, Vec<u8>), Error> {
-        let ctx = self.ctx.as_ref().ok_or_else(|| invalid(format!("only a server handler's request {what}")))?;
-        Ok(self.facts.get_or_init(|| {
-            let info = oxmcp::host::context::info(ctx);
-            let auth = serde_json::to_vec(info.get("auth").unwrap_or(&Value::Null)).unwrap_or_else(|_| b"null".to_vec());
-            (info.to_string().into_bytes(), auth)
-        }))
-    }
-
-    fn ctx(&self) -> Result<&RequestContext, Error> {
-        self.ctx.as_ref().ok_or_else(|| invalid("a client's incoming request has no progress or log"))
     }
 
     /// Sends the outcome; an error if the request was already completed.
@@ -178,14 +159,13 @@ pub(crate) fn hand_over(
             Ok(ctx) => Some(ctx),
             Err(_) => return false,
         },
-        Owes::Client(_) | Owes::Identity => None,
+        Owes::Client | Owes::Identity => None,
     };
     let inner = Arc::new(Incoming {
         owes,
         id,
         calls: calls.clone(),
         ctx,
-        facts: OnceLock::new(),
         completed: AtomicBool::new(false),
         cancel: Mutex::new(CancelSlot::default()),
         cancel_done: Condvar::new(),
@@ -261,7 +241,7 @@ pub(crate) fn client_request_fn(
 ) -> oxmcp::host::client::RequestFn {
     Arc::new(move |id, method: &'static str, params: String| {
         let name = c_string(method);
-        hand_over(Owes::Client(method), id, &calls, &rt, &gate, |handle| {
+        hand_over(Owes::Client, id, &calls, &rt, &gate, |handle| {
             // SAFETY: as above.
             unsafe { callback(user_data.ptr(), handle, name.as_ptr(), params.as_ptr(), params.len()) }
         })
@@ -318,7 +298,9 @@ pub unsafe extern "C" fn oxmcp_incoming_fail(request: *const OxmcpIncoming, mess
 }
 
 /// Fails the request with a JSON-RPC error: `code` (e.g. -32602), `message`, and optional
-/// `data` JSON (NULL / 0 for none). Same rules as oxmcp_incoming_complete().
+/// `data` (NULL / 0 or `null` for none), by the engine's one rule for a host's failure
+/// (`host::failure`): JSON data is sent as it is, other text as a JSON string. Same rules
+/// as oxmcp_incoming_complete().
 ///
 /// # Safety
 /// `request` is a live incoming request; `message` is NUL-terminated; `data_json` points to `data_len` bytes.
@@ -333,11 +315,8 @@ pub unsafe extern "C" fn oxmcp_incoming_fail_rpc(
     guard(|| {
         let r = incoming_arg(request)?;
         let message = str_arg(message, "message")?;
-        let mut obj = ErrorObject::new(code, message);
-        if !bytes_arg(data_json, data_len, "data_json")?.is_empty() {
-            obj.data = Some(json_arg(data_json, data_len, "data_json", Value::Null)?);
-        }
-        r.reply(Err(Error::from_rpc(obj)))
+        let data = opt_json_text(data_json, data_len, "data_json")?;
+        r.reply(Err(oxmcp::host::failure::from_parts(Some(code), message, data.as_deref())))
     })
 }
 
@@ -401,134 +380,73 @@ pub unsafe extern "C" fn oxmcp_incoming_on_cancel(
     })
 }
 
-/// Sends a progress notification for this request (nothing if the client asked for none):
-/// `progress` (increasing), `total` when `has_total`, and `message` (NULL for none).
+/// The door to everything a handler asks of its request, by name (the engine's
+/// `host::context` ops): `op` (NUL-terminated) and its params (`params_json`, JSON; NULL / 0
+/// for none). Ops answered at once:
+/// - `"info"`: the request's facts, `{"requestId", "progressToken", "clientInfo",
+///   "clientCapabilities", "protocolVersion", "cancelled", "auth", "headers"}` (`auth`: who
+///   its OAuth access token speaks for, `{"subject", "clientId", "scopes", "expiresAt",
+///   "claims"}`, null without a token; `headers`: the HTTP request's, lower-case names, no
+///   `Authorization`, null over stdio); `null` once the request is over or for a client's
+///   incoming request;
+/// - `"cancelled"`: `true` or `false`;
+/// - `"progress"` `{"progress": n, "total"?: n, "message"?: text}`: sent if the client asked
+///   for progress; result `null`;
+/// - `"log"` `{"level": name, "logger"?: text, "data": any}` (levels `"debug"` ...
+///   `"emergency"`, any case): sent if the client's level lets it through; result `null`;
+/// - `"end response stream"`: over Streamable HTTP, ends the SSE stream this request answers
+///   on (the client reconnects and still gets the result); nothing elsewhere.
 ///
-/// # Safety
-/// `request` is a live incoming request; `message` is NULL or NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_progress(
-    request: *const OxmcpIncoming,
-    progress: f64,
-    has_total: bool,
-    total: f64,
-    message: *const c_char,
-) -> OxmcpStatus {
-    guard(|| {
-        let r = incoming_arg(request)?;
-        let message = opt_str_arg(message, "message")?;
-        r.ctx()?.report_progress(progress, has_total.then_some(total), message)
-    })
-}
-
-/// Sends a log message (`notifications/message`) tied to this request, if the client's
-/// level lets it through: `level` is `"debug"`, `"info"`, `"notice"`, `"warning"`,
-/// `"error"`, `"critical"`, `"alert"` or `"emergency"`; `logger` may be NULL; `data_json`
-/// is any JSON value.
+/// Once the request is over, progress, logs and the end of the stream are dropped without
+/// an error. Ops answered later:
+/// - `"sampling/createMessage"` (without `maxTokens` the protocol default, 1000),
+///   `"elicitation/create"`, `"roots/list"`: asks the client; the result is its
+///   `CreateMessageResult`, `ElicitResult` or `ListRootsResult`. `OXMCP_STATUS_CAPABILITY_MISSING`
+///   when the client did not declare the capability; `OXMCP_STATUS_CANCELLED` when this
+///   request is cancelled (the client is told to drop the question) or, in the stateless
+///   era, when the client's answer must come first (the round ends with an input request and
+///   the handler runs again with the answer: ask before side effects);
+/// - `"resources/read"` `{"uri": text}`: reads one of this server's own resources as a
+///   client would, with this request's session (`ReadResourceResult`);
+/// - `"escalate"`: in an escalating tool's call (a tool registered with `"escalating": true`
+///   and `"execution": {"taskSupport": "optional"}` or `"required"`), continues the call as a
+///   task, so questions asked from then on are the task's and the handler's result is the
+///   task's: `true` once it is one, `false` when it stays inline (the client did not ask for
+///   a task);
+/// - `"next"`: in a middleware's call (oxmcp_server_register() with `"middleware"`), runs the
+///   rest of the chain with the params given (none: the params the middleware got); the
+///   result is the rest's, or its error (`OXMCP_STATUS_RPC` with the JSON-RPC code for an
+///   error answer). Once per call.
 ///
-/// # Safety
-/// `request` is a live incoming request; strings are NUL-terminated (logger may be NULL); `data_json` points to `data_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_log(
-    request: *const OxmcpIncoming,
-    level: *const c_char,
-    logger: *const c_char,
-    data_json: *const u8,
-    data_len: usize,
-) -> OxmcpStatus {
-    guard(|| {
-        let r = incoming_arg(request)?;
-        let level = oxmcp::host::context::level(str_arg(level, "level")?)?;
-        let logger = opt_str_arg(logger, "logger")?;
-        let data = json_arg(data_json, data_len, "data_json", Value::Null)?;
-        r.ctx()?.log_with_logger(level, logger, data)
-    })
-}
-
-/// Who the request's OAuth access token speaks for, on a protected HTTP listener (see
-/// oxmcp_server_start_http_options()): `*out_json` / `*out_len` get a JSON object
-/// `{"subject", "clientId", "scopes": [...], "expiresAt", "claims": {...}}` (members the
-/// token lacks are null), or `null` when the request came without a token (stdio, an
-/// unprotected listener). The scopes are those the token was granted; `claims` holds every
-/// claim of a JWT access token. The bytes (not NUL-terminated) are owned by the request
-/// and valid until oxmcp_incoming_free(). Only for a server handler's request (a client's
-/// incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
+/// `callback` gets the result JSON exactly once; it may be NULL for the ops answered at once
+/// (the result is then dropped). Bad input (`OXMCP_STATUS_INVALID_INPUT`) and a request that
+/// is over (`OXMCP_STATUS_CLOSED` for the asking ops) are the returned status, and the
+/// callback never runs; any other outcome known at once (the ops answered at once) goes to
+/// the callback before this returns, on this thread (`*out_request` is then NULL). Otherwise the
+/// callback runs later on a runtime thread, and `*out_request` (may be NULL; free it with
+/// oxmcp_request_free()) cancels that op alone. The callback may run after the request was
+/// completed or freed; it must not use a freed request. Unknown ops are
+/// `OXMCP_STATUS_INVALID_INPUT`. Any thread. The header's inline helpers
+/// (oxmcp_incoming_progress(), oxmcp_incoming_log(), oxmcp_incoming_ask_client(), ...) are
+/// written on this door.
 ///
 /// ```c
-/// static void whoami(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
-///     const uint8_t *auth; size_t auth_len;
-///     if (oxmcp_incoming_auth(req, &auth, &auth_len) == OXMCP_STATUS_OK)
-///         printf("%.*s\n", (int)auth_len, (const char *)auth); // {"subject":"alice",...}
+/// static void on_answer(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
+///     OxmcpIncoming *req = ud; // json: the ElicitResult
 ///     ...
 /// }
+/// const char *p = "{\"progress\":1,\"total\":2}";
+/// oxmcp_incoming_call(req, "progress", (const uint8_t *)p, strlen(p), NULL, NULL, NULL);
+/// const char *q = "{\"message\":\"Your name?\",\"requestedSchema\":{\"type\":\"object\"}}";
+/// oxmcp_incoming_call(req, "elicitation/create", (const uint8_t *)q, strlen(q), on_answer, req, NULL);
 /// ```
 ///
 /// # Safety
-/// `request` is a live incoming request; `out_json` and `out_len` are writable.
+/// `request` is a live incoming request; `op` is NUL-terminated; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_auth(
+pub unsafe extern "C" fn oxmcp_incoming_call(
     request: *const OxmcpIncoming,
-    out_json: *mut *const u8,
-    out_len: *mut usize,
-) -> OxmcpStatus {
-    guard(|| {
-        let (_, auth) = incoming_arg(request)?.facts("has an access token")?;
-        out_bytes(auth, out_json, out_len)
-    })
-}
-
-/// The request's facts as JSON: `{"requestId", "progressToken", "clientInfo",
-/// "clientCapabilities", "protocolVersion", "cancelled", "auth", "headers"}` (`headers`: the
-/// HTTP request's, lower-case names, no `Authorization`; null over stdio). Read once, at the
-/// first oxmcp_incoming_info() or oxmcp_incoming_auth() call (oxmcp_incoming_is_cancelled()
-/// tells the live state). The bytes (not NUL-terminated) are owned by the request and valid
-/// until oxmcp_incoming_free(). Only for a server handler's request.
-///
-/// # Safety
-/// `request` is a live incoming request; `out_json` and `out_len` are writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_info(
-    request: *const OxmcpIncoming,
-    out_json: *mut *const u8,
-    out_len: *mut usize,
-) -> OxmcpStatus {
-    guard(|| {
-        let (info, _) = incoming_arg(request)?.facts("has facts")?;
-        out_bytes(info, out_json, out_len)
-    })
-}
-
-/// Hands out bytes the request owns.
-fn out_bytes(json: &[u8], out_json: *mut *const u8, out_len: *mut usize) -> Result<(), Error> {
-    if out_len.is_null() {
-        return Err(invalid("out_len is NULL"));
-    }
-    out(out_json, json.as_ptr(), "out_json")?;
-    out(out_len, json.len(), "out_len")
-}
-
-/// Asks the client during a server handler's request: `method` is
-/// `"sampling/createMessage"`, `"elicitation/create"` or `"roots/list"` (NUL-terminated),
-/// `params_json` its params (NULL / 0 for `{}`; a sampling request without `maxTokens` gets
-/// the protocol default, 1000). `callback` gets the client's `CreateMessageResult`,
-/// `ElicitResult` or `ListRootsResult`, or the error: `OXMCP_STATUS_CAPABILITY_MISSING` when
-/// the client did not declare the capability, `OXMCP_STATUS_CANCELLED` when this request is
-/// cancelled (the client is then told to drop the question) or, in the stateless era, when
-/// the client's answer must come first (the round ends with an input request and the
-/// handler runs again with the answer: ask before side effects). `*out_request` (may be
-/// NULL) cancels the question alone; free it with oxmcp_request_free(). Only for a server
-/// handler's request (a client's incoming request fails with `OXMCP_STATUS_INVALID_INPUT`).
-/// The callback may run after the request was completed or freed; it must not use a freed
-/// request. Same start rules as oxmcp_client_call_tool(); once the request is answered it
-/// starts nothing (`OXMCP_STATUS_CLOSED`), nor do oxmcp_incoming_escalate_to_task(),
-/// oxmcp_incoming_read_resource() and oxmcp_incoming_next(). Any thread.
-///
-/// # Safety
-/// `request` is a live incoming request; `method` is NUL-terminated; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_ask_client(
-    request: *const OxmcpIncoming,
-    method: *const c_char,
+    op: *const c_char,
     params_json: *const u8,
     params_len: usize,
     callback: OxmcpCompletionFn,
@@ -537,139 +455,16 @@ pub unsafe extern "C" fn oxmcp_incoming_ask_client(
 ) -> OxmcpStatus {
     guard(|| {
         let r = incoming_arg(request)?;
-        if r.ctx.is_none() {
-            return Err(invalid("only a server handler's request can ask the client"));
+        let op = str_arg(op, "op")?;
+        let params = opt_json_text(params_json, params_len, "params_json")?.unwrap_or_default();
+        if callback.is_none() {
+            // Only what is answered at once: the engine refuses the rest by name.
+            return context::call_now(&r.calls, r.id, op, &params).map(drop);
         }
-        let params = std::str::from_utf8(bytes_arg(params_json, params_len, "params_json")?)
-            .map_err(|e| invalid(format!("params_json is not UTF-8: {e}")))?;
-        // Checked now (a refused question starts nothing), by the core's rules.
-        let ask = oxmcp::host::context::Ask::new(str_arg(method, "method")?, params)?;
-        with_context(r, "ask the client", callback, user_data, out_request, |ctx| async move { ask.send(&ctx).await })
-    })
-}
-
-/// In an escalating tool's call (a tool registered with `"escalating": true` in its
-/// definition, which the client does not see): continues the call as a task, so that the
-/// handler can ask the client (oxmcp_incoming_ask_client()) as the task asks, with its
-/// result then the task's. `callback` gets `true` once the call is a task, `false` when it
-/// stays inline (the client did not ask for a task: then questions are asked inline as
-/// usual). Only for a server handler's request. Same start rules as
-/// oxmcp_client_call_tool(). Any thread.
-///
-/// ```c
-/// static void on_escalated(void *ud, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
-///     OxmcpIncoming *req = ud; // json is "true" or "false"; ask the client now, then complete req
-/// }
-/// static void long_job(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
-///     oxmcp_incoming_escalate_to_task(req, on_escalated, req, NULL);
-/// }
-/// ```
-///
-/// # Safety
-/// `request` is a live incoming request; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_escalate_to_task(
-    request: *const OxmcpIncoming,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let r = incoming_arg(request)?;
-        with_context(r, "escalate", callback, user_data, out_request, |ctx| async move {
-            oxmcp::host::context::escalate_to_task(&ctx).await
-        })
-    })
-}
-
-/// Reads one of this server's own resources (`uri`, NUL-terminated) as a client would,
-/// with this request's session: `callback` gets the `ReadResourceResult`. Only for a server
-/// handler's request. Same start rules as oxmcp_client_call_tool(). Any thread.
-///
-/// # Safety
-/// `request` is a live incoming request; `uri` is NUL-terminated; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_read_resource(
-    request: *const OxmcpIncoming,
-    uri: *const c_char,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let r = incoming_arg(request)?;
-        let uri = str_arg(uri, "uri")?.to_owned();
-        with_context(r, "read a resource", callback, user_data, out_request, move |ctx| async move {
-            oxmcp::host::context::read_resource(&ctx, &uri).await
-        })
-    })
-}
-
-/// In a middleware's call (oxmcp_server_add_middleware()): runs the rest of the chain (the
-/// next middleware, then the request's handler) with `params_json` (NULL / 0: the params the
-/// middleware got). `callback` gets the rest's result, or its error (`OXMCP_STATUS_RPC` with
-/// the JSON-RPC code for an error answer). Once per call: a second one's callback gets
-/// `OXMCP_STATUS_INVALID_INPUT`. Same start rules as oxmcp_client_call_tool(). Any thread.
-///
-/// # Safety
-/// `request` is a live incoming request; `params_json` points to `params_len` bytes; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_next(
-    request: *const OxmcpIncoming,
-    params_json: *const u8,
-    params_len: usize,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let r = incoming_arg(request)?;
-        if !matches!(r.owes, Owes::Handler(HandlerKind::Middleware)) {
-            return Err(invalid("next: only a middleware's request goes on to the rest"));
-        }
-        let params = opt_json_text(params_json, params_len, "params_json")?;
-        with_context(r, "go on", callback, user_data, out_request, move |ctx| async move {
-            oxmcp::host::context::next(&ctx, params.as_deref()).await
-        })
-    })
-}
-
-/// Over Streamable HTTP, ends the SSE stream this request answers on; the client
-/// reconnects and the result still reaches it. Nothing over stdio or for a request
-/// answered with plain JSON. Only for a server handler's request.
-///
-/// # Safety
-/// `request` is a live incoming request.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_end_response_stream(request: *const OxmcpIncoming) -> OxmcpStatus {
-    guard(|| {
-        let r = incoming_arg(request)?;
-        r.ctx.as_ref().ok_or_else(|| invalid("only a server handler's request has a response stream"))?.end_response_stream();
-        Ok(())
-    })
-}
-
-/// Starts `body` with a server handler's request context (`what` it does, for the error
-/// a client's request gets); its JSON text is the result.
-fn with_context<F, Fut>(
-    r: &Incoming,
-    what: &str,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-    body: F,
-) -> Result<(), Error>
-where
-    F: FnOnce(RequestContext) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = Result<String, Error>> + Send + 'static,
-{
-    if r.ctx.is_none() {
-        return Err(invalid(format!("only a server handler's request can {what}")));
-    }
-    // Through the table: once the request is answered, nothing more starts for it.
-    let ctx = r.calls.context(r.id).map_err(|_| Error::new(ErrorKind::Closed, "the request is over"))?;
-    start(&r.rt, callback, user_data, out_request, move |_| async move {
-        serde_json::from_str::<Value>(&body(ctx).await?).map_err(Error::from)
+        let call = context::call(&r.calls, r.id, op, &params);
+        // Bad input and a request that is over are the caller's to hear at once.
+        let refuses = |kind| matches!(kind, ErrorKind::InvalidInput | ErrorKind::Closed);
+        start_now(&r.rt, callback, user_data, out_request, refuses, move |_| async move { door_value(call.await?) })
     })
 }
 

@@ -40,6 +40,65 @@ where
     }
     let token = CancellationToken::new();
     let fut = make(token.clone());
+    spawn(rt, callback, user_data, out_request, token, fut)
+}
+
+/// Starts `make(token)` as [`start`] does, but takes its first step on the calling thread
+/// (inside the runtime's context), so an outcome known at once is delivered at once: an
+/// error whose kind `refuses` says is the caller's (bad input, a request that is over) is
+/// returned (nothing started, the callback never runs); any other outcome goes to
+/// `callback` before this returns, with `*out_request` set to NULL. This is how the doors
+/// keep "bad input is refused by the call itself" without a C copy of the engine's checks.
+pub(crate) fn start_now<F, M>(
+    rt: &Arc<Rt>,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+    refuses: impl Fn(ErrorKind) -> bool,
+    make: M,
+) -> Result<(), Error>
+where
+    M: FnOnce(CancellationToken) -> F,
+    F: Future<Output = Result<Value, Error>> + Send + 'static,
+{
+    if callback.is_none() {
+        return Err(invalid("callback is NULL"));
+    }
+    let handle = rt.handle().ok_or_else(|| Error::new(ErrorKind::Closed, "the oxmcp runtime is shut down"))?;
+    let token = CancellationToken::new();
+    let mut fut = Box::pin(make(token.clone()));
+    let first = {
+        let _inside = handle.enter();
+        let mut cx = std::task::Context::from_waker(futures::task::noop_waker_ref());
+        fut.as_mut().poll(&mut cx)
+    };
+    match first {
+        // A future may be polled again with another waker: the spawned task's.
+        std::task::Poll::Pending => spawn(rt, callback, user_data, out_request, token, fut),
+        std::task::Poll::Ready(Err(e)) if refuses(e.kind()) => Err(e),
+        std::task::Poll::Ready(outcome) => {
+            if !out_request.is_null() {
+                // SAFETY: the caller passes NULL or a writable pointer.
+                unsafe { out_request.write(std::ptr::null_mut()) };
+            }
+            Completion::new(callback, user_data).finish(outcome);
+            Ok(())
+        }
+    }
+}
+
+/// Spawns `fut`, cancelled by `token`, delivering its outcome to `callback` exactly once.
+fn spawn<F>(
+    rt: &Arc<Rt>,
+    callback: OxmcpCompletionFn,
+    user_data: *mut c_void,
+    out_request: *mut *mut OxmcpRequest,
+    token: CancellationToken,
+    fut: F,
+) -> Result<(), Error>
+where
+    F: Future<Output = Result<Value, Error>> + Send + 'static,
+{
     let completion = Completion::new(callback, user_data);
     let armed = completion.armed();
     let watch = token.clone();
@@ -64,6 +123,14 @@ where
         unsafe { out_request.write(Box::into_raw(Box::new(OxmcpRequest { cancel: token }))) };
     }
     Ok(())
+}
+
+/// A door's outcome (`None`: nothing to give back) as the JSON value a callback gets.
+pub(crate) fn door_value(outcome: Option<String>) -> Result<Value, Error> {
+    match outcome {
+        Some(text) => Ok(serde_json::from_str(&text)?),
+        None => Ok(Value::Null),
+    }
 }
 
 /// Cancels the operation: a client request sends `notifications/cancelled` to the peer and

@@ -38,7 +38,7 @@ impl OxmcpServer {
         user_data: *mut c_void,
     ) -> Result<(), Error> {
         let callback = handler.ok_or_else(|| invalid("handler is NULL"))?;
-        let text = std::str::from_utf8(bytes_arg(json.0, json.1, kind.name())?)
+        let text = std::str::from_utf8(bytes_arg(json.0, json.1, "definition_json")?)
             .map_err(|e| invalid(format!("the {} definition is not UTF-8: {e}", kind.name())))?;
         let f = handler_fn(kind, callback, UserData(user_data), self.staged.calls().clone(), self.rt.clone(), self.gate.clone());
         self.staged.register(kind, text, f)
@@ -161,42 +161,6 @@ pub unsafe extern "C" fn oxmcp_server_add_skills_dir(server: *const OxmcpServer,
     })
 }
 
-/// Registers a middleware around every request the server routes (tool calls, resource
-/// reads, prompts, completion and their lists), in both eras. `handler` gets
-/// `{"method": ..., "params": {...}}`; it goes on with oxmcp_incoming_next() (once, with the
-/// same or changed params) and completes the request with the result, any JSON: the one
-/// oxmcp_incoming_next() gave, changed, or its own without going on.
-/// oxmcp_incoming_fail_rpc() answers a JSON-RPC error. The first registered is the
-/// outermost. Before serving.
-///
-/// ```c
-/// static void on_rest(void *req, OxmcpStatus st, const uint8_t *json, size_t len, const OxmcpError *err) {
-///     int64_t code;
-///     size_t data_len = 0;
-///     if (st == OXMCP_STATUS_OK) oxmcp_incoming_complete(req, json, len); // or a changed result
-///     else if (oxmcp_error_code(err, &code)) // the rest's JSON-RPC error, passed on as it is
-///         oxmcp_incoming_fail_rpc(req, code, oxmcp_error_message(err), oxmcp_error_data(err, &data_len), data_len);
-///     else oxmcp_incoming_fail(req, oxmcp_error_message(err));
-///     oxmcp_incoming_free(req);
-/// }
-/// static void audit(void *ud, OxmcpIncoming *req, const uint8_t *request, size_t len) {
-///     log_request(request, len); // {"method":"tools/call","params":{...}}
-///     oxmcp_incoming_next(req, NULL, 0, on_rest, req, NULL);
-/// }
-/// oxmcp_server_add_middleware(server, audit, NULL);
-/// ```
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_add_middleware(
-    server: *const OxmcpServer,
-    handler: OxmcpHandlerFn,
-    user_data: *mut c_void,
-) -> OxmcpStatus {
-    guard(|| server_arg(server)?.register(HandlerKind::Middleware, (b"{}".as_ptr(), 2), handler, user_data))
-}
-
 /// Serves `other`'s tools, prompts, resources and templates under `prefix` (letters,
 /// digits, `-` and `_`): names become `<prefix>_<name>`, and URIs take `prefix` as their
 /// first path segment (`notes://a` is served as `notes://<prefix>/a`). What `other` has when
@@ -228,7 +192,7 @@ pub unsafe extern "C" fn oxmcp_server_mount(
 /// `prefix` as oxmcp_server_mount() does, each call forwarded through `client`. This starts
 /// the engine's server: templates, completion and middleware must be registered before.
 /// `callback` gets `null` once the server's lists were fetched. Same start rules as
-/// oxmcp_client_call_tool(). Closing or freeing the client later is safe: the calls
+/// oxmcp_client_call(). Closing or freeing the client later is safe: the calls
 /// forwarded through it then fail as closed.
 ///
 /// # Safety
@@ -255,75 +219,70 @@ pub unsafe extern "C" fn oxmcp_server_mount_client(
     })
 }
 
-/// Registers a tool: `tool_json` is its definition (`{"name", "description", "inputSchema",
-/// ...}`), `handler` is called with the arguments for each call; it completes the request
-/// with a `CallToolResult`. oxmcp_incoming_fail() makes an `isError: true` result,
-/// oxmcp_incoming_fail_rpc() a JSON-RPC error. May be called while serving (clients see the
-/// new tool). `user_data` must stay valid until oxmcp_server_free() returns.
+/// The registration door: serves `definition_json` (JSON pointer + length) of the handler
+/// kind `kind` (NUL-terminated) with `handler`. The engine checks the definition now
+/// (`OXMCP_STATUS_INVALID_INPUT` names what is wrong, and nothing is registered):
+///
+/// | `kind` | definition | `handler` gets | it completes with |
+/// |---|---|---|---|
+/// | `"tool"` | `{"name", "description", "inputSchema", "outputSchema"?, "execution"?, "escalating"?}` | the arguments (validated against the input schema) | a `CallToolResult`, or any JSON value the engine makes one of (text, a block, a list of blocks, structured content) |
+/// | `"resource"` | `{"uri", "name", "mimeType", ...}` | `{"uri", "variables": {}}` | a `ReadResourceResult` |
+/// | `"resource template"` | `{"uriTemplate", "name", ...}` (RFC 6570) | `{"uri", "variables"}` | a `ReadResourceResult` |
+/// | `"prompt"` | `{"name", "description", "arguments": [...]}` | the string arguments | a `GetPromptResult` |
+/// | `"completion"` | ignored (NULL / 0) | the `completion/complete` params | a `Completion` (`{"values": [...]}`) |
+/// | `"middleware"` | ignored (NULL / 0) | `{"method", "params"}` of every routed request | the request's result, any JSON |
+///
+/// A tool failing with oxmcp_incoming_fail() answers an `isError: true` result,
+/// oxmcp_incoming_fail_rpc() a JSON-RPC error. An escalating tool (`"escalating": true`,
+/// which clients do not see) needs `"execution": {"taskSupport": "optional"}` or
+/// `"required"`. A middleware goes on with oxmcp_incoming_call() `"next"` (see
+/// oxmcp_incoming_next()); the first registered is the outermost. Registering a tool,
+/// resource, template or prompt again replaces it. Tools, resources and prompts may be
+/// registered while serving (clients see them at once); templates, completion and
+/// middleware before serving. `user_data` must stay valid until oxmcp_server_free()
+/// returns. The header's inline helpers (oxmcp_server_add_tool(), ...) are written on this
+/// door.
+///
+/// ```c
+/// const char *tool = "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}}";
+/// oxmcp_server_register(server, "tool", (const uint8_t *)tool, strlen(tool), echo, NULL);
+/// ```
 ///
 /// # Safety
-/// `server` is a live server; `tool_json` points to `tool_len` bytes.
+/// `server` is a live server; `kind` is NUL-terminated; `definition_json` points to `definition_len` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_add_tool(
+pub unsafe extern "C" fn oxmcp_server_register(
     server: *const OxmcpServer,
-    tool_json: *const u8,
-    tool_len: usize,
+    kind: *const c_char,
+    definition_json: *const u8,
+    definition_len: usize,
     handler: OxmcpHandlerFn,
     user_data: *mut c_void,
 ) -> OxmcpStatus {
-    guard(|| server_arg(server)?.register(HandlerKind::Tool, (tool_json, tool_len), handler, user_data))
+    guard(|| {
+        let s = server_arg(server)?;
+        let kind = HandlerKind::from_name(str_arg(kind, "kind")?)?;
+        s.register(kind, (definition_json, definition_len), handler, user_data)
+    })
 }
 
-/// Removes a tool, staged or live (connected clients are told the list changed);
-/// `*out_removed` (if not NULL) tells whether it existed.
+/// Removes what `key` names, staged or live (connected clients are told the list changed):
+/// a `"tool"` or `"prompt"` by name, a `"resource"` by URI (other kinds are
+/// `OXMCP_STATUS_INVALID_INPUT`). `*out_removed` (if not NULL) tells whether it existed.
 ///
 /// # Safety
-/// `server` is a live server; `name` is NUL-terminated; `out_removed` is NULL or writable.
+/// `server` is a live server; `kind` and `key` are NUL-terminated; `out_removed` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_remove_tool(
+pub unsafe extern "C" fn oxmcp_server_remove(
     server: *const OxmcpServer,
-    name: *const c_char,
-    out_removed: *mut bool,
-) -> OxmcpStatus {
-    remove(server, name, "name", out_removed, StagedServer::remove_tool)
-}
-
-/// Removes a prompt as oxmcp_server_remove_tool() removes a tool.
-///
-/// # Safety
-/// As oxmcp_server_remove_tool().
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_remove_prompt(
-    server: *const OxmcpServer,
-    name: *const c_char,
-    out_removed: *mut bool,
-) -> OxmcpStatus {
-    remove(server, name, "name", out_removed, StagedServer::remove_prompt)
-}
-
-/// Removes the resource at `uri` as oxmcp_server_remove_tool() removes a tool.
-///
-/// # Safety
-/// As oxmcp_server_remove_tool(), with `uri` NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_remove_resource(
-    server: *const OxmcpServer,
-    uri: *const c_char,
-    out_removed: *mut bool,
-) -> OxmcpStatus {
-    remove(server, uri, "uri", out_removed, StagedServer::remove_resource)
-}
-
-/// The three removals: `key` names what `remove` takes away.
-fn remove(
-    server: *const OxmcpServer,
+    kind: *const c_char,
     key: *const c_char,
-    what: &str,
     out_removed: *mut bool,
-    remove: fn(&StagedServer, &str) -> bool,
 ) -> OxmcpStatus {
     guard(|| {
-        let removed = remove(&server_arg(server)?.staged, str_arg(key, what)?);
+        let s = server_arg(server)?;
+        let kind = HandlerKind::from_name(str_arg(kind, "kind")?)?;
+        let removed = s.staged.remove_named(kind, str_arg(key, "key")?)?;
         if !out_removed.is_null() {
             out(out_removed, removed, "out_removed")?;
         }
@@ -354,74 +313,12 @@ pub unsafe extern "C" fn oxmcp_server_session_count(server: *const OxmcpServer, 
     guard(|| out(out_count, server_arg(server)?.staged.session_count(), "out_count"))
 }
 
-/// Registers a resource (`{"uri", "name", "mimeType", ...}`); `handler` completes reads with
-/// a `ReadResourceResult`. `user_data` must stay valid until oxmcp_server_free() returns.
-///
-/// # Safety
-/// `server` is a live server; `resource_json` points to `resource_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_add_resource(
-    server: *const OxmcpServer,
-    resource_json: *const u8,
-    resource_len: usize,
-    handler: OxmcpHandlerFn,
-    user_data: *mut c_void,
-) -> OxmcpStatus {
-    guard(|| server_arg(server)?.register(HandlerKind::Resource, (resource_json, resource_len), handler, user_data))
-}
-
-/// Registers a resource template (`{"uriTemplate", "name", ...}`, RFC 6570) before serving;
-/// `handler` receives the matched variables and completes with a `ReadResourceResult`.
-///
-/// # Safety
-/// `server` is a live server; `template_json` points to `template_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_add_resource_template(
-    server: *const OxmcpServer,
-    template_json: *const u8,
-    template_len: usize,
-    handler: OxmcpHandlerFn,
-    user_data: *mut c_void,
-) -> OxmcpStatus {
-    guard(|| server_arg(server)?.register(HandlerKind::ResourceTemplate, (template_json, template_len), handler, user_data))
-}
-
-/// Registers a prompt (`{"name", "description", "arguments": [...]}`); `handler` receives
-/// the string arguments and completes with a `GetPromptResult`.
-///
-/// # Safety
-/// `server` is a live server; `prompt_json` points to `prompt_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_add_prompt(
-    server: *const OxmcpServer,
-    prompt_json: *const u8,
-    prompt_len: usize,
-    handler: OxmcpHandlerFn,
-    user_data: *mut c_void,
-) -> OxmcpStatus {
-    guard(|| server_arg(server)?.register(HandlerKind::Prompt, (prompt_json, prompt_len), handler, user_data))
-}
-
-/// Sets the completion handler (before serving): it receives the `completion/complete`
-/// params and completes with a `Completion` object (`{"values": [...], ...}`).
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_set_completion(
-    server: *const OxmcpServer,
-    handler: OxmcpHandlerFn,
-    user_data: *mut c_void,
-) -> OxmcpStatus {
-    guard(|| server_arg(server)?.register(HandlerKind::Completion, (b"{}".as_ptr(), 2), handler, user_data))
-}
-
 /// Checks the access tokens of a protected HTTP listener (oxmcp_server_start_http_options()
 /// with `auth`) with `callback` instead of the built-in JWT check: it receives each bearer
 /// token a client presents and accepts it with oxmcp_incoming_complete() and who the token
 /// speaks for (`{"subject", "clientId", "scopes", "expiresAt", "claims"}`, any left out), or
 /// refuses it with oxmcp_incoming_fail() (the client gets 401). The identity is what
-/// handlers read with oxmcp_incoming_auth(), and its scopes are checked against the
+/// handlers read in the `auth` member of oxmcp_incoming_call() `"info"`, and its scopes are checked against the
 /// listener's required `scopes`. Set it before starting the listener. `user_data` must stay
 /// valid until oxmcp_server_free() returns.
 ///
@@ -523,7 +420,7 @@ pub unsafe extern "C" fn oxmcp_server_start_http(
 /// ask for it), and checks JWT access tokens against the issuer's keys (its JWKS) for
 /// `audience` (default: the endpoint's own URL, `http://HOST:PORT/PATH`); `scopes` are
 /// needed by every request, `toolScopes` by a call of that tool besides. Handlers read who
-/// the token speaks for with oxmcp_incoming_auth(). `redis` (`"redis://HOST:PORT"`) shares
+/// the token speaks for in the `auth` member of oxmcp_incoming_call() `"info"`. `redis` (`"redis://HOST:PORT"`) shares
 /// sessions, streams, tasks and the requestState key with every server started on the same
 /// Redis, so that any number of them behind a load balancer act as one (give it on the
 /// first start, before the server serves anything else). NULL / 0 means the defaults.

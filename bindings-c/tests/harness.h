@@ -61,6 +61,7 @@ typedef struct {
   char *message;
   int has_code;
   int64_t code;
+  char *data; /* the JSON-RPC error's data (JSON text), NULL for none */
   OxmcpRequest *req;
 } Call;
 
@@ -74,6 +75,7 @@ static UNUSED_OK void call_done(Call *c) {
   oxmcp_request_free(c->req);
   free(c->json);
   free(c->message);
+  free(c->data);
   pthread_mutex_destroy(&c->mu);
   pthread_cond_destroy(&c->cv);
 }
@@ -91,6 +93,10 @@ static UNUSED_OK void on_complete(void *ud, OxmcpStatus status, const uint8_t *j
     free(c->message);
     c->message = dup_bytes((const uint8_t *)m, strlen(m));
     c->has_code = oxmcp_error_code(err, &c->code);
+    size_t data_len = 0;
+    const uint8_t *data = oxmcp_error_data(err, &data_len);
+    free(c->data);
+    c->data = data ? dup_bytes(data, data_len) : NULL;
   }
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json.h"
 
 static const char *g_issuer, *g_node, *g_browser;
 
@@ -266,11 +267,17 @@ static int g_no_token_seen;
 /* Answers with who the token speaks for, as the tool's text. */
 static void whoami_tool(void *ud, OxmcpIncoming *req, const uint8_t *args, size_t len) {
   (void)ud; (void)args; (void)len;
-  const uint8_t *auth = NULL;
-  size_t auth_len = 0;
-  if (oxmcp_incoming_auth(req, &auth, &auth_len) != OXMCP_STATUS_OK) {
+  char *info = NULL;
+  if (oxmcp_incoming_info(req, &info, NULL) != OXMCP_STATUS_OK) {
     oxmcp_incoming_fail(req, last_message());
   } else {
+    /* Who the token speaks for: the facts' "auth" member, as JSON text. */
+    J *facts = json_parse(info, strlen(info));
+    free(info);
+    char *auth_text = json_dump(json_get(facts, "auth"));
+    json_free(facts);
+    const uint8_t *auth = (const uint8_t *)auth_text;
+    size_t auth_len = strlen(auth_text);
     if (auth_len == 4 && memcmp(auth, "null", 4) == 0) g_no_token_seen++;
     /* The tool's text is the auth JSON, escaped as a JSON string. */
     size_t cap = auth_len * 2 + 64;
@@ -283,6 +290,7 @@ static void whoami_tool(void *ud, OxmcpIncoming *req, const uint8_t *args, size_
     n += (size_t)snprintf(result + n, cap - n, "\"}]}");
     oxmcp_incoming_complete(req, (const uint8_t *)result, n);
     free(result);
+    free(auth_text);
   }
   oxmcp_incoming_free(req);
 }

@@ -160,8 +160,18 @@ static char *judge(const char *method, const J *expect, const Call *c) {
     if (code && !(c->has_code && (double)c->code == code->n))
       why_set(&why, "error code %s%lld, expected %lld (%s)", c->has_code ? "" : "none: ", (long long)c->code,
               (long long)code->n, c->message);
+    const J *data = json_get(error, "data");
+    if (data) {
+      J *got = c->data ? json_parse(c->data, strlen(c->data)) : NULL;
+      if (!got || !json_equal(got, data)) {
+        char *w = json_dump(data);
+        why_set(&why, "error data %s, expected %s (%s)", c->data ? c->data : "(none)", w, c->message);
+        free(w);
+      }
+      json_free(got);
+    }
     for (size_t i = 0; i < error->count; i++)
-      if (strcmp(error->keys[i], "kind") && strcmp(error->keys[i], "code"))
+      if (strcmp(error->keys[i], "kind") && strcmp(error->keys[i], "code") && strcmp(error->keys[i], "data"))
         why_set(&why, "unknown error matcher %s", error->keys[i]);
     return why;
   }

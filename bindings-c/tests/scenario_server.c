@@ -9,6 +9,8 @@
  * the stateless era the first run of such a handler ends its round (the ask completes
  * CANCELLED and the request is dropped); the engine runs it again with the client's answer.
  */
+#include <ctype.h>
+
 #include "harness.h"
 #include "json.h"
 
@@ -86,13 +88,14 @@ static void read_own_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, s
 /* The protocol version the request's facts name. */
 static void protocol_version_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
   (void)ud; (void)params; (void)len;
-  const uint8_t *json = NULL;
+  char *json = NULL;
   size_t n = 0;
   if (oxmcp_incoming_info(req, &json, &n) != OXMCP_STATUS_OK) {
     fail_with(req, last_message());
     return;
   }
-  J *facts = json_parse((const char *)json, n);
+  J *facts = json_parse(json, n);
+  free(json);
   const char *version = json_str(facts, "protocolVersion");
   answer_text(req, version ? version : "none");
   json_free(facts);
@@ -187,8 +190,28 @@ static void ask_roots_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, 
 
 static void fail_rpc_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
   (void)ud; (void)params; (void)len;
-  oxmcp_incoming_fail_rpc(req, -32042, "custom failure", NULL, 0);
+  const char *data = "{\"why\":\"scenario\"}";
+  oxmcp_incoming_fail_rpc(req, -32042, "custom failure", (const uint8_t *)data, strlen(data));
   oxmcp_incoming_free(req);
+}
+
+/* The shape_* tools: complete with the JSON value their user data holds, as a host's
+ * return value; the engine's one rule makes it a result. */
+static void shape_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)params; (void)len;
+  const char *value = ud;
+  if (oxmcp_incoming_complete(req, (const uint8_t *)value, strlen(value)) != OXMCP_STATUS_OK)
+    oxmcp_incoming_fail(req, last_message());
+  oxmcp_incoming_free(req);
+}
+
+/* What registering the escalating tool "never" (no taskSupport) raised before serving:
+ * the status's name lowercased (the engine's error kind name), or "accepted". */
+static char g_refused[32] = "accepted";
+
+static void refused_escalation_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  answer_text(req, g_refused);
 }
 
 static void fail_plain_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
@@ -441,7 +464,43 @@ int main(void) {
        ask_elicitation_tool);
   tool(s, "ask_roots", "Lists the client's roots; answers \"roots: \" + the URIs joined by \",\".", OBJECT,
        ask_roots_tool);
-  tool(s, "fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", OBJECT, fail_rpc_tool);
+  tool(s, "fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\" and data {\"why\": \"scenario\"}.", OBJECT,
+       fail_rpc_tool);
+  tool(s, "refused_escalation",
+       "Before serving, the host registered the escalating tool \"never\" with no taskSupport (its own options for it) "
+       "and kept what happened: answers the engine's error kind name its error reported (\"invalid_input\"), or "
+       "\"accepted\".",
+       OBJECT, refused_escalation_tool);
+  /* The shape_* tools, registered through the door with the value each returns. */
+  const char *shapes[][3] = {
+      {"shape_text", "Returns the host's string \"plain\" (the engine makes it one text block).", "\"plain\""},
+      {"shape_object", "Returns the host's map, object or record {\"city\": \"Paris\"} (structured content, and its "
+                       "JSON as text).", "{\"city\":\"Paris\"}"},
+      {"shape_whole", "Returns a whole result, in the host's own result type where it has one: one text block "
+                      "\"whole\" and isError true (taken as it is).",
+       "{\"content\":[{\"type\":\"text\",\"text\":\"whole\"}],\"isError\":true}"},
+      {"shape_list", "Returns the host's list of strings [\"one\", \"two\"] (one text block each).", "[\"one\",\"two\"]"},
+      {"shape_number", "Returns the host's number 42 (its JSON text).", "42"},
+      {"shape_nothing", "Returns nothing: the host's null, None, undefined, void or Unit (no content).", "null"},
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    Sb b = {0};
+    sb_puts(&b, "{\"name\":");
+    json_quote(&b, shapes[i][0]);
+    sb_puts(&b, ",\"description\":");
+    json_quote(&b, shapes[i][1]);
+    sb_printf(&b, ",\"inputSchema\":%s}", OBJECT);
+    REQUIRE(oxmcp_server_register(s, "tool", (const uint8_t *)b.p, b.len, shape_tool, (void *)shapes[i][2]) ==
+                OXMCP_STATUS_OK,
+            "%s: %s", shapes[i][0], last_message());
+    free(b.p);
+  }
+  const char *never = "{\"name\":\"never\",\"inputSchema\":{\"type\":\"object\"},\"escalating\":true}";
+  OxmcpStatus refused = oxmcp_server_register(s, "tool", (const uint8_t *)never, strlen(never), fail_plain_tool, NULL);
+  if (refused != OXMCP_STATUS_OK) {
+    snprintf(g_refused, sizeof g_refused, "%s", oxmcp_status_name(refused));
+    for (char *k = g_refused; *k; k++) *k = (char)tolower((unsigned char)*k);
+  }
   tool(s, "fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT, fail_plain_tool);
   const char *escalate = "{\"name\":\"escalate\",\"description\":\"Escalating: asks a name inline, goes on as a task "
                          "if it may, then asks the model.\",\"inputSchema\":{\"type\":\"object\"},"

@@ -1,0 +1,391 @@
+/*
+ * Typed helpers, written in C on the four doors: oxmcp_server_register() /
+ * oxmcp_server_remove(), oxmcp_client_call() and oxmcp_incoming_call(). They are
+ * `static inline`, compiled into the caller: not entry points of the library, so a new
+ * feature adds no export. (build.rs appends this file, bindings-c/src/helpers.h, to the
+ * generated header.) JSON they build from C strings is escaped by oxmcp_json_string_().
+ */
+#ifndef OXMCP_HELPERS_H
+#define OXMCP_HELPERS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- building JSON from C strings --------------------------------------------------------- */
+
+/* `s` as a JSON string (quotes included, `"`, `\` and control characters escaped; other
+ * bytes, UTF-8 included, as they are): malloc'd and NUL-terminated, NULL when out of
+ * memory. Free it with free(). */
+static inline char *oxmcp_json_string_(const char *s) {
+  size_t n = 2;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    n += (*p == '"' || *p == '\\') ? 2 : (*p < 0x20 ? 6 : 1);
+  char *out = (char *)malloc(n + 1);
+  if (!out) return NULL;
+  char *o = out;
+  *o++ = '"';
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      *o++ = '\\';
+      *o++ = (char)*p;
+    } else if (*p < 0x20) {
+      o += snprintf(o, 7, "\\u%04x", *p);
+    } else {
+      *o++ = (char)*p;
+    }
+  }
+  *o++ = '"';
+  *o = '\0';
+  return out;
+}
+
+/* A JSON number for `x` (17 significant digits) into `buf` (at least 32 bytes), in the
+ * C locale's spelling whatever the process's locale (a decimal comma becomes a point). */
+static inline void oxmcp_json_number_(double x, char *buf) {
+  snprintf(buf, 32, "%.17g", x);
+  for (char *p = buf; *p; p++)
+    if (*p == ',') *p = '.';
+}
+
+/* Concatenates up to 8 pieces (NULL pieces skipped) into a malloc'd string; NULL when out
+ * of memory. */
+static inline char *oxmcp_concat_(const char *const *pieces, size_t count) {
+  size_t n = 1;
+  for (size_t i = 0; i < count; i++)
+    if (pieces[i]) n += strlen(pieces[i]);
+  char *out = (char *)malloc(n);
+  if (!out) return NULL;
+  out[0] = '\0';
+  for (size_t i = 0; i < count; i++)
+    if (pieces[i]) strcat(out, pieces[i]);
+  return out;
+}
+
+/* ---- the server: registering handlers ----------------------------------------------------- */
+
+/* Registers a tool (oxmcp_server_register() with "tool"). */
+static inline OxmcpStatus oxmcp_server_add_tool(const struct OxmcpServer *server, const uint8_t *tool_json,
+                                                size_t tool_len, OxmcpHandlerFn handler, void *user_data) {
+  return oxmcp_server_register(server, "tool", tool_json, tool_len, handler, user_data);
+}
+
+/* Registers a resource (oxmcp_server_register() with "resource"). */
+static inline OxmcpStatus oxmcp_server_add_resource(const struct OxmcpServer *server, const uint8_t *resource_json,
+                                                    size_t resource_len, OxmcpHandlerFn handler, void *user_data) {
+  return oxmcp_server_register(server, "resource", resource_json, resource_len, handler, user_data);
+}
+
+/* Registers a resource template before serving (oxmcp_server_register() with "resource template"). */
+static inline OxmcpStatus oxmcp_server_add_resource_template(const struct OxmcpServer *server,
+                                                             const uint8_t *template_json, size_t template_len,
+                                                             OxmcpHandlerFn handler, void *user_data) {
+  return oxmcp_server_register(server, "resource template", template_json, template_len, handler, user_data);
+}
+
+/* Registers a prompt (oxmcp_server_register() with "prompt"). */
+static inline OxmcpStatus oxmcp_server_add_prompt(const struct OxmcpServer *server, const uint8_t *prompt_json,
+                                                  size_t prompt_len, OxmcpHandlerFn handler, void *user_data) {
+  return oxmcp_server_register(server, "prompt", prompt_json, prompt_len, handler, user_data);
+}
+
+/* Sets the completion handler before serving (oxmcp_server_register() with "completion"). */
+static inline OxmcpStatus oxmcp_server_set_completion(const struct OxmcpServer *server, OxmcpHandlerFn handler,
+                                                      void *user_data) {
+  return oxmcp_server_register(server, "completion", NULL, 0, handler, user_data);
+}
+
+/* Adds a middleware before serving (oxmcp_server_register() with "middleware"): it goes on
+ * with oxmcp_incoming_next(). */
+static inline OxmcpStatus oxmcp_server_add_middleware(const struct OxmcpServer *server, OxmcpHandlerFn handler,
+                                                      void *user_data) {
+  return oxmcp_server_register(server, "middleware", NULL, 0, handler, user_data);
+}
+
+/* Removes the tool `name` (oxmcp_server_remove() with "tool"). */
+static inline OxmcpStatus oxmcp_server_remove_tool(const struct OxmcpServer *server, const char *name,
+                                                   bool *out_removed) {
+  return oxmcp_server_remove(server, "tool", name, out_removed);
+}
+
+/* Removes the prompt `name` (oxmcp_server_remove() with "prompt"). */
+static inline OxmcpStatus oxmcp_server_remove_prompt(const struct OxmcpServer *server, const char *name,
+                                                     bool *out_removed) {
+  return oxmcp_server_remove(server, "prompt", name, out_removed);
+}
+
+/* Removes the resource at `uri` (oxmcp_server_remove() with "resource"). */
+static inline OxmcpStatus oxmcp_server_remove_resource(const struct OxmcpServer *server, const char *uri,
+                                                       bool *out_removed) {
+  return oxmcp_server_remove(server, "resource", uri, out_removed);
+}
+
+/* ---- a handler's request -------------------------------------------------------------------- */
+
+/* Sends progress (oxmcp_incoming_call() "progress"): `total` when `has_total`, `message`
+ * NULL for none. Nothing if the client asked for no progress. */
+static inline OxmcpStatus oxmcp_incoming_progress(const struct OxmcpIncoming *request, double progress,
+                                                  bool has_total, double total, const char *message) {
+  char p[32], t[32];
+  oxmcp_json_number_(progress, p);
+  oxmcp_json_number_(total, t);
+  char *m = message ? oxmcp_json_string_(message) : NULL;
+  if (message && !m) return OXMCP_STATUS_INTERNAL;
+  const char *pieces[] = {"{\"progress\":", p, has_total ? ",\"total\":" : NULL, has_total ? t : NULL,
+                          m ? ",\"message\":" : NULL, m, "}"};
+  char *json = oxmcp_concat_(pieces, 7);
+  free(m);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_incoming_call(request, "progress", (const uint8_t *)json, strlen(json), NULL, NULL, NULL);
+  free(json);
+  return st;
+}
+
+/* Sends a log message (oxmcp_incoming_call() "log"): `level` ("debug" ... "emergency"),
+ * `logger` NULL for none, `data_json` any JSON value (NULL / 0: null). */
+static inline OxmcpStatus oxmcp_incoming_log(const struct OxmcpIncoming *request, const char *level,
+                                             const char *logger, const uint8_t *data_json, size_t data_len) {
+  if (!level) level = "";
+  char *l = oxmcp_json_string_(level);
+  char *g = logger ? oxmcp_json_string_(logger) : NULL;
+  char *d = (char *)malloc(data_len + 1);
+  if (!l || (logger && !g) || !d) {
+    free(l), free(g), free(d);
+    return OXMCP_STATUS_INTERNAL;
+  }
+  if (data_len) memcpy(d, data_json, data_len);
+  d[data_len] = '\0';
+  const char *pieces[] = {"{\"level\":", l, g ? ",\"logger\":" : NULL, g, ",\"data\":", data_len ? d : "null", "}"};
+  char *json = oxmcp_concat_(pieces, 7);
+  free(l), free(g), free(d);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_incoming_call(request, "log", (const uint8_t *)json, strlen(json), NULL, NULL, NULL);
+  free(json);
+  return st;
+}
+
+/* Asks the client (oxmcp_incoming_call() with `method`: "sampling/createMessage",
+ * "elicitation/create" or "roots/list"). */
+static inline OxmcpStatus oxmcp_incoming_ask_client(const struct OxmcpIncoming *request, const char *method,
+                                                    const uint8_t *params_json, size_t params_len,
+                                                    OxmcpCompletionFn callback, void *user_data,
+                                                    struct OxmcpRequest **out_request) {
+  return oxmcp_incoming_call(request, method, params_json, params_len, callback, user_data, out_request);
+}
+
+/* Continues an escalating tool's call as a task (oxmcp_incoming_call() "escalate"):
+ * `true` once it is one, `false` when it stays inline. */
+static inline OxmcpStatus oxmcp_incoming_escalate_to_task(const struct OxmcpIncoming *request,
+                                                          OxmcpCompletionFn callback, void *user_data,
+                                                          struct OxmcpRequest **out_request) {
+  return oxmcp_incoming_call(request, "escalate", NULL, 0, callback, user_data, out_request);
+}
+
+/* Reads one of this server's own resources (oxmcp_incoming_call() "resources/read"). */
+static inline OxmcpStatus oxmcp_incoming_read_resource(const struct OxmcpIncoming *request, const char *uri,
+                                                       OxmcpCompletionFn callback, void *user_data,
+                                                       struct OxmcpRequest **out_request) {
+  char *u = oxmcp_json_string_(uri ? uri : "");
+  if (!u) return OXMCP_STATUS_INTERNAL;
+  const char *pieces[] = {"{\"uri\":", u, "}"};
+  char *json = oxmcp_concat_(pieces, 3);
+  free(u);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_incoming_call(request, "resources/read", (const uint8_t *)json, strlen(json), callback,
+                                       user_data, out_request);
+  free(json);
+  return st;
+}
+
+/* In a middleware's call, runs the rest of the chain (oxmcp_incoming_call() "next") with
+ * `params_json` (NULL / 0: the params the middleware got). */
+static inline OxmcpStatus oxmcp_incoming_next(const struct OxmcpIncoming *request, const uint8_t *params_json,
+                                              size_t params_len, OxmcpCompletionFn callback, void *user_data,
+                                              struct OxmcpRequest **out_request) {
+  return oxmcp_incoming_call(request, "next", params_json, params_len, callback, user_data, out_request);
+}
+
+/* Ends the SSE stream the request answers on (oxmcp_incoming_call() "end response stream"). */
+static inline OxmcpStatus oxmcp_incoming_end_response_stream(const struct OxmcpIncoming *request) {
+  return oxmcp_incoming_call(request, "end response stream", NULL, 0, NULL, NULL, NULL);
+}
+
+/* Where oxmcp_incoming_info() copies the facts. */
+typedef struct {
+  char *json;
+  size_t len;
+} OxmcpCopy_;
+
+static inline void oxmcp_copy_(void *user_data, OxmcpStatus status, const uint8_t *json, size_t len,
+                               const OxmcpError *error) {
+  OxmcpCopy_ *c = (OxmcpCopy_ *)user_data;
+  (void)error;
+  if (status != OXMCP_STATUS_OK) return;
+  c->json = (char *)malloc(len + 1);
+  if (!c->json) return;
+  memcpy(c->json, json, len);
+  c->json[len] = '\0';
+  c->len = len;
+}
+
+/* The request's facts (oxmcp_incoming_call() "info", answered at once): `*out_json` gets a
+ * malloc'd, NUL-terminated copy (free it with free()), `*out_len` (may be NULL) its length.
+ * Who the request's access token speaks for is its `auth` member. */
+static inline OxmcpStatus oxmcp_incoming_info(const struct OxmcpIncoming *request, char **out_json,
+                                              size_t *out_len) {
+  OxmcpCopy_ c = {NULL, 0};
+  OxmcpStatus st = oxmcp_incoming_call(request, "info", NULL, 0, oxmcp_copy_, &c, NULL);
+  if (st != OXMCP_STATUS_OK) return st;
+  if (!c.json) return OXMCP_STATUS_INTERNAL;
+  *out_json = c.json;
+  if (out_len) *out_len = c.len;
+  return OXMCP_STATUS_OK;
+}
+
+/* ---- a client's calls ----------------------------------------------------------------------- */
+
+/* Which list oxmcp_client_list() fetches; each result is one array of every page's items. */
+typedef enum {
+  OXMCP_LIST_TOOLS = 0,
+  OXMCP_LIST_RESOURCES = 1,
+  OXMCP_LIST_RESOURCE_TEMPLATES = 2,
+  OXMCP_LIST_PROMPTS = 3,
+  OXMCP_LIST_SKILLS = 4,
+} OxmcpList;
+
+/* Lists every item of `what` (oxmcp_client_call() "tools/list", ...): the result is one
+ * array. */
+static inline OxmcpStatus oxmcp_client_list(const struct OxmcpClient *client, OxmcpList what,
+                                            OxmcpCompletionFn callback, void *user_data,
+                                            struct OxmcpRequest **out_request) {
+  static const char *const ops[] = {"tools/list", "resources/list", "resources/templates/list", "prompts/list",
+                                    "skills/list"};
+  const char *op = ((int)what >= 0 && (int)what < 5) ? ops[what] : "unknown list";
+  return oxmcp_client_call(client, op, NULL, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Calls the tool `name` (oxmcp_client_call() "tools/call"). */
+static inline OxmcpStatus oxmcp_client_call_tool(const struct OxmcpClient *client, const char *name,
+                                                 const uint8_t *args_json, size_t args_len, uint32_t timeout_ms,
+                                                 OxmcpProgressFn on_progress, OxmcpCompletionFn callback,
+                                                 void *user_data, struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tools/call", name, args_json, args_len, timeout_ms, on_progress, callback,
+                           user_data, out_request);
+}
+
+/* Calls the tool `name`, letting the server run it as a task (oxmcp_client_call()
+ * "tools/call as task"): the final CallToolResult; statuses go to `on_progress`. */
+static inline OxmcpStatus oxmcp_client_call_tool_as_task(const struct OxmcpClient *client, const char *name,
+                                                         const uint8_t *args_json, size_t args_len,
+                                                         OxmcpProgressFn on_progress, OxmcpCompletionFn callback,
+                                                         void *user_data, struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tools/call as task", name, args_json, args_len, 0, on_progress, callback,
+                           user_data, out_request);
+}
+
+/* Sends any request `method` (oxmcp_client_call() "request"): the raw result. */
+static inline OxmcpStatus oxmcp_client_request(const struct OxmcpClient *client, const char *method,
+                                               const uint8_t *params_json, size_t params_len, uint32_t timeout_ms,
+                                               OxmcpProgressFn on_progress, OxmcpCompletionFn callback,
+                                               void *user_data, struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "request", method, params_json, params_len, timeout_ms, on_progress, callback,
+                           user_data, out_request);
+}
+
+/* Reads the resource at `uri` (oxmcp_client_call() "resources/read"). */
+static inline OxmcpStatus oxmcp_client_read_resource(const struct OxmcpClient *client, const char *uri,
+                                                     OxmcpCompletionFn callback, void *user_data,
+                                                     struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "resources/read", uri, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Gets the prompt `name` with string arguments (oxmcp_client_call() "prompts/get"). */
+static inline OxmcpStatus oxmcp_client_get_prompt(const struct OxmcpClient *client, const char *name,
+                                                  const uint8_t *args_json, size_t args_len,
+                                                  OxmcpCompletionFn callback, void *user_data,
+                                                  struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "prompts/get", name, args_json, args_len, 0, NULL, callback, user_data,
+                           out_request);
+}
+
+/* Gets a skill's entry by its SKILL.md URI (oxmcp_client_call() "skills/get"). */
+static inline OxmcpStatus oxmcp_client_get_skill(const struct OxmcpClient *client, const char *uri,
+                                                 OxmcpCompletionFn callback, void *user_data,
+                                                 struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "skills/get", uri, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Reads a directory resource's children (oxmcp_client_call() "resources/directory/read"):
+ * one array. */
+static inline OxmcpStatus oxmcp_client_read_directory(const struct OxmcpClient *client, const char *uri,
+                                                      OxmcpCompletionFn callback, void *user_data,
+                                                      struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "resources/directory/read", uri, NULL, 0, 0, NULL, callback, user_data,
+                           out_request);
+}
+
+/* Loads a skill (oxmcp_client_call() "skills/load"): `skill_json` the held entry, NULL / 0
+ * to fetch it. */
+static inline OxmcpStatus oxmcp_client_load_skill(const struct OxmcpClient *client, const char *uri,
+                                                  const uint8_t *skill_json, size_t skill_len,
+                                                  OxmcpCompletionFn callback, void *user_data,
+                                                  struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "skills/load", uri, skill_json, skill_len, 0, NULL, callback, user_data,
+                           out_request);
+}
+
+/* Reads a file of a skill (oxmcp_client_call() "skills/read"): its bytes as base64 JSON. */
+static inline OxmcpStatus oxmcp_client_read_skill_file(const struct OxmcpClient *client, const char *path,
+                                                       const uint8_t *skill_json, size_t skill_len,
+                                                       OxmcpCompletionFn callback, void *user_data,
+                                                       struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "skills/read", path, skill_json, skill_len, 0, NULL, callback, user_data,
+                           out_request);
+}
+
+/* Starts a tool call as a task and returns at once (oxmcp_client_call() "tools/call start task"). */
+static inline OxmcpStatus oxmcp_client_start_tool_task(const struct OxmcpClient *client, const char *name,
+                                                       const uint8_t *args_json, size_t args_len,
+                                                       OxmcpCompletionFn callback, void *user_data,
+                                                       struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tools/call start task", name, args_json, args_len, 0, NULL, callback,
+                           user_data, out_request);
+}
+
+/* Gets a task (oxmcp_client_call() "tasks/get"). */
+static inline OxmcpStatus oxmcp_client_get_task(const struct OxmcpClient *client, const char *task_id,
+                                                OxmcpCompletionFn callback, void *user_data,
+                                                struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tasks/get", task_id, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Answers a task's input requests (oxmcp_client_call() "tasks/update"): result null. */
+static inline OxmcpStatus oxmcp_client_update_task(const struct OxmcpClient *client, const char *task_id,
+                                                   const uint8_t *responses_json, size_t responses_len,
+                                                   OxmcpCompletionFn callback, void *user_data,
+                                                   struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tasks/update", task_id, responses_json, responses_len, 0, NULL, callback,
+                           user_data, out_request);
+}
+
+/* Cancels a task (oxmcp_client_call() "tasks/cancel"): result null. */
+static inline OxmcpStatus oxmcp_client_cancel_task(const struct OxmcpClient *client, const char *task_id,
+                                                   OxmcpCompletionFn callback, void *user_data,
+                                                   struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "tasks/cancel", task_id, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Sends ping (oxmcp_client_call() "ping"): result null. */
+static inline OxmcpStatus oxmcp_client_ping(const struct OxmcpClient *client, OxmcpCompletionFn callback,
+                                            void *user_data, struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "ping", NULL, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+/* Sets the server's minimum log level (oxmcp_client_call() "logging/setLevel"): result null. */
+static inline OxmcpStatus oxmcp_client_set_log_level(const struct OxmcpClient *client, const char *level,
+                                                     OxmcpCompletionFn callback, void *user_data,
+                                                     struct OxmcpRequest **out_request) {
+  return oxmcp_client_call(client, "logging/setLevel", level, NULL, 0, 0, NULL, callback, user_data, out_request);
+}
+
+#endif /* OXMCP_HELPERS_H */
