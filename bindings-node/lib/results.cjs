@@ -11,22 +11,11 @@ function toContentBlock(v) {
   return { type: 'text', text: JSON.stringify(v) }
 }
 
-/** A tool's return value as a CallToolResult: a string is one text block; an object with
- *  `content` (or `structuredContent`) is a result as-is; any other plain object is
- *  structured content (with its JSON as text); content blocks and arrays of them are the
- *  content; numbers and booleans become text. */
+/** A tool's return value, as it crosses to the engine: what it becomes (a string one text
+ *  block, an object structured content, a whole result as it is...) is the engine's one
+ *  rule for every host (core/src/host/result.rs). `undefined` is nothing, as `null`. */
 function toolResult(value) {
-  if (value === undefined || value === null) return { content: [] }
-  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] }
-  if (Array.isArray(value)) return { content: value.map(toContentBlock) }
-  if (typeof value === 'object') {
-    if (Array.isArray(value.content) || value.structuredContent !== undefined || value.isError !== undefined) {
-      return value.content === undefined ? { ...value, content: [] } : value
-    }
-    if (isContentBlock(value)) return { content: [value] }
-    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value }
-  }
-  return { content: [{ type: 'text', text: JSON.stringify(value) }] }
+  return value === undefined ? null : value
 }
 
 function isBytes(v) {

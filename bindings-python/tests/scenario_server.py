@@ -2,7 +2,7 @@
 (``Server``, its decorators, ``Context``), never by reading scenarios.json. Serves stdio
 when run as a script; test_scenarios.py is its runner."""
 
-from oxmcp import Context, McpError, Server
+from oxmcp import Context, McpError, Server, ToolResult
 
 server = Server("scenario-server", version="1.0.0")
 
@@ -91,6 +91,37 @@ async def escalate(ctx: Context) -> str:
     became = await ctx.escalate_to_task()
     reply = await ctx.sample("after")
     return f"escalated: {answer.content.name} {'true' if became else 'false'} {reply.content.text}"
+
+
+# What a returned value becomes is the engine's rule (core/src/host/result.rs).
+@server.tool()
+def shape_text() -> str:
+    return "plain"
+
+
+@server.tool(structured_output=False)
+def shape_object() -> dict[str, str]:
+    return {"city": "Paris"}
+
+
+@server.tool()
+def shape_whole() -> ToolResult:
+    return ToolResult(content=["whole"], is_error=True)
+
+
+@server.tool(structured_output=False)
+def shape_list() -> list[str]:
+    return ["one", "two"]
+
+
+@server.tool(structured_output=False)
+def shape_number() -> int:
+    return 42
+
+
+@server.tool()
+def shape_nothing() -> None:
+    return None
 
 
 # The engine's rule: an escalating tool no client may run as a task is refused.

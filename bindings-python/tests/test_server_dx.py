@@ -379,7 +379,7 @@ def test_plain_return_values_are_structured_as_result():
                                              ("evens", {"n": 5}, [0, 2, 4], ["0", "2", "4"]),
                                              ("yes", {}, True, ["true"]), ("half", {"n": 3}, 1.5, ["1.5"]),
                                              ("maybe", {"n": 0}, None, []),
-                                             ("points", {}, [{"x": 1, "y": 2}], ['{"x": 1, "y": 2}'])):
+                                             ("points", {}, [{"x": 1, "y": 2}], ['{"x":1,"y":2}'])):
                 r = await client.call_tool(tool, args)
                 assert not r.is_error, (tool, r)
                 assert r.structured_content == {"result": value}, tool

@@ -9,7 +9,6 @@ import json
 from typing import Any, Optional
 
 import pydantic
-import pydantic_core
 
 
 def _b64(data: bytes) -> str:
@@ -137,35 +136,24 @@ def to_block(value: Any) -> dict:
     return {"type": "text", "text": json.dumps(jsonable(value), ensure_ascii=False)}
 
 
-def is_structured(value: Any) -> bool:
-    return isinstance(value, (dict, pydantic.BaseModel)) or (dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, Content))
-
-
-def tool_result(value: Any, wrap: bool = False) -> dict:
-    """What a tool returned, as a CallToolResult: str -> text; dict, model or dataclass ->
-    structuredContent plus its JSON as text; bytes or Image -> image; a list -> several
-    blocks; ToolResult and content objects pass through. With ``wrap`` (a tool whose
-    output schema is ``{"result": ...}``) the value is also ``structuredContent["result"]``."""
+def tool_result(value: Any) -> Any:
+    """What a tool returned, as the JSON value it crosses to the engine as: ``ToolResult``
+    is a whole result, content objects and bytes (an image) are content blocks, models and
+    dataclasses their JSON data, lists item by item. What that becomes (a string one text
+    block, a dict structured content, a list of strings one block each...) is the engine's
+    one rule for every host (``core/src/host/result.rs``)."""
+    if type(value) is str or value is None:  # the common cases first
+        return value
     if isinstance(value, ToolResult):
         return value.to_mcp()
-    out = _content(value)
-    if wrap:
-        out["structuredContent"] = {"result": pydantic_core.to_jsonable_python(value, by_alias=True)}
-    return out
-
-
-def _content(value: Any) -> dict:
-    if type(value) is str:  # the common case first: the checks below cost more than it does
-        return {"content": [{"type": "text", "text": value}]}
-    if value is None:
-        return {"content": []}
-    if is_structured(value):
-        data = jsonable(value)
-        out = {"content": [{"type": "text", "text": json.dumps(data, ensure_ascii=False)}]}
-        out["structuredContent"] = data
-        return out
     if isinstance(value, (list, tuple)):
-        return {"content": [to_block(v) for v in value]}
-    if isinstance(value, (int, float, bool)):
-        return {"content": [{"type": "text", "text": json.dumps(value)}]}
-    return {"content": [to_block(value)]}
+        return [_item(v) for v in value]
+    return _item(value)
+
+
+def _item(value: Any) -> Any:
+    if isinstance(value, Content):
+        return value.to_mcp()
+    if isinstance(value, (bytes, bytearray)):
+        return Image(bytes(value)).to_mcp()
+    return jsonable(value)

@@ -334,7 +334,6 @@ class Server:
             output = sig.output_schema() if structured_output is not False else None
             if output is not None:
                 tool["outputSchema"] = output
-            wrap = output is not None and sig.wraps_result  # int, str, list[...]: {"result": value}
             if title:
                 tool["title"] = title
             if annotations:
@@ -351,7 +350,7 @@ class Server:
                     kwargs[sig.context_param] = self._context(native)
                 return kwargs
 
-            handler, is_async = _bind(fn, prepare, lambda v: _oxmcp.to_json(tool_result(v, wrap)),
+            handler, is_async = _bind(fn, prepare, lambda v: _oxmcp.to_json(tool_result(v)),
                                       self._failed("tool", tool_name))
             self._native.register("tool", json.dumps(tool), handler, is_async)
             self._registered["tool"].add(tool_name)

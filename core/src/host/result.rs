@@ -10,17 +10,18 @@
 //! | a string | one text block |
 //! | a content block (`{"type": "text" \| "image" \| "audio" \| "resource" \| "resource_link", ...}`) | that block |
 //! | a whole result: an object whose `content` is a list of content blocks, with no keys but `content`, `structuredContent`, `isError`, `_meta` | as it is |
-//! | a non-empty list of strings and content blocks | one block each (a string is a text block) |
+//! | a list | one block per item: a string a text block, a content block itself, any other value its JSON text |
 //! | any other object | structured content, and its JSON text as one text block |
-//! | any other value (number, boolean, other list) | its JSON text as one text block |
+//! | any other value (number, boolean) | its JSON text as one text block |
 //!
 //! A tool with an output schema promises structured content, which is an object: a value
-//! that is not an object (nor a whole result) is also given as `{"result": value}`.
+//! that is not an object (`null` included) is also given as `{"result": value}`.
 //!
 //! The official SDKs agree on the rows (the TypeScript SDK's handlers return the whole
 //! result; FastMCP and the C# SDK turn strings, blocks and lists of blocks into content and
 //! objects into structured content with their JSON as text, for clients that read text only;
-//! FastMCP makes each string of a list a text block and wraps other values for a schema).
+//! FastMCP and oxmcp's Node host before this rule make each item of a list a block, and
+//! FastMCP wraps other values for a schema).
 
 use serde_json::{json, Map, Value};
 
@@ -44,7 +45,7 @@ const RESULT_KEYS: [&str; 4] = ["content", "structuredContent", "isError", "_met
 pub fn tool_result(value: Value, has_output_schema: bool) -> CallToolResult {
     // Structured content is an object: a tool that promises one (an output schema) and
     // returns another value gives it wrapped.
-    let wrapped = (has_output_schema && !matches!(value, Value::Object(_) | Value::Null)).then(|| json!({ "result": value }));
+    let wrapped = (has_output_schema && !value.is_object()).then(|| json!({ "result": value }));
     let mut result = shape(value);
     if result.structured_content.is_none() {
         result.structured_content = wrapped;
@@ -73,20 +74,7 @@ fn shape(value: Value) -> CallToolResult {
             let v = Value::Object(fields);
             serde_json::from_value(v.clone()).unwrap_or_else(|_| other(v))
         }
-        Value::Array(items) if !items.is_empty() && items.iter().all(is_item) => {
-            let blocks: Result<Vec<ContentBlock>, _> = items
-                .iter()
-                .cloned()
-                .map(|i| match i {
-                    Value::String(text) => Ok(text_block(text)),
-                    i => block(i),
-                })
-                .collect();
-            match blocks {
-                Ok(blocks) => content(blocks),
-                Err(_) => other(Value::Array(items)),
-            }
-        }
+        Value::Array(items) => content(items.into_iter().map(item).collect()),
         v => other(v),
     }
 }
@@ -103,9 +91,13 @@ fn is_block(fields: &Map<String, Value>) -> bool {
     matches!(fields.get("type").and_then(Value::as_str), Some("text" | "image" | "audio" | "resource" | "resource_link"))
 }
 
-/// An item of a list that becomes content: a string or a content block.
-fn is_item(v: &Value) -> bool {
-    v.is_string() || matches!(v, Value::Object(f) if is_block(f))
+/// One item of a list as one block.
+fn item(v: Value) -> ContentBlock {
+    match v {
+        Value::String(text) => text_block(text),
+        Value::Object(ref f) if is_block(f) => block(v).unwrap_or_else(|v| text_block(v.to_string())),
+        v => text_block(v.to_string()),
+    }
 }
 
 fn block(v: Value) -> Result<ContentBlock, Value> {
@@ -153,10 +145,11 @@ mod tests {
             json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}})
         );
         assert_eq!(shaped(json!(42), false), json!({"content": [{"type": "text", "text": "42"}]}));
-        assert_eq!(shaped(json!([1, 2]), false), json!({"content": [{"type": "text", "text": "[1,2]"}]}));
+        let items = json!({"content": [{"type": "text", "text": "1"}, {"type": "text", "text": "{\"a\":2}"}]});
+        assert_eq!(shaped(json!([1, {"a": 2}]), false), items);
         // A block of a known type that is malformed is data too, never an error.
         assert_eq!(shaped(json!({"type": "image"}), false)["structuredContent"], json!({"type": "image"}));
-        assert_eq!(shaped(json!([]), false), json!({"content": [{"type": "text", "text": "[]"}]}));
+        assert_eq!(shaped(json!([]), false), json!({"content": []}));
     }
 
     #[test]
@@ -166,7 +159,7 @@ mod tests {
         assert_eq!(s, json!({"content": [{"type": "text", "text": "s"}], "structuredContent": {"result": "s"}}));
         assert_eq!(shaped(json!(["a"]), true)["structuredContent"], json!({"result": ["a"]}));
         assert_eq!(shaped(json!({"n": 1}), true)["structuredContent"], json!({"n": 1}));
-        assert_eq!(shaped(Value::Null, true), json!({"content": []}));
+        assert_eq!(shaped(Value::Null, true), json!({"content": [], "structuredContent": {"result": null}}));
     }
 
     #[test]
