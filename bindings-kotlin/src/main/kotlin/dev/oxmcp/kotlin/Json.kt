@@ -9,9 +9,11 @@ import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonArray
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
+import kotlinx.serialization.serializerOrNull
 
 // JSON crosses the engine boundary as text; the Kotlin API speaks kotlinx.serialization's
-// JsonElement. These turn one into the other, and a handler's plain Kotlin value into the
+// JsonElement. These turn one into the other, a tool's plain Kotlin value into JSON (what
+// that JSON becomes is the engine's rule), and a resource's or prompt's value into the
 // result shape its kind owes (the host-shaped part of results; the engine checks the rest).
 
 internal fun parse(text: String?): JsonElement = if (text == null) JsonNull else Json.parseToJsonElement(text)
@@ -27,18 +29,45 @@ private fun textContent(text: String) = buildJsonObject {
 }
 
 /**
- * A tool's return value as a `CallToolResult`: a `String` is one text block; a [JsonObject]
- * with `content` is a result already; any other JSON is its text plus, for an object, its
- * `structuredContent`; `null` or `Unit` is an empty result.
+ * A whole `CallToolResult` of one text block (with `isError` when [isError]), in this
+ * binding's form of a whole result (a [JsonObject]), for a middleware that answers a call
+ * itself or a tool that answers a failure without throwing.
  */
-fun toolResult(value: Any?): JsonObject = when (value) {
-    null, Unit -> buildJsonObject { put("content", JsonArray(emptyList())) }
-    is JsonObject -> if ("content" in value) value else buildJsonObject {
-        put("content", JsonArray(listOf(textContent(value.toString()))))
-        put("structuredContent", value)
+fun textResult(text: String, isError: Boolean = false): JsonObject = buildJsonObject {
+    put("content", JsonArray(listOf(textContent(text))))
+    if (isError) put("isError", true)
+}
+
+/** Encodes `@Serializable` values, their defaults too (structured content shows every field). */
+private val VALUES = Json { encodeDefaults = true }
+
+/**
+ * A tool's return value as the JSON it crosses to the engine as. What that JSON becomes (a
+ * string one text block, an object structured content, a whole result as it is...) is the
+ * engine's one rule for every host (`core/src/host/result.rs`), not this binding's.
+ *
+ * `null` and `Unit` are JSON null; a `String`, a number and a `Boolean` their JSON; a
+ * [JsonElement] as it is; a `Map`, an `Iterable` and an array item by item; a value
+ * kotlinx.serialization has a serializer for (a `@Serializable` class) its JSON; anything
+ * else its `toString()` text.
+ */
+internal fun toJsonValue(value: Any?): JsonElement = when (value) {
+    null, Unit -> JsonNull
+    is JsonElement -> value
+    is String -> JsonPrimitive(value)
+    is Boolean -> JsonPrimitive(value)
+    // JSON has no NaN nor infinity: those are their text.
+    is Double -> if (value.isFinite()) JsonPrimitive(value) else JsonPrimitive(value.toString())
+    is Float -> if (value.isFinite()) JsonPrimitive(value) else JsonPrimitive(value.toString())
+    is Number -> JsonPrimitive(value)
+    is Map<*, *> -> JsonObject(value.entries.associate { (k, v) -> k.toString() to toJsonValue(v) })
+    is Iterable<*> -> JsonArray(value.map(::toJsonValue))
+    else -> when {
+        value.javaClass.isArray -> JsonArray(List(java.lang.reflect.Array.getLength(value)) { toJsonValue(java.lang.reflect.Array.get(value, it)) })
+        // A lookup that fails (a generic class, say) finds none; an encoding that fails is the handler's failure.
+        else -> runCatching { serializerOrNull(value.javaClass) }.getOrNull()?.let { VALUES.encodeToJsonElement(it, value) }
+            ?: JsonPrimitive(value.toString())
     }
-    is JsonElement -> buildJsonObject { put("content", JsonArray(listOf(textContent(value.toString())))) }
-    else -> buildJsonObject { put("content", JsonArray(listOf(textContent(value.toString())))) }
 }
 
 /** A resource's return value as a `ReadResourceResult`: text, bytes, or a result already. */

@@ -137,7 +137,15 @@ class Server(
 
     /**
      * A tool. [handler] gets the arguments (checked against [inputSchema] by the engine)
-     * and returns a `String`, any JSON, or a whole `CallToolResult` (see [toolResult]).
+     * and returns any value; the binding gives the engine its JSON (a `@Serializable` class
+     * by its serializer, `Map`s and lists item by item, anything without a JSON form as its
+     * `toString()` text) and the engine makes it the result by one rule for every host:
+     * null or `Unit` no content, a `String` one text block, a content block that block, a
+     * whole `CallToolResult` (a [JsonObject] of `content` and the result's other fields only,
+     * such as [textResult]) as it is,
+     * a list of strings and blocks one block each, any other object structured content
+     * with its JSON as text, any other value its JSON text (with [outputSchema], a value
+     * that is not an object is also structured content `{"result": value}`).
      * Throwing makes an `isError` result, except [McpException.Rpc], answered as that error.
      * [taskSupport] lets a client run it as a task (the tasks extension); [escalating]: the
      * call starts inline and becomes a task at [Context.escalateToTask] (the engine refuses
@@ -160,7 +168,7 @@ class Server(
         annotations?.let { put("annotations", it) }
         taskSupport?.let { put("execution", buildJsonObject { put("taskSupport", it.wire) }) }
         if (escalating) put("escalating", true)
-    }) { input, ctx -> toolResult(handler(parseObject(input), ctx)) }
+    }) { input, ctx -> toJsonValue(handler(parseObject(input), ctx)) }
 
     /**
      * Serves a skill (the skills extension) at [path]: [files] maps each file's path in it

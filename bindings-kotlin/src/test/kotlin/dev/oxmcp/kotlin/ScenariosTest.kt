@@ -35,6 +35,11 @@ import kotlin.time.Duration.Companion.seconds
  * era, named `<scenario> [<era>]`.
  */
 class ScenariosTest {
+    private companion object {
+        /** The matchers of the suite's README, each checked here. */
+        val MATCHERS = setOf("text", "contains", "isError", "error", "at", "count", "present", "absent", "handler_cancelled")
+    }
+
     private val suite = Json.parseToJsonElement(File("../tests/scenarios/scenarios.json").readText()).jsonObject
 
     @TestFactory
@@ -75,6 +80,7 @@ class ScenariosTest {
             val method = scenario["method"]!!.jsonPrimitive.content
             val params = scenario["params"]?.jsonObject ?: JsonObject(emptyMap())
             val expect = scenario["expect"]!!.jsonObject
+            expect.keys.forEach { assertTrue(it in MATCHERS, "unknown matcher $it") }
             if (scenario["special"]?.jsonPrimitive?.content == "cancel_during_sampling") {
                 coroutineScopeCancel(client, method, params, held)
                 assertTrue(withTimeout(10.seconds) { handlerCancelled.await() }, "the sampling handler never saw its cancellation")

@@ -8,7 +8,10 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.serialization.Serializable
+import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.boolean
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.jsonArray
@@ -67,7 +70,7 @@ class ServerClientTest {
                 val outer = mcpServer("outer") {
                     use { request, _, next ->
                         seen.add(request["method"]!!.jsonPrimitive.content)
-                        if (request["params"]?.jsonObject?.get("name")?.jsonPrimitive?.content == "whoami") toolResult("the middleware") else next(null)
+                        if (request["params"]?.jsonObject?.get("name")?.jsonPrimitive?.content == "whoami") textResult("the middleware") else next(null)
                     }
                 }
                 val local = mcpServer("local") { tool("hello") { _, _ -> "hi" } }
@@ -95,6 +98,48 @@ class ServerClientTest {
                         assertFailsWith<McpException.Closed> { outer.mountClient("gone", client) }
                     }
                 }
+            }
+        }
+    }
+
+    /** A forecast a tool returns: a record of Kotlin's own. */
+    @Serializable
+    data class Forecast(val city: String, val celsius: Int, val unit: String = "C")
+
+    /**
+     * A handler's value crosses as its JSON and the engine's one rule makes the result: a
+     * `@Serializable` data class is structured content (with its JSON as text, its defaults
+     * too), not its `toString()`; a map too; a JSON string one text block of its text; a
+     * list of strings one block each; a value with no JSON form its `toString()` text; a
+     * number, for a tool with an output schema, also structured content `{"result": 42}`.
+     */
+    @Test
+    fun `a returned data class is structured content`(): Unit = runBlocking {
+        class Opaque { override fun toString() = "opaque" }
+        mcpServer("values") {
+            tool("forecast") { _, _ -> Forecast("Paris", 21) }
+            tool("map") { _, _ -> mapOf("city" to "Paris", "days" to listOf(1, 2)) }
+            tool("json_string") { _, _ -> JsonPrimitive("plain") }
+            tool("list") { _, _ -> listOf("one", "two") }
+            tool("opaque") { _, _ -> Opaque() }
+            tool("wrapped", outputSchema = buildJsonObject { put("type", "object") }) { _, _ -> 42 }
+        }.use { server ->
+            Client.http(server.startHttp(port = 0)).use { client ->
+                val forecast = client.callTool("forecast")
+                val expected = buildJsonObject { put("city", "Paris"); put("celsius", 21); put("unit", "C") }
+                assertEquals(expected, forecast["structuredContent"], forecast.toString())
+                assertEquals(expected, Json.parseToJsonElement(forecast.text()), forecast.toString())
+                val map = client.callTool("map")
+                assertEquals("""{"city":"Paris","days":[1,2]}""", map["structuredContent"].toString(), map.toString())
+                assertEquals("plain", client.callTool("json_string").text())
+                val list = client.callTool("list")
+                assertEquals(listOf("one", "two"), list["content"]!!.jsonArray.map { it.jsonObject["text"]!!.jsonPrimitive.content }, list.toString())
+                val opaque = client.callTool("opaque")
+                assertEquals("opaque", opaque.text())
+                assertEquals(null, opaque["structuredContent"], opaque.toString())
+                val wrapped = client.callTool("wrapped")
+                assertEquals("42", wrapped.text())
+                assertEquals(buildJsonObject { put("result", 42) }, wrapped["structuredContent"], wrapped.toString())
             }
         }
     }

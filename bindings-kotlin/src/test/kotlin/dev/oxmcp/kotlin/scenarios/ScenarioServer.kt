@@ -6,8 +6,9 @@ import dev.oxmcp.kotlin.Server
 import dev.oxmcp.kotlin.TaskSupport
 import dev.oxmcp.kotlin.mcpServer
 import dev.oxmcp.kotlin.strings
-import dev.oxmcp.kotlin.toolResult
+import dev.oxmcp.kotlin.textResult
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.jsonArray
@@ -21,6 +22,10 @@ import kotlinx.serialization.json.putJsonArray
 // JVM and speaks to it over stdio.
 
 private val OBJECT = buildJsonObject { put("type", "object") }
+
+/** What `shape_object` returns: a record of Kotlin's own. */
+@Serializable
+private data class City(val city: String)
 
 private fun JsonObject.string(name: String): String? = this[name]?.jsonPrimitive?.content
 
@@ -100,6 +105,17 @@ fun scenarioServer(): Server {
     server.tool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", OBJECT) { _, _ ->
         throw IllegalStateException("plain failure")
     }
+    // Kotlin's own values: what each becomes is the engine's one rule, not the binding's.
+    server.tool("shape_text", "Returns the host's string \"plain\" (the engine makes it one text block).", OBJECT) { _, _ -> "plain" }
+    server.tool("shape_object", "Returns the host's map, object or record {\"city\": \"Paris\"} (structured content, and its JSON as text).", OBJECT) { _, _ ->
+        City("Paris")
+    }
+    server.tool("shape_whole", "Returns a whole result, in the host's own result type where it has one: one text block \"whole\" and isError true (taken as it is).", OBJECT) { _, _ ->
+        textResult("whole", isError = true)
+    }
+    server.tool("shape_list", "Returns the host's list of strings [\"one\", \"two\"] (one text block each).", OBJECT) { _, _ -> listOf("one", "two") }
+    server.tool("shape_number", "Returns the host's number 42 (its JSON text).", OBJECT) { _, _ -> 42 }
+    server.tool("shape_nothing", "Returns nothing: the host's null, None, undefined, void or Unit (no content).", OBJECT) { _, _ -> Unit }
     server.resource("fixed://note", "note", mimeType = "text/plain") { _, _ -> "a note" }
     // The handler uses both the URI and the variable.
     server.resourceTemplate("greet://{name}", "greeting", mimeType = "text/plain") { uri, vars, _ -> "hello ${vars["name"]} from $uri" }
@@ -119,7 +135,7 @@ fun scenarioServer(): Server {
                     put("name", "echo")
                     put("arguments", buildJsonObject { put("text", "changed by the middleware") })
                 })
-            call && params?.string("name") == "answered_by_middleware" -> toolResult("answered by the middleware")
+            call && params?.string("name") == "answered_by_middleware" -> textResult("answered by the middleware")
             else -> next(null)
         }
     }
