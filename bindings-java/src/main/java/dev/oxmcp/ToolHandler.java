@@ -13,13 +13,14 @@ import java.util.concurrent.CompletableFuture;
  *   <li>a whole {@code CallToolResult} (an object of {@code content} and only
  *       {@code structuredContent}, {@code isError}, {@code _meta} besides, such as
  *       {@link Json#textResult(String)} or {@link Json#errorResult(String)}): as it is;
- *   <li>a non-empty list of strings and content blocks: one block each;
+ *   <li>a list: one block per item (a string a text block, a content block itself, any
+ *       other value its JSON text);
  *   <li>any other object: structured content, and its JSON as one text block;
- *   <li>any other value (a number, a boolean, another list): its JSON as one text block.
+ *   <li>any other value (a number, a boolean): its JSON as one text block.
  * </ul>
  *
- * <p>For a tool with an output schema, a value that is not an object (nor a whole result)
- * is also structured content {@code {"result": value}}.
+ * <p>For a tool with an output schema, a value that is not an object ({@code null}
+ * included) is also structured content {@code {"result": value}}.
  */
 @FunctionalInterface
 public interface ToolHandler {

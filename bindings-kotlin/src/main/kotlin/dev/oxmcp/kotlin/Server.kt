@@ -142,10 +142,10 @@ class Server(
      * `toString()` text) and the engine makes it the result by one rule for every host:
      * null or `Unit` no content, a `String` one text block, a content block that block, a
      * whole `CallToolResult` (a [JsonObject] of `content` and the result's other fields only,
-     * such as [textResult]) as it is,
-     * a list of strings and blocks one block each, any other object structured content
+     * such as [textResult]) as it is, a list one block per item (a string a text block, a
+     * block itself, any other value its JSON text), any other object structured content
      * with its JSON as text, any other value its JSON text (with [outputSchema], a value
-     * that is not an object is also structured content `{"result": value}`).
+     * that is not an object, null included, is also structured content `{"result": value}`).
      * Throwing makes an `isError` result, except [McpException.Rpc], answered as that error.
      * [taskSupport] lets a client run it as a task (the tasks extension); [escalating]: the
      * call starts inline and becomes a task at [Context.escalateToTask] (the engine refuses
