@@ -1,9 +1,17 @@
 //! What a handler can do while it runs: report progress, log to the client, watch for
 //! cancellation, and ask the client things (sampling, elicitation, roots).
+//!
+//! Every handler trait takes a [`RequestContext`], so this file sits low in the server:
+//! the handlers stand on it, the registry and the dispatcher on them. What the context
+//! needs from the features above it (where its questions go in the stateless era or in a
+//! task, how a call becomes a task, how it reads its own server's resources) it names
+//! through the small traits [`Questions`], [`Escalating`] and [`OwnResources`], which
+//! those features implement: the context imports none of them.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -14,6 +22,8 @@ use crate::protocol::{
     Implementation, ListRootsResult, LoggingLevel, Meta, ProgressToken, ProtocolVersion, RequestId,
 };
 use crate::session::{Peer, RequestOptions};
+
+use super::next::Next;
 
 /// What the server knows about one connected client.
 #[derive(Debug, Default)]
@@ -105,25 +115,85 @@ impl ClientState {
 }
 
 /// A middleware's way on: the rest of the chain and the params it was given.
-type NextSlot = (super::Next, Option<Value>);
+type NextSlot = (Next, Option<Value>);
+
+/// Where a handler's questions to the client go when they cannot be requests of their
+/// own: the stateless era's round of input requests (`input_required.rs`), a task's
+/// `inputRequests` (`tasks/inputs.rs`). The context only hands the questions on; this
+/// trait lets those features take them without the context naming them.
+pub(crate) trait Questions: Send + Sync {
+    /// The client's answer to `method` with `params`, asked under `key` (else one numbered
+    /// by the order of the asks); ends when `cancel` fires.
+    fn ask<'a>(
+        &'a self,
+        key: Option<&'a str>,
+        method: &'a str,
+        params: Value,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Value>>;
+
+    /// Whether the handler runs as a task already (escalating it is then a no-op).
+    fn is_task(&self) -> bool {
+        false
+    }
+
+    /// Takes a progress report's `message` and says where its notification goes.
+    fn progress(self: Arc<Self>, _message: Option<&str>) -> ProgressTo {
+        ProgressTo::Request
+    }
+}
+
+/// Where a progress notification goes, as [`Questions::progress`] says.
+pub(crate) enum ProgressTo {
+    /// Along with the request (the request's progress token).
+    Request,
+    /// Nowhere: a task kept the message as its `statusMessage`, and its form of task has
+    /// no progress notifications.
+    Nowhere,
+    /// The session's stream, tagged with the task's id (the request that started the
+    /// task was answered).
+    Task(String),
+}
+
+/// A call that may become a task midway (an escalating tool's, `tasks/escalate.rs`): where
+/// its questions go changes when it does. A trait so the context can escalate without
+/// naming the tasks that do it.
+pub(crate) trait Escalating: Send + Sync {
+    /// Where questions go now (`None`: plain requests to the client).
+    fn current(&self) -> Option<Inputs>;
+
+    /// Turns the call into a task; resolves once the task exists.
+    fn escalate(&self) -> BoxFuture<'_, Result<()>>;
+}
+
+/// The server a request came to, as its context needs it: to read the server's own
+/// resources. The server implements it (`dispatch.rs`), so the context, below the
+/// dispatcher, names neither.
+pub(crate) trait OwnResources: Send + Sync + std::fmt::Debug {
+    /// Reads `uri` as a client's `resources/read` would, with `ctx`; no middleware runs.
+    fn read_own<'a>(
+        self: Arc<Self>,
+        ctx: RequestContext,
+        uri: &'a str,
+    ) -> BoxFuture<'a, Result<crate::protocol::ReadResourceResult>>;
+}
 
 /// Where a handler's questions to the client go instead of requests of their own.
 #[derive(Clone)]
 pub(crate) enum Inputs {
-    /// The stateless era: an `InputRequiredResult` ends the round, the client retries.
-    Round(Arc<super::input_required::InputRound>),
-    /// A task: its `inputRequests`, answered through `tasks/update`.
-    Task(Arc<super::tasks::TaskInputs>),
+    /// The stateless era's round (an `InputRequiredResult` ends it, the client retries),
+    /// or a task's `inputRequests`, answered through `tasks/update`.
+    To(Arc<dyn Questions>),
     /// An escalating tool's call: where its questions go now (the call's, or once it
     /// became a task, the task's).
-    Escalating(Arc<super::tasks::Escalation>),
+    Escalating(Arc<dyn Escalating>),
 }
 
 impl Inputs {
     /// Where questions go at this moment (`None`: plain requests to the client).
     fn current(&self) -> Option<Inputs> {
         match self {
-            Inputs::Escalating(e) => e.inputs(),
+            Inputs::Escalating(e) => e.current(),
             other => Some(other.clone()),
         }
     }
@@ -132,8 +202,8 @@ impl Inputs {
 impl std::fmt::Debug for Inputs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Inputs::Round(_) => "Inputs::Round",
-            Inputs::Task(_) => "Inputs::Task",
+            Inputs::To(q) if q.is_task() => "Inputs::Task",
+            Inputs::To(_) => "Inputs::Round",
             Inputs::Escalating(_) => "Inputs::Escalating",
         })
     }
@@ -172,7 +242,7 @@ pub struct RequestContext {
     /// The HTTP request's headers (over HTTP).
     pub(crate) headers: Option<Arc<crate::transport::http::headers::Headers>>,
     /// The server the request came to (for [`read_resource`](Self::read_resource)).
-    pub(crate) server: Option<super::Server>,
+    pub(crate) server: Option<Arc<dyn OwnResources>>,
     /// In a middleware's call: the rest of the chain, and the params it was given.
     pub(crate) next: Option<Arc<std::sync::Mutex<Option<NextSlot>>>>,
 }
@@ -236,17 +306,17 @@ impl RequestContext {
     /// middleware runs. [`ErrorKind::Rpc`] with the protocol's code when there is none.
     pub async fn read_resource(&self, uri: &str) -> Result<crate::protocol::ReadResourceResult> {
         let server = self.server.clone().ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no server to read from"))?;
-        super::dispatch::read_own(&server, self.clone(), uri).await
+        server.read_own(self.clone(), uri).await
     }
 
     /// This context for a middleware holding `next` (see [`RequestContext::take_next`]).
-    pub fn with_next(&self, next: super::Next, params: Option<Value>) -> RequestContext {
+    pub fn with_next(&self, next: Next, params: Option<Value>) -> RequestContext {
         RequestContext { next: Some(Arc::new(std::sync::Mutex::new(Some((next, params))))), ..self.clone() }
     }
 
     /// In a middleware's call made through [`with_next`](Self::with_next): the rest of the
     /// chain and the params the middleware was given, once.
-    pub fn take_next(&self) -> Option<(super::Next, Option<Value>)> {
+    pub fn take_next(&self) -> Option<(Next, Option<Value>)> {
         self.next.as_ref()?.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
@@ -272,19 +342,17 @@ impl RequestContext {
     /// or has gone: progress is fire-and-forget, a handler need not guard it). In a task
     /// the message becomes the task's `statusMessage` instead.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
-        let mut task_id = None;
-        if let Some(Inputs::Task(task)) = self.current_inputs() {
-            // The message becomes the task's statusMessage, which tasks/get reports. The
-            // extension's tasks have no progress notifications; a 2025-11-25 task's
-            // progress token lasts as long as the task.
-            if let Some(message) = message {
-                task.set_status_message(message);
-            }
-            if task.form() == super::tasks::TaskForm::Extension {
-                return Ok(());
-            }
-            task_id = Some(task.task_id());
-        }
+        // In a task the message becomes the task's statusMessage, which tasks/get
+        // reports. The extension's tasks have no progress notifications; a 2025-11-25
+        // task's progress token lasts as long as the task.
+        let task_id = match self.current_inputs() {
+            Some(Inputs::To(questions)) => match questions.progress(message) {
+                ProgressTo::Request => None,
+                ProgressTo::Nowhere => return Ok(()),
+                ProgressTo::Task(id) => Some(id),
+            },
+            _ => None,
+        };
         let Some(token) = self.meta.as_ref().and_then(|m| m.get("progressToken")) else {
             return Ok(());
         };
@@ -401,7 +469,7 @@ impl RequestContext {
     pub async fn escalate_to_task(&self) -> Result<bool> {
         match &self.inputs {
             Some(Inputs::Escalating(e)) => e.escalate().await.map(|()| true),
-            Some(Inputs::Task(_)) => Ok(true),
+            Some(Inputs::To(q)) if q.is_task() => Ok(true),
             _ => Ok(false),
         }
     }
@@ -426,8 +494,7 @@ impl RequestContext {
     /// era, an input request of this round.
     async fn client_request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
         let value = match self.current_inputs() {
-            Some(Inputs::Round(round)) => round.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
-            Some(Inputs::Task(task)) => task.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
+            Some(Inputs::To(questions)) => questions.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
             Some(Inputs::Escalating(_)) | None => {
                 let options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
                 self.peer.request(method, Some(params), options).await?

@@ -9,10 +9,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::context::{ClientState, Inputs, RequestContext};
+use super::context::{ClientState, Inputs, OwnResources, RequestContext};
 use super::handler::ResourceRequest;
 use super::input_required::InputRound;
 use super::listen::MAX_RESOURCE_SUBSCRIPTIONS;
+use super::next::Next;
 use super::registry::{page, ToolEntry};
 use super::tasks::{self, TaskForm};
 use super::Server;
@@ -88,7 +89,7 @@ impl Service for ServerService {
                 input_key: None,
                 auth,
                 headers,
-                server: Some(server.clone()),
+                server: Some(server.inner.clone()),
                 next: None,
             };
             // What changes the client's state is saved (for other nodes) before it is
@@ -146,7 +147,7 @@ fn through_middleware(
         return Box::pin(async move { route(&server, ctx, &method, params).await });
     };
     let (s, c, name) = (server.clone(), ctx.clone(), method.clone());
-    let next = super::Next(Box::new(move |params| through_middleware(s, c, name, params, depth + 1)));
+    let next = Next(Box::new(move |params| through_middleware(s, c, name, params, depth + 1)));
     m.handle(method, params, ctx, next)
 }
 
@@ -327,11 +328,11 @@ async fn stateless_request(
         cancel: cancel.clone(),
         client: Arc::new(ClientState::for_request(&request_meta)),
         version: Some(request_meta.version),
-        inputs: Some(Inputs::Round(round.clone())),
+        inputs: Some(Inputs::To(round.clone())),
         input_key: None,
         auth,
         headers,
-        server: Some(server.clone()),
+        server: Some(server.inner.clone()),
         next: None,
     };
     let mut result = match method {
@@ -550,7 +551,7 @@ async fn call_tool(server: &Server, ctx: RequestContext, params: Option<Value>) 
         .inner
         .tasks
         .start(owner, shape, move |cancel, inputs| {
-            let ctx = RequestContext { cancel, inputs: Some(Inputs::Task(inputs)), ..ctx };
+            let ctx = RequestContext { cancel, inputs: Some(Inputs::To(inputs)), ..ctx };
             Box::pin(run_tool(entry, p.name, arguments, ctx))
         })
         .await
@@ -602,14 +603,21 @@ async fn read_resource(server: &Server, ctx: RequestContext, params: Option<Valu
     to_value(&result)
 }
 
-/// A handler reading one of its own server's resources (`RequestContext::read_resource`).
-pub(crate) async fn read_own(
-    server: &Server,
-    ctx: RequestContext,
-    uri: &str,
-) -> crate::Result<crate::protocol::ReadResourceResult> {
-    let value = read_resource(server, ctx, Some(json!({ "uri": uri }))).await.map_err(crate::Error::from_rpc)?;
-    Ok(serde_json::from_value(value)?)
+/// A request's context reads its own server's resources through this (see
+/// `RequestContext::read_resource`): implemented on the server's shared part, so a
+/// context holds the server as cheaply as a `Server` clone, and names no server type.
+impl OwnResources for super::Inner {
+    fn read_own<'a>(
+        self: Arc<Self>,
+        ctx: RequestContext,
+        uri: &'a str,
+    ) -> BoxFuture<'a, crate::Result<crate::protocol::ReadResourceResult>> {
+        let server = Server { inner: self };
+        Box::pin(async move {
+            let value = read_resource(&server, ctx, Some(json!({ "uri": uri }))).await.map_err(crate::Error::from_rpc)?;
+            Ok(serde_json::from_value(value)?)
+        })
+    }
 }
 
 fn subscribe(server: &Server, ctx: &RequestContext, params: Option<Value>, on: bool) -> Reply {

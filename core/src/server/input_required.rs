@@ -27,6 +27,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 use crate::protocol::{methods, ErrorObject, InputRequiredResult, RESULT_INPUT_REQUIRED};
 
+use super::context::Questions;
 use super::state_key::StateKey;
 
 /// One round of a multi round-trip request: the answers so far, and what the handler
@@ -98,5 +99,19 @@ impl InputRound {
             meta: None,
             extra: Map::new(),
         }
+    }
+}
+
+/// A round takes a handler's questions in the stateless era: the context hands them on
+/// through this trait, naming no round.
+impl Questions for InputRound {
+    fn ask<'a>(
+        &'a self,
+        key: Option<&'a str>,
+        method: &'a str,
+        params: Value,
+        cancel: &'a CancellationToken,
+    ) -> futures::future::BoxFuture<'a, Result<Value>> {
+        Box::pin(InputRound::ask(self, key, method, params, cancel))
     }
 }

@@ -35,6 +35,7 @@ mod input_required;
 mod listen;
 mod middleware;
 mod mount;
+mod next;
 mod registry;
 mod skills;
 mod state_key;
@@ -51,7 +52,8 @@ use serde_json::json;
 pub use context::{ClientState, RequestContext};
 pub use handler::{Arguments, CompletionHandler, PromptArguments, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
 pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
-pub use middleware::{Middleware, Next, Reply};
+pub use middleware::Middleware;
+pub use next::{Next, Reply};
 pub use skills::SkillBundle;
 pub use state_key::{StateKey, STATE_TTL};
 pub use uri_template::UriTemplate;
@@ -134,7 +136,15 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("name", &self.inner.info.name).finish_non_exhaustive()
+        self.inner.fmt(f)
+    }
+}
+
+/// Written as the `Server` it is the shared part of: a request's context holds this one
+/// (see `context::OwnResources`) and prints it as it printed the server.
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("name", &self.info.name).finish_non_exhaustive()
     }
 }
 

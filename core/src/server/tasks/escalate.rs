@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::super::context::{Inputs, RequestContext};
-use super::super::middleware::Reply;
+use super::super::context::{Escalating, Inputs, RequestContext};
+use super::super::next::Reply;
 use super::Tasks;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::ErrorObject;
@@ -56,6 +56,18 @@ impl Escalation {
             Ok(Err(e)) => Err(Error::from_rpc(e)),
             Err(_) => Err(refused()),
         }
+    }
+}
+
+/// The context switches an escalating handler's questions, and escalates it, through
+/// this trait, naming no task.
+impl Escalating for Escalation {
+    fn current(&self) -> Option<Inputs> {
+        self.inputs()
+    }
+
+    fn escalate(&self) -> futures::future::BoxFuture<'_, Result<()>> {
+        Box::pin(Escalation::escalate(self))
     }
 }
 
@@ -108,7 +120,7 @@ pub(crate) async fn escalating_call(
     let handler_token = token.clone();
     let created = tasks
         .start(owner, (super::TaskForm::Extension, None), move |cancel, inputs| {
-            *cell.inputs.lock().unwrap_or_else(|e| e.into_inner()) = Some(Inputs::Task(inputs));
+            *cell.inputs.lock().unwrap_or_else(|e| e.into_inner()) = Some(Inputs::To(inputs));
             Box::pin(async move {
                 tokio::select! {
                     r = &mut finished => r.unwrap_or_else(|_| lost()),

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use super::super::context::{ProgressTo, Questions};
 use super::{clock, TaskStore};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, DetailedTask, Task, TaskStatus};
@@ -194,6 +195,34 @@ impl TaskInputs {
                 }
             }
         }
+    }
+}
+
+/// A task takes its handler's questions (and progress messages): the context hands them
+/// on through this trait, naming no task.
+impl Questions for TaskInputs {
+    fn ask<'a>(
+        &'a self,
+        key: Option<&'a str>,
+        method: &'a str,
+        params: Value,
+        cancel: &'a CancellationToken,
+    ) -> futures::future::BoxFuture<'a, Result<Value>> {
+        Box::pin(TaskInputs::ask(self, key, method, params, cancel))
+    }
+
+    fn is_task(&self) -> bool {
+        true
+    }
+
+    fn progress(self: Arc<Self>, message: Option<&str>) -> ProgressTo {
+        if let Some(message) = message {
+            self.set_status_message(message);
+        }
+        if self.form() == super::TaskForm::Extension {
+            return ProgressTo::Nowhere;
+        }
+        ProgressTo::Task(self.task_id())
     }
 }
 

@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::Result;
 use crate::protocol::{codes, DetailedTask, ErrorObject, Task, TaskStatus, TASKS_EXTENSION};
 
-pub(crate) use escalate::{escalating_call, Escalation};
+pub(crate) use escalate::escalating_call;
 pub(crate) use inputs::TaskInputs;
 pub(crate) use owner::owner;
 pub use quota::TaskLimits;
