@@ -182,8 +182,9 @@ static void rpc_fail_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, s
 
 static void bad_result_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
   (void)ud; (void)params; (void)len;
-  /* Not a CallToolResult: refused, and the request stays open for a proper answer. */
-  const char *bad = "{\"content\": 5}";
+  /* Not JSON (any JSON value is a tool's result by the engine's rule): refused, and the
+   * request stays open for a proper answer. */
+  const char *bad = "{\"content\": 5";
   OxmcpStatus st = oxmcp_incoming_complete(req, (const uint8_t *)bad, strlen(bad));
   char text[256];
   snprintf(text, sizeof text, "refused %s", oxmcp_status_name(st));

@@ -246,11 +246,7 @@ namespace OxMcp
         public Task<string> CallToolAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken),
             Action<McpProgress> onProgress = null, TimeSpan? timeout = null)
         {
-            byte[] args = Native.Bytes(argumentsJson);
-            uint ms = TimeoutMs(timeout);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_call_tool(_handle, Native.Z(name), args, Native.Len(args), ms, onProgress == null ? null : Pending.OnProgress, Pending.OnComplete, ud, out req),
-                cancellationToken, onProgress);
+            return Call("tools/call", name, argumentsJson, cancellationToken, onProgress, timeout);
         }
 
         /// <summary>
@@ -276,10 +272,7 @@ namespace OxMcp
         public Task<string> CallToolAsTaskAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken),
             Action<McpProgress> onProgress = null)
         {
-            byte[] args = Native.Bytes(argumentsJson);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_call_tool_as_task(_handle, Native.Z(name), args, Native.Len(args), onProgress == null ? null : Pending.OnProgress, Pending.OnComplete, ud, out req),
-                cancellationToken, onProgress);
+            return Call("tools/call as task", name, argumentsJson, cancellationToken, onProgress);
         }
 
         /// <summary>
@@ -294,9 +287,7 @@ namespace OxMcp
         /// <param name="cancellationToken">Cancels the start request (not the task).</param>
         public Task<string> StartToolTaskAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            byte[] args = Native.Bytes(argumentsJson);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_start_tool_task(_handle, Native.Z(name), args, Native.Len(args), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("tools/call start task", name, argumentsJson, cancellationToken);
         }
 
         /// <summary>
@@ -309,7 +300,7 @@ namespace OxMcp
         /// </summary>
         public Task<string> GetTaskAsync(string taskId, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_get_task(_handle, Native.Z(taskId), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("tasks/get", taskId, null, cancellationToken);
         }
 
         /// <summary>
@@ -319,64 +310,65 @@ namespace OxMcp
         /// </summary>
         public Task UpdateTaskAsync(string taskId, string responsesJson, CancellationToken cancellationToken = default(CancellationToken))
         {
-            byte[] responses = Native.Bytes(responsesJson);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_update_task(_handle, Native.Z(taskId), responses, Native.Len(responses), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("tasks/update", taskId, responsesJson, cancellationToken);
         }
 
         /// <summary>Cancels the task <paramref name="taskId"/> (<c>tasks/cancel</c>); <see cref="GetTaskAsync"/> then shows it <c>cancelled</c>.</summary>
         public Task CancelTaskAsync(string taskId, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_cancel_task(_handle, Native.Z(taskId), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("tasks/cancel", taskId, null, cancellationToken);
         }
 
         /// <summary>Sends any request; resolves to its result JSON.</summary>
         public Task<string> RequestAsync(string method, string paramsJson = null, CancellationToken cancellationToken = default(CancellationToken),
             Action<McpProgress> onProgress = null, TimeSpan? timeout = null)
         {
-            byte[] p = Native.Bytes(paramsJson);
-            uint ms = TimeoutMs(timeout);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_request(_handle, Native.Z(method), p, Native.Len(p), ms, onProgress == null ? null : Pending.OnProgress, Pending.OnComplete, ud, out req),
-                cancellationToken, onProgress);
+            return Call("request", method, paramsJson, cancellationToken, onProgress, timeout);
         }
 
-        /// <summary>Every tool (all pages): <c>{"tools": [...]}</c>.</summary>
-        public Task<string> ListToolsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(0, cancellationToken); }
+        /// <summary>
+        /// Every client call goes through the engine's door by name (<c>oxmcp_client_call</c>):
+        /// <paramref name="a"/> is its text argument, <paramref name="bJson"/> its JSON one. The
+        /// engine checks both and shapes the result; nothing protocol-shaped is decided here.
+        /// </summary>
+        private Task<string> Call(string op, string a, string bJson, CancellationToken token, Action<McpProgress> onProgress = null, TimeSpan? timeout = null)
+        {
+            byte[] opZ = Native.Z(op), aZ = Native.Z(a), b = Native.Bytes(bJson);
+            uint ms = TimeoutMs(timeout);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_call(_handle, opZ, aZ, b, Native.Len(b), ms, onProgress == null ? null : Pending.OnProgress, Pending.OnComplete, ud, out req),
+                token, onProgress);
+        }
 
-        /// <summary>Every resource: <c>{"resources": [...]}</c>.</summary>
-        public Task<string> ListResourcesAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(1, cancellationToken); }
+        /// <summary>Every tool (all pages): one JSON array.</summary>
+        public Task<string> ListToolsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("tools/list", null, null, cancellationToken); }
 
-        /// <summary>Every resource template: <c>{"resourceTemplates": [...]}</c>.</summary>
-        public Task<string> ListResourceTemplatesAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(2, cancellationToken); }
+        /// <summary>Every resource: one JSON array.</summary>
+        public Task<string> ListResourcesAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("resources/list", null, null, cancellationToken); }
 
-        /// <summary>Every prompt: <c>{"prompts": [...]}</c>.</summary>
-        public Task<string> ListPromptsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(3, cancellationToken); }
+        /// <summary>Every resource template: one JSON array.</summary>
+        public Task<string> ListResourceTemplatesAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("resources/templates/list", null, null, cancellationToken); }
+
+        /// <summary>Every prompt: one JSON array.</summary>
+        public Task<string> ListPromptsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("prompts/list", null, null, cancellationToken); }
 
         /// <summary>
         /// Every skill the server lists (the <c>io.modelcontextprotocol/skills</c> extension, all
-        /// pages): <c>{"skills": [...]}</c>, each entry with its <c>uri</c> (of its
-        /// <c>SKILL.md</c>), <c>frontmatter</c> and <c>resources</c>. No file is fetched.
+        /// pages): one JSON array, each entry with its <c>uri</c> (of its <c>SKILL.md</c>),
+        /// <c>frontmatter</c> and <c>resources</c>. No file is fetched.
         /// </summary>
-        public Task<string> ListSkillsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return List(4, cancellationToken); }
-
-        private Task<string> List(int what, CancellationToken token)
-        {
-            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_list(_handle, what, Pending.OnComplete, ud, out req), token);
-        }
+        public Task<string> ListSkillsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("skills/list", null, null, cancellationToken); }
 
         /// <summary>Reads a resource; resolves to the <c>ReadResourceResult</c> JSON.</summary>
         public Task<string> ReadResourceAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_read_resource(_handle, Native.Z(uri), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("resources/read", uri, null, cancellationToken);
         }
 
         /// <summary>Gets a prompt with string arguments (a JSON object, or null).</summary>
         public Task<string> GetPromptAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            byte[] args = Native.Bytes(argumentsJson);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_get_prompt(_handle, Native.Z(name), args, Native.Len(args), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("prompts/get", name, argumentsJson, cancellationToken);
         }
 
         /// <summary>
@@ -386,18 +378,18 @@ namespace OxMcp
         /// </summary>
         public Task<string> GetSkillAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_get_skill(_handle, Native.Z(uri), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("skills/get", uri, null, cancellationToken);
         }
 
         /// <summary>
         /// The direct children of the directory resource at <paramref name="uri"/>
         /// (<c>resources/directory/read</c>, all pages), e.g. a skill's root
-        /// <c>skill://git-workflow</c>: <c>{"resources": [...]}</c>; a subdirectory has the
+        /// <c>skill://git-workflow</c>: one JSON array; a subdirectory has the
         /// <c>mimeType</c> <c>inode/directory</c>.
         /// </summary>
         public Task<string> ReadDirectoryAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_read_directory(_handle, Native.Z(uri), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("resources/directory/read", uri, null, cancellationToken);
         }
 
         /// <summary>
@@ -413,9 +405,7 @@ namespace OxMcp
         /// </summary>
         public async Task<McpLoadedSkill> LoadSkillAsync(string uri, string skillJson = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            byte[] entry = Native.Bytes(skillJson);
-            string json = await Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_load_skill(_handle, Native.Z(uri), entry, Native.Len(entry), Pending.OnComplete, ud, out req), cancellationToken).ConfigureAwait(false);
+            string json = await Call("skills/load", uri, skillJson, cancellationToken).ConfigureAwait(false);
             Dictionary<string, string> loaded = JsonText.Members(json);
             return new McpLoadedSkill(loaded["skill"], JsonText.Unquote(loaded["markdown"]));
         }
@@ -429,9 +419,7 @@ namespace OxMcp
         /// </summary>
         public async Task<byte[]> ReadSkillFileAsync(string path, string skillJson, CancellationToken cancellationToken = default(CancellationToken))
         {
-            byte[] entry = Native.Bytes(skillJson);
-            string base64 = await Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_read_skill_file(_handle, Native.Z(path), entry, Native.Len(entry), Pending.OnComplete, ud, out req), cancellationToken).ConfigureAwait(false);
+            string base64 = await Call("skills/read", path, skillJson, cancellationToken).ConfigureAwait(false);
             return Convert.FromBase64String(JsonText.Unquote(base64));
         }
 
@@ -444,13 +432,13 @@ namespace OxMcp
         /// <summary>Asks for <c>notifications/resources/updated</c> about <paramref name="uri"/> (the <see cref="Notification"/> event gets them).</summary>
         public Task SubscribeAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return RequestAsync("resources/subscribe", "{\"uri\":" + McpJson.Quote(uri) + "}", cancellationToken);
+            return Call("resources/subscribe", uri, null, cancellationToken);
         }
 
         /// <summary>Stops the updates <see cref="SubscribeAsync"/> asked for.</summary>
         public Task UnsubscribeAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return RequestAsync("resources/unsubscribe", "{\"uri\":" + McpJson.Quote(uri) + "}", cancellationToken);
+            return Call("resources/unsubscribe", uri, null, cancellationToken);
         }
 
         /// <summary>Tells the server that the client's roots changed (<c>notifications/roots/list_changed</c>).</summary>
@@ -462,13 +450,13 @@ namespace OxMcp
         /// <summary>Sends <c>ping</c> (a <c>server/discover</c> round trip in the stateless era, which has no ping).</summary>
         public Task PingAsync(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_ping(_handle, Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("ping", null, null, cancellationToken);
         }
 
         /// <summary>Sets the server's log level (<c>debug</c>, <c>info</c>, ...); in the stateless era every later request asks for it.</summary>
         public Task SetLogLevelAsync(string level, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Pending.Run((IntPtr ud, out RequestHandle req) => Native.oxmcp_client_set_log_level(_handle, Native.Z(level), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("logging/setLevel", level, null, cancellationToken);
         }
 
         /// <summary>Closes the connection (a child process is stopped); pending calls fail.</summary>

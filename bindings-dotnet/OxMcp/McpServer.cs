@@ -44,10 +44,8 @@ namespace OxMcp
         {
             get
             {
-                IntPtr json;
-                UIntPtr len;
-                McpException.Check(Native.oxmcp_incoming_auth(_request, out json, out len));
-                return McpAuth.Parse(Native.Utf8(json, len));
+                string auth;
+                return JsonText.Members(InfoJson).TryGetValue("auth", out auth) ? McpAuth.Parse(auth) : null;
             }
         }
 
@@ -55,30 +53,45 @@ namespace OxMcp
         /// The request's facts as JSON: <c>requestId</c>, <c>progressToken</c>, <c>clientInfo</c>,
         /// <c>clientCapabilities</c>, <c>protocolVersion</c>, <c>cancelled</c>, <c>auth</c> and
         /// <c>headers</c> (the HTTP request's, lower-case names, no Authorization; null over
-        /// stdio), read once, at the first ask.
+        /// stdio); <c>null</c> once the request is over.
         /// </summary>
         public string InfoJson
         {
-            get
-            {
-                IntPtr json;
-                UIntPtr len;
-                McpException.Check(Native.oxmcp_incoming_info(_request, out json, out len));
-                return Native.Utf8(json, len);
-            }
+            get { return CallNow("info", null); }
         }
 
-        /// <summary>Sends a progress notification (nothing if the client asked for none).</summary>
+        /// <summary>Sends a progress notification (nothing if the client asked for none, or once the request is over).</summary>
         public void ReportProgress(double progress, double? total = null, string message = null)
         {
-            McpException.Check(Native.oxmcp_incoming_progress(_request, progress, total.HasValue, total ?? 0, Native.Z(message)));
+            var c = System.Globalization.CultureInfo.InvariantCulture;
+            CallNow("progress", "{\"progress\":" + progress.ToString("R", c) +
+                (total.HasValue ? ",\"total\":" + total.Value.ToString("R", c) : "") +
+                (message != null ? ",\"message\":" + McpJson.Quote(message) : "") + "}");
         }
 
         /// <summary>Sends a log message (<paramref name="dataJson"/> is any JSON value) if the client's level lets it through.</summary>
         public void Log(string level, string dataJson, string logger = null)
         {
-            byte[] data = Native.Bytes(dataJson);
-            McpException.Check(Native.oxmcp_incoming_log(_request, Native.Z(level), Native.Z(logger), data, Native.Len(data)));
+            CallNow("log", "{\"level\":" + McpJson.Quote(level ?? "") + (logger != null ? ",\"logger\":" + McpJson.Quote(logger) : "") +
+                ",\"data\":" + (string.IsNullOrEmpty(dataJson) ? "null" : dataJson) + "}");
+        }
+
+        /// <summary>
+        /// The one door to the request (<c>oxmcp_incoming_call</c>): <paramref name="op"/> by the
+        /// engine's name, its params JSON; resolves to the result JSON. The engine checks the
+        /// params and refuses what is wrong before anything is sent.
+        /// </summary>
+        private Task<string> Call(string op, string paramsJson, CancellationToken token)
+        {
+            byte[] o = Native.Z(op), p = Native.Bytes(paramsJson);
+            return Pending.Run((IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_incoming_call(_request, o, p, Native.Len(p), Pending.OnComplete, ud, out req), token);
+        }
+
+        /// <summary>An op the engine answers at once: its callback ran before the door returned.</summary>
+        private string CallNow(string op, string paramsJson)
+        {
+            return Call(op, paramsJson, CancellationToken.None).GetAwaiter().GetResult();
         }
 
         /// <summary>
@@ -95,10 +108,7 @@ namespace OxMcp
         /// </summary>
         public Task<string> AskClientAsync(string method, string paramsJson = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            byte[] m = Native.Z(method);
-            byte[] p = Native.Bytes(paramsJson);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_incoming_ask_client(_request, m, p, Native.Len(p), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call(method, paramsJson, cancellationToken);
         }
 
         /// <summary>Asks the client's model (<c>sampling/createMessage</c>); resolves to the <c>CreateMessageResult</c> JSON.</summary>
@@ -126,7 +136,8 @@ namespace OxMcp
         /// call is a task, false when it stays inline (the client did not call it as a task).
         /// </summary>
         /// <example><code>
-        /// server.AddTool(@"{""name"":""report"",""inputSchema"":{""type"":""object""},""escalating"":true}",
+        /// server.AddTool(@"{""name"":""report"",""inputSchema"":{""type"":""object""},
+        ///                  ""execution"":{""taskSupport"":""optional""},""escalating"":true}",
         ///     async (args, ctx, ct) => {
         ///         string answer = await ctx.ElicitAsync(question, ct); // asked inline
         ///         await ctx.EscalateToTaskAsync(ct);                   // the rest runs as a task
@@ -135,31 +146,26 @@ namespace OxMcp
         /// </code></example>
         public async Task<bool> EscalateToTaskAsync(CancellationToken cancellationToken = default(CancellationToken))
         {
-            string json = await Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_incoming_escalate_to_task(_request, Pending.OnComplete, ud, out req), cancellationToken).ConfigureAwait(false);
+            string json = await Call("escalate", null, cancellationToken).ConfigureAwait(false);
             return json.Trim() == "true";
         }
 
         /// <summary>Reads one of this server's own resources as a client would, with this request's session; resolves to the <c>ReadResourceResult</c> JSON.</summary>
         public Task<string> ReadResourceAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
         {
-            byte[] u = Native.Z(uri);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_incoming_read_resource(_request, u, Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("resources/read", "{\"uri\":" + McpJson.Quote(uri ?? "") + "}", cancellationToken);
         }
 
         /// <summary>In a middleware's call: runs the rest of the chain with <paramref name="paramsJson"/> (null: the params the middleware got); resolves to its result JSON.</summary>
         internal Task<string> NextAsync(string paramsJson, CancellationToken cancellationToken)
         {
-            byte[] p = Native.Bytes(paramsJson);
-            return Pending.Run((IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_incoming_next(_request, p, Native.Len(p), Pending.OnComplete, ud, out req), cancellationToken);
+            return Call("next", paramsJson, cancellationToken);
         }
 
         /// <summary>Over Streamable HTTP, ends the SSE stream this request answers on; the client reconnects and still gets the result. Nothing over stdio.</summary>
         public void EndResponseStream()
         {
-            McpException.Check(Native.oxmcp_incoming_end_response_stream(_request));
+            CallNow("end response stream", null);
         }
     }
 
@@ -279,7 +285,7 @@ namespace OxMcp
         /// <summary>Registers a tool from its full definition JSON (<c>{"name", "inputSchema", ...}</c>).</summary>
         public void AddTool(string toolJson, McpHandler handler)
         {
-            Register(toolJson, handler, Native.oxmcp_server_add_tool);
+            Register("tool", toolJson, handler);
         }
 
         /// <summary>Registers a tool with a name, description and input schema (JSON).</summary>
@@ -325,8 +331,7 @@ namespace OxMcp
         public void Use(McpMiddleware middleware)
         {
             if (middleware == null) throw new ArgumentNullException("middleware");
-            Register("{}", (request, ctx, ct) => middleware(request, ctx, p => ctx.NextAsync(p, ct), ct),
-                (server, json, len, handler, userData) => Native.oxmcp_server_add_middleware(server, handler, userData));
+            Register("middleware", null, (request, ctx, ct) => middleware(request, ctx, p => ctx.NextAsync(p, ct), ct));
         }
 
         /// <summary>
@@ -363,43 +368,45 @@ namespace OxMcp
         /// <summary>Removes the tool <paramref name="name"/>, staged or live (connected clients are told the list changed); whether the server had it.</summary>
         public bool RemoveTool(string name)
         {
-            bool removed;
-            McpException.Check(Native.oxmcp_server_remove_tool(_handle, Native.Z(name), out removed));
-            return removed;
+            return Remove("tool", name);
         }
 
         /// <summary>Removes the prompt <paramref name="name"/> as <see cref="RemoveTool"/> removes a tool.</summary>
         public bool RemovePrompt(string name)
         {
-            bool removed;
-            McpException.Check(Native.oxmcp_server_remove_prompt(_handle, Native.Z(name), out removed));
-            return removed;
+            return Remove("prompt", name);
         }
 
         /// <summary>Removes the resource at <paramref name="uri"/> as <see cref="RemoveTool"/> removes a tool.</summary>
         public bool RemoveResource(string uri)
         {
+            return Remove("resource", uri);
+        }
+
+        /// <summary>Removes what <paramref name="key"/> names of <paramref name="kind"/> through the engine's door.</summary>
+        private bool Remove(string kind, string key)
+        {
             bool removed;
-            McpException.Check(Native.oxmcp_server_remove_resource(_handle, Native.Z(uri), out removed));
+            McpException.Check(Native.oxmcp_server_remove(_handle, Native.Z(kind), Native.Z(key), out removed));
             return removed;
         }
 
         /// <summary>Registers a resource (<c>{"uri", "name", "mimeType", ...}</c>).</summary>
         public void AddResource(string resourceJson, McpHandler handler)
         {
-            Register(resourceJson, handler, Native.oxmcp_server_add_resource);
+            Register("resource", resourceJson, handler);
         }
 
         /// <summary>Registers a resource template (<c>{"uriTemplate", "name", ...}</c>) before serving.</summary>
         public void AddResourceTemplate(string templateJson, McpHandler handler)
         {
-            Register(templateJson, handler, Native.oxmcp_server_add_resource_template);
+            Register("resource template", templateJson, handler);
         }
 
         /// <summary>Registers a prompt (<c>{"name", "arguments": [...]}</c>).</summary>
         public void AddPrompt(string promptJson, McpHandler handler)
         {
-            Register(promptJson, handler, Native.oxmcp_server_add_prompt);
+            Register("prompt", promptJson, handler);
         }
 
         /// <summary>
@@ -448,7 +455,7 @@ namespace OxMcp
         /// </summary>
         public void SetCompletion(McpHandler handler)
         {
-            Register(null, handler, (server, json, len, fn, ud) => Native.oxmcp_server_set_completion(server, fn, ud));
+            Register("completion", null, handler);
         }
 
         /// <summary>
@@ -477,14 +484,18 @@ namespace OxMcp
             lock (_handlerIds) _verifierIds.Add(id);
         }
 
-        private delegate int AddFn(ServerHandle server, byte[] json, UIntPtr len, Native.HandlerFn handler, IntPtr userData);
-
-        private void Register(string json, McpHandler handler, AddFn add)
+        /// <summary>
+        /// Registers a definition of a handler kind (<c>tool</c>, <c>resource</c>,
+        /// <c>resource template</c>, <c>prompt</c>, <c>completion</c>, <c>middleware</c>) through
+        /// the engine's door, which checks it (an invalid one throws <see cref="McpException"/>
+        /// with <see cref="McpStatus.InvalidInput"/> naming what is wrong).
+        /// </summary>
+        private void Register(string kind, string json, McpHandler handler)
         {
             if (handler == null) throw new ArgumentNullException("handler");
             long id = Handlers.Add(handler);
             byte[] bytes = Native.Bytes(json);
-            int status = add(_handle, bytes, Native.Len(bytes), OnRequestFn, new IntPtr(id));
+            int status = Native.oxmcp_server_register(_handle, Native.Z(kind), bytes, Native.Len(bytes), OnRequestFn, new IntPtr(id));
             if (status != 0)
             {
                 Handlers.Remove(id);

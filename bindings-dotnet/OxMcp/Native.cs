@@ -86,23 +86,9 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_client_era(ClientHandle client, out IntPtr era);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_stdio(ClientHandle client, byte[] command, IntPtr[] args, UIntPtr argc, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_connect_http(ClientHandle client, byte[] url, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_call_tool(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_call_tool_as_task(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_start_tool_task(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_get_task(ClientHandle client, byte[] taskId, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_update_task(ClientHandle client, byte[] taskId, byte[] responsesJson, UIntPtr responsesLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_cancel_task(ClientHandle client, byte[] taskId, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_request(ClientHandle client, byte[] method, byte[] paramsJson, UIntPtr paramsLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_list(ClientHandle client, int what, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_read_resource(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_get_prompt(ClientHandle client, byte[] name, byte[] argsJson, UIntPtr argsLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_get_skill(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_read_directory(ClientHandle client, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_load_skill(ClientHandle client, byte[] uri, byte[] skillJson, UIntPtr skillLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_read_skill_file(ClientHandle client, byte[] path, byte[] skillJson, UIntPtr skillLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        // The client door: every client call by name (oxmcp_client_call in oxmcp.h).
+        [DllImport(Lib)] internal static extern int oxmcp_client_call(ClientHandle client, byte[] op, byte[] a, byte[] b, UIntPtr bLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_notify_roots_changed(ClientHandle client);
-        [DllImport(Lib)] internal static extern int oxmcp_client_ping(ClientHandle client, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_set_log_level(ClientHandle client, byte[] level, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_close(ClientHandle client, CompletionFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern void oxmcp_client_free(IntPtr client);
 
@@ -112,19 +98,13 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_server_set_task_options(ServerHandle server, byte[] optionsJson, UIntPtr optionsLen);
         [DllImport(Lib)] internal static extern int oxmcp_server_add_skill(ServerHandle server, byte[] skillPath, byte[] filesJson, UIntPtr filesLen);
         [DllImport(Lib)] internal static extern int oxmcp_server_add_skills_dir(ServerHandle server, byte[] root);
-        [DllImport(Lib)] internal static extern int oxmcp_server_add_tool(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
-        [DllImport(Lib)] internal static extern int oxmcp_server_add_resource(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
-        [DllImport(Lib)] internal static extern int oxmcp_server_add_resource_template(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
-        [DllImport(Lib)] internal static extern int oxmcp_server_add_prompt(ServerHandle server, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
+        // The registration door: a definition of a handler kind served by a host function, and its removal.
+        [DllImport(Lib)] internal static extern int oxmcp_server_register(ServerHandle server, byte[] kind, byte[] json, UIntPtr len, HandlerFn handler, IntPtr userData);
+        [DllImport(Lib)] internal static extern int oxmcp_server_remove(ServerHandle server, byte[] kind, byte[] key, [MarshalAs(UnmanagedType.I1)] out bool removed);
         [DllImport(Lib)] internal static extern int oxmcp_server_session_count(ServerHandle server, out UIntPtr count);
-        [DllImport(Lib)] internal static extern int oxmcp_server_remove_tool(ServerHandle server, byte[] name, [MarshalAs(UnmanagedType.I1)] out bool removed);
         [DllImport(Lib)] internal static extern int oxmcp_server_notify_resource_updated(ServerHandle server, byte[] uri);
-        [DllImport(Lib)] internal static extern int oxmcp_server_add_middleware(ServerHandle server, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_mount(ServerHandle server, byte[] prefix, ServerHandle other);
         [DllImport(Lib)] internal static extern int oxmcp_server_mount_client(ServerHandle server, byte[] prefix, ClientHandle client, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
-        [DllImport(Lib)] internal static extern int oxmcp_server_remove_prompt(ServerHandle server, byte[] name, [MarshalAs(UnmanagedType.I1)] out bool removed);
-        [DllImport(Lib)] internal static extern int oxmcp_server_remove_resource(ServerHandle server, byte[] uri, [MarshalAs(UnmanagedType.I1)] out bool removed);
-        [DllImport(Lib)] internal static extern int oxmcp_server_set_completion(ServerHandle server, HandlerFn handler, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_verify_tokens(ServerHandle server, TokenVerifierFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_serve_stdio(ServerHandle server, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_server_start_http(ServerHandle server, byte[] bind, byte[] path, uint flags, out ushort port);
@@ -138,15 +118,8 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_incoming_fail_rpc(IncomingHandle request, long code, byte[] message, byte[] dataJson, UIntPtr dataLen);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_is_cancelled(IncomingHandle request, [MarshalAs(UnmanagedType.I1)] out bool cancelled);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_on_cancel(IncomingHandle request, CancelFn callback, IntPtr userData);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_progress(IncomingHandle request, double progress, [MarshalAs(UnmanagedType.I1)] bool hasTotal, double total, byte[] message);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_log(IncomingHandle request, byte[] level, byte[] logger, byte[] dataJson, UIntPtr dataLen);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_info(IncomingHandle request, out IntPtr json, out UIntPtr len);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_auth(IncomingHandle request, out IntPtr json, out UIntPtr len);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_ask_client(IncomingHandle request, byte[] method, byte[] paramsJson, UIntPtr paramsLen, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_escalate_to_task(IncomingHandle request, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_read_resource(IncomingHandle request, byte[] uri, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_end_response_stream(IncomingHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_next(IncomingHandle request, byte[] paramsJson, UIntPtr paramsLen, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
+        // The context door: everything a handler asks of its request, by name.
+        [DllImport(Lib)] internal static extern int oxmcp_incoming_call(IncomingHandle request, byte[] op, byte[] paramsJson, UIntPtr paramsLen, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
         [DllImport(Lib)] internal static extern void oxmcp_incoming_free(IntPtr request);
 
         /// <summary>A NUL-terminated UTF-8 copy of <paramref name="s"/> (null stays null).</summary>

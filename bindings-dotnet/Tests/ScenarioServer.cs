@@ -74,8 +74,34 @@ internal static class ScenarioServer
                 var roots = MiniJson.Get(MiniJson.Parse(await ctx.ListRootsAsync(ct)), "roots") as List<object> ?? new List<object>();
                 return McpJson.TextResult("roots: " + string.Join(",", roots.Select(r => MiniJson.Str(r, "uri"))));
             });
-        s.AddTool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\".", Object,
-            (args, ct) => { throw new McpException(-32042, "custom failure"); });
+        s.AddTool("fail_rpc", "Fails with JSON-RPC error -32042 \"custom failure\" and data {\"why\": \"scenario\"}.", Object,
+            (args, ct) => { throw new McpException(-32042, "custom failure", "{\"why\":\"scenario\"}"); });
+        // The engine refuses an escalating tool no client may run as a task: what the API raised.
+        string refused = "accepted";
+        try
+        {
+            s.AddTool("{\"name\":\"never\",\"inputSchema\":{\"type\":\"object\"},\"escalating\":true}",
+                (args, ctx, ct) => Task.FromResult(McpJson.TextResult("never")));
+        }
+        catch (McpException e)
+        {
+            refused = Scenarios.KindName(e.Status);
+        }
+        s.AddTool("refused_escalation", "Before serving, the host registered the escalating tool \"never\" with no taskSupport "
+            + "(its own options for it) and kept what happened: answers the engine's error kind name its error reported "
+            + "(\"invalid_input\"), or \"accepted\".", Object, (args, ct) => Task.FromResult(McpJson.TextResult(refused)));
+        // What a handler's return value becomes is the engine's one rule: these return plain values.
+        s.AddTool("shape_text", "Returns the host's string \"plain\" (the engine makes it one text block).", Object,
+            (args, ct) => Task.FromResult("\"plain\""));
+        s.AddTool("shape_object", "Returns the host's map, object or record {\"city\": \"Paris\"} (structured content, and its JSON as text).", Object,
+            (args, ct) => Task.FromResult("{\"city\":\"Paris\"}"));
+        s.AddTool("shape_whole", "Returns a whole result, in the host's own result type where it has one: one text block \"whole\" and isError true (taken as it is).", Object,
+            (args, ct) => Task.FromResult("{\"content\":[{\"type\":\"text\",\"text\":\"whole\"}],\"isError\":true}"));
+        s.AddTool("shape_list", "Returns the host's list of strings [\"one\", \"two\"] (one text block each).", Object,
+            (args, ct) => Task.FromResult("[\"one\",\"two\"]"));
+        s.AddTool("shape_number", "Returns the host's number 42 (its JSON text).", Object, (args, ct) => Task.FromResult("42"));
+        s.AddTool("shape_nothing", "Returns nothing: the host's null, None, undefined, void or Unit (no content).", Object,
+            (args, ct) => Task.FromResult<string>(null));
         s.AddTool("fail_plain", "Fails with a plain host error \"plain failure\" (an isError result).", Object,
             (args, ct) => { throw new InvalidOperationException("plain failure"); });
         removed[0] = s.RemoveTool("gone");

@@ -189,6 +189,12 @@ internal static class Scenarios
                     if (code == null || code.Value != (double)kv.Value)
                         return "error code " + (code == null ? "none" : code.Value.ToString()) + ", expected " + MiniJson.Write(kv.Value) + " (" + error.Message + ")";
                 }
+                else if (kv.Key == "data")
+                {
+                    string data = mcp != null ? mcp.DataJson : null;
+                    if (data == null || !MiniJson.Equal(MiniJson.Parse(data), kv.Value))
+                        return "error data " + (data ?? "none") + ", expected " + MiniJson.Write(kv.Value) + " (" + error.Message + ")";
+                }
                 else return "unknown error matcher " + kv.Key;
             }
             return null;

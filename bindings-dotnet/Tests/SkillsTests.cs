@@ -52,7 +52,7 @@ internal static class SkillsTests
     /// <summary>The entry in a skills/list result whose uri is <paramref name="uri"/>, or null.</summary>
     private static object Entry(string listJson, string uri)
     {
-        var skills = MiniJson.Get(MiniJson.Parse(listJson), "skills") as List<object>;
+        var skills = MiniJson.Parse(listJson) as List<object>; // every page's entries, one array
         return skills == null ? null : skills.FirstOrDefault(s => MiniJson.Str(s, "uri") == uri);
     }
 
@@ -220,7 +220,7 @@ internal static class SkillsTests
     private static async Task SkillCalls(Action<bool, string> check, string t, McpClient client, McpServer server)
     {
         string list = await client.ListSkillsAsync();
-        var skills = MiniJson.Get(MiniJson.Parse(list), "skills") as List<object>;
+        var skills = MiniJson.Parse(list) as List<object>;
         check(skills != null && skills.Count == 2, t + "two skills listed: " + list);
         object git = Entry(list, "skill://git-workflow/SKILL.md");
         check(Frontmatter(git, "name") == "git-workflow" && Frontmatter(git, "description") == "Our Git conventions",
@@ -236,7 +236,7 @@ internal static class SkillsTests
         check(e != null && e.Status == McpStatus.Rpc && e.Code == -32602, t + "an unknown skill is -32602 (" + Describe(e) + ")");
 
         string dir = await client.ReadDirectoryAsync("skill://git-workflow");
-        var children = MiniJson.Get(MiniJson.Parse(dir), "resources") as List<object>;
+        var children = MiniJson.Parse(dir) as List<object>;
         check(children != null && children.Count == 2
               && children.Any(c => MiniJson.Str(c, "uri") == "skill://git-workflow/SKILL.md" && MiniJson.Str(c, "mimeType") == "text/markdown")
               && children.Any(c => MiniJson.Str(c, "uri") == "skill://git-workflow/references" && MiniJson.Str(c, "mimeType") == "inode/directory"),

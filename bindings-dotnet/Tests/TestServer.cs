@@ -74,7 +74,7 @@ internal static class TestServer
         s.AddTool("rpc_fail", "Throws a JSON-RPC error", "{\"type\":\"object\"}",
             (args, ct) => { throw new McpException(-32042, "custom failure", "{\"detail\":1}"); });
         // Not a CallToolResult: the binding's completion is refused and the call fails.
-        s.AddTool("bad_result", "Returns a malformed result", "{\"type\":\"object\"}", (args, ct) => Task.FromResult("{\"content\":5}"));
+        s.AddTool("bad_result", "Returns what is not JSON", "{\"type\":\"object\"}", (args, ct) => Task.FromResult("{\"content\":5"));
         s.AddResource("{\"uri\":\"c://hello\",\"name\":\"hello\",\"mimeType\":\"text/plain\"}",
             (args, ctx, ct) => Task.FromResult(McpJson.TextResource("c://hello", "hello from C#")));
         s.AddPrompt("{\"name\":\"greet\",\"arguments\":[{\"name\":\"name\",\"required\":true}]}", (args, ctx, ct) =>

@@ -161,7 +161,7 @@ function suite(transportName, connect) {
       assert.deepEqual(mine[1].data, { n: 2 });
     });
 
-    it('a result of the wrong shape never reaches the client as a success', T, async () => {
+    it('a result that is not JSON never reaches the client as a success', T, async () => {
       const r = await client.callTool({ name: 'bad_result', arguments: {} });
       if (r.isError) {
         // A host binding that turns the refusal into a failure (C#): the engine's reason.
