@@ -39,7 +39,6 @@ typedef struct {
   int other;            /* requests of any other method */
   char url[2048];       /* the last authorization URL */
   const char *forge;    /* answer with this (a JSON string) instead of playing the browser */
-  int bad_answer_refused; /* completing with a non-string was refused */
 } Authorizer;
 
 /* The value of the JSON string member "url" of `params` (no escapes expected in a URL). */
@@ -103,8 +102,7 @@ static void on_authorize(void *ud, OxmcpIncoming *req, const char *method, const
   }
   a->asked++;
   json_url(params, len, a->url, sizeof a->url);
-  const char *bad = "{\"url\": 1}";
-  a->bad_answer_refused = oxmcp_incoming_complete(req, (const uint8_t *)bad, strlen(bad)) == OXMCP_STATUS_INVALID_INPUT;
+  /* The answer's shape (a JSON string) is the engine's to check, when it reads it. */
   const char *forge = a->forge;
   pthread_mutex_unlock(&a->mu);
   if (forge) {
@@ -216,7 +214,6 @@ static void test_client(OxmcpRuntime *rt, const char *url, const char *token_fil
   snprintf(prefix, sizeof prefix, "%s/auth?", g_issuer);
   CHECK(strncmp(a.url, prefix, strlen(prefix)) == 0, "with the authorization URL: %s", a.url);
   CHECK(strstr(a.url, "code_challenge=") != NULL, "a PKCE authorization request");
-  CHECK(a.bad_answer_refused, "an answer that is no JSON string is refused, the request left open");
   who = call(client, "whoami");
   CHECK(who && strstr(who, "\\\"subject\\\":\\\"carol\\\""), "whoami is the user, carol: %s", who ? who : "(failed)");
   free(who);
