@@ -41,7 +41,8 @@ suite() {
 }
 
 # House style first: rustfmt.toml's format and no clippy warning anywhere.
-suite style '^style: ' bash -c 'cargo fmt --all -- --check && cargo clippy -q --workspace --all-targets -- -D warnings && echo "style: cargo fmt and clippy clean"'
+# The engine without its default `http` feature (stdio and memory only) must build too.
+suite style '^style: ' bash -c 'cargo fmt --all -- --check && cargo clippy -q --workspace --all-targets -- -D warnings && cargo clippy -q -p oxmcp --no-default-features --lib -- -D warnings && echo "style: cargo fmt and clippy clean (also without the http feature)"'
 
 # Portability: clippy for Windows and macOS on the engine, the CLI and the bindings'
 # native libraries (scripts/cross-check.sh).

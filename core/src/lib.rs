@@ -5,7 +5,6 @@
 //! cancellation), stdio and in-memory transports, and the server and client roles on top.
 #![warn(missing_docs)]
 
-#[cfg(feature = "http")]
 pub mod auth;
 pub mod client;
 pub mod drive;

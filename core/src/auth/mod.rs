@@ -5,23 +5,27 @@
 pub mod challenge;
 #[cfg(feature = "http")]
 pub mod client;
+#[cfg(feature = "http")]
 pub mod discovery;
+#[cfg(feature = "http")]
 pub mod metadata;
 pub mod pkce;
 #[cfg(feature = "http")]
 pub mod resource;
 pub mod store;
+pub mod subject;
 
 pub use challenge::{BearerChallenge, Challenge};
 #[cfg(feature = "http")]
 pub use client::{
     headless_agent, Authorization, AuthorizationRequest, Grant, Loopback, OAuth, OAuthOptions, Refusal, Retry, UserAgent,
 };
+#[cfg(feature = "http")]
 pub use discovery::{authorization_server_metadata_urls, canonical_resource, protected_resource_metadata_urls, resource_allowed};
+#[cfg(feature = "http")]
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
 #[cfg(feature = "http")]
-pub use resource::{
-    AuthInfo, Denial, Introspection, JwtVerifier, Presented, ProtectedResource, SessionAuth, TokenVerifier, VerifyFn,
-};
+pub use resource::{Denial, Introspection, JwtVerifier, Presented, ProtectedResource, TokenVerifier, VerifyFn};
 pub use store::{ClientRegistration, CredentialStore, Credentials, FileStore, MemoryStore, Tokens};
+pub use subject::{AuthInfo, SessionAuth};

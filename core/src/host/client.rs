@@ -12,11 +12,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::calls::{CallId, HostCalls};
+#[cfg(feature = "http")]
 use crate::auth::{AuthorizationRequest, FileStore, OAuth, OAuthOptions, UserAgent};
 use crate::client::{Client, ClientBuilder, ClientContext, Era};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, CompleteRequestParams, CreateMessageResult, ElicitResult, ListRootsResult};
 use crate::session::{RequestOptions, SessionConfig};
+#[cfg(feature = "http")]
 use crate::transport::http::HttpClientTransport;
 use crate::transport::{ChildProcess, ChildStderr};
 
@@ -68,9 +70,11 @@ pub struct ConnectOptions {
     /// [`OAuthOptions`]). The authorization code grant needs `"authorize"` in `answers`:
     /// the host is then asked `authorize` with `{"url", "redirectUri"}` and answers with
     /// the URL the browser was sent back to (a JSON string).
+    #[cfg(feature = "http")]
     pub oauth: Option<OAuthOptions>,
     /// Where to keep the OAuth tokens between runs (a file readable by its owner only);
     /// in memory when left out.
+    #[cfg(feature = "http")]
     pub token_file: Option<String>,
 }
 
@@ -161,10 +165,12 @@ fn builder(options: &ConnectOptions, hooks: &ClientHooks, calls: &Arc<HostCalls>
 pub const AUTHORIZE: &str = "authorize";
 
 /// How long the host's `authorize` may take (the user in a browser).
+#[cfg(feature = "http")]
 const AUTHORIZE_WAIT: Duration = Duration::from_secs(300);
 
 /// The user agent of a host: the host shows the user the authorization URL (or opens a
 /// browser) and answers with the URL the browser came back to.
+#[cfg(feature = "http")]
 fn host_agent(calls: Arc<HostCalls>, f: RequestFn) -> UserAgent {
     Arc::new(move |req: AuthorizationRequest| {
         let (calls, f) = (calls.clone(), f.clone());
@@ -224,29 +230,47 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
         // The error names the command already.
         let transport = child.spawn().map_err(|e| Error::caused(ErrorKind::Transport, e.to_string(), e))?;
         b.connect(transport).await
-    } else if let Some(url) = options.url {
-        let mut transport = HttpClientTransport::new(url);
-        for (k, v) in &options.headers {
-            transport = transport.header(k, v);
-        }
-        if let Some(oauth) = options.oauth {
-            let mut oauth = OAuth::new(oauth);
-            if let Some(path) = options.token_file {
-                oauth = oauth.store(Arc::new(FileStore::new(path)));
-            }
-            if options.answers.iter().any(|k| k == AUTHORIZE) {
-                let f = hooks
-                    .on_request
-                    .clone()
-                    .ok_or_else(|| Error::new(ErrorKind::InvalidInput, "answering \"authorize\" needs a request handler"))?;
-                oauth = oauth.user_agent(host_agent(calls.clone(), f));
-            }
-            transport = transport.oauth(oauth);
-        }
-        b.connect(transport).await
+    } else if let Some(url) = options.url.clone() {
+        connect_url(b, url, options, &hooks, calls).await
     } else {
         Err(Error::new(ErrorKind::InvalidInput, "client options name neither a command nor a URL"))
     }
+}
+
+/// Streamable HTTP (or legacy HTTP+SSE) to `url`, with OAuth when the options ask.
+#[cfg(feature = "http")]
+async fn connect_url(
+    b: ClientBuilder,
+    url: String,
+    options: ConnectOptions,
+    hooks: &ClientHooks,
+    calls: &Arc<HostCalls>,
+) -> Result<Client> {
+    let mut transport = HttpClientTransport::new(url);
+    for (k, v) in &options.headers {
+        transport = transport.header(k, v);
+    }
+    if let Some(oauth) = options.oauth {
+        let mut oauth = OAuth::new(oauth);
+        if let Some(path) = options.token_file {
+            oauth = oauth.store(Arc::new(FileStore::new(path)));
+        }
+        if options.answers.iter().any(|k| k == AUTHORIZE) {
+            let f = hooks
+                .on_request
+                .clone()
+                .ok_or_else(|| Error::new(ErrorKind::InvalidInput, "answering \"authorize\" needs a request handler"))?;
+            oauth = oauth.user_agent(host_agent(calls.clone(), f));
+        }
+        transport = transport.oauth(oauth);
+    }
+    b.connect(transport).await
+}
+
+/// Without the `http` feature there is no URL to connect to.
+#[cfg(not(feature = "http"))]
+async fn connect_url(_: ClientBuilder, url: String, _: ConnectOptions, _: &ClientHooks, _: &Arc<HostCalls>) -> Result<Client> {
+    Err(Error::new(ErrorKind::InvalidInput, format!("{url}: oxmcp was built without its http feature")))
 }
 
 /// Connects to `server`, a staged server of this process, over an in-memory pipe: no

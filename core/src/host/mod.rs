@@ -21,7 +21,10 @@ pub mod calls;
 pub mod client;
 pub mod context;
 pub mod failure;
+#[cfg(feature = "http")]
 mod http_app;
+#[cfg(feature = "http")]
+mod http_listener;
 mod listen;
 pub mod result;
 pub mod runtime;
@@ -29,5 +32,6 @@ mod staged;
 
 pub use calls::{CallId, HostCalls, Outcome};
 pub use client::{ClientHooks, ConnectOptions};
-pub use listen::{HttpApp, HttpAuth, HttpBody, HttpOptions, HttpReply, IntrospectionOptions};
+#[cfg(feature = "http")]
+pub use http_listener::{HttpApp, HttpAuth, HttpBody, HttpOptions, HttpReply, IntrospectionOptions};
 pub use staged::{HandlerKind, HostFn, StagedServer};

@@ -10,7 +10,9 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::calls::{CallId, HostCalls};
-use super::listen::{HttpOptions, Listeners};
+#[cfg(feature = "http")]
+use super::http_listener::HttpOptions;
+use super::listen::Listeners;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{
     CallToolResult, CompleteRequestParams, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
@@ -225,6 +227,7 @@ struct State {
     /// The engine's server, once serving started.
     running: Option<Server>,
     /// The host's own check of access tokens, for a protected HTTP listener.
+    #[cfg(feature = "http")]
     token_verifier: Option<HostFn>,
 }
 
@@ -267,6 +270,7 @@ impl StagedServer {
             config,
             registrations: Vec::new(),
             running: None,
+            #[cfg(feature = "http")]
             token_verifier: None,
         };
         Arc::new(Self { state: Mutex::new(state), calls, listeners: Listeners::default() })
@@ -620,6 +624,16 @@ impl StagedServer {
         Ok(())
     }
 
+    /// Stops serving: the stdio session and in-memory sessions end, and the HTTP listener
+    /// and the HTTP apps shut down.
+    pub async fn close(&self) {
+        self.listeners.close().await;
+    }
+}
+
+/// The HTTP side of a staged server (the `http` feature).
+#[cfg(feature = "http")]
+impl StagedServer {
     /// Starts Streamable HTTP (and legacy HTTP+SSE) in the background; returns the
     /// endpoint's URL. A second start replaces the first listener.
     pub async fn start_http(&self, options: HttpOptions) -> Result<String> {
@@ -629,7 +643,7 @@ impl StagedServer {
         };
         let server = self.server()?;
         let verify = self.lock().token_verifier.clone().map(|f| self.host_verifier(f));
-        self.listeners.start_http(server, options, verify, store).await
+        self.listeners.http.start_http(server, options, verify, store).await
     }
 
     /// Connects the shared store at `url` and gives the server, before it is built, the
@@ -656,7 +670,7 @@ impl StagedServer {
     pub fn http_app(&self, options: HttpOptions) -> Result<super::HttpApp> {
         let server = self.server()?;
         let verify = self.lock().token_verifier.clone().map(|f| self.host_verifier(f));
-        self.listeners.http_app(server, options, verify)
+        self.listeners.http.http_app(server, options, verify)
     }
 
     /// Has a protected HTTP listener check access tokens with `f` instead of JWT or
@@ -686,18 +700,12 @@ impl StagedServer {
 
     /// The HTTP listener's address, while one runs.
     pub fn http_addr(&self) -> Option<std::net::SocketAddr> {
-        self.listeners.http_addr()
+        self.listeners.http.http_addr()
     }
 
     /// Stops the HTTP listener gracefully (nothing if none runs).
     pub async fn stop_http(&self) {
-        self.listeners.stop_http().await;
-    }
-
-    /// Stops serving: the stdio session and in-memory sessions end, and the HTTP listener
-    /// and the HTTP apps shut down.
-    pub async fn close(&self) {
-        self.listeners.close().await;
+        self.listeners.http.stop_http().await;
     }
 }
 

@@ -37,6 +37,7 @@ pub(super) struct Shared {
 }
 
 impl Server {
+    #[cfg(feature = "http")]
     /// Shares this server's sessions through `store` (the HTTP server calls this once).
     pub(super) fn share_through(&self, store: Arc<dyn SharedStore>) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
@@ -70,6 +71,7 @@ impl Server {
         });
     }
 
+    #[cfg(feature = "http")]
     /// A change some node published.
     pub(super) fn heard_change(&self, message: &[u8]) {
         let Some(body) = message.strip_prefix(TAG) else { return };

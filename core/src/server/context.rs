@@ -75,6 +75,7 @@ impl ClientState {
         })
     }
 
+    #[cfg(feature = "http")]
     /// Takes on a snapshot another node saved: the client it names (once), its log level
     /// and subscriptions. Returns the negotiated version it names. A snapshot that does
     /// not parse changes nothing.

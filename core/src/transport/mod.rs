@@ -19,7 +19,6 @@
 pub mod child;
 pub mod framing;
 pub mod host_loop;
-#[cfg(feature = "http")]
 pub mod http;
 pub mod memory;
 pub mod stdio;

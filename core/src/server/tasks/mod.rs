@@ -207,6 +207,7 @@ impl Tasks {
         self.events.local.subscribe()
     }
 
+    #[cfg(feature = "http")]
     /// Sends every task change through `relay` (to every node) instead of to this
     /// process's listeners; set once.
     pub(crate) fn relay_events(&self, relay: impl Fn(TaskEvent) + Send + Sync + 'static) {

@@ -29,12 +29,14 @@ pub type Headers = BTreeMap<String, String>;
 #[derive(Clone, Default)]
 pub struct RequestHeaders(Arc<Mutex<HashMap<RequestId, Arc<Headers>>>>);
 
+#[cfg(feature = "http")]
 /// Requests of one session whose headers wait at once, at most: a client sending more
 /// without their handlers starting gets no headers for the rest.
 const MAX_WAITING: usize = 1024;
 
 impl RequestHeaders {
     /// Keeps `headers` for the requests `ids`.
+    #[cfg(feature = "http")]
     pub(crate) fn put(&self, ids: &[RequestId], headers: &http::HeaderMap) {
         if ids.is_empty() {
             return;
@@ -59,6 +61,7 @@ impl RequestHeaders {
         }
     }
 
+    #[cfg(feature = "http")]
     /// Drops what still waits for the requests `ids` (answered without a handler).
     pub(crate) fn forget(&self, ids: &[RequestId]) {
         if ids.is_empty() {
