@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use oxmcp::auth::OAuthOptions;
 use oxmcp::client::{Client, Era};
-use oxmcp::host::{client as host, ClientHooks, ConnectOptions, HostCalls};
-use oxmcp::session::{RequestOptions, SessionConfig};
+use oxmcp::host::{client as host, ClientHooks, ConnectOptions};
+use oxmcp::session::RequestOptions;
 use oxmcp::{Error, ErrorKind};
 use serde_json::Value;
 
@@ -94,8 +94,8 @@ impl OxmcpClient {
             }
             options.headers = self.headers.lock().unwrap_or_else(|e| e.into_inner()).clone();
         }
-        let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
         let mut hooks = ClientHooks::default();
+        let calls = hooks.calls().clone();
         if let Some((cb, ud)) = *self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
             let gate = self.gate.clone();
             hooks.on_notification = Some(Arc::new(move |method: String, params: String| {
@@ -110,7 +110,7 @@ impl OxmcpClient {
         }
         let slot = self.client.clone();
         start(&self.rt, callback, user_data, out_request, move |_| async move {
-            let client = host::connect(options, hooks, &calls).await?;
+            let client = host::connect(options, hooks).await?;
             let init = serde_json::to_value(client.initialize_result())?;
             let client = Arc::new(client);
             let raced = {

@@ -14,9 +14,9 @@ use napi_derive::napi;
 use oxmcp::client::Client;
 use oxmcp::drive;
 use oxmcp::host::client::{call, NotificationFn, RequestFn};
-use oxmcp::host::{context, CallId, ClientHooks, ConnectOptions, HostCalls};
+use oxmcp::host::{context, CallId, ClientHooks, ConnectOptions};
 use oxmcp::protocol::methods;
-use oxmcp::session::{RequestOptions, SessionConfig};
+use oxmcp::session::RequestOptions;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -33,9 +33,11 @@ const REQUEST: u32 = 5;
 const REQUEST_CANCEL: u32 = 6;
 
 /// The server's requests go to JS as REQUEST events `(callId, params, method)`; the
-/// server's cancel reaches the JS callback's signal as a REQUEST_CANCEL event.
-fn hooks(events: &Events, calls: &Arc<HostCalls>) -> ClientHooks {
-    let (ev, table) = (events.clone(), calls.clone());
+/// server's cancel reaches the JS callback's signal as a REQUEST_CANCEL event; JS answers
+/// through the hooks' table of calls.
+fn hooks(events: &Events) -> ClientHooks {
+    let mut hooks = ClientHooks::default();
+    let (ev, table) = (events.clone(), hooks.calls().clone());
     let on_request: RequestFn = Arc::new(move |id, method, params| {
         let e = ev.clone();
         table.on_cancel(id, move || {
@@ -47,7 +49,9 @@ fn hooks(events: &Events, calls: &Arc<HostCalls>) -> ClientHooks {
     let on_notification: NotificationFn = Arc::new(move |method, params| {
         ev.send(NOTIFICATION, 0, 0, Some(method), Some(params));
     });
-    ClientHooks { on_request: Some(on_request), on_notification: Some(on_notification), read_on: None }
+    hooks.on_request = Some(on_request);
+    hooks.on_notification = Some(on_notification);
+    hooks
 }
 
 /// What a client's JS side answers the engine's requests through, from the moment it
@@ -56,14 +60,15 @@ fn hooks(events: &Events, calls: &Arc<HostCalls>) -> ClientHooks {
 #[napi]
 pub struct Connector {
     events: Events,
-    calls: Arc<HostCalls>,
+    /// The engine's hooks (with the table JS answers through), one set for every connect.
+    hooks: ClientHooks,
 }
 
 /// A connector whose events go to `dispatch`.
 #[napi]
 pub fn connector(dispatch: Dispatcher<'_>) -> napi::Result<Connector> {
-    let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
-    Ok(Connector { events: Events::new(&dispatch)?, calls })
+    let events = Events::new(&dispatch)?;
+    Ok(Connector { hooks: hooks(&events), events })
 }
 
 #[napi]
@@ -79,16 +84,15 @@ impl Connector {
         options_json: String,
         server: Option<&crate::server::NativeServer>,
     ) -> napi::Result<PromiseRaw<'env, NativeClient>> {
-        let (events, calls) = (self.events.clone(), self.calls.clone());
-        let mut hooks = hooks(&events, &calls);
+        let (events, mut hooks) = (self.events.clone(), self.hooks.clone());
         hooks.read_on = Some(UvLoop::of(env)?);
         let server = server.map(|s| s.server.clone());
         errors::promise(env, async move {
             let mut options = ConnectOptions::from_json(&options_json)?;
             options.name.get_or_insert_with(|| "oxmcp-node".into());
             let client = match server {
-                Some(server) => oxmcp::host::client::connect_in_memory(&server, options, hooks, &calls).await?,
-                None => oxmcp::host::client::connect(options, hooks, &calls).await?,
+                Some(server) => oxmcp::host::client::connect_in_memory(&server, options, hooks).await?,
+                None => oxmcp::host::client::connect(options, hooks).await?,
             };
             Ok(NativeClient { client: Arc::new(client), events, cancels: Default::default() })
         })
@@ -98,13 +102,13 @@ impl Connector {
     /// result.
     #[napi]
     pub fn answer(&self, id: i64, result_json: String) {
-        self.calls.complete(call_id(id), Ok(result_json));
+        self.hooks.calls().complete(call_id(id), Ok(result_json));
     }
 
     /// Answers the engine's request `id` with an error (`{"code"?, "message", "data"?}`).
     #[napi]
     pub fn answer_error(&self, id: i64, error_json: String) {
-        self.calls.complete(call_id(id), Err(errors::from_js(&error_json)));
+        self.hooks.calls().complete(call_id(id), Err(errors::from_js(&error_json)));
     }
 
     /// Ends the events of this connector and of the client it connected: called when the

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oxmcp::client::Client;
-use oxmcp::host::{client as host, ClientHooks, ConnectOptions, HostCalls};
-use oxmcp::session::{RequestOptions, SessionConfig};
+use oxmcp::host::{client as host, ClientHooks, ConnectOptions};
+use oxmcp::session::RequestOptions;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -45,8 +45,9 @@ impl NativeClient {
         };
         let options = ConnectOptions::from_json(options_json).map_err(errors::raise)?;
         let event_loop = LoopHandle::current(py)?.0;
-        let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
-        let mut hooks = ClientHooks { read_on: PyLoop::current(py)?, ..ClientHooks::default() };
+        let mut hooks = ClientHooks::default();
+        hooks.read_on = PyLoop::current(py)?;
+        let calls = hooks.calls().clone();
         if let Some(func) = on_request {
             let (f, lp, table) = (PyFn { func: Arc::new(func), is_async: true }, event_loop.clone(), calls.clone());
             hooks.on_request = Some(Arc::new(move |id, method, params| {
@@ -63,8 +64,8 @@ impl NativeClient {
         }
         awaitable(py, async move {
             let client = match server {
-                Some(server) => host::connect_in_memory(&server, options, hooks, &calls).await?,
-                None => host::connect(options, hooks, &calls).await?,
+                Some(server) => host::connect_in_memory(&server, options, hooks).await?,
+                None => host::connect(options, hooks).await?,
             };
             Ok(NativeClient { client: Arc::new(client) })
         })

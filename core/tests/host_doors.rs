@@ -7,8 +7,7 @@ use oxmcp::host::{client, context, failure, ClientHooks, ConnectOptions, Handler
 use oxmcp::ErrorKind;
 
 async fn connect(server: &StagedServer) -> oxmcp::client::Client {
-    let calls = HostCalls::new(Default::default());
-    client::connect_in_memory(server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap()
+    client::connect_in_memory(server, ConnectOptions::default(), ClientHooks::default()).await.unwrap()
 }
 
 #[tokio::test]
@@ -141,8 +140,7 @@ async fn set_level_and_ping_by_name_honour_the_calls_options() {
     let server = StagedServer::new("levels", "1");
     // The session era: there both are requests (the stateless era keeps the level itself).
     let options = ConnectOptions { era: Some("session".into()), ..Default::default() };
-    let calls = HostCalls::new(Default::default());
-    let c = client::connect_in_memory(&server, options, ClientHooks::default(), &calls).await.unwrap();
+    let c = client::connect_in_memory(&server, options, ClientHooks::default()).await.unwrap();
     for (op, a) in [("logging/setLevel", Some("info")), ("ping", None)] {
         // The call's own options reach its request: their on_sent hears of it.
         let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));

@@ -11,8 +11,8 @@ use jni::objects::{JClass, JObject, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
 use oxmcp::client::{Client, Era};
-use oxmcp::host::{client, ClientHooks, ConnectOptions, HostCalls};
-use oxmcp::session::{RequestOptions, SessionConfig};
+use oxmcp::host::{client, ClientHooks, ConnectOptions};
+use oxmcp::session::RequestOptions;
 use oxmcp::{Error, ErrorKind};
 
 use crate::context;
@@ -48,8 +48,8 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(
         spawn_call(call_id, async move {
             let options = ConnectOptions::from_json(&options)?;
             // This client's own table: its call ids are unrelated to any server's.
-            let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
             let mut hooks = ClientHooks::default();
+            let calls = hooks.calls().clone();
             if handler_id != 0 {
                 let table = calls.clone();
                 hooks.on_request =
@@ -58,7 +58,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(
             if listener_id != 0 {
                 hooks.on_notification = Some(Arc::new(move |method, params| jvm::on_notification(listener_id, &method, &params)));
             }
-            let c = client::connect(options, hooks, &calls).await?;
+            let c = client::connect(options, hooks).await?;
             let init = serde_json::to_string(c.initialize_result())?;
             Ok(Done { json: Some(init), handle: CLIENTS.insert(c) })
         });

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oxmcp::client::{Client, Era};
-use oxmcp::host::{client, ClientHooks, ConnectOptions, HostCalls};
-use oxmcp::session::{RequestOptions, SessionConfig};
+use oxmcp::host::{client, ClientHooks, ConnectOptions};
+use oxmcp::session::RequestOptions;
 use oxmcp::Error;
 
 use crate::calls;
@@ -54,8 +54,8 @@ pub async fn connect(options: String, handler: Option<Arc<dyn ClientHandler>>) -
     let options = ConnectOptions::from_json(&options)?;
     runtime::run(async move {
         // This client's own table of the handler's calls.
-        let calls = HostCalls::new(SessionConfig::default().cancelled_handler_grace);
         let mut hooks = ClientHooks::default();
+        let calls = hooks.calls().clone();
         if let Some(handler) = handler {
             let table = calls.clone();
             let answering = handler.clone();
@@ -65,7 +65,7 @@ pub async fn connect(options: String, handler: Option<Arc<dyn ClientHandler>>) -
             }));
             hooks.on_notification = Some(Arc::new(move |method, params| handler.notification(method, params)));
         }
-        let client = client::connect(options, hooks, &calls).await?;
+        let client = client::connect(options, hooks).await?;
         Ok(Arc::new(NativeClient { client: Arc::new(client) }))
     })
     .await

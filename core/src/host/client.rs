@@ -85,8 +85,10 @@ impl ConnectOptions {
     }
 }
 
-/// What the host gives the engine to answer the server: see [`connect`].
-#[derive(Clone, Default)]
+/// What the host gives the engine to answer the server: see [`connect`]. It owns the table
+/// of the host's calls in flight ([`calls`](Self::calls)), with the client session's grace
+/// period, where the host answers them.
+#[derive(Clone)]
 pub struct ClientHooks {
     /// Server requests (for the kinds named in [`ConnectOptions::answers`]).
     pub on_request: Option<RequestFn>,
@@ -95,6 +97,25 @@ pub struct ClientHooks {
     /// The host's event loop, to read a child server's stdout on (see
     /// [`HostLoop`](crate::transport::HostLoop)); `None` reads it on the runtime.
     pub read_on: Option<Arc<dyn crate::transport::HostLoop>>,
+    calls: Arc<HostCalls>,
+}
+
+impl Default for ClientHooks {
+    fn default() -> Self {
+        ClientHooks {
+            on_request: None,
+            on_notification: None,
+            read_on: None,
+            calls: HostCalls::new(SessionConfig::default().cancelled_handler_grace),
+        }
+    }
+}
+
+impl ClientHooks {
+    /// The host's calls in flight: answer each with [`HostCalls::complete`].
+    pub fn calls(&self) -> &Arc<HostCalls> {
+        &self.calls
+    }
 }
 
 /// Asks the host and reads its answer as `T`.
@@ -111,7 +132,8 @@ async fn ask<T: serde::de::DeserializeOwned>(
         .map_err(|e| Error::new(ErrorKind::Handler, format!("the {method} handler returned an invalid result: {e}")))
 }
 
-fn builder(options: &ConnectOptions, hooks: &ClientHooks, calls: &Arc<HostCalls>) -> Result<ClientBuilder> {
+fn builder(options: &ConnectOptions, hooks: &ClientHooks) -> Result<ClientBuilder> {
+    let calls = &hooks.calls;
     let name = options.name.clone().unwrap_or_else(|| "oxmcp".into());
     let version = options.version.clone().unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
     let mut b = Client::builder(name, version);
@@ -202,10 +224,10 @@ fn host_agent(calls: Arc<HostCalls>, f: RequestFn) -> UserAgent {
     })
 }
 
-/// Connects as `options` say; the host answers the server's requests through `calls`
-/// (give it the client session's grace period, [`SessionConfig::cancelled_handler_grace`]).
-pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<HostCalls>) -> Result<Client> {
-    let b = builder(&options, &hooks, calls)?;
+/// Connects as `options` say; the host answers the server's requests through the hooks'
+/// [`calls`](ClientHooks::calls).
+pub async fn connect(options: ConnectOptions, hooks: ClientHooks) -> Result<Client> {
+    let b = builder(&options, &hooks)?;
     if let Some(command) = options.command {
         let mut child = ChildProcess::new(command.clone()).args(options.args);
         for (k, v) in options.env {
@@ -231,7 +253,7 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
         let transport = child.spawn().map_err(|e| Error::caused(ErrorKind::Transport, e.to_string(), e))?;
         b.connect(transport).await
     } else if let Some(url) = options.url.clone() {
-        connect_url(b, url, options, &hooks, calls).await
+        connect_url(b, url, options, &hooks).await
     } else {
         Err(Error::new(ErrorKind::InvalidInput, "client options name neither a command nor a URL"))
     }
@@ -239,13 +261,7 @@ pub async fn connect(options: ConnectOptions, hooks: ClientHooks, calls: &Arc<Ho
 
 /// Streamable HTTP (or legacy HTTP+SSE) to `url`, with OAuth when the options ask.
 #[cfg(feature = "http")]
-async fn connect_url(
-    b: ClientBuilder,
-    url: String,
-    options: ConnectOptions,
-    hooks: &ClientHooks,
-    calls: &Arc<HostCalls>,
-) -> Result<Client> {
+async fn connect_url(b: ClientBuilder, url: String, options: ConnectOptions, hooks: &ClientHooks) -> Result<Client> {
     let mut transport = HttpClientTransport::new(url);
     for (k, v) in &options.headers {
         transport = transport.header(k, v);
@@ -260,7 +276,7 @@ async fn connect_url(
                 .on_request
                 .clone()
                 .ok_or_else(|| Error::new(ErrorKind::InvalidInput, "answering \"authorize\" needs a request handler"))?;
-            oauth = oauth.user_agent(host_agent(calls.clone(), f));
+            oauth = oauth.user_agent(host_agent(hooks.calls.clone(), f));
         }
         transport = transport.oauth(oauth);
     }
@@ -269,7 +285,7 @@ async fn connect_url(
 
 /// Without the `http` feature there is no URL to connect to.
 #[cfg(not(feature = "http"))]
-async fn connect_url(_: ClientBuilder, url: String, _: ConnectOptions, _: &ClientHooks, _: &Arc<HostCalls>) -> Result<Client> {
+async fn connect_url(_: ClientBuilder, url: String, _: ConnectOptions, _: &ClientHooks) -> Result<Client> {
     Err(Error::new(ErrorKind::InvalidInput, format!("{url}: oxmcp was built without its http feature")))
 }
 
@@ -280,7 +296,7 @@ async fn connect_url(_: ClientBuilder, url: String, _: ConnectOptions, _: &Clien
 /// ```
 /// # #[tokio::main] async fn main() -> oxmcp::Result<()> {
 /// use std::sync::Arc;
-/// use oxmcp::host::{client, ClientHooks, ConnectOptions, HandlerKind, HostCalls, StagedServer};
+/// use oxmcp::host::{client, ClientHooks, ConnectOptions, HandlerKind, StagedServer};
 /// let server = StagedServer::new("demo", "1");
 /// let calls = server.calls().clone();
 /// let tool = r#"{"name": "hello", "inputSchema": {"type": "object"}}"#;
@@ -288,19 +304,14 @@ async fn connect_url(_: ClientBuilder, url: String, _: ConnectOptions, _: &Clien
 ///     calls.complete(id, Ok(r#"{"content": [{"type": "text", "text": "hi"}]}"#.into()))
 /// }))?;
 /// let options = ConnectOptions::default();
-/// let c = client::connect_in_memory(&server, options, ClientHooks::default(), &HostCalls::new(Default::default())).await?;
+/// let c = client::connect_in_memory(&server, options, ClientHooks::default()).await?;
 /// let result = client::call(&c, "tools/call", Some("hello"), Some("{}"), Default::default()).await?;
 /// assert!(result.unwrap().contains("hi"));
 /// c.close().await;
 /// # Ok(()) }
 /// ```
-pub async fn connect_in_memory(
-    server: &super::StagedServer,
-    options: ConnectOptions,
-    hooks: ClientHooks,
-    calls: &Arc<HostCalls>,
-) -> Result<Client> {
-    let b = builder(&options, &hooks, calls)?;
+pub async fn connect_in_memory(server: &super::StagedServer, options: ConnectOptions, hooks: ClientHooks) -> Result<Client> {
+    let b = builder(&options, &hooks)?;
     let (ours, theirs) = crate::transport::MemoryTransport::pair();
     server.serve_in_memory(theirs)?;
     b.connect(ours).await

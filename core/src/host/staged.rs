@@ -758,8 +758,7 @@ mod tests {
             true
         });
         server.register(HandlerKind::Middleware, "{}", middleware).unwrap();
-        let calls = HostCalls::new(Default::default());
-        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default()).await.unwrap();
         let r = c.call_tool("echo", json!({"original": true})).await.unwrap();
         assert_eq!(r.content[0].as_text(), Some(r#"{"changed":true}"#));
         assert_eq!(r.meta.unwrap()["seen"], true);
@@ -815,8 +814,7 @@ mod tests {
             true
         });
         server.register(HandlerKind::Middleware, "{}", middleware).unwrap();
-        let calls = HostCalls::new(Default::default());
-        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default()).await.unwrap();
         let call = c.call_tool("slow", json!({}));
         assert!(tokio::time::timeout(Duration::from_millis(200), call).await.is_err(), "the call waits");
         let open = tokio::time::timeout(Duration::from_secs(5), settled_rx).await.expect("the handler settled").unwrap();
@@ -845,8 +843,7 @@ mod tests {
         assert_eq!(Arc::strong_count(&first), 2);
         text_tool(&server, "a", |_| "new".into());
         assert_eq!(Arc::strong_count(&first), 1, "the replaced handler is dropped");
-        let calls = HostCalls::new(Default::default());
-        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default()).await.unwrap();
         let names: Vec<String> = c.list_tools(None).await.unwrap().tools.into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["a", "b"], "in the place of the one it replaced");
         assert_eq!(c.call_tool("a", json!({})).await.unwrap().content[0].as_text(), Some("new"));
@@ -871,10 +868,7 @@ mod tests {
             )
             .unwrap();
         assert!(server.is_idle(), "never served");
-        let calls = HostCalls::new(Default::default());
-        let c = Arc::new(
-            client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap(),
-        );
+        let c = Arc::new(client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default()).await.unwrap());
         assert!(!server.is_idle(), "a session holds the running server");
         let call = tokio::spawn({
             let c = c.clone();
@@ -905,13 +899,11 @@ mod tests {
         main.mount("w", &weather).unwrap();
         assert!(weather.mount("m", &main).is_err(), "a cycle");
         // Closing ends in-memory sessions, and the server serves new ones after it.
-        let calls = HostCalls::new(Default::default());
-        let first = client::connect_in_memory(&main, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let first = client::connect_in_memory(&main, ConnectOptions::default(), ClientHooks::default()).await.unwrap();
         main.close().await;
         first.peer().closed().await;
         assert!(main.mount("me", &main).is_err());
-        let calls = HostCalls::new(Default::default());
-        let c = client::connect_in_memory(&main, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let c = client::connect_in_memory(&main, ConnectOptions::default(), ClientHooks::default()).await.unwrap();
         assert_eq!(c.call_tool("w_forecast", json!({})).await.unwrap().content[0].as_text(), Some("sunny"));
         c.close().await;
     }
@@ -949,8 +941,7 @@ mod tests {
         assert!(server.remove_prompt("staged") && server.remove_resource("memo://staged"), "removed before serving");
         assert!(!server.remove_prompt("staged") && !server.remove_resource("memo://staged"), "only once");
 
-        let calls = HostCalls::new(Default::default());
-        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default(), &calls).await.unwrap();
+        let c = client::connect_in_memory(&server, ConnectOptions::default(), ClientHooks::default()).await.unwrap();
         server.register(HandlerKind::Prompt, &prompt("live"), answer_nothing()).unwrap();
         server.register(HandlerKind::Resource, &resource("memo://live"), answer_nothing()).unwrap();
         assert_eq!(c.list_all_prompts().await.unwrap().len(), 1);
