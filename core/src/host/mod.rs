@@ -7,15 +7,16 @@
 //!   and exactly one answer; cancelled calls get the session's grace period.
 //! - [`client`]: connecting from [`ConnectOptions`], the host's answers to the server's
 //!   sampling, elicitation and roots requests, and every client call by name.
-//! - [`context`]: a handler's request context in host terms (log levels by name, asking
-//!   the client with JSON).
+//! - [`context`]: the context door: what a handler asks of its request, by name
+//!   ([`context::call_now`], [`context::call`]), so a new capability adds no native entry
+//!   point to any binding.
 //! - [`result`]: what a tool handler's return value becomes (one rule for every host).
 //! - [`failure`]: a host handler's failure (code, message, data) as an engine error.
 //! - [`runtime`]: the tokio runtime a host runs all this on (stopped and joined on demand,
 //!   rebuilt after `fork()`).
 //!
-//! Protocol rules (the completion cap, the default `maxTokens`, result shapes) live here or
-//! below, never in a binding.
+//! Protocol rules (the completion cap, the default `maxTokens`, result shapes, which
+//! definitions are valid) live here or below, never in a binding.
 
 pub mod calls;
 pub mod client;
