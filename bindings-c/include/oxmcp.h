@@ -23,6 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// `code` for oxmcp_incoming_fail_rpc(): no JSON-RPC code, a handler failure.
+#define OXMCP_NO_CODE INT64_MIN
+
 // Serve without sessions: every HTTP POST stands alone (no server-to-client requests).
 #define OXMCP_HTTP_STATELESS 1
 
@@ -210,7 +213,7 @@ OxmcpStatus oxmcp_client_on_notification(const struct OxmcpClient *client,
 
 // Sets the callback answering the server's requests: `answers` is a comma-separated list
 // of `"sampling"`, `"elicitation"` and `"roots"` (each declares its client capability),
-// and `"authorize"` for the OAuth authorization code grant (see oxmcp_client_set_oauth()).
+// and `"authorize"` for the OAuth authorization code grant (see oxmcp_client_configure() `oauth`).
 // The callback gets an `OxmcpIncoming` per request, which the host completes with the
 // result JSON (any thread, now or later) and frees; oxmcp_incoming_on_cancel() tells when
 // the server cancels. Call it before connecting. It is not called after
@@ -223,43 +226,6 @@ OxmcpStatus oxmcp_client_on_request(const struct OxmcpClient *client,
                                     OxmcpClientRequestFn callback,
                                     void *user_data);
 
-// Sets how the client authorizes at a protected HTTP server (OAuth 2.1, as the MCP
-// authorization spec has it): `oauth_json` is an object of options, camelCase, all
-// optional: `grant` (`"authorization_code"`, the default, or `"client_credentials"`),
-// `clientId` and `clientSecret` (a client registered beforehand; without `clientId` the
-// client registers itself dynamically), `scope`, `clientName`, `redirectUri`,
-// `clientMetadataUrl`, `privateKeyPem` and `signingAlg` (`private_key_jwt`), `issuer` (pins
-// the configured credentials to that authorization server: recommended with a secret or a
-// key, so a hostile server cannot send them to another one). `token_file`
-// (NULL: tokens kept in memory) keeps the tokens between runs, in a file readable by its
-// owner only. NULL / 0 for `oauth_json` removes OAuth. Read by oxmcp_client_connect_http()
-// (a stdio connection ignores it); call it before connecting. Unknown keys or a bad value
-// fail with `OXMCP_STATUS_INVALID_INPUT` and change nothing.
-//
-// The engine then discovers the authorization server from the server's 401 challenge,
-// registers, gets tokens, refreshes them and asks for more scope when the server wants it.
-// The authorization code grant needs the user's browser: name `"authorize"` in
-// oxmcp_client_on_request(), whose callback then gets the method `"authorize"` with
-// `{"url": <authorization URL>, "redirectUri": ...}`; show the user `url` (or open a
-// browser) and complete the request with the URL the browser was sent back to, as a JSON
-// string (e.g. `"\"http://127.0.0.1:8765/callback?code=...&state=...\""`). Its `state`
-// is checked before the code is used. When the server refuses the client and no token
-// can be had, the connect or call fails with `OXMCP_STATUS_UNAUTHORIZED`.
-//
-// ```c
-// const char *machine = "{\"grant\":\"client_credentials\",\"clientId\":\"machine\",\"clientSecret\":\"s3cret\","
-//                       "\"issuer\":\"https://auth.example.com\"}";
-// oxmcp_client_set_oauth(client, (const uint8_t *)machine, strlen(machine), NULL);
-// oxmcp_client_connect_http(client, "http://127.0.0.1:3000/mcp", on_connected, &state, NULL);
-// ```
-//
-// # Safety
-// `client` is a live client; `oauth_json` points to `oauth_len` bytes; `token_file` is NULL or NUL-terminated.
-OxmcpStatus oxmcp_client_set_oauth(const struct OxmcpClient *client,
-                                   const uint8_t *oauth_json,
-                                   size_t oauth_len,
-                                   const char *token_file);
-
 // Tells the server that the client's roots changed
 // (`notifications/roots/list_changed`); the server asks for them again when it needs them.
 //
@@ -267,38 +233,57 @@ OxmcpStatus oxmcp_client_set_oauth(const struct OxmcpClient *client,
 // `client` is a live client.
 OxmcpStatus oxmcp_client_notify_roots_changed(const struct OxmcpClient *client);
 
-// Sets extra HTTP headers sent with every request of an HTTP connection: `headers_json` is
-// a JSON object of strings (e.g. `{"Authorization": "Bearer ..."}` for a token the host got
-// itself); NULL / 0 removes them. Read when connecting (a connected client fails with
-// `OXMCP_STATUS_INVALID_INPUT`); ignored over stdio.
+// Sets connection options before connecting: `options_json` is an object of the engine's
+// client options (`host::ConnectOptions`, camelCase), merged key by key into what earlier
+// calls set (`null` removes a key; NULL / 0 changes nothing):
+// - `name`, `version`: the client's (oxmcp_client_new() set them);
+// - `era`: `"auto"` (the default: probe with `server/discover` and speak the stateless
+//   era, 2026-07-28, when the server does, else `initialize`), `"session"` (alias
+//   `"legacy"`: `initialize` and a session, protocol versions up to 2025-11-25) or
+//   `"stateless"` (alias `"modern"`: 2026-07-28 only; a server that does not speak it
+//   fails the connect with `OXMCP_STATUS_PROTOCOL`), case-insensitive;
+// - `requestTimeoutMs`: every request's default inactivity timeout;
+// - HTTP only (a stdio connection ignores them): `headers` (an object of strings sent with
+//   every request, e.g. `{"Authorization": "Bearer ..."}`), `oauth` and `tokenFile`
+//   (below);
+// - the transport, usually given to oxmcp_client_connect() instead: `command`, `args`,
+//   `env`, `cwd`, `stderr` (`"forward"` or `"discard"`) or `url`.
+//
+// `oauth` sets how the client authorizes at a protected HTTP server (OAuth 2.1, as the MCP
+// authorization spec has it), an object, camelCase, all optional: `grant`
+// (`"authorization_code"`, the default, or `"client_credentials"`), `clientId` and
+// `clientSecret` (a client registered beforehand; without `clientId` the client registers
+// itself dynamically), `scope`, `clientName`, `redirectUri`, `clientMetadataUrl`,
+// `privateKeyPem` and `signingAlg` (`private_key_jwt`), `issuer` (pins the configured
+// credentials to that authorization server: recommended with a secret or a key, so a
+// hostile server cannot send them to another one). `tokenFile` (none: tokens kept in
+// memory) keeps the tokens between runs, in a file readable by its owner only. The engine
+// then discovers the authorization server from the server's 401 challenge, registers, gets
+// tokens, refreshes them and asks for more scope when the server wants it. The
+// authorization code grant needs the user's browser: name `"authorize"` in
+// oxmcp_client_on_request(), whose callback then gets the method `"authorize"` with
+// `{"url": <authorization URL>, "redirectUri": ...}`; show the user `url` (or open a
+// browser) and complete the request with the URL the browser was sent back to, as a JSON
+// string (e.g. `"\"http://127.0.0.1:8765/callback?code=...&state=...\""`). Its `state` is
+// checked before the code is used. When the server refuses the client and no token can be
+// had, the connect or call fails with `OXMCP_STATUS_UNAUTHORIZED`.
+//
+// Unknown keys, a bad value and a connected client fail with
+// `OXMCP_STATUS_INVALID_INPUT` and change nothing. The header's inline helpers
+// oxmcp_client_set_era(), oxmcp_client_set_oauth() and oxmcp_client_set_headers() are
+// written on it.
 //
 // ```c
-// const char *headers = "{\"Authorization\":\"Bearer s3cret\"}";
-// oxmcp_client_set_headers(client, (const uint8_t *)headers, strlen(headers));
+// const char *machine = "{\"era\":\"stateless\",\"oauth\":{\"grant\":\"client_credentials\",\"clientId\":\"machine\","
+//                       "\"clientSecret\":\"s3cret\",\"issuer\":\"https://auth.example.com\"}}";
+// oxmcp_client_configure(client, (const uint8_t *)machine, strlen(machine));
 // ```
 //
 // # Safety
-// `client` is a live client; `headers_json` points to `headers_len` bytes.
-OxmcpStatus oxmcp_client_set_headers(const struct OxmcpClient *client,
-                                     const uint8_t *headers_json,
-                                     size_t headers_len);
-
-// Chooses the protocol era the client speaks (NUL-terminated, case-insensitive):
-// - `"auto"` (the default): probe the server with `server/discover` and speak the
-//   stateless era (2026-07-28) when it does, else fall back to `initialize` (session era);
-// - `"session"` (alias `"legacy"`): `initialize` and a session (protocol versions up to
-//   2025-11-25);
-// - `"stateless"` (alias `"modern"`): 2026-07-28 only; connecting to a server that does not
-//   speak it fails with `OXMCP_STATUS_PROTOCOL`.
-//
-// Call it before connecting: the era is read when oxmcp_client_connect_stdio() /
-// oxmcp_client_connect_http() is called. On a connected client, and for an unknown name, it
-// fails with `OXMCP_STATUS_INVALID_INPUT` and changes nothing. oxmcp_client_era() tells
-// which era the connection settled on.
-//
-// # Safety
-// `client` is a live client; `era` is NUL-terminated.
-OxmcpStatus oxmcp_client_set_era(const struct OxmcpClient *client, const char *era);
+// `client` is a live client; `options_json` points to `options_len` bytes.
+OxmcpStatus oxmcp_client_configure(const struct OxmcpClient *client,
+                                   const uint8_t *options_json,
+                                   size_t options_len);
 
 // Writes the client's era to `*out_era`: a static NUL-terminated string owned by oxmcp
 // (never freed, valid for the life of the process). While connected it is the era the
@@ -311,37 +296,35 @@ OxmcpStatus oxmcp_client_set_era(const struct OxmcpClient *client, const char *e
 // `client` is a live client; `out_era` is writable.
 OxmcpStatus oxmcp_client_era(const struct OxmcpClient *client, const char **out_era);
 
-// Starts `command` with `argc` arguments `args` as a child process and connects to it over
-// stdio, in the era oxmcp_client_set_era() chose (`"auto"` by default). `callback` gets the
-// server's `initialize` result (JSON) once connected, or the error (the child's last stderr
-// lines are in the message when it died). In the stateless era there is no `initialize`:
-// the result is the `server/discover` answer in the same shape (`protocolVersion`
-// `"2026-07-28"`, `capabilities`, `serverInfo`, `instructions`). The child is stopped when
-// the client closes. `*out_request` (may be NULL) cancels the connect.
+// Connects, with the options oxmcp_client_configure() set and `options_json` merged over
+// them for this connect (same keys; NULL / 0 for none): usually the transport, either
+// `{"command": program, "args": [...], "env"?: {...}, "cwd"?: dir, "stderr"?: "discard"}`
+// to start a child process and speak stdio with it (the child is stopped when the client
+// closes), or `{"url": endpoint}` for Streamable HTTP (falling back to legacy HTTP+SSE when
+// the server only speaks that; authorizing with `oauth` when it is set, a protected server
+// refusing a client without it fails with `OXMCP_STATUS_UNAUTHORIZED`). A transport given
+// here replaces a configured one. Bad options fail with `OXMCP_STATUS_INVALID_INPUT`.
+//
+// `callback` gets the server's `initialize` result (JSON) once connected, or the error (the
+// child's last stderr lines are in the message when it died). In the stateless era there is
+// no `initialize`: the result is the `server/discover` answer in the same shape
+// (`protocolVersion` `"2026-07-28"`, `capabilities`, `serverInfo`, `instructions`).
+// `*out_request` (may be NULL) cancels the connect. The header's inline helpers
+// oxmcp_client_connect_stdio() and oxmcp_client_connect_http() are written on it.
+//
+// ```c
+// const char *server = "{\"command\":\"python3\",\"args\":[\"server.py\"]}";
+// oxmcp_client_connect(client, (const uint8_t *)server, strlen(server), on_connected, &state, NULL);
+// ```
 //
 // # Safety
-// `client` is a live client; `command` and the `argc` entries of `args` are NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_connect_stdio(const struct OxmcpClient *client,
-                                       const char *command,
-                                       const char *const *args,
-                                       size_t argc,
-                                       OxmcpCompletionFn callback,
-                                       void *user_data,
-                                       struct OxmcpRequest **out_request);
-
-// Connects to a Streamable HTTP server at `url` (falls back to legacy HTTP+SSE when the
-// server only speaks that), authorizing with OAuth when oxmcp_client_set_oauth() set it
-// up (a protected server refusing a client without it fails with
-// `OXMCP_STATUS_UNAUTHORIZED`). Same callback and request rules as
-// oxmcp_client_connect_stdio().
-//
-// # Safety
-// `client` is a live client; `url` is NUL-terminated; `out_request` is NULL or writable.
-OxmcpStatus oxmcp_client_connect_http(const struct OxmcpClient *client,
-                                      const char *url,
-                                      OxmcpCompletionFn callback,
-                                      void *user_data,
-                                      struct OxmcpRequest **out_request);
+// `client` is a live client; `options_json` points to `options_len` bytes; `out_request` is NULL or writable.
+OxmcpStatus oxmcp_client_connect(const struct OxmcpClient *client,
+                                 const uint8_t *options_json,
+                                 size_t options_len,
+                                 OxmcpCompletionFn callback,
+                                 void *user_data,
+                                 struct OxmcpRequest **out_request);
 
 // The client door: makes the client call `op` (NUL-terminated) by name, with its two
 // arguments `a` (text, NUL-terminated; NULL for none) and `b` (JSON, pointer + length; NULL
@@ -465,18 +448,12 @@ OxmcpStatus oxmcp_incoming_complete(const struct OxmcpIncoming *request,
                                     const uint8_t *result_json,
                                     size_t result_len);
 
-// Fails the request as a handler failure with `message` (UTF-8, NUL-terminated): a tool
-// answers an `isError: true` result with that text, other kinds a JSON-RPC -32603 error.
-// Same rules as oxmcp_incoming_complete().
-//
-// # Safety
-// `request` is a live incoming request; `message` is NUL-terminated.
-OxmcpStatus oxmcp_incoming_fail(const struct OxmcpIncoming *request, const char *message);
-
 // Fails the request with a JSON-RPC error: `code` (e.g. -32602), `message`, and optional
 // `data` (NULL / 0 or `null` for none), by the engine's one rule for a host's failure
-// (`host::failure`): JSON data is sent as it is, other text as a JSON string. Same rules
-// as oxmcp_incoming_complete().
+// (`host::failure`): JSON data is sent as it is, other text as a JSON string. With `code`
+// `OXMCP_NO_CODE` it is a handler failure with `message` (`data` ignored): a tool answers
+// an `isError: true` result with that text, other kinds a JSON-RPC -32603 error (the
+// header's inline oxmcp_incoming_fail()). Same rules as oxmcp_incoming_complete().
 //
 // # Safety
 // `request` is a live incoming request; `message` is NUL-terminated; `data_json` points to `data_len` bytes.
@@ -485,12 +462,6 @@ OxmcpStatus oxmcp_incoming_fail_rpc(const struct OxmcpIncoming *request,
                                     const char *message,
                                     const uint8_t *data_json,
                                     size_t data_len);
-
-// Stores in `*out_cancelled` whether the client cancelled the request (or disconnected).
-//
-// # Safety
-// `request` is a live incoming request; `out_cancelled` is writable.
-OxmcpStatus oxmcp_incoming_is_cancelled(const struct OxmcpIncoming *request, bool *out_cancelled);
 
 // Registers `callback`, called once on a runtime thread when the client cancels the
 // request or disconnects — at once (on a runtime thread) if that already happened. It is
@@ -837,21 +808,6 @@ OxmcpStatus oxmcp_server_serve_stdio(const struct OxmcpServer *server,
                                      void *user_data,
                                      struct OxmcpRequest **out_request);
 
-// Starts Streamable HTTP (and legacy HTTP+SSE) on `bind` (`"127.0.0.1:0"` picks a free
-// port; a host name is resolved) at `path` (NULL = `"/mcp"`), with `flags` (a sum of
-// `OXMCP_HTTP_*`). Blocks until the listener is bound; the bound port goes to
-// `*out_port` (may be NULL). A second start replaces the first listener.
-//
-// Threading: a host thread, not an oxmcp callback (`OXMCP_STATUS_INVALID_INPUT`).
-//
-// # Safety
-// `server` is a live server; `bind`/`path` are NUL-terminated (path may be NULL); `out_port` is NULL or writable.
-OxmcpStatus oxmcp_server_start_http(const struct OxmcpServer *server,
-                                    const char *bind,
-                                    const char *path,
-                                    uint32_t flags,
-                                    uint16_t *out_port);
-
 // Starts Streamable HTTP (and legacy HTTP+SSE) as `options_json` says: an object,
 // camelCase, every member optional: `host` (default `"127.0.0.1"`), `port` (0, the
 // default, picks a free one), `path` (`"/mcp"`), `stateless`, `jsonResponse`,
@@ -866,7 +822,9 @@ OxmcpStatus oxmcp_server_start_http(const struct OxmcpServer *server,
 // sessions, streams, tasks and the requestState key with every server started on the same
 // Redis, so that any number of them behind a load balancer act as one (give it on the
 // first start, before the server serves anything else). NULL / 0 means the defaults.
-// Otherwise as oxmcp_server_start_http() (blocks until bound; `*out_port`, may be NULL).
+// Blocks until the listener is bound; the bound port goes to `*out_port` (may be NULL). A
+// second start replaces the first listener. The header's inline oxmcp_server_start_http()
+// (bind address, path, `OXMCP_HTTP_*` flags) is written on it.
 //
 // ```c
 // const char *opts = "{\"port\":0,\"auth\":{\"issuer\":\"https://auth.example.com\",\"scopes\":[\"mcp:read\"]}}";
@@ -1030,7 +988,62 @@ static inline OxmcpStatus oxmcp_server_remove_resource(const struct OxmcpServer 
   return oxmcp_server_remove(server, "resource", uri, out_removed);
 }
 
+/* Starts Streamable HTTP on `bind` ("127.0.0.1:0" picks a free port; a host name is
+ * resolved; "[::1]:0" for IPv6) at `path` (NULL = "/mcp"), with `flags` (a sum of
+ * OXMCP_HTTP_*): oxmcp_server_start_http_options() with {"host", "port", "path",
+ * "stateless", "jsonResponse"}. Blocks until bound; the port goes to `*out_port` (may be
+ * NULL). */
+static inline OxmcpStatus oxmcp_server_start_http(const struct OxmcpServer *server, const char *bind,
+                                                  const char *path, uint32_t flags, uint16_t *out_port) {
+  if (!bind) return oxmcp_server_start_http_options(server, NULL, 1, out_port); /* "bind is NULL" */
+  const char *colon = strrchr(bind, ':');
+  size_t host_len = colon ? (size_t)(colon - bind) : strlen(bind);
+  char *host_text = (char *)malloc(host_len + 1);
+  if (!host_text) return OXMCP_STATUS_INTERNAL;
+  const char *h = bind;
+  size_t n = host_len;
+  if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+    h++;
+    n -= 2;
+  }
+  memcpy(host_text, h, n);
+  host_text[n] = '\0';
+  const char *port_text = colon ? colon + 1 : "";
+  int digits = *port_text != '\0' && strlen(port_text) <= 5;
+  for (const char *p = port_text; *p; p++)
+    if (*p < '0' || *p > '9') digits = 0;
+  char *host = oxmcp_json_string_(host_text);
+  free(host_text);
+  char *port = digits ? NULL : oxmcp_json_string_(bind); /* not host:port: the engine says so */
+  char *route = path ? oxmcp_json_string_(path) : NULL;
+  if (!host || (!digits && !port) || (path && !route)) {
+    free(host);
+    free(port);
+    free(route);
+    return OXMCP_STATUS_INTERNAL;
+  }
+  const char *pieces[] = {"{\"host\":", host, ",\"port\":", digits ? port_text : port,
+                          route ? ",\"path\":" : NULL, route,
+                          (flags & OXMCP_HTTP_STATELESS) ? ",\"stateless\":true" : NULL,
+                          (flags & OXMCP_HTTP_JSON_RESPONSE) ? ",\"jsonResponse\":true}" : "}"};
+  char *json = oxmcp_concat_(pieces, 8);
+  free(host);
+  free(port);
+  free(route);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_server_start_http_options(server, (const uint8_t *)json, strlen(json), out_port);
+  free(json);
+  return st;
+}
+
 /* ---- a handler's request -------------------------------------------------------------------- */
+
+/* Fails the request as a handler failure with `message` (oxmcp_incoming_fail_rpc() with
+ * OXMCP_NO_CODE): a tool answers an `isError: true` result with that text, other kinds a
+ * JSON-RPC -32603 error. */
+static inline OxmcpStatus oxmcp_incoming_fail(const struct OxmcpIncoming *request, const char *message) {
+  return oxmcp_incoming_fail_rpc(request, OXMCP_NO_CODE, message, NULL, 0);
+}
 
 /* Sends progress (oxmcp_incoming_call() "progress"): `total` when `has_total`, `message`
  * NULL for none. Nothing if the client asked for no progress. */
@@ -1150,6 +1163,129 @@ static inline OxmcpStatus oxmcp_incoming_info(const struct OxmcpIncoming *reques
   *out_json = c.json;
   if (out_len) *out_len = c.len;
   return OXMCP_STATUS_OK;
+}
+
+/* Stores in `*out_cancelled` whether the peer cancelled the request (or disconnected)
+ * (oxmcp_incoming_call() "cancelled", answered at once). */
+static inline OxmcpStatus oxmcp_incoming_is_cancelled(const struct OxmcpIncoming *request, bool *out_cancelled) {
+  OxmcpCopy_ c = {NULL, 0};
+  OxmcpStatus st = oxmcp_incoming_call(request, "cancelled", NULL, 0, oxmcp_copy_, &c, NULL);
+  if (st != OXMCP_STATUS_OK) return st;
+  if (!c.json) return OXMCP_STATUS_INTERNAL;
+  if (out_cancelled) *out_cancelled = strcmp(c.json, "true") == 0;
+  free(c.json);
+  return out_cancelled ? OXMCP_STATUS_OK : OXMCP_STATUS_INVALID_INPUT;
+}
+
+/* ---- a client's connection ------------------------------------------------------------------ */
+
+/* Chooses the protocol era ("auto", "session" or "stateless"; oxmcp_client_configure() with
+ * {"era": era}) before connecting. */
+static inline OxmcpStatus oxmcp_client_set_era(const struct OxmcpClient *client, const char *era) {
+  char *name = era ? oxmcp_json_string_(era) : NULL;
+  if (era && !name) return OXMCP_STATUS_INTERNAL;
+  const char *pieces[] = {"{\"era\":", name ? name : "0", "}"}; /* NULL: the engine refuses 0 */
+  char *json = oxmcp_concat_(pieces, 3);
+  free(name);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_client_configure(client, (const uint8_t *)json, strlen(json));
+  free(json);
+  return st;
+}
+
+/* Sets how the client authorizes at a protected HTTP server (oxmcp_client_configure() with
+ * {"oauth": oauth_json, "tokenFile": token_file}; NULL / 0 for `oauth_json` removes OAuth). */
+static inline OxmcpStatus oxmcp_client_set_oauth(const struct OxmcpClient *client, const uint8_t *oauth_json,
+                                                 size_t oauth_len, const char *token_file) {
+  char *oauth = NULL;
+  char *file = NULL;
+  if (oauth_json && oauth_len > 0) {
+    oauth = (char *)malloc(oauth_len + 1);
+    if (!oauth) return OXMCP_STATUS_INTERNAL;
+    memcpy(oauth, oauth_json, oauth_len);
+    oauth[oauth_len] = '\0';
+    if (token_file && !(file = oxmcp_json_string_(token_file))) {
+      free(oauth);
+      return OXMCP_STATUS_INTERNAL;
+    }
+  }
+  const char *pieces[] = {"{\"oauth\":", oauth ? oauth : "null", ",\"tokenFile\":", file ? file : "null", "}"};
+  char *json = oxmcp_concat_(pieces, 5);
+  free(oauth);
+  free(file);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_client_configure(client, (const uint8_t *)json, strlen(json));
+  free(json);
+  return st;
+}
+
+/* Sets extra HTTP headers, a JSON object of strings (oxmcp_client_configure() with
+ * {"headers": headers_json}; NULL / 0 removes them). */
+static inline OxmcpStatus oxmcp_client_set_headers(const struct OxmcpClient *client, const uint8_t *headers_json,
+                                                   size_t headers_len) {
+  char *headers = NULL;
+  if (headers_json && headers_len > 0) {
+    headers = (char *)malloc(headers_len + 1);
+    if (!headers) return OXMCP_STATUS_INTERNAL;
+    memcpy(headers, headers_json, headers_len);
+    headers[headers_len] = '\0';
+  }
+  const char *pieces[] = {"{\"headers\":", headers ? headers : "null", "}"};
+  char *json = oxmcp_concat_(pieces, 3);
+  free(headers);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_client_configure(client, (const uint8_t *)json, strlen(json));
+  free(json);
+  return st;
+}
+
+/* Starts `command` with `argc` arguments `args` as a child process and connects to it over
+ * stdio (oxmcp_client_connect() with {"command", "args"}). */
+static inline OxmcpStatus oxmcp_client_connect_stdio(const struct OxmcpClient *client, const char *command,
+                                                     const char *const *args, size_t argc,
+                                                     OxmcpCompletionFn callback, void *user_data,
+                                                     struct OxmcpRequest **out_request) {
+  if (!command || (!args && argc > 0)) /* the engine refuses a command that is not a string */
+    return oxmcp_client_connect(client, (const uint8_t *)"{\"command\":0}", 13, callback, user_data, out_request);
+  size_t n = 32;
+  char **quoted = (char **)calloc(argc + 1, sizeof(char *));
+  if (!quoted) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = OXMCP_STATUS_OK;
+  for (size_t i = 0; i <= argc && st == OXMCP_STATUS_OK; i++) {
+    const char *s = i == 0 ? command : args[i - 1];
+    if (!s || !(quoted[i] = oxmcp_json_string_(s)))
+      st = s ? OXMCP_STATUS_INTERNAL : OXMCP_STATUS_INVALID_INPUT;
+    else
+      n += strlen(quoted[i]) + 1;
+  }
+  char *json = st == OXMCP_STATUS_OK ? (char *)malloc(n) : NULL;
+  if (st == OXMCP_STATUS_OK && !json) st = OXMCP_STATUS_INTERNAL;
+  if (json) {
+    char *o = json;
+    o += sprintf(o, "{\"command\":%s,\"args\":[", quoted[0]);
+    for (size_t i = 1; i <= argc; i++) o += sprintf(o, "%s%s", i > 1 ? "," : "", quoted[i]);
+    strcpy(o, "]}");
+    st = oxmcp_client_connect(client, (const uint8_t *)json, strlen(json), callback, user_data, out_request);
+    free(json);
+  }
+  for (size_t i = 0; i <= argc; i++) free(quoted[i]);
+  free(quoted);
+  return st;
+}
+
+/* Connects to a Streamable HTTP server at `url` (oxmcp_client_connect() with {"url"}). */
+static inline OxmcpStatus oxmcp_client_connect_http(const struct OxmcpClient *client, const char *url,
+                                                    OxmcpCompletionFn callback, void *user_data,
+                                                    struct OxmcpRequest **out_request) {
+  char *u = url ? oxmcp_json_string_(url) : NULL;
+  if (url && !u) return OXMCP_STATUS_INTERNAL;
+  const char *pieces[] = {"{\"url\":", u ? u : "0", "}"}; /* NULL: the engine refuses 0 */
+  char *json = oxmcp_concat_(pieces, 3);
+  free(u);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_client_connect(client, (const uint8_t *)json, strlen(json), callback, user_data, out_request);
+  free(json);
+  return st;
 }
 
 /* ---- a client's calls ----------------------------------------------------------------------- */

@@ -2,17 +2,15 @@
 //! Every call is asynchronous: it returns an `OxmcpRequest` handle at once and reports its
 //! outcome through a completion callback, exactly once.
 
-use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oxmcp::auth::OAuthOptions;
 use oxmcp::client::{Client, Era};
 use oxmcp::host::{client as host, ClientHooks, ConnectOptions};
 use oxmcp::session::RequestOptions;
 use oxmcp::{Error, ErrorKind};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::callback::{c_string, Gate, OxmcpCompletionFn, OxmcpNotificationFn, OxmcpProgressFn, UserData};
 use crate::error::{bytes_arg, guard, invalid, opt_json_text, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
@@ -34,18 +32,12 @@ type Answers = (
 pub struct OxmcpClient {
     rt: Arc<Rt>,
     gate: Gate,
-    name: String,
-    version: String,
+    /// The connection options oxmcp_client_configure() gathered (`ConnectOptions` JSON,
+    /// name and version included); read when connecting.
+    options: Mutex<Map<String, Value>>,
     notifications: Mutex<Option<(NotifyFn, UserData)>>,
     /// What answers the server's sampling, elicitation and roots requests.
     answers: Mutex<Option<Answers>>,
-    /// The era oxmcp_client_set_era() asked for (Auto by default); read when connecting.
-    era: Mutex<Era>,
-    /// What oxmcp_client_set_oauth() configured (options, token file); read when connecting
-    /// over HTTP.
-    oauth: Mutex<Option<(OAuthOptions, Option<String>)>>,
-    /// What oxmcp_client_set_headers() configured; sent with every HTTP request.
-    headers: Mutex<BTreeMap<String, String>>,
     /// `None` until connected.
     client: Arc<Mutex<Option<Arc<Client>>>>,
 }
@@ -67,10 +59,10 @@ impl OxmcpClient {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-            .ok_or_else(|| invalid("the client is not connected (oxmcp_client_connect_* first)"))
+            .ok_or_else(|| invalid("the client is not connected (oxmcp_client_connect() first)"))
     }
 
-    /// Connects over `transport` (made inside the runtime); the result is the server's
+    /// Connects with the configured options and `transport` merged over them; the result is the server's
     /// `initialize` result (in the stateless era, the engine's `InitializeResult`-shaped
     /// view of the `server/discover` answer).
     fn connect(
@@ -78,22 +70,25 @@ impl OxmcpClient {
         callback: OxmcpCompletionFn,
         user_data: *mut c_void,
         out_request: *mut *mut OxmcpRequest,
-        mut options: ConnectOptions,
+        transport: Map<String, Value>,
     ) -> Result<(), Error> {
         if self.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
             return Err(invalid("the client is already connected"));
         }
-        let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
-        options.name = Some(self.name.clone());
-        options.version = Some(self.version.clone());
-        options.era = Some(era.as_str().to_owned());
-        if options.url.is_some() {
-            if let Some((oauth, token_file)) = self.oauth.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-                options.oauth = Some(oauth);
-                options.token_file = token_file;
+        let mut merged = self.options.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if transport.contains_key("command") || transport.contains_key("url") {
+            for key in ["command", "args", "env", "cwd", "stderr", "url"] {
+                merged.remove(key);
             }
-            options.headers = self.headers.lock().unwrap_or_else(|e| e.into_inner()).clone();
         }
+        merge(&mut merged, transport);
+        if !merged.contains_key("url") {
+            // Only an HTTP connection reads them.
+            for key in ["oauth", "tokenFile", "headers"] {
+                merged.remove(key);
+            }
+        }
+        let mut options = connect_options(merged)?;
         let mut hooks = ClientHooks::default();
         let calls = hooks.calls().clone();
         if let Some((cb, ud)) = *self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
@@ -147,13 +142,12 @@ pub unsafe extern "C" fn oxmcp_client_new(
         let c = OxmcpClient {
             rt: rt_arg(runtime)?,
             gate: Gate::new(),
-            name: str_arg(name, "name")?.to_owned(),
-            version: str_arg(version, "version")?.to_owned(),
+            options: Mutex::new(Map::from_iter([
+                ("name".to_owned(), Value::from(str_arg(name, "name")?)),
+                ("version".to_owned(), Value::from(str_arg(version, "version")?)),
+            ])),
             notifications: Mutex::new(None),
             answers: Mutex::new(None),
-            era: Mutex::new(Era::Auto),
-            oauth: Mutex::new(None),
-            headers: Mutex::new(BTreeMap::new()),
             client: Arc::new(Mutex::new(None)),
         };
         out(out_client, Box::into_raw(Box::new(c)), "out_client")
@@ -184,7 +178,7 @@ pub unsafe extern "C" fn oxmcp_client_on_notification(
 
 /// Sets the callback answering the server's requests: `answers` is a comma-separated list
 /// of `"sampling"`, `"elicitation"` and `"roots"` (each declares its client capability),
-/// and `"authorize"` for the OAuth authorization code grant (see oxmcp_client_set_oauth()).
+/// and `"authorize"` for the OAuth authorization code grant (see oxmcp_client_configure() `oauth`).
 /// The callback gets an `OxmcpIncoming` per request, which the host completes with the
 /// result JSON (any thread, now or later) and frees; oxmcp_incoming_on_cancel() tells when
 /// the server cancels. Call it before connecting. It is not called after
@@ -215,64 +209,6 @@ pub unsafe extern "C" fn oxmcp_client_on_request(
     })
 }
 
-/// Sets how the client authorizes at a protected HTTP server (OAuth 2.1, as the MCP
-/// authorization spec has it): `oauth_json` is an object of options, camelCase, all
-/// optional: `grant` (`"authorization_code"`, the default, or `"client_credentials"`),
-/// `clientId` and `clientSecret` (a client registered beforehand; without `clientId` the
-/// client registers itself dynamically), `scope`, `clientName`, `redirectUri`,
-/// `clientMetadataUrl`, `privateKeyPem` and `signingAlg` (`private_key_jwt`), `issuer` (pins
-/// the configured credentials to that authorization server: recommended with a secret or a
-/// key, so a hostile server cannot send them to another one). `token_file`
-/// (NULL: tokens kept in memory) keeps the tokens between runs, in a file readable by its
-/// owner only. NULL / 0 for `oauth_json` removes OAuth. Read by oxmcp_client_connect_http()
-/// (a stdio connection ignores it); call it before connecting. Unknown keys or a bad value
-/// fail with `OXMCP_STATUS_INVALID_INPUT` and change nothing.
-///
-/// The engine then discovers the authorization server from the server's 401 challenge,
-/// registers, gets tokens, refreshes them and asks for more scope when the server wants it.
-/// The authorization code grant needs the user's browser: name `"authorize"` in
-/// oxmcp_client_on_request(), whose callback then gets the method `"authorize"` with
-/// `{"url": <authorization URL>, "redirectUri": ...}`; show the user `url` (or open a
-/// browser) and complete the request with the URL the browser was sent back to, as a JSON
-/// string (e.g. `"\"http://127.0.0.1:8765/callback?code=...&state=...\""`). Its `state`
-/// is checked before the code is used. When the server refuses the client and no token
-/// can be had, the connect or call fails with `OXMCP_STATUS_UNAUTHORIZED`.
-///
-/// ```c
-/// const char *machine = "{\"grant\":\"client_credentials\",\"clientId\":\"machine\",\"clientSecret\":\"s3cret\","
-///                       "\"issuer\":\"https://auth.example.com\"}";
-/// oxmcp_client_set_oauth(client, (const uint8_t *)machine, strlen(machine), NULL);
-/// oxmcp_client_connect_http(client, "http://127.0.0.1:3000/mcp", on_connected, &state, NULL);
-/// ```
-///
-/// # Safety
-/// `client` is a live client; `oauth_json` points to `oauth_len` bytes; `token_file` is NULL or NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_set_oauth(
-    client: *const OxmcpClient,
-    oauth_json: *const u8,
-    oauth_len: usize,
-    token_file: *const c_char,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let bytes = bytes_arg(oauth_json, oauth_len, "oauth_json")?;
-        let token_file = opt_str_arg(token_file, "token_file")?.map(str::to_owned);
-        let oauth = if bytes.is_empty() {
-            None
-        } else {
-            let options: OAuthOptions =
-                serde_json::from_slice(bytes).map_err(|e| invalid(format!("invalid OAuth options: {e}")))?;
-            Some((options, token_file))
-        };
-        if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
-            return Err(invalid("set OAuth before connecting: the client is already connected"));
-        }
-        *c.oauth.lock().unwrap_or_else(|e| e.into_inner()) = oauth;
-        Ok(())
-    })
-}
-
 /// Tells the server that the client's roots changed
 /// (`notifications/roots/list_changed`); the server asks for them again when it needs them.
 ///
@@ -283,36 +219,110 @@ pub unsafe extern "C" fn oxmcp_client_notify_roots_changed(client: *const OxmcpC
     guard(|| client_arg(client)?.connected()?.notify_roots_changed())
 }
 
-/// Sets extra HTTP headers sent with every request of an HTTP connection: `headers_json` is
-/// a JSON object of strings (e.g. `{"Authorization": "Bearer ..."}` for a token the host got
-/// itself); NULL / 0 removes them. Read when connecting (a connected client fails with
-/// `OXMCP_STATUS_INVALID_INPUT`); ignored over stdio.
+/// Merges `update` into `options`, key by key: a `null` value removes the key.
+fn merge(options: &mut Map<String, Value>, update: Map<String, Value>) {
+    for (key, value) in update {
+        if value.is_null() {
+            options.remove(&key);
+        } else {
+            options.insert(key, value);
+        }
+    }
+}
+
+/// The engine's connect options read from `options` (unknown keys and bad values refused).
+fn connect_options(options: Map<String, Value>) -> Result<ConnectOptions, Error> {
+    let read = |options: Map<String, Value>| serde_json::from_value::<ConnectOptions>(Value::Object(options));
+    let options = read(options.clone()).map_err(|e| {
+        // Name the key at fault when one alone is refused.
+        let key = options.iter().find(|(k, v)| read(Map::from_iter([((*k).clone(), (*v).clone())])).is_err());
+        let at = key.map_or(String::new(), |(k, _)| format!(" ({k:?})"));
+        invalid(format!("invalid client options{at}: {e}"))
+    })?;
+    if let Some(era) = &options.era {
+        Era::parse(era)?;
+    }
+    Ok(options)
+}
+
+/// A JSON object argument (NULL / 0: an empty one).
+fn object_arg(json: *const u8, len: usize, what: &str) -> Result<Map<String, Value>, Error> {
+    let bytes = bytes_arg(json, len, what)?;
+    if bytes.is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice(bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(invalid(format!("{what} must be a JSON object"))),
+        Err(e) => Err(invalid(format!("{what} is not JSON: {e}"))),
+    }
+}
+
+/// Sets connection options before connecting: `options_json` is an object of the engine's
+/// client options (`host::ConnectOptions`, camelCase), merged key by key into what earlier
+/// calls set (`null` removes a key; NULL / 0 changes nothing):
+/// - `name`, `version`: the client's (oxmcp_client_new() set them);
+/// - `era`: `"auto"` (the default: probe with `server/discover` and speak the stateless
+///   era, 2026-07-28, when the server does, else `initialize`), `"session"` (alias
+///   `"legacy"`: `initialize` and a session, protocol versions up to 2025-11-25) or
+///   `"stateless"` (alias `"modern"`: 2026-07-28 only; a server that does not speak it
+///   fails the connect with `OXMCP_STATUS_PROTOCOL`), case-insensitive;
+/// - `requestTimeoutMs`: every request's default inactivity timeout;
+/// - HTTP only (a stdio connection ignores them): `headers` (an object of strings sent with
+///   every request, e.g. `{"Authorization": "Bearer ..."}`), `oauth` and `tokenFile`
+///   (below);
+/// - the transport, usually given to oxmcp_client_connect() instead: `command`, `args`,
+///   `env`, `cwd`, `stderr` (`"forward"` or `"discard"`) or `url`.
+///
+/// `oauth` sets how the client authorizes at a protected HTTP server (OAuth 2.1, as the MCP
+/// authorization spec has it), an object, camelCase, all optional: `grant`
+/// (`"authorization_code"`, the default, or `"client_credentials"`), `clientId` and
+/// `clientSecret` (a client registered beforehand; without `clientId` the client registers
+/// itself dynamically), `scope`, `clientName`, `redirectUri`, `clientMetadataUrl`,
+/// `privateKeyPem` and `signingAlg` (`private_key_jwt`), `issuer` (pins the configured
+/// credentials to that authorization server: recommended with a secret or a key, so a
+/// hostile server cannot send them to another one). `tokenFile` (none: tokens kept in
+/// memory) keeps the tokens between runs, in a file readable by its owner only. The engine
+/// then discovers the authorization server from the server's 401 challenge, registers, gets
+/// tokens, refreshes them and asks for more scope when the server wants it. The
+/// authorization code grant needs the user's browser: name `"authorize"` in
+/// oxmcp_client_on_request(), whose callback then gets the method `"authorize"` with
+/// `{"url": <authorization URL>, "redirectUri": ...}`; show the user `url` (or open a
+/// browser) and complete the request with the URL the browser was sent back to, as a JSON
+/// string (e.g. `"\"http://127.0.0.1:8765/callback?code=...&state=...\""`). Its `state` is
+/// checked before the code is used. When the server refuses the client and no token can be
+/// had, the connect or call fails with `OXMCP_STATUS_UNAUTHORIZED`.
+///
+/// Unknown keys, a bad value and a connected client fail with
+/// `OXMCP_STATUS_INVALID_INPUT` and change nothing. The header's inline helpers
+/// oxmcp_client_set_era(), oxmcp_client_set_oauth() and oxmcp_client_set_headers() are
+/// written on it.
 ///
 /// ```c
-/// const char *headers = "{\"Authorization\":\"Bearer s3cret\"}";
-/// oxmcp_client_set_headers(client, (const uint8_t *)headers, strlen(headers));
+/// const char *machine = "{\"era\":\"stateless\",\"oauth\":{\"grant\":\"client_credentials\",\"clientId\":\"machine\","
+///                       "\"clientSecret\":\"s3cret\",\"issuer\":\"https://auth.example.com\"}}";
+/// oxmcp_client_configure(client, (const uint8_t *)machine, strlen(machine));
 /// ```
 ///
 /// # Safety
-/// `client` is a live client; `headers_json` points to `headers_len` bytes.
+/// `client` is a live client; `options_json` points to `options_len` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_set_headers(
+pub unsafe extern "C" fn oxmcp_client_configure(
     client: *const OxmcpClient,
-    headers_json: *const u8,
-    headers_len: usize,
+    options_json: *const u8,
+    options_len: usize,
 ) -> OxmcpStatus {
     guard(|| {
         let c = client_arg(client)?;
-        let bytes = bytes_arg(headers_json, headers_len, "headers_json")?;
-        let headers = if bytes.is_empty() {
-            BTreeMap::new()
-        } else {
-            serde_json::from_slice(bytes).map_err(|e| invalid(format!("the headers must be a JSON object of strings: {e}")))?
-        };
+        let update = object_arg(options_json, options_len, "options_json")?;
+        let mut options = c.options.lock().unwrap_or_else(|e| e.into_inner());
+        let mut merged = options.clone();
+        merge(&mut merged, update);
+        connect_options(merged.clone())?;
         if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
-            return Err(invalid("set the headers before connecting: the client is already connected"));
+            return Err(invalid("configure the client before connecting: it is already connected"));
         }
-        *c.headers.lock().unwrap_or_else(|e| e.into_inner()) = headers;
+        *options = merged;
         Ok(())
     })
 }
@@ -325,35 +335,6 @@ fn era_name(era: Era) -> &'static CStr {
         Era::Session => c"session",
         Era::Stateless => c"stateless",
     }
-}
-
-/// Chooses the protocol era the client speaks (NUL-terminated, case-insensitive):
-/// - `"auto"` (the default): probe the server with `server/discover` and speak the
-///   stateless era (2026-07-28) when it does, else fall back to `initialize` (session era);
-/// - `"session"` (alias `"legacy"`): `initialize` and a session (protocol versions up to
-///   2025-11-25);
-/// - `"stateless"` (alias `"modern"`): 2026-07-28 only; connecting to a server that does not
-///   speak it fails with `OXMCP_STATUS_PROTOCOL`.
-///
-/// Call it before connecting: the era is read when oxmcp_client_connect_stdio() /
-/// oxmcp_client_connect_http() is called. On a connected client, and for an unknown name, it
-/// fails with `OXMCP_STATUS_INVALID_INPUT` and changes nothing. oxmcp_client_era() tells
-/// which era the connection settled on.
-///
-/// # Safety
-/// `client` is a live client; `era` is NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_set_era(client: *const OxmcpClient, era: *const c_char) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let name = str_arg(era, "era")?;
-        let parsed = Era::parse(name)?;
-        if c.client.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
-            return Err(invalid("set the era before connecting: the client is already connected"));
-        }
-        *c.era.lock().unwrap_or_else(|e| e.into_inner()) = parsed;
-        Ok(())
-    })
 }
 
 /// Writes the client's era to `*out_era`: a static NUL-terminated string owned by oxmcp
@@ -370,67 +351,53 @@ pub unsafe extern "C" fn oxmcp_client_era(client: *const OxmcpClient, out_era: *
     guard(|| {
         let c = client_arg(client)?;
         let connected = c.client.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|engine| engine.era());
-        let era = connected.unwrap_or_else(|| *c.era.lock().unwrap_or_else(|e| e.into_inner()));
+        let era = match connected {
+            Some(era) => era,
+            None => match c.options.lock().unwrap_or_else(|e| e.into_inner()).get("era").and_then(Value::as_str) {
+                Some(name) => Era::parse(name)?,
+                None => Era::Auto,
+            },
+        };
         out(out_era, era_name(era).as_ptr(), "out_era")
     })
 }
 
-/// Starts `command` with `argc` arguments `args` as a child process and connects to it over
-/// stdio, in the era oxmcp_client_set_era() chose (`"auto"` by default). `callback` gets the
-/// server's `initialize` result (JSON) once connected, or the error (the child's last stderr
-/// lines are in the message when it died). In the stateless era there is no `initialize`:
-/// the result is the `server/discover` answer in the same shape (`protocolVersion`
-/// `"2026-07-28"`, `capabilities`, `serverInfo`, `instructions`). The child is stopped when
-/// the client closes. `*out_request` (may be NULL) cancels the connect.
+/// Connects, with the options oxmcp_client_configure() set and `options_json` merged over
+/// them for this connect (same keys; NULL / 0 for none): usually the transport, either
+/// `{"command": program, "args": [...], "env"?: {...}, "cwd"?: dir, "stderr"?: "discard"}`
+/// to start a child process and speak stdio with it (the child is stopped when the client
+/// closes), or `{"url": endpoint}` for Streamable HTTP (falling back to legacy HTTP+SSE when
+/// the server only speaks that; authorizing with `oauth` when it is set, a protected server
+/// refusing a client without it fails with `OXMCP_STATUS_UNAUTHORIZED`). A transport given
+/// here replaces a configured one. Bad options fail with `OXMCP_STATUS_INVALID_INPUT`.
+///
+/// `callback` gets the server's `initialize` result (JSON) once connected, or the error (the
+/// child's last stderr lines are in the message when it died). In the stateless era there is
+/// no `initialize`: the result is the `server/discover` answer in the same shape
+/// (`protocolVersion` `"2026-07-28"`, `capabilities`, `serverInfo`, `instructions`).
+/// `*out_request` (may be NULL) cancels the connect. The header's inline helpers
+/// oxmcp_client_connect_stdio() and oxmcp_client_connect_http() are written on it.
+///
+/// ```c
+/// const char *server = "{\"command\":\"python3\",\"args\":[\"server.py\"]}";
+/// oxmcp_client_connect(client, (const uint8_t *)server, strlen(server), on_connected, &state, NULL);
+/// ```
 ///
 /// # Safety
-/// `client` is a live client; `command` and the `argc` entries of `args` are NUL-terminated; `out_request` is NULL or writable.
+/// `client` is a live client; `options_json` points to `options_len` bytes; `out_request` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_connect_stdio(
+pub unsafe extern "C" fn oxmcp_client_connect(
     client: *const OxmcpClient,
-    command: *const c_char,
-    args: *const *const c_char,
-    argc: usize,
+    options_json: *const u8,
+    options_len: usize,
     callback: OxmcpCompletionFn,
     user_data: *mut c_void,
     out_request: *mut *mut OxmcpRequest,
 ) -> OxmcpStatus {
     guard(|| {
         let c = client_arg(client)?;
-        let command = str_arg(command, "command")?.to_owned();
-        if args.is_null() && argc > 0 {
-            return Err(invalid("args is NULL"));
-        }
-        let mut list = Vec::with_capacity(argc);
-        for i in 0..argc {
-            // SAFETY: the caller passes `argc` string pointers.
-            list.push(str_arg(unsafe { *args.add(i) }, "args[i]")?.to_owned());
-        }
-        let options = ConnectOptions { command: Some(command), args: list, ..Default::default() };
-        c.connect(callback, user_data, out_request, options)
-    })
-}
-
-/// Connects to a Streamable HTTP server at `url` (falls back to legacy HTTP+SSE when the
-/// server only speaks that), authorizing with OAuth when oxmcp_client_set_oauth() set it
-/// up (a protected server refusing a client without it fails with
-/// `OXMCP_STATUS_UNAUTHORIZED`). Same callback and request rules as
-/// oxmcp_client_connect_stdio().
-///
-/// # Safety
-/// `client` is a live client; `url` is NUL-terminated; `out_request` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_client_connect_http(
-    client: *const OxmcpClient,
-    url: *const c_char,
-    callback: OxmcpCompletionFn,
-    user_data: *mut c_void,
-    out_request: *mut *mut OxmcpRequest,
-) -> OxmcpStatus {
-    guard(|| {
-        let c = client_arg(client)?;
-        let options = ConnectOptions { url: Some(str_arg(url, "url")?.to_owned()), ..Default::default() };
-        c.connect(callback, user_data, out_request, options)
+        let transport = object_arg(options_json, options_len, "options_json")?;
+        c.connect(callback, user_data, out_request, transport)
     })
 }
 

@@ -120,7 +120,62 @@ static inline OxmcpStatus oxmcp_server_remove_resource(const struct OxmcpServer 
   return oxmcp_server_remove(server, "resource", uri, out_removed);
 }
 
+/* Starts Streamable HTTP on `bind` ("127.0.0.1:0" picks a free port; a host name is
+ * resolved; "[::1]:0" for IPv6) at `path` (NULL = "/mcp"), with `flags` (a sum of
+ * OXMCP_HTTP_*): oxmcp_server_start_http_options() with {"host", "port", "path",
+ * "stateless", "jsonResponse"}. Blocks until bound; the port goes to `*out_port` (may be
+ * NULL). */
+static inline OxmcpStatus oxmcp_server_start_http(const struct OxmcpServer *server, const char *bind,
+                                                  const char *path, uint32_t flags, uint16_t *out_port) {
+  if (!bind) return oxmcp_server_start_http_options(server, NULL, 1, out_port); /* "bind is NULL" */
+  const char *colon = strrchr(bind, ':');
+  size_t host_len = colon ? (size_t)(colon - bind) : strlen(bind);
+  char *host_text = (char *)malloc(host_len + 1);
+  if (!host_text) return OXMCP_STATUS_INTERNAL;
+  const char *h = bind;
+  size_t n = host_len;
+  if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+    h++;
+    n -= 2;
+  }
+  memcpy(host_text, h, n);
+  host_text[n] = '\0';
+  const char *port_text = colon ? colon + 1 : "";
+  int digits = *port_text != '\0' && strlen(port_text) <= 5;
+  for (const char *p = port_text; *p; p++)
+    if (*p < '0' || *p > '9') digits = 0;
+  char *host = oxmcp_json_string_(host_text);
+  free(host_text);
+  char *port = digits ? NULL : oxmcp_json_string_(bind); /* not host:port: the engine says so */
+  char *route = path ? oxmcp_json_string_(path) : NULL;
+  if (!host || (!digits && !port) || (path && !route)) {
+    free(host);
+    free(port);
+    free(route);
+    return OXMCP_STATUS_INTERNAL;
+  }
+  const char *pieces[] = {"{\"host\":", host, ",\"port\":", digits ? port_text : port,
+                          route ? ",\"path\":" : NULL, route,
+                          (flags & OXMCP_HTTP_STATELESS) ? ",\"stateless\":true" : NULL,
+                          (flags & OXMCP_HTTP_JSON_RESPONSE) ? ",\"jsonResponse\":true}" : "}"};
+  char *json = oxmcp_concat_(pieces, 8);
+  free(host);
+  free(port);
+  free(route);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_server_start_http_options(server, (const uint8_t *)json, strlen(json), out_port);
+  free(json);
+  return st;
+}
+
 /* ---- a handler's request -------------------------------------------------------------------- */
+
+/* Fails the request as a handler failure with `message` (oxmcp_incoming_fail_rpc() with
+ * OXMCP_NO_CODE): a tool answers an `isError: true` result with that text, other kinds a
+ * JSON-RPC -32603 error. */
+static inline OxmcpStatus oxmcp_incoming_fail(const struct OxmcpIncoming *request, const char *message) {
+  return oxmcp_incoming_fail_rpc(request, OXMCP_NO_CODE, message, NULL, 0);
+}
 
 /* Sends progress (oxmcp_incoming_call() "progress"): `total` when `has_total`, `message`
  * NULL for none. Nothing if the client asked for no progress. */
@@ -240,6 +295,129 @@ static inline OxmcpStatus oxmcp_incoming_info(const struct OxmcpIncoming *reques
   *out_json = c.json;
   if (out_len) *out_len = c.len;
   return OXMCP_STATUS_OK;
+}
+
+/* Stores in `*out_cancelled` whether the peer cancelled the request (or disconnected)
+ * (oxmcp_incoming_call() "cancelled", answered at once). */
+static inline OxmcpStatus oxmcp_incoming_is_cancelled(const struct OxmcpIncoming *request, bool *out_cancelled) {
+  OxmcpCopy_ c = {NULL, 0};
+  OxmcpStatus st = oxmcp_incoming_call(request, "cancelled", NULL, 0, oxmcp_copy_, &c, NULL);
+  if (st != OXMCP_STATUS_OK) return st;
+  if (!c.json) return OXMCP_STATUS_INTERNAL;
+  if (out_cancelled) *out_cancelled = strcmp(c.json, "true") == 0;
+  free(c.json);
+  return out_cancelled ? OXMCP_STATUS_OK : OXMCP_STATUS_INVALID_INPUT;
+}
+
+/* ---- a client's connection ------------------------------------------------------------------ */
+
+/* Chooses the protocol era ("auto", "session" or "stateless"; oxmcp_client_configure() with
+ * {"era": era}) before connecting. */
+static inline OxmcpStatus oxmcp_client_set_era(const struct OxmcpClient *client, const char *era) {
+  char *name = era ? oxmcp_json_string_(era) : NULL;
+  if (era && !name) return OXMCP_STATUS_INTERNAL;
+  const char *pieces[] = {"{\"era\":", name ? name : "0", "}"}; /* NULL: the engine refuses 0 */
+  char *json = oxmcp_concat_(pieces, 3);
+  free(name);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_client_configure(client, (const uint8_t *)json, strlen(json));
+  free(json);
+  return st;
+}
+
+/* Sets how the client authorizes at a protected HTTP server (oxmcp_client_configure() with
+ * {"oauth": oauth_json, "tokenFile": token_file}; NULL / 0 for `oauth_json` removes OAuth). */
+static inline OxmcpStatus oxmcp_client_set_oauth(const struct OxmcpClient *client, const uint8_t *oauth_json,
+                                                 size_t oauth_len, const char *token_file) {
+  char *oauth = NULL;
+  char *file = NULL;
+  if (oauth_json && oauth_len > 0) {
+    oauth = (char *)malloc(oauth_len + 1);
+    if (!oauth) return OXMCP_STATUS_INTERNAL;
+    memcpy(oauth, oauth_json, oauth_len);
+    oauth[oauth_len] = '\0';
+    if (token_file && !(file = oxmcp_json_string_(token_file))) {
+      free(oauth);
+      return OXMCP_STATUS_INTERNAL;
+    }
+  }
+  const char *pieces[] = {"{\"oauth\":", oauth ? oauth : "null", ",\"tokenFile\":", file ? file : "null", "}"};
+  char *json = oxmcp_concat_(pieces, 5);
+  free(oauth);
+  free(file);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_client_configure(client, (const uint8_t *)json, strlen(json));
+  free(json);
+  return st;
+}
+
+/* Sets extra HTTP headers, a JSON object of strings (oxmcp_client_configure() with
+ * {"headers": headers_json}; NULL / 0 removes them). */
+static inline OxmcpStatus oxmcp_client_set_headers(const struct OxmcpClient *client, const uint8_t *headers_json,
+                                                   size_t headers_len) {
+  char *headers = NULL;
+  if (headers_json && headers_len > 0) {
+    headers = (char *)malloc(headers_len + 1);
+    if (!headers) return OXMCP_STATUS_INTERNAL;
+    memcpy(headers, headers_json, headers_len);
+    headers[headers_len] = '\0';
+  }
+  const char *pieces[] = {"{\"headers\":", headers ? headers : "null", "}"};
+  char *json = oxmcp_concat_(pieces, 3);
+  free(headers);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_client_configure(client, (const uint8_t *)json, strlen(json));
+  free(json);
+  return st;
+}
+
+/* Starts `command` with `argc` arguments `args` as a child process and connects to it over
+ * stdio (oxmcp_client_connect() with {"command", "args"}). */
+static inline OxmcpStatus oxmcp_client_connect_stdio(const struct OxmcpClient *client, const char *command,
+                                                     const char *const *args, size_t argc,
+                                                     OxmcpCompletionFn callback, void *user_data,
+                                                     struct OxmcpRequest **out_request) {
+  if (!command || (!args && argc > 0)) /* the engine refuses a command that is not a string */
+    return oxmcp_client_connect(client, (const uint8_t *)"{\"command\":0}", 13, callback, user_data, out_request);
+  size_t n = 32;
+  char **quoted = (char **)calloc(argc + 1, sizeof(char *));
+  if (!quoted) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = OXMCP_STATUS_OK;
+  for (size_t i = 0; i <= argc && st == OXMCP_STATUS_OK; i++) {
+    const char *s = i == 0 ? command : args[i - 1];
+    if (!s || !(quoted[i] = oxmcp_json_string_(s)))
+      st = s ? OXMCP_STATUS_INTERNAL : OXMCP_STATUS_INVALID_INPUT;
+    else
+      n += strlen(quoted[i]) + 1;
+  }
+  char *json = st == OXMCP_STATUS_OK ? (char *)malloc(n) : NULL;
+  if (st == OXMCP_STATUS_OK && !json) st = OXMCP_STATUS_INTERNAL;
+  if (json) {
+    char *o = json;
+    o += sprintf(o, "{\"command\":%s,\"args\":[", quoted[0]);
+    for (size_t i = 1; i <= argc; i++) o += sprintf(o, "%s%s", i > 1 ? "," : "", quoted[i]);
+    strcpy(o, "]}");
+    st = oxmcp_client_connect(client, (const uint8_t *)json, strlen(json), callback, user_data, out_request);
+    free(json);
+  }
+  for (size_t i = 0; i <= argc; i++) free(quoted[i]);
+  free(quoted);
+  return st;
+}
+
+/* Connects to a Streamable HTTP server at `url` (oxmcp_client_connect() with {"url"}). */
+static inline OxmcpStatus oxmcp_client_connect_http(const struct OxmcpClient *client, const char *url,
+                                                    OxmcpCompletionFn callback, void *user_data,
+                                                    struct OxmcpRequest **out_request) {
+  char *u = url ? oxmcp_json_string_(url) : NULL;
+  if (url && !u) return OXMCP_STATUS_INTERNAL;
+  const char *pieces[] = {"{\"url\":", u ? u : "0", "}"}; /* NULL: the engine refuses 0 */
+  char *json = oxmcp_concat_(pieces, 3);
+  free(u);
+  if (!json) return OXMCP_STATUS_INTERNAL;
+  OxmcpStatus st = oxmcp_client_connect(client, (const uint8_t *)json, strlen(json), callback, user_data, out_request);
+  free(json);
+  return st;
 }
 
 /* ---- a client's calls ----------------------------------------------------------------------- */

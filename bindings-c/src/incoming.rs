@@ -18,7 +18,7 @@ use oxmcp::{Error, ErrorKind};
 use serde_json::Value;
 
 use crate::callback::{c_string, Gate, OxmcpCancelFn, OxmcpCompletionFn, UserData};
-use crate::error::{bytes_arg, guard, invalid, opt_json_text, out, quietly, str_arg, OxmcpStatus};
+use crate::error::{bytes_arg, guard, invalid, opt_json_text, quietly, str_arg, OxmcpStatus};
 use crate::request::{door_value, start_now, OxmcpRequest};
 use crate::runtime::Rt;
 
@@ -282,25 +282,15 @@ pub unsafe extern "C" fn oxmcp_incoming_complete(
     })
 }
 
-/// Fails the request as a handler failure with `message` (UTF-8, NUL-terminated): a tool
-/// answers an `isError: true` result with that text, other kinds a JSON-RPC -32603 error.
-/// Same rules as oxmcp_incoming_complete().
-///
-/// # Safety
-/// `request` is a live incoming request; `message` is NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_fail(request: *const OxmcpIncoming, message: *const c_char) -> OxmcpStatus {
-    guard(|| {
-        let r = incoming_arg(request)?;
-        let message = str_arg(message, "message")?;
-        r.reply(Err(Error::new(ErrorKind::Handler, message)))
-    })
-}
+/// `code` for oxmcp_incoming_fail_rpc(): no JSON-RPC code, a handler failure.
+pub const OXMCP_NO_CODE: i64 = i64::MIN;
 
 /// Fails the request with a JSON-RPC error: `code` (e.g. -32602), `message`, and optional
 /// `data` (NULL / 0 or `null` for none), by the engine's one rule for a host's failure
-/// (`host::failure`): JSON data is sent as it is, other text as a JSON string. Same rules
-/// as oxmcp_incoming_complete().
+/// (`host::failure`): JSON data is sent as it is, other text as a JSON string. With `code`
+/// `OXMCP_NO_CODE` it is a handler failure with `message` (`data` ignored): a tool answers
+/// an `isError: true` result with that text, other kinds a JSON-RPC -32603 error (the
+/// header's inline oxmcp_incoming_fail()). Same rules as oxmcp_incoming_complete().
 ///
 /// # Safety
 /// `request` is a live incoming request; `message` is NUL-terminated; `data_json` points to `data_len` bytes.
@@ -316,20 +306,8 @@ pub unsafe extern "C" fn oxmcp_incoming_fail_rpc(
         let r = incoming_arg(request)?;
         let message = str_arg(message, "message")?;
         let data = opt_json_text(data_json, data_len, "data_json")?;
-        r.reply(Err(oxmcp::host::failure::from_parts(Some(code), message, data.as_deref())))
-    })
-}
-
-/// Stores in `*out_cancelled` whether the client cancelled the request (or disconnected).
-///
-/// # Safety
-/// `request` is a live incoming request; `out_cancelled` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_incoming_is_cancelled(request: *const OxmcpIncoming, out_cancelled: *mut bool) -> OxmcpStatus {
-    guard(|| {
-        let r = incoming_arg(request)?;
-        let cancelled = r.calls.is_cancelled(r.id) || r.ctx.as_ref().is_some_and(|c| c.is_cancelled());
-        out(out_cancelled, cancelled, "out_cancelled")
+        let code = (code != OXMCP_NO_CODE).then_some(code);
+        r.reply(Err(oxmcp::host::failure::from_parts(code, message, data.as_deref())))
     })
 }
 

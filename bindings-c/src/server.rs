@@ -11,7 +11,7 @@ use oxmcp::Error;
 use serde_json::Value;
 
 use crate::callback::{Gate, OxmcpCompletionFn, UserData};
-use crate::error::{bytes_arg, guard, invalid, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
+use crate::error::{bytes_arg, guard, invalid, out, quietly, str_arg, OxmcpStatus};
 use crate::incoming::{handler_fn, verifier_fn, OxmcpHandlerFn, OxmcpTokenVerifierFn};
 use crate::request::{start, OxmcpRequest};
 use crate::runtime::{rt_arg, OxmcpRuntime, Rt};
@@ -377,39 +377,6 @@ pub unsafe extern "C" fn oxmcp_server_serve_stdio(
     })
 }
 
-/// Starts Streamable HTTP (and legacy HTTP+SSE) on `bind` (`"127.0.0.1:0"` picks a free
-/// port; a host name is resolved) at `path` (NULL = `"/mcp"`), with `flags` (a sum of
-/// `OXMCP_HTTP_*`). Blocks until the listener is bound; the bound port goes to
-/// `*out_port` (may be NULL). A second start replaces the first listener.
-///
-/// Threading: a host thread, not an oxmcp callback (`OXMCP_STATUS_INVALID_INPUT`).
-///
-/// # Safety
-/// `server` is a live server; `bind`/`path` are NUL-terminated (path may be NULL); `out_port` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn oxmcp_server_start_http(
-    server: *const OxmcpServer,
-    bind: *const c_char,
-    path: *const c_char,
-    flags: u32,
-    out_port: *mut u16,
-) -> OxmcpStatus {
-    guard(|| {
-        let s = server_arg(server)?;
-        let mut options = HttpOptions::at(str_arg(bind, "bind")?)?;
-        options.path = opt_str_arg(path, "path")?.unwrap_or("/mcp").to_owned();
-        options.stateless = flags & OXMCP_HTTP_STATELESS != 0;
-        options.json_response = flags & OXMCP_HTTP_JSON_RESPONSE != 0;
-        let staged = s.staged.clone();
-        s.rt.block_on(async move { staged.start_http(options).await })??;
-        if !out_port.is_null() {
-            let port = s.staged.http_addr().map_or(0, |a| a.port());
-            out(out_port, port, "out_port")?;
-        }
-        Ok(())
-    })
-}
-
 /// Starts Streamable HTTP (and legacy HTTP+SSE) as `options_json` says: an object,
 /// camelCase, every member optional: `host` (default `"127.0.0.1"`), `port` (0, the
 /// default, picks a free one), `path` (`"/mcp"`), `stateless`, `jsonResponse`,
@@ -424,7 +391,9 @@ pub unsafe extern "C" fn oxmcp_server_start_http(
 /// sessions, streams, tasks and the requestState key with every server started on the same
 /// Redis, so that any number of them behind a load balancer act as one (give it on the
 /// first start, before the server serves anything else). NULL / 0 means the defaults.
-/// Otherwise as oxmcp_server_start_http() (blocks until bound; `*out_port`, may be NULL).
+/// Blocks until the listener is bound; the bound port goes to `*out_port` (may be NULL). A
+/// second start replaces the first listener. The header's inline oxmcp_server_start_http()
+/// (bind address, path, `OXMCP_HTTP_*` flags) is written on it.
 ///
 /// ```c
 /// const char *opts = "{\"port\":0,\"auth\":{\"issuer\":\"https://auth.example.com\",\"scopes\":[\"mcp:read\"]}}";

@@ -66,7 +66,7 @@ namespace OxMcp
             {
                 // The message alone, as every host sends it (the type's name when there is none).
                 string message = e is OperationCanceledException ? "cancelled" : (string.IsNullOrEmpty(e.Message) ? e.GetType().Name : e.Message);
-                Native.oxmcp_incoming_fail(req, Native.Z(message));
+                Native.oxmcp_incoming_fail_rpc(req, Native.NoCode, Native.Z(message), null, UIntPtr.Zero);
             }
         }
 

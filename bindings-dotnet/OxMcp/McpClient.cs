@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Runtime.InteropServices;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
@@ -129,15 +128,18 @@ namespace OxMcp
             try
             {
                 McpException.Check(Native.oxmcp_client_on_notification(_handle, OnNotificationFn, new IntPtr(_id)));
-                // null keeps the native default (auto); an unknown name throws InvalidInput here.
-                if (era != null) McpException.Check(Native.oxmcp_client_set_era(_handle, Native.Z(era)));
+                // One options object (the engine's client options); null keeps the native
+                // default era (auto); an unknown era throws InvalidInput here.
+                var options = new StringBuilder("{");
+                if (era != null) options.Append("\"era\":").Append(McpJson.Quote(era));
                 string answers = handlers == null ? "" : handlers.Answers();
                 if (oauth != null)
                 {
-                    byte[] json = Native.Bytes(oauth.ToJson());
-                    McpException.Check(Native.oxmcp_client_set_oauth(_handle, json, Native.Len(json), Native.Z(oauth.TokenFile)));
+                    options.Append(options.Length > 1 ? "," : "").Append("\"oauth\":").Append(oauth.ToJson());
+                    if (oauth.TokenFile != null) options.Append(",\"tokenFile\":").Append(McpJson.Quote(oauth.TokenFile));
                     if (oauth.Authorize != null) answers = answers.Length == 0 ? "authorize" : answers + ",authorize";
                 }
+                Configure(options.Append('}').ToString());
                 if (answers.Length > 0)
                     McpException.Check(Native.oxmcp_client_on_request(_handle, Native.Z(answers), OnServerRequestFn, new IntPtr(_id)));
             }
@@ -162,24 +164,9 @@ namespace OxMcp
             var client = new McpClient(runtime, name, version, era, handlers);
             if (onNotification != null) client.Notification += onNotification;
             args = args ?? new string[0];
-            return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
-            {
-                var ptrs = new IntPtr[args.Length];
-                try
-                {
-                    for (int i = 0; i < args.Length; i++)
-                    {
-                        byte[] z = Native.Z(args[i]);
-                        ptrs[i] = Marshal.AllocHGlobal(z.Length);
-                        Marshal.Copy(z, 0, ptrs[i], z.Length);
-                    }
-                    return Native.oxmcp_client_connect_stdio(client._handle, Native.Z(command), ptrs, new UIntPtr((uint)args.Length), Pending.OnComplete, ud, out req);
-                }
-                finally
-                {
-                    foreach (IntPtr p in ptrs) if (p != IntPtr.Zero) Marshal.FreeHGlobal(p);
-                }
-            });
+            var transport = new StringBuilder("{\"command\":").Append(McpJson.Quote(command)).Append(",\"args\":[");
+            for (int i = 0; i < args.Length; i++) transport.Append(i > 0 ? "," : "").Append(McpJson.Quote(args[i]));
+            return client.Connect(cancellationToken, transport.Append("]}").ToString());
         }
 
         /// <summary>
@@ -203,10 +190,9 @@ namespace OxMcp
                 var b = new StringBuilder("{");
                 foreach (KeyValuePair<string, string> h in headers)
                     b.Append(b.Length > 1 ? "," : "").Append(McpJson.Quote(h.Key)).Append(':').Append(McpJson.Quote(h.Value));
-                byte[] json = Native.Bytes(b.Append('}').ToString());
                 try
                 {
-                    McpException.Check(Native.oxmcp_client_set_headers(client._handle, json, Native.Len(json)));
+                    client.Configure("{\"headers\":" + b.Append('}').ToString() + "}");
                 }
                 catch
                 {
@@ -215,12 +201,21 @@ namespace OxMcp
                 }
             }
             if (onNotification != null) client.Notification += onNotification;
-            return client.Connect(cancellationToken, (IntPtr ud, out RequestHandle req) =>
-                Native.oxmcp_client_connect_http(client._handle, Native.Z(url), Pending.OnComplete, ud, out req));
+            return client.Connect(cancellationToken, "{\"url\":" + McpJson.Quote(url) + "}");
         }
 
-        private async Task<McpClient> Connect(CancellationToken token, StartCall start)
+        /// <summary>Merges connection options (the engine's client options, JSON) into the native client's.</summary>
+        private void Configure(string optionsJson)
         {
+            byte[] json = Native.Bytes(optionsJson);
+            McpException.Check(Native.oxmcp_client_configure(_handle, json, Native.Len(json)));
+        }
+
+        private async Task<McpClient> Connect(CancellationToken token, string transportJson)
+        {
+            byte[] transport = Native.Bytes(transportJson);
+            StartCall start = (IntPtr ud, out RequestHandle req) =>
+                Native.oxmcp_client_connect(_handle, transport, Native.Len(transport), Pending.OnComplete, ud, out req);
             try
             {
                 InitializeResultJson = await Pending.Run(start, token).ConfigureAwait(false);

@@ -24,9 +24,7 @@ namespace OxMcp
         {
             get
             {
-                bool c;
-                McpException.Check(Native.oxmcp_incoming_is_cancelled(_request, out c));
-                return c;
+                return CallNow("cancelled", null) == "true";
             }
         }
 
@@ -525,12 +523,6 @@ namespace OxMcp
         public int StartHttp(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false, McpHttpAuth auth = null, string redis = null)
         {
             ushort port;
-            if (auth == null && redis == null)
-            {
-                uint flags = (stateless ? 1u : 0u) | (jsonResponse ? 2u : 0u);
-                McpException.Check(Native.oxmcp_server_start_http(_handle, Native.Z(bind), Native.Z(path), flags, out port));
-                return port;
-            }
             int colon = (bind ?? "").LastIndexOf(':');
             int portNumber;
             if (colon < 0 || !int.TryParse(bind.Substring(colon + 1), out portNumber))

@@ -80,12 +80,9 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_client_new(RuntimeHandle runtime, byte[] name, byte[] version, out ClientHandle client);
         [DllImport(Lib)] internal static extern int oxmcp_client_on_notification(ClientHandle client, NotificationFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_client_on_request(ClientHandle client, byte[] answers, ClientRequestFn callback, IntPtr userData);
-        [DllImport(Lib)] internal static extern int oxmcp_client_set_era(ClientHandle client, byte[] era);
-        [DllImport(Lib)] internal static extern int oxmcp_client_set_oauth(ClientHandle client, byte[] oauthJson, UIntPtr oauthLen, byte[] tokenFile);
-        [DllImport(Lib)] internal static extern int oxmcp_client_set_headers(ClientHandle client, byte[] headersJson, UIntPtr headersLen);
         [DllImport(Lib)] internal static extern int oxmcp_client_era(ClientHandle client, out IntPtr era);
-        [DllImport(Lib)] internal static extern int oxmcp_client_connect_stdio(ClientHandle client, byte[] command, IntPtr[] args, UIntPtr argc, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_client_connect_http(ClientHandle client, byte[] url, CompletionFn callback, IntPtr userData, out RequestHandle request);
+        [DllImport(Lib)] internal static extern int oxmcp_client_configure(ClientHandle client, byte[] optionsJson, UIntPtr optionsLen);
+        [DllImport(Lib)] internal static extern int oxmcp_client_connect(ClientHandle client, byte[] optionsJson, UIntPtr optionsLen, CompletionFn callback, IntPtr userData, out RequestHandle request);
         // The client door: every client call by name (oxmcp_client_call in oxmcp.h).
         [DllImport(Lib)] internal static extern int oxmcp_client_call(ClientHandle client, byte[] op, byte[] a, byte[] b, UIntPtr bLen, uint timeoutMs, ProgressFn onProgress, CompletionFn callback, IntPtr userData, out RequestHandle request);
         [DllImport(Lib)] internal static extern int oxmcp_client_notify_roots_changed(ClientHandle client);
@@ -107,16 +104,15 @@ namespace OxMcp
         [DllImport(Lib)] internal static extern int oxmcp_server_mount_client(ServerHandle server, byte[] prefix, ClientHandle client, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
         [DllImport(Lib)] internal static extern int oxmcp_server_verify_tokens(ServerHandle server, TokenVerifierFn callback, IntPtr userData);
         [DllImport(Lib)] internal static extern int oxmcp_server_serve_stdio(ServerHandle server, CompletionFn callback, IntPtr userData, out RequestHandle request);
-        [DllImport(Lib)] internal static extern int oxmcp_server_start_http(ServerHandle server, byte[] bind, byte[] path, uint flags, out ushort port);
         [DllImport(Lib)] internal static extern int oxmcp_server_start_http_options(ServerHandle server, byte[] optionsJson, UIntPtr optionsLen, out ushort port);
         [DllImport(Lib)] internal static extern int oxmcp_server_stop_http(ServerHandle server);
         [DllImport(Lib)] internal static extern void oxmcp_server_free(IntPtr server);
 
         // incoming requests
         [DllImport(Lib)] internal static extern int oxmcp_incoming_complete(IncomingHandle request, byte[] json, UIntPtr len);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_fail(IncomingHandle request, byte[] message);
+        /// <summary>OXMCP_NO_CODE: oxmcp_incoming_fail_rpc without a JSON-RPC code, a handler failure.</summary>
+        internal const long NoCode = long.MinValue;
         [DllImport(Lib)] internal static extern int oxmcp_incoming_fail_rpc(IncomingHandle request, long code, byte[] message, byte[] dataJson, UIntPtr dataLen);
-        [DllImport(Lib)] internal static extern int oxmcp_incoming_is_cancelled(IncomingHandle request, [MarshalAs(UnmanagedType.I1)] out bool cancelled);
         [DllImport(Lib)] internal static extern int oxmcp_incoming_on_cancel(IncomingHandle request, CancelFn callback, IntPtr userData);
         // The context door: everything a handler asks of its request, by name.
         [DllImport(Lib)] internal static extern int oxmcp_incoming_call(IncomingHandle request, byte[] op, byte[] paramsJson, UIntPtr paramsLen, CompletionFn callback, IntPtr userData, out RequestHandle outRequest);
