@@ -116,7 +116,7 @@ for platform in "${platforms[@]}"; do
   esac
   lib() { echo "$prefix$1$suffix"; } # a cdylib's file name on the platform
   python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$exe"
-  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/${shared[0]}" oxmcp_version oxmcp_runtime_new oxmcp_client_connect_stdio
+  python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/${shared[0]}" oxmcp_version oxmcp_runtime_new oxmcp_client_connect
   python3 "$ROOT/scripts/package/inspect.py" --addon "$platform" "$built/$(lib oxmcp_node)" napi_register_module_v1
   python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_java)" Java_dev_oxmcp_Native_clientCall
   python3 "$ROOT/scripts/package/inspect.py" "$platform" "$built/$(lib oxmcp_kotlin)" ffi_oxmcp_kotlin_uniffi_contract_version
