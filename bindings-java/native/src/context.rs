@@ -101,18 +101,6 @@ pub extern "system" fn Java_dev_oxmcp_Native_requestFail<'l>(
     })
 }
 
-/// Whether the peer cancelled (false once the engine is done with the request). Not the
-/// door's `cancelled`: that reads a call without a server request context (a client's
-/// handler) as over, so as cancelled from the start.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_oxmcp_Native_requestIsCancelled<'l>(
-    _env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    request: jlong,
-) -> jboolean {
-    HANDLES.get(request).is_some_and(|r| r.calls.is_cancelled(r.id))
-}
-
 /// Asks the request `op` with `params` (JSON text, null or empty: none), answered at once
 /// (see [`context::call_now`]): the answer's JSON text, or null. A failure is thrown as
 /// `McpException`.

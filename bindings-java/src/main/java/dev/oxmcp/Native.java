@@ -244,8 +244,6 @@ final class Native {
 
     static native void requestFail(long request, boolean hasCode, long code, String message, String data);
 
-    static native boolean requestIsCancelled(long request);
-
     /**
      * The context door, answered at once: asks the request {@code op} ({@code info},
      * {@code cancelled}, {@code progress}, {@code log}, {@code end response stream}) with

@@ -25,7 +25,8 @@ public final class RequestContext {
 
     /**
      * Whether the client cancelled this request: true as soon as the engine saw the cancel
-     * (possibly just before the {@link #onCancel} callbacks run).
+     * (possibly just before the {@link #onCancel} callbacks run), and once the request is
+     * over.
      *
      * @return whether the client cancelled this request
      */
@@ -35,7 +36,7 @@ public final class RequestContext {
                 return true;
             }
         }
-        return Native.requestIsCancelled(handle);
+        return "true".equals(callNow("cancelled", null));
     }
 
     /**
