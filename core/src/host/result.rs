@@ -23,6 +23,7 @@
 //! FastMCP and oxmcp's Node host before this rule make each item of a list a block, and
 //! FastMCP wraps other values for a schema).
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::protocol::{CallToolResult, ContentBlock};
@@ -72,7 +73,8 @@ fn shape(value: Value) -> CallToolResult {
         },
         Value::Object(fields) if is_whole_result(&fields) => {
             let v = Value::Object(fields);
-            serde_json::from_value(v.clone()).unwrap_or_else(|_| other(v))
+            // Read in place: a whole result (the common answer of C, C# and Java) is not copied.
+            CallToolResult::deserialize(&v).unwrap_or_else(|_| other(v))
         }
         Value::Array(items) => content(items.into_iter().map(item).collect()),
         v => other(v),
@@ -101,7 +103,7 @@ fn item(v: Value) -> ContentBlock {
 }
 
 fn block(v: Value) -> Result<ContentBlock, Value> {
-    serde_json::from_value(v.clone()).map_err(|_| v)
+    ContentBlock::deserialize(&v).map_err(|_| v)
 }
 
 fn is_whole_result(fields: &Map<String, Value>) -> bool {
