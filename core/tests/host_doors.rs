@@ -164,3 +164,37 @@ fn a_refused_definition_names_its_field() {
     let e = server.register(HandlerKind::Tool, tool, Arc::new(|_, _| true)).unwrap_err();
     assert!(e.message().contains("execution.taskSupport"), "{e}");
 }
+
+#[tokio::test]
+async fn an_elicitation_form_no_client_could_render_is_refused_before_it_is_sent() {
+    let server = StagedServer::new("forms", "1");
+    let calls = server.calls().clone();
+    let tool = r#"{"name": "ask", "inputSchema": {"type": "object"}}"#;
+    server
+        .register(
+            HandlerKind::Tool,
+            tool,
+            Arc::new(move |id, _| {
+                let calls = calls.clone();
+                tokio::spawn(async move {
+                    // What a host's type reflection gives for an optional enum field.
+                    let form = r##"{"message": "?", "requestedSchema": {"type": "object",
+                        "$defs": {"Color": {"enum": ["red"], "type": "string"}},
+                        "properties": {"color": {"anyOf": [{"$ref": "#/$defs/Color"}, {"type": "null"}]}}}}"##;
+                    let e = context::call(&calls, id, context::op::ELICITATION, form).await.unwrap_err();
+                    let text =
+                        serde_json::json!({"content": [{"type": "text", "text": format!("{:?}: {}", e.kind(), e.message())}]});
+                    calls.complete(id, Ok(text.to_string()));
+                });
+                true
+            }),
+        )
+        .unwrap();
+    let c = connect(&server).await;
+    let result = client::call(&c, "tools/call", Some("ask"), Some("{}"), Default::default()).await.unwrap().unwrap();
+    let result: serde_json::Value = serde_json::from_str(&result).unwrap();
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("InvalidInput: this elicitation form cannot be asked: requestedSchema.properties.color"), "{text}");
+    assert!(text.contains("\"anyOf\" is not allowed"), "{text}");
+    c.close().await;
+}

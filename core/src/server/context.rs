@@ -403,6 +403,12 @@ impl RequestContext {
 
     /// Asks the user for input through the client (`elicitation/create`).
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult> {
+        if let ElicitRequestParams::Form(form) = &params {
+            // A form no client could render is the server's mistake: said first, whatever
+            // the client declared, and never sent.
+            crate::protocol::check_form_schema(&form.requested_schema, self.protocol_version())
+                .map_err(|why| Error::new(ErrorKind::InvalidInput, format!("this elicitation form cannot be asked: {why}")))?;
+        }
         let url = matches!(params, ElicitRequestParams::Url(_));
         let capable = |c: &ClientCapabilities| {
             c.elicitation.as_ref().is_some_and(|e| if url { e.supports_url() } else { e.supports_form() })
