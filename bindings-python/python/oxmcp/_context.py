@@ -8,6 +8,7 @@ from typing import Any, Generator, Optional, Union, cast
 import pydantic
 
 from . import _oxmcp
+from ._form import form_schema
 from .types import ReadResourceResult
 from ._model import McpObject, wrap
 from .types import LogLevel
@@ -136,11 +137,12 @@ class Context:
 
     async def elicit(self, message: str, schema: Any) -> McpObject:
         """Asks the user for input. ``schema`` is a JSON Schema dict or a pydantic model
-        class; with a model, an accepted answer's ``content`` is an instance of it."""
+        class; with a model, an accepted answer's ``content`` is an instance of it. A form
+        holds flat fields only (strings, numbers, booleans, enums, ``Optional`` ones, lists of
+        enums): a model field that is none of those raises :class:`TypeError` naming it, and
+        nothing is sent."""
         model = schema if isinstance(schema, type) and issubclass(schema, pydantic.BaseModel) else None
-        requested = model.model_json_schema() if model else schema
-        if model:
-            requested.pop("title", None)
+        requested = form_schema(model) if model else schema
         text = await self._native.call("elicitation/create", json.dumps({"message": message, "requestedSchema": requested}))
         result = cast(McpObject, wrap(json.loads(text)))
         if model is not None and result.get("action") == "accept":
