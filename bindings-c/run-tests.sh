@@ -15,6 +15,8 @@
 #    tests/scenario_server.c over stdio, in the session and stateless eras; then
 #    tests/skills_test.c in each era: skills (served from JSON and from a directory, listed,
 #    got, loaded, their files read and refused) and task options (a task gone past its TTL);
+#    then tests/queued_test.c: a single-threaded program whose callbacks all run on its main
+#    thread (a "queued" runtime, oxmcp_runtime_run_pending(), oxmcp_client_call_wait());
 # 5. OAuth (tests/oauth_test.c) against a real authorization server (oidc-provider, installed
 #    by tests/auth/install.sh) and `oxmcp everything-server --auth-issuer`: client
 #    credentials, Unauthorized without OAuth, the authorization code grant through the
@@ -86,7 +88,7 @@ fi
 
 # --- 2. compile the C tests against both libraries ---------------------------------------
 CFLAGS=(-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -I"$HERE/include")
-for prog in client_test server_test crash_test scenario_server scenario_client oauth_test skills_test; do
+for prog in client_test server_test crash_test scenario_server scenario_client oauth_test skills_test queued_test; do
   if gcc "${CFLAGS[@]}" "$HERE/tests/$prog.c" -o "$BUILD/${prog}_so" \
       -L"$TARGET/debug" -loxmcp -lpthread -Wl,-rpath,"$TARGET/debug"; then
     pass
@@ -224,6 +226,12 @@ for lib in so a; do
   done
 done
 
+# A single-threaded program on a "queued" runtime: every callback on its main thread, run by
+# oxmcp_runtime_run_pending(), and the blocking oxmcp_client_call_wait().
+for lib in so a; do
+  [[ -x "$BUILD/queued_test_$lib" ]] && run_counted "c-queued/$lib" "$BUILD/queued_test_$lib"
+done
+
 # The README's quickstart, as written there.
 if gcc -Wall -Werror -I"$HERE/include" "$HERE/examples/quickstart.c" -L"$TARGET/debug" -loxmcp -lpthread \
     -Wl,-rpath,"$TARGET/debug" -o "$BUILD/quickstart" &&
@@ -301,6 +309,7 @@ if command -v valgrind >/dev/null 2>&1; then
   # No era argument: the default (auto, settling on stateless); then the session era's path.
   run_counted "valgrind/c-client/stdio" "${VG[@]}" "$BUILD/client_test_so" stdio "$OXMCP_BIN"
   run_counted "valgrind/c-client/stdio/session" "${VG[@]}" "$BUILD/client_test_so" stdio "$OXMCP_BIN" session
+  run_counted "valgrind/c-queued" "${VG[@]}" "$BUILD/queued_test_so"
   # The TS suite asserts that the server exits with code 0: valgrind's 99 fails it.
   vg_json="$(printf '"%s",' "${VG[@]}")"
   run_ts "valgrind/ts-client->c-server" "[${vg_json}\"$BUILD/server_test_so\"]"

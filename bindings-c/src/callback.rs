@@ -8,6 +8,7 @@ use std::sync::{Arc, RwLock};
 use oxmcp::Error;
 use serde_json::Value;
 
+use crate::deliver::Deliver;
 use crate::error::{OxmcpError, OxmcpStatus};
 
 /// Called once when an asynchronous operation ends, whatever the outcome.
@@ -89,18 +90,20 @@ impl Gate {
 }
 
 /// A completion callback invoked exactly once: by [`Completion::finish`], or with
-/// `OXMCP_STATUS_CLOSED` when dropped unfinished (the runtime shut down under its task).
+/// `OXMCP_STATUS_CLOSED` when dropped unfinished (the runtime shut down under its task);
+/// delivered as its runtime delivers callbacks.
 pub(crate) struct Completion {
     callback: OxmcpCompletionFn,
     user_data: UserData,
+    deliver: Deliver,
     done: bool,
     /// Cleared when the operation never started (the caller reports the failure instead).
     armed: Arc<AtomicBool>,
 }
 
 impl Completion {
-    pub(crate) fn new(callback: OxmcpCompletionFn, user_data: *mut c_void) -> Self {
-        Self { callback, user_data: UserData(user_data), done: false, armed: Arc::new(AtomicBool::new(true)) }
+    pub(crate) fn new(callback: OxmcpCompletionFn, user_data: *mut c_void, deliver: Deliver) -> Self {
+        Self { callback, user_data: UserData(user_data), deliver, done: false, armed: Arc::new(AtomicBool::new(true)) }
     }
 
     /// The flag that disarms this completion's drop-time callback.
@@ -112,13 +115,16 @@ impl Completion {
     pub(crate) fn finish(mut self, outcome: Result<Value, Error>) {
         self.done = true;
         let Some(cb) = self.callback else { return };
+        let ud = self.user_data;
         match outcome.and_then(|v| serde_json::to_vec(&v).map_err(Error::from)) {
             // SAFETY: the host registered `cb` with this user data.
-            Ok(json) => unsafe { cb(self.user_data.ptr(), OxmcpStatus::Ok, json.as_ptr(), json.len(), std::ptr::null()) },
+            Ok(json) => {
+                self.deliver.call(move || unsafe { cb(ud.ptr(), OxmcpStatus::Ok, json.as_ptr(), json.len(), std::ptr::null()) })
+            }
             Err(e) => {
                 let err = OxmcpError::from_error(&e);
                 // SAFETY: as above; `err` outlives the call.
-                unsafe { cb(self.user_data.ptr(), err.status(), std::ptr::null(), 0, &err) }
+                self.deliver.call(move || unsafe { cb(ud.ptr(), err.status(), std::ptr::null(), 0, &err) })
             }
         }
     }
@@ -130,9 +136,10 @@ impl Drop for Completion {
             return;
         }
         if let Some(cb) = self.callback {
+            let ud = self.user_data;
             let err = OxmcpError::new(OxmcpStatus::Closed, "the oxmcp runtime shut down before the operation ended", None, None);
             // SAFETY: the host registered `cb` with this user data.
-            unsafe { cb(self.user_data.ptr(), OxmcpStatus::Closed, std::ptr::null(), 0, &err) }
+            self.deliver.call(move || unsafe { cb(ud.ptr(), OxmcpStatus::Closed, std::ptr::null(), 0, &err) })
         }
     }
 }
@@ -157,13 +164,13 @@ mod tests {
 
     #[test]
     fn a_completion_runs_exactly_once_whatever_happens() {
-        Completion::new(Some(count), std::ptr::null_mut()).finish(Ok(Value::Null));
+        Completion::new(Some(count), std::ptr::null_mut(), Deliver::default()).finish(Ok(Value::Null));
         assert_eq!((CALLS.load(Ordering::SeqCst), LAST.load(Ordering::SeqCst)), (1, OxmcpStatus::Ok as usize));
         // Dropped unfinished (its task was dropped at shutdown): CLOSED, once.
-        drop(Completion::new(Some(count), std::ptr::null_mut()));
+        drop(Completion::new(Some(count), std::ptr::null_mut(), Deliver::default()));
         assert_eq!((CALLS.load(Ordering::SeqCst), LAST.load(Ordering::SeqCst)), (2, OxmcpStatus::Closed as usize));
         // Disarmed (never started): no call at all.
-        let c = Completion::new(Some(count), std::ptr::null_mut());
+        let c = Completion::new(Some(count), std::ptr::null_mut(), Deliver::default());
         c.armed().store(false, Ordering::SeqCst);
         drop(c);
         assert_eq!(CALLS.load(Ordering::SeqCst), 2);

@@ -13,6 +13,7 @@ use oxmcp::{Error, ErrorKind};
 use serde_json::{Map, Value};
 
 use crate::callback::{c_string, Gate, OxmcpCompletionFn, OxmcpNotificationFn, OxmcpProgressFn, UserData};
+use crate::deliver::Deliver;
 use crate::error::{bytes_arg, guard, invalid, opt_json_text, opt_str_arg, out, quietly, str_arg, OxmcpStatus};
 use crate::incoming::{client_request_fn, OxmcpClientRequestFn};
 use crate::request::{door_value, start, start_now, OxmcpRequest};
@@ -92,11 +93,14 @@ impl OxmcpClient {
         let mut hooks = ClientHooks::default();
         let calls = hooks.calls().clone();
         if let Some((cb, ud)) = *self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
-            let gate = self.gate.clone();
+            let (gate, deliver) = (self.gate.clone(), self.rt.deliver.clone());
             hooks.on_notification = Some(Arc::new(move |method: String, params: String| {
                 let method = c_string(&method);
+                let gate = gate.clone();
                 // SAFETY: the host registered the callback with this user data.
-                gate.run(|| unsafe { cb(ud.ptr(), method.as_ptr(), params.as_ptr(), params.len()) });
+                deliver.call(move || {
+                    let _ = gate.run(|| unsafe { cb(ud.ptr(), method.as_ptr(), params.as_ptr(), params.len()) });
+                });
             }));
         }
         if let Some((cb, ud, kinds)) = self.answers.lock().unwrap_or_else(|e| e.into_inner()).clone() {
@@ -466,6 +470,7 @@ pub unsafe extern "C" fn oxmcp_client_call(
         let a = opt_str_arg(a, "a")?.map(str::to_owned);
         let b = opt_json_text(b, b_len, "b")?;
         let client = c.connected()?;
+        let deliver = c.rt.deliver.clone();
         // Bad input is the caller's to hear at once; every other outcome is the callback's.
         let refuses = |kind| kind == ErrorKind::InvalidInput;
         start_now(&c.rt, callback, user_data, out_request, refuses, move |token| {
@@ -473,20 +478,28 @@ pub unsafe extern "C" fn oxmcp_client_call(
             if timeout_ms != 0 {
                 options = options.timeout(Duration::from_millis(u64::from(timeout_ms)));
             }
-            let options = with_progress(options, on_progress, user_data);
+            let options = with_progress(options, on_progress, user_data, &deliver);
             async move { door_value(host::call(&client, &op, a.as_deref(), b.as_deref(), options).await?) }
         })
     })
 }
 
-fn with_progress(options: RequestOptions, on_progress: OxmcpProgressFn, user_data: *mut c_void) -> RequestOptions {
+fn with_progress(
+    options: RequestOptions,
+    on_progress: OxmcpProgressFn,
+    user_data: *mut c_void,
+    deliver: &Deliver,
+) -> RequestOptions {
     let Some(cb) = on_progress else { return options };
-    let ud = UserData(user_data);
+    let (ud, deliver) = (UserData(user_data), deliver.clone());
     options.on_progress(move |p| {
         let message = p.message.as_deref().map(c_string);
-        let ptr = message.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
-        // SAFETY: the host registered the callback with this user data.
-        unsafe { cb(ud.ptr(), p.progress, p.total.is_some(), p.total.unwrap_or(0.0), ptr) }
+        let (progress, total) = (p.progress, p.total);
+        deliver.call(move || {
+            let ptr = message.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
+            // SAFETY: the host registered the callback with this user data.
+            unsafe { cb(ud.ptr(), progress, total.is_some(), total.unwrap_or(0.0), ptr) }
+        })
     })
 }
 

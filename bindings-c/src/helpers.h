@@ -566,4 +566,81 @@ static inline OxmcpStatus oxmcp_client_set_log_level(const struct OxmcpClient *c
   return oxmcp_client_call(client, "logging/setLevel", level, NULL, 0, 0, NULL, callback, user_data, out_request);
 }
 
+/* ---- waiting on the host's thread (a "queued" runtime) ------------------------------------ */
+
+/* Runs a "queued" runtime's callbacks (oxmcp_runtime_create() with {"callbacks":"queued"})
+ * on this thread until `*done` is true: set by one of those callbacks, so a plain bool
+ * suffices. A runtime whose callbacks run on its threads: OXMCP_STATUS_INVALID_INPUT. */
+static inline OxmcpStatus oxmcp_runtime_run_until(const struct OxmcpRuntime *runtime, const bool *done) {
+  while (!*done) {
+    OxmcpStatus st = oxmcp_runtime_run_pending(runtime, 1000, NULL);
+    if (st != OXMCP_STATUS_OK) return st;
+  }
+  return OXMCP_STATUS_OK;
+}
+
+/* What oxmcp_client_call_wait() got: on OXMCP_STATUS_OK the result (`json`, malloc'd and
+ * NUL-terminated, `len` bytes); otherwise the error's `message` (malloc'd) and, for a
+ * JSON-RPC error, its `code` (`has_code`). Release with oxmcp_outcome_free(). */
+typedef struct {
+  OxmcpStatus status;
+  char *json;
+  size_t len;
+  char *message;
+  int64_t code;
+  bool has_code;
+  bool done;
+} OxmcpOutcome;
+
+static inline char *oxmcp_strdup_(const char *s, size_t len) {
+  char *out = (char *)malloc(len + 1);
+  if (!out) return NULL;
+  memcpy(out, s, len);
+  out[len] = '\0';
+  return out;
+}
+
+static inline void oxmcp_outcome_(void *user_data, OxmcpStatus status, const uint8_t *json, size_t len,
+                                  const OxmcpError *error) {
+  OxmcpOutcome *o = (OxmcpOutcome *)user_data;
+  o->status = status;
+  if (status == OXMCP_STATUS_OK) {
+    o->json = oxmcp_strdup_((const char *)json, len);
+    o->len = len;
+  } else if (error) {
+    const char *m = oxmcp_error_message(error);
+    o->message = oxmcp_strdup_(m, strlen(m));
+    o->has_code = oxmcp_error_code(error, &o->code);
+  }
+  o->done = true;
+}
+
+/* Frees what an outcome holds (not the outcome itself). */
+static inline void oxmcp_outcome_free(OxmcpOutcome *outcome) {
+  free(outcome->json);
+  free(outcome->message);
+  outcome->json = outcome->message = NULL;
+}
+
+/* oxmcp_client_call() that blocks: starts the call (`b_json` NUL-terminated or NULL), then
+ * runs `runtime`'s queued callbacks on this thread (other requests' too, in order) until
+ * this call ends; returns its status, with the result or error in `*out`. `runtime` is the
+ * client's, created with {"callbacks":"queued"}.
+ *
+ *     OxmcpOutcome r;
+ *     if (oxmcp_client_call_wait(rt, client, "tools/call", "echo", "{\"text\":\"hi\"}", 0, &r) == OXMCP_STATUS_OK)
+ *       printf("%s\n", r.json);
+ *     oxmcp_outcome_free(&r);
+ */
+static inline OxmcpStatus oxmcp_client_call_wait(const struct OxmcpRuntime *runtime, const struct OxmcpClient *client,
+                                                 const char *op, const char *a, const char *b_json,
+                                                 uint32_t timeout_ms, OxmcpOutcome *out) {
+  memset(out, 0, sizeof *out);
+  OxmcpStatus st = oxmcp_client_call(client, op, a, (const uint8_t *)b_json, b_json ? strlen(b_json) : 0, timeout_ms,
+                                     NULL, oxmcp_outcome_, out, NULL);
+  if (st != OXMCP_STATUS_OK) return st;
+  st = oxmcp_runtime_run_until(runtime, &out->done);
+  return st != OXMCP_STATUS_OK ? st : out->status;
+}
+
 #endif /* OXMCP_HELPERS_H */

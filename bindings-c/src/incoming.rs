@@ -144,15 +144,16 @@ impl Incoming {
     }
 }
 
-/// Hands call `id` to a host callback: `call(handle)` runs it under `gate`. `false` (and
-/// the handle freed) when the gate is closed.
+/// Hands call `id` to a host callback: `call(handle)` runs it under `gate`, now or (a
+/// queued runtime) when the host drains. `false` (and the handle freed) when the gate is
+/// closed now; closed by the time the host drains, the call fails as a freed one does.
 pub(crate) fn hand_over(
     owes: Owes,
     id: CallId,
     calls: &Arc<HostCalls>,
     rt: &Arc<Rt>,
     gate: &Gate,
-    call: impl FnOnce(*mut OxmcpIncoming),
+    call: impl FnOnce(*mut OxmcpIncoming) + Send + 'static,
 ) -> bool {
     let ctx = match owes {
         Owes::Handler(_) => match calls.context(id) {
@@ -171,13 +172,24 @@ pub(crate) fn hand_over(
         cancel_done: Condvar::new(),
         rt: rt.clone(),
     });
-    let handle = Box::into_raw(Box::new(OxmcpIncoming { inner }));
-    let ran = gate.run(|| call(handle));
-    if !ran {
-        // SAFETY: never handed to the host.
-        drop(unsafe { Box::from_raw(handle) });
+    if rt.deliver.queue().is_none() {
+        let handle = Box::into_raw(Box::new(OxmcpIncoming { inner }));
+        let ran = gate.run(|| call(handle));
+        if !ran {
+            // SAFETY: never handed to the host.
+            drop(unsafe { Box::from_raw(handle) });
+        }
+        return ran;
     }
-    ran
+    let gate = gate.clone();
+    rt.deliver.call(move || {
+        let handle = Box::into_raw(Box::new(OxmcpIncoming { inner }));
+        if !gate.run(|| call(handle)) {
+            // SAFETY: never handed to the host; freeing fails the call.
+            unsafe { oxmcp_incoming_free(handle) };
+        }
+    });
+    true
 }
 
 /// A server handler as a host function of the core's staged server.
@@ -190,7 +202,7 @@ pub(crate) fn handler_fn(
     gate: Gate,
 ) -> oxmcp::host::HostFn {
     Arc::new(move |id, input: String| {
-        hand_over(Owes::Handler(kind), id, &calls, &rt, &gate, |handle| {
+        hand_over(Owes::Handler(kind), id, &calls, &rt, &gate, move |handle| {
             // SAFETY: the host registered the callback with this user data; `input` outlives the call.
             unsafe { callback(user_data.ptr(), handle, input.as_ptr(), input.len()) }
         })
@@ -224,7 +236,7 @@ pub(crate) fn verifier_fn(
             .ok()
             .and_then(|v| v.get("token").and_then(Value::as_str).map(c_string))
             .unwrap_or_else(|| c_string(""));
-        hand_over(Owes::Identity, id, &calls, &rt, &gate, |handle| {
+        hand_over(Owes::Identity, id, &calls, &rt, &gate, move |handle| {
             // SAFETY: the host registered the callback with this user data; `token` outlives the call.
             unsafe { callback(user_data.ptr(), handle, token.as_ptr()) }
         })
@@ -241,7 +253,7 @@ pub(crate) fn client_request_fn(
 ) -> oxmcp::host::client::RequestFn {
     Arc::new(move |id, method: &'static str, params: String| {
         let name = c_string(method);
-        hand_over(Owes::Client, id, &calls, &rt, &gate, |handle| {
+        hand_over(Owes::Client, id, &calls, &rt, &gate, move |handle| {
             // SAFETY: as above.
             unsafe { callback(user_data.ptr(), handle, name.as_ptr(), params.as_ptr(), params.len()) }
         })
@@ -346,7 +358,8 @@ pub unsafe extern "C" fn oxmcp_incoming_on_cancel(
         // was cancelled if its context says so.
         let (fire, rt) = (inner.clone(), inner.rt.clone());
         let spawn = move || {
-            let _ = rt.spawn(async move { fire.fire_cancel() });
+            let deliver = rt.deliver.clone();
+            let _ = rt.spawn(async move { deliver.call(move || fire.fire_cancel()) });
         };
         let gone_cancelled = !inner.calls.is_open(inner.id) && inner.ctx.as_ref().is_some_and(|c| c.is_cancelled());
         if gone_cancelled {

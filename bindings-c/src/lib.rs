@@ -6,7 +6,8 @@
 //! The shape, module by module:
 //! - [`error`]: `OxmcpStatus` returned by every fallible function, `OxmcpError` (status,
 //!   message, JSON-RPC code and data) readable through `oxmcp_last_error()`;
-//! - [`runtime`]: `OxmcpRuntime`, the threads everything runs on, with an explicit shutdown;
+//! - [`runtime`]: `OxmcpRuntime`, the threads everything runs on, with an explicit shutdown,
+//!   and where callbacks run (its threads, or queued for the host's: `deliver`);
 //! - [`request`]: `OxmcpRequest`, the handle that cancels an asynchronous operation;
 //! - [`callback`]: the callback types and their exactly-once / not-after-free rules;
 //! - [`server`]: `OxmcpServer` (host callbacks as tools, resources, prompts);
@@ -22,6 +23,7 @@
 
 pub mod callback;
 pub mod client;
+mod deliver;
 pub mod error;
 pub mod incoming;
 pub mod request;

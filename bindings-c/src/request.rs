@@ -81,7 +81,7 @@ where
                 // SAFETY: the caller passes NULL or a writable pointer.
                 unsafe { out_request.write(std::ptr::null_mut()) };
             }
-            Completion::new(callback, user_data).finish(outcome);
+            Completion::new(callback, user_data, rt.deliver.clone()).finish(outcome);
             Ok(())
         }
     }
@@ -99,7 +99,7 @@ fn spawn<F>(
 where
     F: Future<Output = Result<Value, Error>> + Send + 'static,
 {
-    let completion = Completion::new(callback, user_data);
+    let completion = Completion::new(callback, user_data, rt.deliver.clone());
     let armed = completion.armed();
     let watch = token.clone();
     let task = {
