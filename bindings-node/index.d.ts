@@ -5,6 +5,35 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** A JSON object. */
 export type JsonObject = { [key: string]: any }
 
+/** A Standard Schema validator (standardschema.dev: zod 4, Valibot, ArkType... all expose
+ *  `~standard`), as far as oxmcp needs to know it; the types are the specification's own, so
+ *  oxmcp depends on no validator library. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1.Props<Input, Output>
+}
+export declare namespace StandardSchemaV1 {
+  interface Props<Input = unknown, Output = Input> {
+    readonly version: 1
+    readonly vendor: string
+    readonly validate: (value: unknown) => Result<Output> | Promise<Result<Output>>
+    readonly types?: Types<Input, Output> | undefined
+    /** The Standard JSON Schema converter, when the library offers one (preferred). */
+    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown> }
+  }
+  type Result<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<Issue> }
+  interface Issue {
+    readonly message: string
+    readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined
+  }
+  interface Types<Input = unknown, Output = Input> {
+    readonly input: Input
+    readonly output: Output
+  }
+  /** The type a validator parses to. */
+  type InferOutput<S extends StandardSchemaV1> = NonNullable<S['~standard']['types']>['output']
+  /** The type a validator takes. */
+  type InferInput<S extends StandardSchemaV1> = NonNullable<S['~standard']['types']>['input']
+}
 /** A zod 4 schema, as far as oxmcp needs to know it (zod stays an optional peer dependency). */
 export interface ZodLike<Out = any> {
   readonly _zod: unknown
@@ -19,14 +48,18 @@ export interface Zod3Like<Out = any> {
 export type AnyZod<Out = any> = ZodLike<Out> | Zod3Like<Out>
 /** A zod "raw shape": `{ a: z.number(), b: z.string() }` (all zod 4 or all zod 3). */
 export type ZodShape = { [key: string]: AnyZod }
-/** The parsed type of a zod schema or shape. */
-export type Infer<S> = S extends AnyZod<infer O>
-  ? O
-  : S extends ZodShape
-    ? { [K in keyof S]: S[K] extends AnyZod<infer O> ? O : never }
-    : JsonObject
-/** A JSON Schema object, a zod schema, or a zod raw shape. */
-export type SchemaInput = JsonObject | AnyZod | ZodShape
+/** The parsed type of a schema: a Standard Schema's output type, a zod schema's or
+ *  shape's parsed type, any JSON object for a JSON Schema. */
+export type Infer<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends AnyZod<infer O>
+    ? O
+    : S extends ZodShape
+      ? { [K in keyof S]: S[K] extends AnyZod<infer O> ? O : never }
+      : JsonObject
+/** A JSON Schema object, a Standard Schema validator (zod, Valibot, ArkType...), a zod 3
+ *  schema, or a zod raw shape. */
+export type SchemaInput = JsonObject | StandardSchemaV1 | AnyZod | ZodShape
 
 // --------------------------------------------------------------------------------------
 // Errors
@@ -229,8 +262,15 @@ export type ToolReturn = string | number | boolean | null | undefined | ContentB
 export interface ToolConfig<S extends SchemaInput | undefined = undefined> {
   title?: string
   description?: string
-  /** A JSON Schema object, a zod (4 or 3) schema, or a zod raw shape. Arguments are
-   *  validated by the engine; with zod the handler receives the zod-parsed values. */
+  /** A JSON Schema object, a Standard Schema validator (zod 4, Valibot, ArkType...), a
+   *  zod 3 schema, or a zod raw shape. Arguments are validated by the engine against its
+   *  JSON Schema; with a validator the handler receives the values it parsed (typed as its
+   *  output: defaults applied, coercions and refinements done).
+   *
+   *  ```ts
+   *  server.tool('search', { inputSchema: type({ query: 'string', 'limit?': 'number' }) }, ({ query, limit }) => ...)
+   *  ```
+   */
   inputSchema?: S
   outputSchema?: SchemaInput
   annotations?: ToolAnnotations

@@ -1,6 +1,8 @@
 'use strict'
-// Schemas: a JSON Schema object, a zod 4 (classic or mini) or zod 3 schema, or a zod "raw
-// shape" (values of one major).
+// Schemas: a JSON Schema object, any Standard Schema validator (zod 4, Valibot, ArkType...:
+// an object with `~standard`), a zod 3 schema, or a zod "raw shape" (values of one major).
+// The JSON Schema is what the engine publishes and validates with; the validator then
+// parses the validated value for the handler (defaults, coercions, refinements).
 
 const { InvalidInputError } = require('./errors.cjs')
 
@@ -16,6 +18,12 @@ function isZod3(value) {
 
 function isZod(value) {
   return isZod4(value) || isZod3(value)
+}
+
+/** A Standard Schema (standardschema.dev): `~standard.validate`, version 1. */
+function isStandard(value) {
+  const std = value != null && (typeof value === 'object' || typeof value === 'function') ? value['~standard'] : undefined
+  return std != null && std.version === 1 && typeof std.validate === 'function'
 }
 
 function isZodShape(value) {
@@ -41,7 +49,10 @@ function load(name) {
 
 function need(name, why) {
   const mod = load(name)
-  if (!mod) throw new InvalidInputError(null, `${why} but the ${name} package cannot be loaded (npm install ${name.split('/')[0]})`)
+  if (!mod) {
+    const pkg = name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0]
+    throw new InvalidInputError(null, `${why} but the ${name} package cannot be loaded (npm install ${pkg})`)
+  }
   return mod
 }
 
@@ -60,39 +71,78 @@ function objectOfShape(shape) {
   throw new InvalidInputError(null, 'a zod raw shape mixes zod 3 and zod 4 schemas')
 }
 
-function jsonOfZod(z) {
-  if (isZod3(z)) {
+/** The JSON Schema of a validator's input: the vendor's Standard JSON Schema converter
+ *  (`~standard.jsonSchema`) when it offers one, else the vendor's own converter. */
+function jsonOfValidator(s, what) {
+  try {
+    return convert(s, what)
+  } catch (err) {
+    if (err instanceof InvalidInputError) throw err
+    throw new InvalidInputError(null, `${what}: its JSON Schema cannot be made: ${err.message}`)
+  }
+}
+
+function convert(s, what) {
+  if (isZod3(s)) {
     // zod 3 has no JSON Schema export; the options are the MCP TypeScript SDK's.
     const { zodToJsonSchema } = need('zod-to-json-schema', 'a zod 3 schema was given')
-    return zodToJsonSchema(z, { strictUnions: true, pipeStrategy: 'input' })
+    return zodToJsonSchema(s, { strictUnions: true, pipeStrategy: 'input' })
   }
-  // The function, not the method: it knows every zod 4 type, zod/mini's (which carry no
-  // JSON Schema code of their own) among them.
-  return need('zod/v4', 'a zod 4 schema was given').toJSONSchema(z, { io: 'input' })
+  const std = s['~standard']
+  if (std.jsonSchema && typeof std.jsonSchema.input === 'function') return std.jsonSchema.input({ target: 'draft-2020-12' })
+  switch (std.vendor) {
+    // zod/mini's schemas carry no converter of their own: zod's function knows them all.
+    case 'zod':
+      return need('zod/v4', 'a zod 4 schema was given').toJSONSchema(s, { io: 'input' })
+    case 'valibot':
+      // Actions JSON Schema cannot hold (trim, check, transform) stay Valibot's to apply.
+      return need('@valibot/to-json-schema', 'a Valibot schema was given').toJsonSchema(s, { typeMode: 'input', errorMode: 'ignore' })
+    case 'arktype':
+      return s.toJsonSchema()
+    default:
+      throw new InvalidInputError(null, `${what}: a ${std.vendor} schema offers no JSON Schema (~standard.jsonSchema)`)
+  }
 }
 
-/** `{ json, zod }`: the JSON Schema to send and validate with, and the zod schema (if any)
- *  that parses the validated arguments for the handler. */
+/** `{ json, parse }`: the JSON Schema to send and validate with, and the validator (if
+ *  any) that parses the validated arguments for the handler. */
 function schemaOf(schema, what) {
-  if (schema === undefined || schema === null) return { json: { type: 'object', properties: {} }, zod: null }
-  let z = null
-  if (isZod(schema)) z = schema
-  else if (isZodShape(schema)) z = objectOfShape(schema)
-  if (z) return { json: jsonOfZod(z), zod: z }
+  if (schema === undefined || schema === null) return { json: { type: 'object', properties: {} }, parse: null }
+  let v = null
+  if (isZod3(schema) || isStandard(schema)) v = schema
+  else if (isZodShape(schema)) v = objectOfShape(schema)
+  if (v) return { json: jsonOfValidator(v, what), parse: v }
   if (typeof schema !== 'object' || Array.isArray(schema)) {
-    throw new InvalidInputError(null, `${what} must be a JSON Schema object or a zod schema`)
+    throw new InvalidInputError(null, `${what} must be a JSON Schema object or a Standard Schema (zod, Valibot, ArkType...)`)
   }
-  return { json: schema, zod: null }
+  return { json: schema, parse: null }
 }
 
-// zod 3 and zod 4 answer safeParse alike: `{ success, data }` or `{ error: { issues } }`.
-// The failure is an InvalidInputError: the caller's mistake, which the model must read
-// (maskErrors leaves it alone) and the server need not report.
-function zodParse(z, value) {
-  const r = z.safeParse(value)
-  if (r.success) return r.data
-  const issues = (r.error.issues || []).map(i => `${(i.path || []).join('.') || '(root)'}: ${i.message}`)
-  throw new InvalidInputError(null, `Invalid arguments: ${issues.join('; ') || r.error.message}`)
+function invalid(issues) {
+  const text = issues.map(i => {
+    const path = (i.path || []).map(p => (p !== null && typeof p === 'object' ? p.key : p)).map(String).join('.')
+    return `${path || '(root)'}: ${i.message}`
+  })
+  // The caller's mistake, which the model must read (maskErrors leaves it alone) and the
+  // server need not report.
+  return new InvalidInputError(null, `Invalid arguments: ${text.join('; ') || 'rejected by the schema'}`)
 }
 
-module.exports = { schemaOf, zod, zodParse }
+/** Parses `value` with validator `v`: the parsed value, or an InvalidInputError naming
+ *  each issue. A Standard Schema may answer asynchronously: then a Promise. zod 3 before
+ *  3.24 has no `~standard`: its safeParse answers alike. */
+function parseWith(v, value) {
+  if (!isStandard(v)) {
+    const r = v.safeParse(value)
+    if (r.success) return r.data
+    throw invalid(r.error.issues || [{ message: r.error.message }])
+  }
+  const settle = r => {
+    if (r.issues) throw invalid(r.issues)
+    return r.value
+  }
+  const r = v['~standard'].validate(value)
+  return r && typeof r.then === 'function' ? r.then(settle) : settle(r)
+}
+
+module.exports = { schemaOf, zod, parseWith }

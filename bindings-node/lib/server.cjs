@@ -6,7 +6,7 @@ const {
   ConnectionClosedError, HandlerError, InvalidInputError, McpError, ProtocolError, RequestCancelledError,
   RequestTimeoutError, TransportError, UnauthorizedError, nativeCall, thrownToJson, wrapSync,
 } = require('./errors.cjs')
-const { schemaOf, zod, zodParse } = require('./schema.cjs')
+const { schemaOf, parseWith } = require('./schema.cjs')
 
 // What oxmcp's own calls throw (a client a handler uses...): a handler letting one through
 // failed, unlike one throwing an McpError to answer with it. Not CapabilityMissingError:
@@ -116,15 +116,16 @@ class Context {
     return Promise.resolve()
   }
 
-  /** Asks the user for input (`elicitation/create`). `schema` is a JSON Schema object or a
-   *  zod object schema; with zod, an accepted answer's `content` is zod-parsed. */
+  /** Asks the user for input (`elicitation/create`). `schema` is a JSON Schema object or
+   *  an object schema of zod or any Standard Schema library; then an accepted answer's
+   *  `content` is parsed by it. */
   async elicit(message, schema, options = {}) {
-    const { json, zod: z } = schemaOf(schema, 'the elicitation schema')
+    const { json, parse } = schemaOf(schema, 'the elicitation schema')
     const requested = { ...json }
     delete requested.$schema
     const params = { ...options, message: String(message), requestedSchema: requested }
     const result = JSON.parse(await this._ask('elicitation/create', params))
-    if (z && result.action === 'accept') result.content = zodParse(z, result.content ?? {})
+    if (parse && result.action === 'accept') result.content = await parseWith(parse, result.content ?? {})
     return result
   }
 
@@ -175,6 +176,17 @@ class Context {
   /** Over Streamable HTTP, closes this request's SSE stream; the client resumes it. */
   endResponseStream() {
     this._now('end response stream')
+  }
+}
+
+/** `handler` called with its arguments as validator `parse` (if any) makes them: the
+ *  engine has checked them against the JSON Schema already; the validator adds what that
+ *  cannot say (defaults, coercions, refinements) and may answer asynchronously. */
+function parsedFor(parse, handler) {
+  if (parse === null) return handler
+  return (args, ctx) => {
+    const parsed = parseWith(parse, args)
+    return parsed && typeof parsed.then === 'function' ? parsed.then(a => handler(a, ctx)) : handler(parsed, ctx)
   }
 }
 
@@ -264,11 +276,20 @@ class Server {
   }
 
   /** Registers a tool: `tool(name, handler)` or `tool(name, config, handler)`; config has
-   *  `description`, `title`, `inputSchema` (JSON Schema or zod), `outputSchema`,
+   *  `description`, `title`, `inputSchema` and `outputSchema` (JSON Schema, or a
+   *  Standard Schema: zod, Valibot, ArkType...; its JSON Schema is published, the engine
+   *  validates with it, then the validator parses the arguments the handler gets),
    *  `annotations`, `_meta`, `taskSupport` (`'optional'`: runs as a task for clients of
    *  the tasks extension; `'required'`: only so), `escalating: true` (the call starts
    *  inline and becomes a task at `ctx.escalateToTask()`), and `replace: true` to replace
-   *  a tool of the same name. The handler gets `(args, ctx)`. */
+   *  a tool of the same name. The handler gets `(args, ctx)`.
+   *
+   *  ```js
+   *  import * as v from 'valibot'
+   *  server.tool('repeat', { inputSchema: v.object({ word: v.string(), times: v.optional(v.number(), 2) }) },
+   *    ({ word, times }) => word.repeat(times)) // times is 2 when the client gave none
+   *  ```
+   */
   tool(name, config, handler) {
     if (typeof config === 'function') [config, handler] = [{}, config]
     if (typeof handler !== 'function') throw new InvalidInputError(null, `tool ${name}: the handler must be a function`)
@@ -283,8 +304,7 @@ class Server {
     // 'required'), as it does for every host.
     if (config.taskSupport !== undefined) tool.execution = { taskSupport: config.taskSupport }
     if (config.escalating) tool.escalating = true
-    const z = input.zod
-    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), toolResult, 'tool', name)
+    const slot = this._slot(parsedFor(input.parse, handler), toolResult, 'tool', name)
     wrapSync(() => this._native.register('tool', JSON.stringify(tool), slot))
     this._names.tool.add(name)
     return this
@@ -321,7 +341,8 @@ class Server {
 
   /** Registers a prompt: `prompt(name, handler)` or `prompt(name, config, handler)`;
    *  config has `description`, `title`, and `arguments` (`[{name, description, required}]`)
-   *  or `argsSchema` (a zod shape or object), and `replace: true` to replace a prompt of the
+   *  or `argsSchema` (a zod shape, or an object schema of zod or any Standard Schema
+   *  library), and `replace: true` to replace a prompt of the
    *  same name. The handler gets `(args, ctx)` and returns a string, a message
    *  `{role, content}`, an array of them, or `{messages}`. */
   prompt(name, config, handler) {
@@ -331,11 +352,11 @@ class Server {
     name = String(name)
     this._checkNew('prompt', name, config)
     const def = definitionFields({ name }, config, ['title', 'description', '_meta', 'icons'])
-    let z = null
+    let parse = null
     if (config.arguments) def.arguments = config.arguments
     else if (config.argsSchema) {
       const s = schemaOf(config.argsSchema, 'argsSchema')
-      z = s.zod
+      parse = s.parse
       const required = new Set(s.json.required || [])
       def.arguments = Object.entries(s.json.properties || {}).map(([arg, prop]) => {
         const entry = { name: arg, required: required.has(arg) }
@@ -343,7 +364,7 @@ class Server {
         return entry
       })
     }
-    const slot = this._slot((args, ctx) => handler(z ? zodParse(z, args) : args, ctx), value => promptResult(value), 'prompt', name)
+    const slot = this._slot(parsedFor(parse, handler), value => promptResult(value), 'prompt', name)
     wrapSync(() => this._native.register('prompt', JSON.stringify(def), slot))
     this._names.prompt.add(name)
     return this

@@ -1,6 +1,6 @@
 // Shared helpers of the node tests (not a test file itself).
 import { spawn } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -66,4 +66,18 @@ export function runNode(args, { timeoutMs = 20_000, input } = {}) {
     child.on('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr, ms: Date.now() - started }) })
     if (input !== undefined) child.stdin.end(input)
   })
+}
+
+/** The newest specification's schema.json as the Rust schema tests find it ($OXMCP_SPEC_DIR,
+ *  else ../shared/spec beside the checkout), or null where it is absent (outside CI). */
+export function specSchema() {
+  const dir = process.env.OXMCP_SPEC_DIR || path.resolve(ROOT, '..', '..', 'shared', 'spec')
+  let versions = []
+  try { versions = readdirSync(dir).filter(v => /^\d{4}-\d{2}-\d{2}$/.test(v)).sort() } catch { versions = [] }
+  const newest = versions.at(-1)
+  if (!newest) {
+    if (!['', '0', 'false'].includes((process.env.CI || '').toLowerCase())) throw new Error(`no specification schema in ${dir}`)
+    return null
+  }
+  return { version: newest, schema: JSON.parse(readFileSync(path.join(dir, newest, 'schema.json'), 'utf8')) }
 }

@@ -1,8 +1,8 @@
 // The package as a user gets it: `npm pack`, install the tarball into a fresh scratch
 // project (no build there), type-check a TypeScript file with `tsc --strict`, and run it
 // through both the ESM and the CommonJS entry. zod 3 (as `zod3`, an npm alias) checks
-// the typings of zod 3 schemas and that the package brings its converter along. A file of
-// typical mistakes must fail to compile at exactly the lines that make them.
+// the typings of zod 3 schemas and that the package brings its converter along; Valibot and
+// ArkType, that a Standard Schema types the handler's arguments. A file of typical mistakes must fail to compile at exactly the lines that make them.
 import { after, before, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -15,6 +15,8 @@ const TS = `
 import { Server, Client, McpError, AbortError, type CallToolResult, type Context } from 'oxmcp'
 import { z } from 'zod'
 import { z as z3 } from 'zod3'
+import * as v from 'valibot'
+import { type } from 'arktype'
 
 // Fails to compile when the handler's argument is typed \`any\` (a schema not understood).
 type IsAny<T> = 0 extends 1 & T ? true : false
@@ -36,6 +38,15 @@ server.tool('half', { inputSchema: z3.object({ n: z3.number() }), outputSchema: 
 server.prompt('shape3', { argsSchema: { topic: z3.string() }, replace: true }, ({ topic }) => {
   const typed: IsAny<typeof topic> = false
   return \`About \${topic} \${typed}\`
+})
+// Standard Schema validators: the handler's args are typed as each one's output.
+server.tool('repeat', { inputSchema: v.object({ word: v.string(), times: v.optional(v.number(), 2) }) }, ({ word, times }) => {
+  const n: number = times
+  return word.repeat(n)
+})
+server.tool('double', { inputSchema: type({ n: 'string.integer.parse' }) }, ({ n }) => {
+  const typed: IsAny<typeof n> = false
+  return String(typed ? 0 : n * 2)
 })
 server.resource('file://notes/{name}', async (uri, { name }) => \`\${uri}: \${name}\`)
 server.resource('file://{dir}/{file}{?rev}', { annotations: { audience: ['user'] } }, (uri, { dir, file, rev }) => [dir, file, rev].join('/'))
@@ -59,11 +70,13 @@ async function main(): Promise<void> {
     aborted = err instanceof AbortError && err instanceof McpError && err.code === null
   }
   const note = await client.readResource('file://notes/todo')
+  const standard = [(await client.callTool('repeat', { word: 'ab' })).content[0], (await client.callTool('double', { n: '21' })).content[0]]
+    .map(c => (c.type === 'text' ? c.text : ''))
   const greet = (await client.callTool('greet')).content[0]
   const greeting = greet.type === 'text' ? greet.text : ''
   await client.close()
   await server.close()
-  console.log(JSON.stringify({ tools: tools.length, text, aborted, note: note.contents[0].text, half, halfSchema: halfSchema?.properties, greeting, closed }))
+  console.log(JSON.stringify({ tools: tools.length, text, aborted, note: note.contents[0].text, half, halfSchema: halfSchema?.properties, standard, greeting, closed }))
 }
 main().catch((err: unknown) => { console.error(err); process.exit(1) })
 `
@@ -72,12 +85,14 @@ main().catch((err: unknown) => { console.error(err); process.exit(1) })
 const WRONG = `
 import { Server, Client } from 'oxmcp'
 import { z } from 'zod'
+import * as v from 'valibot'
 
 const server = new Server({ name: 'wrong', version: '1.0.0' }, {
   maskErrors: 'yes', // error: a boolean
   lifespan: async () => ({ value: { db: { query: (sql: string) => sql.length } } }),
 })
 server.tool('shout', { inputSchema: z.object({ n: z.number() }) }, ({ n }) => n.toUpperCase()) // error: n is a number
+server.tool('count', { inputSchema: v.object({ s: v.string() }) }, ({ s }) => s.toFixed(1)) // error: s is a string
 server.tool('look', { annotations: { readonlyHint: true } }, () => 'ok') // error: readOnlyHint
 server.tool('query', async (_args, ctx) => {
   await ctx.log('verbose', 'starting') // error: not a logging level
@@ -119,7 +134,7 @@ it('packs, installs into a fresh project, type-checks with tsc --strict and runs
   execFileSync('mkdir', ['-p', project])
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'module' }))
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error',
-    path.join(dir, tarball), 'zod@4.6.7', 'zod3@npm:zod@3.25.76', 'typescript@5', '@types/node@20'], project)
+    path.join(dir, tarball), 'zod@4.6.7', 'zod3@npm:zod@3.25.76', 'valibot@1.5.0', '@valibot/to-json-schema@1.8.0', 'arktype@2.2.10', 'typescript@5', '@types/node@20'], project)
   writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', outDir: 'dist', skipLibCheck: false, types: ['node'] },
     files: ['main.ts'],
@@ -132,8 +147,8 @@ it('packs, installs into a fresh project, type-checks with tsc --strict and runs
   }
   const out = JSON.parse(run(process.execPath, ['dist/main.js'], project).trim())
   assert.deepEqual(out, {
-    tools: 4, text: '3', aborted: true, note: 'file://notes/todo: todo', half: { half: 2.5 }, halfSchema: { n: { type: 'number' } },
-    greeting: 'hello scratch', closed: true,
+    tools: 6, text: '3', aborted: true, note: 'file://notes/todo: todo', half: { half: 2.5 }, halfSchema: { n: { type: 'number' } },
+    standard: ['abab', '42'], greeting: 'hello scratch', closed: true,
   })
   // The CommonJS entry.
   writeFileSync(path.join(project, 'check.cjs'), "const { Server, Client, McpError } = require('oxmcp'); console.log(typeof Server, typeof Client, new McpError(1, 'm').code)")
@@ -158,6 +173,6 @@ it('tsc --strict reports each typical mistake at its line, and nothing else', { 
   }
   const expected = WRONG.split('\n').flatMap((line, i) => (line.includes('// error') ? [i + 1] : []))
   const reported = [...output.matchAll(/^wrong\.ts\((\d+),\d+\): error TS\d+/gm)].map(m => Number(m[1]))
-  assert.equal(expected.length, 14)
+  assert.equal(expected.length, 15)
   assert.deepEqual(reported, expected, output)
 })
