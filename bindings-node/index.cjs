@@ -5,7 +5,7 @@
 // protocol, validation, correlation, cancellation, timeouts and transports.
 //
 // lib/: errors.cjs (the error classes and how errors cross), schema.cjs (JSON Schema or
-// zod), results.cjs (values as MCP results), server.cjs (Server, Context), client.cjs.
+// a Standard Schema validator), results.cjs (values as MCP results), server.cjs (Server, Context), http.cjs (the endpoint in a web framework), client.cjs.
 const native = require('./native.cjs')
 const {
   McpError, RequestTimeoutError, RequestCancelledError, ConnectionClosedError, TransportError, ProtocolError,

@@ -382,6 +382,20 @@ export interface HttpOptions {
   redis?: string
 }
 
+/** `listenHttp`'s options but those of the listener (the framework listens): a protected
+ *  endpoint names its `auth.audience` (the URL clients use). */
+export type HttpHandlerOptions = Omit<HttpOptions, 'host' | 'port' | 'path' | 'redis'>
+
+/** `server.httpHandler()`: a Node request handler that Express (`(req, res, next)`), Fastify
+ *  (`(request, reply)`) and `node:http` (`(req, res)`) call, resolving once the answer has
+ *  been sent (an SSE stream: once it ends or the client goes away). */
+export interface HttpHandler {
+  (req: any, res: any, next?: unknown): Promise<void>
+  /** A fetch `Request` in, a `Response` (its body streamed) out: for Hono and other
+   *  fetch-style frameworks. */
+  fetch(request: Request): Promise<Response>
+}
+
 /** Who a request's verified access token speaks for. */
 export interface AuthInfo {
   subject?: string
@@ -477,6 +491,16 @@ export class Server<L = unknown> {
   verifyTokens(fn: (token: string) => Partial<AuthInfo> | null | Promise<Partial<AuthInfo> | null>): void
   /** Serves Streamable HTTP (and legacy SSE); resolves to the endpoint URL. */
   listenHttp(options?: HttpOptions): Promise<string>
+  /** The MCP endpoint as a request handler for your own web app (Express, Fastify,
+   *  `node:http`; `.fetch` for Hono), answering on whatever route you mount it.
+   *
+   *  ```ts
+   *  const mcp = server.httpHandler({ allowedHosts: ['api.example.com'] })
+   *  app.all('/mcp', mcp)                            // Express or Fastify
+   *  honoApp.all('/mcp', c => mcp.fetch(c.req.raw))  // Hono (@hono/node-server)
+   *  ```
+   */
+  httpHandler(options?: HttpHandlerOptions): HttpHandler
   /** Stops serving, then ends the lifespan; the process can exit. */
   close(): Promise<void>
 }

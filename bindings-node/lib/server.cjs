@@ -7,6 +7,7 @@ const {
   RequestTimeoutError, TransportError, UnauthorizedError, nativeCall, thrownToJson, wrapSync,
 } = require('./errors.cjs')
 const { schemaOf, parseWith } = require('./schema.cjs')
+const { httpHandler } = require('./http.cjs')
 
 // What oxmcp's own calls throw (a client a handler uses...): a handler letting one through
 // failed, unlike one throwing an McpError to answer with it. Not CapabilityMissingError:
@@ -510,6 +511,29 @@ class Server {
     this._listening.http = true
     this._updateRef()
     return url
+  }
+
+  /** The MCP endpoint (Streamable HTTP) as a request handler to mount in your own web app,
+   *  beside routes of your own: one function that Express (`(req, res, next)`), Fastify
+   *  (`(request, reply)`) and `node:http` (`(req, res)`) call, with `.fetch(request)` for
+   *  fetch-style frameworks (Hono). Whatever path the route has, the engine answers it as
+   *  its endpoint, exactly as `listenHttp` would (sessions, SSE streams, both eras; a client
+   *  that goes away ends its stream, and its stateless call is cancelled). Options are
+   *  `listenHttp`'s but `host`, `port` and `redis` (the framework listens): `stateless`,
+   *  `jsonResponse`, `allowedHosts`, `allowedOrigins` (give your public host names),
+   *  `maxSessions`, `auth`. A body the framework parsed already (`express.json()`,
+   *  Fastify's JSON parser) is taken as it is. The lifespan starts with the first request;
+   *  `close()` ends the endpoint's sessions.
+   *
+   *  ```js
+   *  const mcp = server.httpHandler({ allowedHosts: ['api.example.com'] })
+   *  expressApp.all('/mcp', mcp)                     // Express
+   *  fastify.all('/mcp', mcp)                        // Fastify
+   *  honoApp.all('/mcp', c => mcp.fetch(c.req.raw))  // Hono (@hono/node-server)
+   *  ```
+   */
+  httpHandler(options = {}) {
+    return httpHandler(this, options)
   }
 
   /** Stops serving, then ends the lifespan (its `close`); the process may exit once nothing

@@ -14,10 +14,12 @@
 mod client;
 mod errors;
 mod events;
+mod http_app;
 mod server;
 mod uv_loop;
 
 pub use client::NativeClient;
+pub use http_app::NativeHttpApp;
 pub use server::NativeServer;
 
 use napi::Env;
