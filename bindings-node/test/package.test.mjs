@@ -12,7 +12,7 @@ import path from 'node:path'
 import { ROOT } from './helpers.mjs'
 
 const TS = `
-import { Server, Client, McpError, AbortError, type CallToolResult, type Context } from 'oxmcp'
+import { Server, Client, McpError, AbortError, type CallToolResult, type Context, type HttpHandler } from 'oxmcp'
 import { z } from 'zod'
 import { z as z3 } from 'zod3'
 import * as v from 'valibot'
@@ -48,6 +48,9 @@ server.tool('double', { inputSchema: type({ n: 'string.integer.parse' }) }, ({ n
   const typed: IsAny<typeof n> = false
   return String(typed ? 0 : n * 2)
 })
+const mcp: HttpHandler = server.httpHandler({ stateless: true, allowedHosts: ['localhost'] })
+const answer: Promise<Response> = mcp.fetch(new Request('http://localhost/mcp', { method: 'DELETE' }))
+void answer
 server.resource('file://notes/{name}', async (uri, { name }) => \`\${uri}: \${name}\`)
 server.resource('file://{dir}/{file}{?rev}', { annotations: { audience: ['user'] } }, (uri, { dir, file, rev }) => [dir, file, rev].join('/'))
 server.prompt('review', { arguments: [{ name: 'code', required: true }] }, async args => \`Review \${args.code}\`)
@@ -104,6 +107,7 @@ server.resource('file://notes/{name}', async (_uri, { nmae }) => 'note ' + nmae)
 
 async function main(): Promise<void> {
   await server.listenHttp({ prot: 8080 }) // error: port
+  server.httpHandler({ port: 8080 }) // error: the framework listens
   const client = await Client.stdio('node', ['server.js'], { cwdir: '/tmp' }) // error: cwd
   await Client.stdio('node', ['server.js'], { stderr: 'inherit' }) // error: 'forward' or 'discard'
   await client.calTool('shout', { n: 1 }) // error: callTool
@@ -173,6 +177,6 @@ it('tsc --strict reports each typical mistake at its line, and nothing else', { 
   }
   const expected = WRONG.split('\n').flatMap((line, i) => (line.includes('// error') ? [i + 1] : []))
   const reported = [...output.matchAll(/^wrong\.ts\((\d+),\d+\): error TS\d+/gm)].map(m => Number(m[1]))
-  assert.equal(expected.length, 15)
+  assert.equal(expected.length, 16)
   assert.deepEqual(reported, expected, output)
 })
