@@ -155,6 +155,8 @@ function bodyOf(parsed) {
 
 /** The request's body, at most `limit` bytes of it; null if the client went away. */
 function readBody(req, limit) {
+  // Read by someone else already (a framework that keeps no body): nothing more comes.
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0))
   return new Promise(resolve => {
     const chunks = []
     let size = 0
