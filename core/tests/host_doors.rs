@@ -3,62 +3,74 @@
 
 use std::sync::Arc;
 
-use oxmcp::host::{client, context, failure, ClientHooks, ConnectOptions, HandlerKind, HostCalls, StagedServer};
+use oxmcp::host::{client, context, failure, CallId, ClientHooks, ConnectOptions, HandlerKind, HostCalls, StagedServer};
 use oxmcp::ErrorKind;
 
 async fn connect(server: &StagedServer) -> oxmcp::client::Client {
     client::connect_in_memory(server, ConnectOptions::default(), ClientHooks::default()).await.unwrap()
 }
 
+/// Registers tool `name`, whose handler runs `body` (the call table and the call's id) on a
+/// task and answers its text.
+fn text_tool<F, Fut>(server: &StagedServer, name: &str, body: F)
+where
+    F: Fn(Arc<HostCalls>, CallId) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = String> + Send + 'static,
+{
+    let calls = server.calls().clone();
+    let body = Arc::new(body);
+    let tool = serde_json::json!({"name": name, "inputSchema": {"type": "object"}}).to_string();
+    let f = Arc::new(move |id, _| {
+        let (calls, body) = (calls.clone(), body.clone());
+        tokio::spawn(async move {
+            let text = body(calls.clone(), id).await;
+            calls.complete(id, Ok(serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string()));
+        });
+        true
+    });
+    server.register(HandlerKind::Tool, &tool, f).unwrap();
+}
+
+/// Calls tool `name` and gives its first text block.
+async fn call_text(c: &oxmcp::client::Client, name: &str) -> String {
+    let result = client::call(c, "tools/call", Some(name), Some("{}"), Default::default()).await.unwrap().unwrap();
+    let result: serde_json::Value = serde_json::from_str(&result).unwrap();
+    result["content"][0]["text"].as_str().unwrap().to_string()
+}
+
 #[tokio::test]
 async fn a_handler_reaches_its_request_by_name_through_the_context_door() {
     let server = StagedServer::new("doors", "1");
     let calls = server.calls().clone();
-    let tool = r#"{"name": "facts", "inputSchema": {"type": "object"}}"#;
     let resource = r#"{"uri": "mem://a", "name": "a"}"#;
-    let c2 = calls.clone();
     server
         .register(
             HandlerKind::Resource,
             resource,
-            Arc::new(move |id, _| c2.complete(id, Ok(r#"{"contents": [{"uri": "mem://a", "text": "alpha"}]}"#.into()))),
+            Arc::new(move |id, _| calls.complete(id, Ok(r#"{"contents": [{"uri": "mem://a", "text": "alpha"}]}"#.into()))),
         )
         .unwrap();
-    server
-        .register(
-            HandlerKind::Tool,
-            tool,
-            Arc::new(move |id, _| {
-                let calls = calls.clone();
-                tokio::spawn(async move {
-                    let info = context::call_now(&calls, id, context::op::INFO, "").unwrap().unwrap();
-                    let cancelled = context::call_now(&calls, id, context::op::CANCELLED, "").unwrap().unwrap();
-                    let bad = context::call_now(&calls, id, context::op::LOG, r#"{"level": "loud"}"#).unwrap_err();
-                    let later = context::call_now(&calls, id, context::op::READ_RESOURCE, "").unwrap_err();
-                    let unknown = context::call(&calls, id, "teleport", "").await.unwrap_err();
-                    let read =
-                        context::call(&calls, id, context::op::READ_RESOURCE, r#"{"uri": "mem://a"}"#).await.unwrap().unwrap();
-                    let stays = context::call(&calls, id, context::op::ESCALATE, "").await;
-                    let out = serde_json::json!({
-                        "info": serde_json::from_str::<serde_json::Value>(&info).unwrap(),
-                        "cancelled": cancelled,
-                        "bad": bad.message(),
-                        "later": later.message(),
-                        "unknown": unknown.message(),
-                        "read": serde_json::from_str::<serde_json::Value>(&read).unwrap(),
-                        "escalate": stays.map_err(|e| e.message().to_string()),
-                    });
-                    let text = serde_json::json!({"content": [{"type": "text", "text": out.to_string()}]});
-                    calls.complete(id, Ok(text.to_string()));
-                });
-                true
-            }),
-        )
-        .unwrap();
+    text_tool(&server, "facts", |calls, id| async move {
+        let info = context::call_now(&calls, id, context::op::INFO, "").unwrap().unwrap();
+        let cancelled = context::call_now(&calls, id, context::op::CANCELLED, "").unwrap().unwrap();
+        let bad = context::call_now(&calls, id, context::op::LOG, r#"{"level": "loud"}"#).unwrap_err();
+        let later = context::call_now(&calls, id, context::op::READ_RESOURCE, "").unwrap_err();
+        let unknown = context::call(&calls, id, "teleport", "").await.unwrap_err();
+        let read = context::call(&calls, id, context::op::READ_RESOURCE, r#"{"uri": "mem://a"}"#).await.unwrap().unwrap();
+        let stays = context::call(&calls, id, context::op::ESCALATE, "").await;
+        serde_json::json!({
+            "info": serde_json::from_str::<serde_json::Value>(&info).unwrap(),
+            "cancelled": cancelled,
+            "bad": bad.message(),
+            "later": later.message(),
+            "unknown": unknown.message(),
+            "read": serde_json::from_str::<serde_json::Value>(&read).unwrap(),
+            "escalate": stays.map_err(|e| e.message().to_string()),
+        })
+        .to_string()
+    });
     let c = connect(&server).await;
-    let result = client::call(&c, "tools/call", Some("facts"), Some("{}"), Default::default()).await.unwrap().unwrap();
-    let result: serde_json::Value = serde_json::from_str(&result).unwrap();
-    let out: serde_json::Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    let out: serde_json::Value = serde_json::from_str(&call_text(&c, "facts").await).unwrap();
     assert_eq!(out["info"]["clientInfo"]["name"], "oxmcp", "{out}");
     assert_eq!(out["cancelled"], "false");
     assert!(out["bad"].as_str().unwrap().contains("unknown log level"), "{out}");
@@ -168,32 +180,16 @@ fn a_refused_definition_names_its_field() {
 #[tokio::test]
 async fn an_elicitation_form_no_client_could_render_is_refused_before_it_is_sent() {
     let server = StagedServer::new("forms", "1");
-    let calls = server.calls().clone();
-    let tool = r#"{"name": "ask", "inputSchema": {"type": "object"}}"#;
-    server
-        .register(
-            HandlerKind::Tool,
-            tool,
-            Arc::new(move |id, _| {
-                let calls = calls.clone();
-                tokio::spawn(async move {
-                    // What a host's type reflection gives for an optional enum field.
-                    let form = r##"{"message": "?", "requestedSchema": {"type": "object",
-                        "$defs": {"Color": {"enum": ["red"], "type": "string"}},
-                        "properties": {"color": {"anyOf": [{"$ref": "#/$defs/Color"}, {"type": "null"}]}}}}"##;
-                    let e = context::call(&calls, id, context::op::ELICITATION, form).await.unwrap_err();
-                    let text =
-                        serde_json::json!({"content": [{"type": "text", "text": format!("{:?}: {}", e.kind(), e.message())}]});
-                    calls.complete(id, Ok(text.to_string()));
-                });
-                true
-            }),
-        )
-        .unwrap();
+    text_tool(&server, "ask", |calls, id| async move {
+        // What a host's type reflection gives for an optional enum field.
+        let form = r##"{"message": "?", "requestedSchema": {"type": "object",
+            "$defs": {"Color": {"enum": ["red"], "type": "string"}},
+            "properties": {"color": {"anyOf": [{"$ref": "#/$defs/Color"}, {"type": "null"}]}}}}"##;
+        let e = context::call(&calls, id, context::op::ELICITATION, form).await.unwrap_err();
+        format!("{:?}: {}", e.kind(), e.message())
+    });
     let c = connect(&server).await;
-    let result = client::call(&c, "tools/call", Some("ask"), Some("{}"), Default::default()).await.unwrap().unwrap();
-    let result: serde_json::Value = serde_json::from_str(&result).unwrap();
-    let text = result["content"][0]["text"].as_str().unwrap();
+    let text = call_text(&c, "ask").await;
     assert!(text.starts_with("InvalidInput: this elicitation form cannot be asked: requestedSchema.properties.color"), "{text}");
     assert!(text.contains("\"anyOf\" is not allowed"), "{text}");
     c.close().await;
