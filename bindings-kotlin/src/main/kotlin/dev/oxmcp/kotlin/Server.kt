@@ -10,6 +10,8 @@ import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.serializer
+import kotlin.reflect.typeOf
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
@@ -169,6 +171,33 @@ class Server(
         taskSupport?.let { put("execution", buildJsonObject { put("taskSupport", it.wire) }) }
         if (escalating) put("escalating", true)
     }) { input, ctx -> toJsonValue(handler(parseObject(input), ctx)) }
+
+    /**
+     * A tool whose arguments are the `@Serializable` class [A]: its input schema is derived
+     * from [A] ([schemaOf]: properties by `@SerialName`, enums as string enums, those with a
+     * default or nullable not required, [McpDescription]s), the engine checks the arguments
+     * against it, and [handler] gets them decoded into an [A]. A `@Serializable` class [R]
+     * gives the output schema, and the value it returns is structured content.
+     *
+     * ```
+     * @Serializable data class Add(val a: Int, val b: Int = 0)
+     * @Serializable data class Sum(val sum: Int)
+     * server.tool<Add, Sum>("add", "Adds two numbers") { args, _ -> Sum(args.a + args.b) }
+     * ```
+     */
+    inline fun <reified A : Any, reified R> tool(
+        name: String,
+        description: String? = null,
+        annotations: JsonObject? = null,
+        taskSupport: TaskSupport? = null,
+        escalating: Boolean = false,
+        noinline handler: suspend (arguments: A, context: Context) -> R,
+    ) {
+        val input = serializer<A>()
+        tool(name, description, schemaOf(input.descriptor), outputSchemaOf(typeOf<R>()), annotations, taskSupport, escalating) { args, ctx ->
+            handler(decodeArguments(input, args), ctx)
+        }
+    }
 
     /**
      * Serves a skill (the skills extension) at [path]: [files] maps each file's path in it
