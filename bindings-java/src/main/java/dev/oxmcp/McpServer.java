@@ -486,11 +486,26 @@ public final class McpServer implements AutoCloseable {
      * @return the endpoint URL
      */
     public CompletableFuture<String> startHttp(String host, int port, String path, boolean stateless, boolean jsonResponse, HttpAuth auth, String redis) {
+        HttpOptions options = HttpOptions.bind(host, port).path(path).auth(auth).redis(redis);
+        if (stateless) options.stateless();
+        if (jsonResponse) options.jsonResponse();
+        return startHttp(options);
+    }
+
+    /**
+     * Starts serving Streamable HTTP as {@code options} say (also which {@code Host} and
+     * {@code Origin} values are accepted: see {@link HttpOptions}).
+     *
+     * <pre>{@code
+     * String url = server.startHttp(HttpOptions.bind("0.0.0.0", 8080).allowedHosts("mcp.example.com")).join();
+     * }</pre>
+     *
+     * @param options where and how to serve
+     * @return the endpoint URL
+     */
+    public CompletableFuture<String> startHttp(HttpOptions options) {
         long server = live();
-        String json = "{\"host\":" + Json.quote(host) + ",\"port\":" + port + ",\"path\":" + Json.quote(path)
-                + ",\"stateless\":" + stateless + ",\"jsonResponse\":" + jsonResponse
-                + (auth != null ? ",\"auth\":" + auth.toJson() : "")
-                + (redis != null ? ",\"redis\":" + Json.quote(redis) : "") + "}";
+        String json = options.toJson();
         return Native.call(Native.Done::json, null, id -> Native.serverStartHttpOptions(server, json, id));
     }
 
