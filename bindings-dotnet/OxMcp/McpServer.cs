@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -516,11 +517,15 @@ namespace OxMcp
         /// <paramref name="redis"/> (<c>redis://HOST:PORT</c>) shares sessions, streams, tasks and the
         /// requestState key with every server started on the same Redis, so that any number of them
         /// behind a load balancer act as one (start it before the server serves anything else).
+        /// Only local <c>Host</c> and <c>Origin</c> values are accepted unless <paramref name="allowedHosts"/>
+        /// and <paramref name="allowedOrigins"/> name others (a guard against DNS rebinding): a server
+        /// reached under a container name or a public host name names it, or every request gets 403.
         /// <code>
         /// int port = server.StartHttp("127.0.0.1:0", auth: new McpHttpAuth("https://auth.example.com") { Scopes = new[] { "mcp:read" } });
         /// </code>
         /// </summary>
-        public int StartHttp(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false, McpHttpAuth auth = null, string redis = null)
+        public int StartHttp(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false, McpHttpAuth auth = null, string redis = null,
+                             IEnumerable<string> allowedHosts = null, IEnumerable<string> allowedOrigins = null)
         {
             ushort port;
             int colon = (bind ?? "").LastIndexOf(':');
@@ -532,10 +537,30 @@ namespace OxMcp
                           ",\"path\":" + McpJson.Quote(path ?? "/mcp") + ",\"stateless\":" + (stateless ? "true" : "false") +
                           ",\"jsonResponse\":" + (jsonResponse ? "true" : "false") +
                           (auth != null ? ",\"auth\":" + auth.ToJson() : "") +
-                          (redis != null ? ",\"redis\":" + McpJson.Quote(redis) : "") + "}";
+                          (redis != null ? ",\"redis\":" + McpJson.Quote(redis) : "") +
+                          (allowedHosts != null ? ",\"allowedHosts\":" + Strings(allowedHosts) : "") +
+                          (allowedOrigins != null ? ",\"allowedOrigins\":" + Strings(allowedOrigins) : "") + "}";
             byte[] options = Native.Bytes(json);
             McpException.Check(Native.oxmcp_server_start_http_options(_handle, options, Native.Len(options), out port));
             return port;
+        }
+
+        /// <summary>
+        /// <see cref="StartHttp"/> off the calling thread: completes with the bound port once the
+        /// listener is up (binding resolves host names, which may take a while).
+        /// <code>
+        /// int port = await server.StartHttpAsync("0.0.0.0:8080", allowedHosts: new[] { "mcp.example.com" });
+        /// </code>
+        /// </summary>
+        public Task<int> StartHttpAsync(string bind = "127.0.0.1:0", string path = "/mcp", bool stateless = false, bool jsonResponse = false, McpHttpAuth auth = null, string redis = null,
+                                        IEnumerable<string> allowedHosts = null, IEnumerable<string> allowedOrigins = null)
+        {
+            return Task.Run(() => StartHttp(bind, path, stateless, jsonResponse, auth, redis, allowedHosts, allowedOrigins));
+        }
+
+        private static string Strings(IEnumerable<string> values)
+        {
+            return "[" + string.Join(",", values.Select(McpJson.Quote)) + "]";
         }
 
         /// <summary>Stops the HTTP listener gracefully.</summary>

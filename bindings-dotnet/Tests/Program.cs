@@ -396,6 +396,41 @@ internal static class Program
         return task;
     }
 
+    /// <summary>The status code of a raw POST (initialize) with these Host and Origin headers.</summary>
+    private static int RawStatus(int port, string host, string origin)
+    {
+        const string body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
+        using (var tcp = new System.Net.Sockets.TcpClient("127.0.0.1", port))
+        using (var stream = tcp.GetStream())
+        {
+            string head = "POST /mcp HTTP/1.1\r\nHost: " + host + "\r\n" + (origin != null ? "Origin: " + origin + "\r\n" : "") +
+                          "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: " +
+                          System.Text.Encoding.UTF8.GetByteCount(body) + "\r\nConnection: close\r\n\r\n" + body;
+            byte[] bytes = System.Text.Encoding.UTF8.GetBytes(head);
+            stream.Write(bytes, 0, bytes.Length);
+            var line = new System.Text.StringBuilder();
+            int c;
+            while ((c = stream.ReadByte()) != -1 && c != '\n') line.Append((char)c);
+            return int.Parse(line.ToString().Split(' ')[1]);
+        }
+    }
+
+    /// <summary>Which Host and Origin values a listener accepts: local ones by default, the named ones when named.</summary>
+    private static async Task AllowedHostsTests()
+    {
+        using (var local = new McpServer("local", "1"))
+        using (var named = new McpServer("named", "1"))
+        {
+            int localPort = await local.StartHttpAsync();
+            Check(RawStatus(localPort, "mcp.example.com", null) == 403, "[hosts] another host name is refused by default");
+            int port = await named.StartHttpAsync(allowedHosts: new[] { "mcp.example.com" }, allowedOrigins: new[] { "https://app.example.com" });
+            Check(RawStatus(port, "mcp.example.com", null) == 200, "[hosts] a named host is served");
+            Check(RawStatus(port, "mcp.example.com", "https://app.example.com") == 200, "[hosts] a named origin is served");
+            Check(RawStatus(port, "mcp.example.com", "https://evil.example.com") == 403, "[hosts] another origin is refused");
+            Check(RawStatus(port, "other.example.com", null) == 403, "[hosts] another host is refused");
+        }
+    }
+
     /// <summary>A C# client and a C# server in one process over Streamable HTTP: cancellation both ways.</summary>
     private static async Task InProcessTests()
     {
@@ -428,6 +463,7 @@ internal static class Program
             }
             server.StopHttp();
         }
+        await AllowedHostsTests();
     }
 
     /// <summary>
