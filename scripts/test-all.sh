@@ -48,8 +48,15 @@ suite style '^style: ' bash -c 'cargo fmt --all -- --check && cargo clippy -q --
 # native libraries (scripts/cross-check.sh).
 suite portability '^cross-check: ' bash scripts/cross-check.sh
 
-# The schema test reads the specification's schemas from ../shared/spec (or
-# OXMCP_SPEC_DIR); under CI it fails instead of skipping when they are missing.
+# The schema tests (Rust and Python) read the specification's schemas from ../shared/spec (or
+# OXMCP_SPEC_DIR); under CI they fail instead of skipping when they are missing. A clone made
+# elsewhere finds them beside the checkout it was cloned from.
+if [[ -z "${OXMCP_SPEC_DIR:-}" && ! -d "$root/../shared/spec" ]]; then
+    origin="$(git config --get remote.origin.url 2>/dev/null || true)"
+    if [[ -n "$origin" && -d "$origin/../shared/spec" ]]; then
+        export OXMCP_SPEC_DIR="$(cd "$origin/../shared/spec" && pwd)"
+    fi
+fi
 suite rust '^test result:' cargo test --workspace --no-fail-fast
 cargo build -q -p oxmcp-cli || failed+=("oxmcp-cli build")
 export OXMCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/oxmcp"
