@@ -23,7 +23,8 @@ export CARGO_INCREMENTAL=0
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
 root="$PWD"
-logs="$(mktemp -d)"
+# Its own name, so a sweep of /tmp/tmp.* elsewhere cannot take it mid-run.
+logs="$(mktemp -d -t oxmcp-test-all.XXXXXX)"
 trap 'rm -rf "$logs"' EXIT
 failed=()
 
