@@ -71,7 +71,7 @@ pub struct OxmcpError {
 impl OxmcpError {
     pub(crate) fn from_error(e: &Error) -> Self {
         let status = OxmcpStatus::of(e.kind());
-        Self::new(status, e.message(), e.code(), e.rpc().and_then(|r| r.data.as_ref()).map(|d| d.to_string().into_bytes()))
+        Self::new(status, &e.detail(), e.code(), e.rpc().and_then(|r| r.data.as_ref()).map(|d| d.to_string().into_bytes()))
     }
 
     pub(crate) fn new(status: OxmcpStatus, message: &str, code: Option<i64>, data: Option<Vec<u8>>) -> Self {

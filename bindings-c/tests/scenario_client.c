@@ -170,8 +170,12 @@ static char *judge(const char *method, const J *expect, const Call *c) {
       }
       json_free(got);
     }
+    const char *contains = json_str(error, "message_contains");
+    if (contains && !(c->message && strstr(c->message, contains)))
+      why_set(&why, "error message \"%s\" does not contain \"%s\"", c->message ? c->message : "(none)", contains);
     for (size_t i = 0; i < error->count; i++)
-      if (strcmp(error->keys[i], "kind") && strcmp(error->keys[i], "code") && strcmp(error->keys[i], "data"))
+      if (strcmp(error->keys[i], "kind") && strcmp(error->keys[i], "code") && strcmp(error->keys[i], "data") &&
+          strcmp(error->keys[i], "message_contains"))
         why_set(&why, "unknown error matcher %s", error->keys[i]);
     return why;
   }
@@ -314,6 +318,45 @@ static char *call_as_task(OxmcpClient *client, const char *method, const J *para
   return why;
 }
 
+/* special "set_level": oxmcp_client_call() "logging/setLevel" with the scenario's timeout. */
+static char *set_level(OxmcpClient *client, const char *method, const J *scenario, const J *expect) {
+  char *why = NULL;
+  const char *level = json_str(json_get(scenario, "params"), "level");
+  const J *timeout = json_get(scenario, "timeout_ms");
+  Call c;
+  call_init(&c);
+  OxmcpStatus st = oxmcp_client_call(client, "logging/setLevel", level ? level : "", NULL, 0,
+                                     timeout ? (uint32_t)timeout->n : 0, NULL, on_complete, &c, &c.req);
+  if (st != OXMCP_STATUS_OK) why_set(&why, "the call did not start: %s", last_message());
+  else if (call_wait(&c) != 1) why_set(&why, "no completion within 30 s");
+  else why = judge(method, expect, &c);
+  call_done(&c);
+  return why;
+}
+
+/* special "connect_refused": a new client of the same runtime connects to params.url. */
+static char *connect_refused(OxmcpRuntime *rt, const char *method, const J *params, const J *expect) {
+  char *why = NULL;
+  OxmcpClient *other = NULL;
+  if (oxmcp_client_new(rt, "scenario-client", "1.0.0", &other) != OXMCP_STATUS_OK) {
+    why_set(&why, "no client: %s", last_message());
+    return why;
+  }
+  Sb options = {0};
+  sb_printf(&options, "{\"url\":\"%s\",\"era\":\"%s\"}", json_str(params, "url") ? json_str(params, "url") : "", g_era);
+  char *text = sb_take(&options);
+  Call c;
+  call_init(&c);
+  OxmcpStatus st = oxmcp_client_connect(other, (const uint8_t *)text, strlen(text), on_complete, &c, &c.req);
+  if (st != OXMCP_STATUS_OK) why_set(&why, "the connect did not start: %s", last_message());
+  else if (call_wait(&c) != 1) why_set(&why, "no completion within 30 s");
+  else why = judge(method, expect, &c);
+  call_done(&c);
+  free(text);
+  oxmcp_client_free(other);
+  return why;
+}
+
 static int in_eras(const J *scenario) {
   const J *eras = json_get(scenario, "eras");
   if (!eras) return strcmp(g_era, "session") == 0 || strcmp(g_era, "stateless") == 0;
@@ -322,7 +365,7 @@ static int in_eras(const J *scenario) {
   return 0;
 }
 
-static void run_scenario(OxmcpClient *client, const J *scenario) {
+static void run_scenario(OxmcpRuntime *rt, OxmcpClient *client, const J *scenario) {
   const char *name = json_str(scenario, "name");
   const char *method = json_str(scenario, "method");
   const char *special = json_str(scenario, "special");
@@ -337,6 +380,8 @@ static void run_scenario(OxmcpClient *client, const J *scenario) {
   if (special) {
     if (strcmp(special, "cancel_during_sampling") == 0) why = cancel_during_sampling(client, method, params, expect);
     else if (strcmp(special, "call_as_task") == 0) why = call_as_task(client, method, p, expect);
+    else if (strcmp(special, "set_level") == 0) why = set_level(client, method, scenario, expect);
+    else if (strcmp(special, "connect_refused") == 0) why = connect_refused(rt, method, p, expect);
     else why_set(&why, "unknown special %s", special);
   } else {
     Call c;
@@ -406,7 +451,7 @@ int main(int argc, char **argv) {
   if (!settled || strcmp(settled, g_era) != 0) return give_up("the connection did not settle on the era asked for");
 
   for (size_t i = 0; i < scenarios->count; i++)
-    if (in_eras(scenarios->items[i])) run_scenario(client, scenarios->items[i]);
+    if (in_eras(scenarios->items[i])) run_scenario(rt, client, scenarios->items[i]);
 
   call_init(&c);
   oxmcp_client_close(client, on_complete, &c);

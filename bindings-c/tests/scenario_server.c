@@ -383,7 +383,8 @@ static void on_rest(void *ud, OxmcpStatus status, const uint8_t *json, size_t le
   oxmcp_incoming_free(req);
 }
 
-/* Changes one request's params on their way, answers another itself, lets the rest go on. */
+/* Changes one request's params on their way, answers another itself, holds a setLevel, lets
+ * the rest go on. */
 static void steer_middleware(void *ud, OxmcpIncoming *req, const uint8_t *request, size_t len) {
   (void)ud;
   J *r = json_parse((const char *)request, len);
@@ -398,6 +399,9 @@ static void steer_middleware(void *ud, OxmcpIncoming *req, const uint8_t *reques
     answer_text(req, "answered by the middleware");
     return;
   }
+  /* Held before it goes on, so a setLevel with a shorter timeout times out (on an engine
+   * thread: the other requests go on meanwhile). */
+  if (method && strcmp(method, "logging/setLevel") == 0) sleep_ms(2000);
   if (is_call && name && strcmp(name, "echo") == 0 && text && strcmp(text, "through middleware") == 0) {
     const char *changed = "{\"name\":\"echo\",\"arguments\":{\"text\":\"changed by the middleware\"}}";
     st = oxmcp_incoming_next(req, (const uint8_t *)changed, strlen(changed), on_rest, req, NULL);

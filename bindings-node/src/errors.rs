@@ -20,7 +20,7 @@ pub fn to_json(e: &Error) -> String {
         "code": e.kind().name(),
         "kindCode": e.kind().code(),
         "rpcCode": e.code(),
-        "message": e.message(),
+        "message": e.detail(),
         "data": e.rpc().and_then(|r| r.data.clone()),
     })
     .to_string()
@@ -29,7 +29,7 @@ pub fn to_json(e: &Error) -> String {
 /// An engine error as the JS error to throw or reject with (JS thread only).
 pub fn to_js(env: &Env, e: &Error) -> napi::Error {
     let build = || -> napi::Result<napi::Error> {
-        let mut js = env.create_error(napi::Error::from_reason(e.message()))?;
+        let mut js = env.create_error(napi::Error::from_reason(e.detail()))?;
         js.set_named_property("code", e.kind().name())?;
         js.set_named_property("kindCode", e.kind().code())?;
         js.set_named_property("rpcCode", e.code())?;

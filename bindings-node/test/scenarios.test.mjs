@@ -13,7 +13,7 @@ const SPEC = JSON.parse(readFileSync(path.resolve(ROOT, '..', 'tests', 'scenario
 const SERVER = fixture('scenario-server.mjs')
 const DEFAULT_ERAS = ['session', 'stateless']
 const MATCHERS = new Set(['text', 'contains', 'isError', 'error', 'at', 'count', 'present', 'absent', 'handler_cancelled'])
-const SPECIALS = new Set(['cancel_during_sampling', 'call_as_task'])
+const SPECIALS = new Set(['cancel_during_sampling', 'call_as_task', 'set_level', 'connect_refused'])
 // How long the cancel scenario waits for the handler to hold, then for it to see its
 // cancellation (the README's 10 seconds).
 const HOLD_WITHIN_MS = 30_000
@@ -134,12 +134,38 @@ async function cancelDuringSampling(client, seen, scenario) {
     `the sampling handler did not see its cancellation within ${CANCEL_WITHIN_MS / 1000} s`)
 }
 
+/** The `error` matcher against the host's error. */
+function checkError(want, err) {
+  if (!(err instanceof McpError)) throw err
+  assert.equal(kindOf(err), want.kind, `${err.name} (kind ${kindOf(err)}): ${err.message}`)
+  if ('code' in want) assert.equal(err.code, want.code, `code of ${err.message}`)
+  if ('data' in want) assert.deepEqual(err.data, want.data, `data of ${err.message}`)
+  if ('message_contains' in want) assert.ok(err.message.includes(want.message_contains), err.message)
+}
+
+/** Awaits `promise`, which must fail as `expect.error` says. */
+async function expectFailure(expect, promise) {
+  assert.ok('error' in expect, 'this special judges a failure: its expect needs error')
+  let result
+  try {
+    result = await promise
+  } catch (err) {
+    checkError(expect.error, err)
+    return
+  }
+  assert.fail(`expected an error, got ${JSON.stringify(result)}`)
+}
+
 async function play(scenario, era) {
   const { expect } = scenario
   const unknown = Object.keys(expect).filter(k => !MATCHERS.has(k))
   assert.deepEqual(unknown, [], 'matchers this runner does not know')
   const special = scenario.special
   assert.ok(special === undefined || SPECIALS.has(special), `a special this runner does not know: ${special}`)
+  if (special === 'connect_refused') {
+    await expectFailure(expect, Client.http(scenario.params.url, { era }))
+    return
+  }
   const seen = clientHandlers()
   const client = await within(30_000, 'connect', Client.stdio(process.execPath, [SERVER], { era, ...seen.options }))
   try {
@@ -155,14 +181,17 @@ async function play(scenario, era) {
       checkResult(scenario.method, expect, await client.callTool(name, args, { task: true }))
       return
     }
+    if (special === 'set_level') {
+      // The host's own call, with its own per-call timeout.
+      await expectFailure(expect, client.setLogLevel(scenario.params.level, { timeout: scenario.timeout_ms }))
+      return
+    }
     let result
     try {
       result = await client.request(scenario.method, scenario.params)
     } catch (err) {
-      if (!('error' in expect) || !(err instanceof McpError)) throw err
-      assert.equal(kindOf(err), expect.error.kind, `${err.name} (kind ${kindOf(err)}): ${err.message}`)
-      if ('code' in expect.error) assert.equal(err.code, expect.error.code, `code of ${err.message}`)
-      if ('data' in expect.error) assert.deepEqual(err.data, expect.error.data, `data of ${err.message}`)
+      if (!('error' in expect)) throw err
+      checkError(expect.error, err)
       return
     }
     assert.ok(!('error' in expect), `expected an error, got ${JSON.stringify(result)}`)

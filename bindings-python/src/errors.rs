@@ -27,7 +27,7 @@ pub fn to_py(py: Python<'_>, e: &Error) -> PyErr {
     let build = || -> PyResult<PyErr> {
         let module = py.import("oxmcp._errors")?;
         let data = e.rpc().and_then(|r| r.data.as_ref()).map(|d| d.to_string());
-        let exc = module.call_method1("_from_native", (class_name(e.kind()), e.code(), e.message(), data))?;
+        let exc = module.call_method1("_from_native", (class_name(e.kind()), e.code(), e.detail(), data))?;
         Ok(PyErr::from_value(exc))
     };
     build().unwrap_or_else(|import_failed| import_failed)

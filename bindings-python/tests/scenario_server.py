@@ -2,6 +2,8 @@
 (``Server``, its decorators, ``Context``), never by reading scenarios.json. Serves stdio
 when run as a script; test_scenarios.py is its runner."""
 
+import asyncio
+
 from oxmcp import Context, McpError, Server, ToolResult
 
 server = Server("scenario-server", version="1.0.0")
@@ -173,6 +175,8 @@ async def steer(request, call_next):
         return await call_next({**params, "arguments": {"text": "changed by the middleware"}})
     if request.method == "tools/call" and params.get("name") == "answered_by_middleware":
         return {"content": [{"type": "text", "text": "answered by the middleware"}]}
+    if request.method == "logging/setLevel":
+        await asyncio.sleep(2)
     return await call_next()
 
 

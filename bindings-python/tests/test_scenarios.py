@@ -20,7 +20,7 @@ SERVER = str(Path(__file__).with_name("scenario_server.py"))
 SPEC = json.loads((REPO / "tests" / "scenarios" / "scenarios.json").read_text())
 DEFAULT_ERAS = ["session", "stateless"]
 MATCHERS = {"text", "contains", "isError", "error", "at", "count", "present", "absent", "handler_cancelled"}
-SPECIALS = {"cancel_during_sampling", "call_as_task"}
+SPECIALS = {"cancel_during_sampling", "call_as_task", "set_level", "connect_refused"}
 # How long the cancel scenario waits for the handler to hold, and then for it to see its
 # cancellation (the README's 10 seconds).
 HOLD_WITHIN = 30.0
@@ -133,12 +133,37 @@ async def cancel_during_sampling(client: Client, handlers: Handlers, scenario: d
         f"the sampling handler did not see its cancellation within {CANCEL_WITHIN} s"
 
 
+def check_error(want: dict[str, Any], e: McpError) -> None:
+    """The ``error`` matcher against the host's exception."""
+    assert type(e).kind == want["kind"], f"{type(e).__name__} (kind {type(e).kind}): {e}"
+    if "code" in want:
+        assert e.code == want["code"], f"code {e.code}: {e}"
+    if "data" in want:
+        assert e.data == want["data"], f"data {e.data!r}: {e}"
+    if "message_contains" in want:
+        assert want["message_contains"] in str(e), f"{want['message_contains']!r} is not in {str(e)!r}"
+
+
+async def expect_failure(expect: dict[str, Any], call) -> None:
+    """Awaits ``call``, which must fail as ``expect["error"]`` says."""
+    assert "error" in expect, "this special judges a failure: its expect needs error"
+    try:
+        result = await call
+    except McpError as e:
+        check_error(expect["error"], e)
+        return
+    pytest.fail(f"expected an error, got {result!r}")
+
+
 async def play(scenario: dict[str, Any], era: Era) -> None:
     expect = scenario["expect"]
     unknown = set(expect) - MATCHERS
     assert not unknown, f"matchers this runner does not know: {unknown}"
     special = scenario.get("special")
     assert special is None or special in SPECIALS, f"a special this runner does not know: {special}"
+    if special == "connect_refused":
+        await expect_failure(expect, Client.connect_http(scenario["params"]["url"], era=era))
+        return
     handlers = Handlers()
     async with Client.stdio(sys.executable, [SERVER], era=era, sampling=handlers.sampling,
                             elicitation=handlers.elicitation, roots=handlers.roots) as client:
@@ -153,17 +178,17 @@ async def play(scenario: dict[str, Any], era: Era) -> None:
             done = await client.call_tool(params["name"], params.get("arguments"), task=True)
             check_result(scenario["method"], expect, done.model_dump(by_alias=True, exclude_none=True))
             return
+        if special == "set_level":
+            # The host's own call, with its own per-call timeout.
+            await expect_failure(expect, client.set_log_level(scenario["params"]["level"],
+                                                              timeout=scenario["timeout_ms"] / 1000))
+            return
         try:
             result = await client.request(scenario["method"], scenario["params"])
         except McpError as e:
             if "error" not in expect:
                 raise
-            want = expect["error"]
-            assert type(e).kind == want["kind"], f"{type(e).__name__} (kind {type(e).kind}): {e}"
-            if "code" in want:
-                assert e.code == want["code"], f"code {e.code}: {e}"
-            if "data" in want:
-                assert e.data == want["data"], f"data {e.data!r}: {e}"
+            check_error(expect["error"], e)
             return
         assert "error" not in expect, f"expected an error, got {result}"
         check_result(scenario["method"], expect, result)

@@ -178,6 +178,31 @@ impl Error {
     pub fn message(&self) -> &str {
         &self.0.message
     }
+    /// The message followed by each cause it does not already say, from the outermost in:
+    /// what a host shows, since a host sees text, not [`source`](std::error::Error::source)
+    /// (a refused connection's message names the URL; its causes say the OS refused it).
+    ///
+    /// ```
+    /// let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused (os error 111)");
+    /// let e = oxmcp::Error::caused(oxmcp::ErrorKind::Transport, "cannot reach http://h/mcp", io);
+    /// assert_eq!(e.detail(), "cannot reach http://h/mcp: refused (os error 111)");
+    /// // A cause the message already quotes is not said twice.
+    /// let io = std::io::Error::other("pipe gone");
+    /// assert_eq!(oxmcp::Error::caused(oxmcp::ErrorKind::Transport, "write failed: pipe gone", io).detail(), "write failed: pipe gone");
+    /// ```
+    pub fn detail(&self) -> String {
+        let mut text = self.0.message.clone();
+        let mut cause = std::error::Error::source(self);
+        while let Some(c) = cause {
+            let said = c.to_string();
+            if !said.is_empty() && !text.contains(&said) {
+                text.push_str(": ");
+                text.push_str(&said);
+            }
+            cause = c.source();
+        }
+        text
+    }
     /// The JSON-RPC error object: the peer's, for [`ErrorKind::Rpc`], or the one a
     /// handler failing with this error answers with.
     pub fn rpc(&self) -> Option<&ErrorObject> {

@@ -148,6 +148,28 @@ fn an_error_keeps_its_cause() {
 }
 
 #[tokio::test]
+async fn a_host_sees_why_a_connection_failed() {
+    // A port nothing listens on: the HTTP client's own message names only the URL; the
+    // reason is the OS's, three causes down.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // Each era's first request fails on its own path (discovery, initialize).
+    for era in ["auto", "session", "stateless"] {
+        let url = Some(format!("http://127.0.0.1:{port}/mcp"));
+        let options = ConnectOptions { url, era: Some(era.into()), ..Default::default() };
+        let Err(e) = client::connect(options, ClientHooks::default()).await else { panic!("connected") };
+        assert_eq!(e.kind(), ErrorKind::Transport, "{era}: {e}");
+        assert!(!e.message().contains("os error"), "{era}: the cause is in the message already: {e}");
+        assert!(e.detail().contains("os error"), "{era}: {}", e.detail());
+    }
+    // A missing command: the message says it, nothing is repeated.
+    let options = ConnectOptions { command: Some("oxmcp-no-such-command".into()), ..Default::default() };
+    let Err(e) = client::connect(options, ClientHooks::default()).await else { panic!("connected") };
+    assert_eq!(e.kind(), ErrorKind::Transport, "{e}");
+    assert!(e.detail().contains("oxmcp-no-such-command") && e.detail().contains("os error"), "{}", e.detail());
+    assert_eq!(e.detail().matches("os error").count(), 1, "{}", e.detail());
+}
+
+#[tokio::test]
 async fn set_level_and_ping_by_name_honour_the_calls_options() {
     let server = StagedServer::new("levels", "1");
     // The session era: there both are requests (the stateless era keeps the level itself).

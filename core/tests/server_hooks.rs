@@ -75,6 +75,12 @@ async fn middleware_wraps_every_routed_request_in_both_eras() {
         log.lock().unwrap().clear();
         assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
         assert!(log.lock().unwrap().contains(&"outer tools/list".to_string()), "{era:?}: lists go through it too");
+        if era == Era::Session {
+            // A middleware may watch or hold a level change too (the stateless era has none).
+            log.lock().unwrap().clear();
+            client.set_log_level(oxmcp::protocol::LoggingLevel::Error).await.unwrap();
+            assert_eq!(*log.lock().unwrap(), ["outer logging/setLevel", "inner logging/setLevel", "outer done ok"]);
+        }
         client.close().await;
     }
 }

@@ -121,7 +121,7 @@ pub fn sync_result<'l>(
 
 /// An engine error as `"kindCode\nmessage"`, which `McpException.fromNative` reads back.
 fn encode(e: &Error) -> String {
-    format!("{}\n{}", kind_code(e.kind()), e.message())
+    format!("{}\n{}", kind_code(e.kind()), e.detail())
 }
 
 /// Throws `error` as a `dev.oxmcp.McpException` of its kind: Java sees it when the native
@@ -153,7 +153,7 @@ pub fn on_success(call_id: i64, json: Option<&str>, handle: i64) {
 /// `Native.onFailure(callId, kind, hasCode, code, message, dataJson)`.
 pub fn on_failure(call_id: i64, error: &Error) {
     with_java("onFailure", |env, class| {
-        let message = jstring(env, Some(error.message()))?;
+        let message = jstring(env, Some(&error.detail()))?;
         let data = error.rpc().and_then(|r| r.data.as_ref()).map(|d| d.to_string());
         let data = jstring(env, data.as_deref())?;
         env.call_static_method(

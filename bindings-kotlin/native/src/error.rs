@@ -22,7 +22,7 @@ impl From<Error> for NativeError {
         NativeError::Mcp {
             kind: e.kind().code(),
             code: rpc.map(|r| r.code),
-            text: e.message().to_string(),
+            text: e.detail(),
             data: rpc.and_then(|r| r.data.as_ref()).map(|d| d.to_string()),
         }
     }

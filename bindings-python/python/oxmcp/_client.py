@@ -467,10 +467,11 @@ class Client:
         completion = json.dumps(json.loads(text or "{}").get("completion"))
         return _parse(_COMPLETE, completion, "completion/complete")
 
-    async def set_log_level(self, level: LogLevel) -> None:
+    async def set_log_level(self, level: LogLevel, *, timeout: Optional[float] = None) -> None:
         """The minimum level of the server's log messages: ``logging/setLevel`` in the session
-        era; in the stateless era every later request asks for it (no logs before)."""
-        await self._native.call("logging/setLevel", level)
+        era; in the stateless era every later request asks for it (no logs before).
+        ``timeout`` is seconds without a response, as for :meth:`request`."""
+        await self._native.call("logging/setLevel", level, None, timeout)
 
     def notify_roots_changed(self) -> None:
         self._native.notify_roots_changed()

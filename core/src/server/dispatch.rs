@@ -98,11 +98,9 @@ impl Service for ServerService {
                 methods::INITIALIZE => initialize(&server, &ctx, req.params),
                 methods::RESOURCES_SUBSCRIBE => subscribe(&server, &ctx, req.params, true),
                 methods::RESOURCES_UNSUBSCRIBE => subscribe(&server, &ctx, req.params, false),
-                methods::LOGGING_SET_LEVEL => {
-                    let p: SetLevelRequestParams = parse(req.params)?;
-                    ctx.client.log_level.store(p.level as u8, Ordering::Relaxed);
-                    Ok(json!({}))
-                }
+                // Through the middleware like a routed request (a host's middleware may watch,
+                // hold or refuse it); the level is kept where the chain ends.
+                methods::LOGGING_SET_LEVEL => routed(&server, ctx.clone(), methods::LOGGING_SET_LEVEL, req.params).await,
                 methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => {
                     return Err(ErrorObject::method_not_found(&req.method))
                 }
@@ -155,6 +153,11 @@ fn through_middleware(
 async fn route(server: &Server, ctx: RequestContext, method: &str, params: Option<Value>) -> Reply {
     let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
     match method {
+        methods::LOGGING_SET_LEVEL => {
+            let p: SetLevelRequestParams = parse(params)?;
+            ctx.client.log_level.store(p.level as u8, Ordering::Relaxed);
+            Ok(json!({}))
+        }
         methods::TOOLS_LIST => list_tools(server, version, params),
         methods::TOOLS_CALL => call_tool(server, ctx, params).await,
         methods::RESOURCES_LIST => list_resources(server, params),

@@ -1,5 +1,6 @@
 //! Middleware: code around every request a server routes to its lists and handlers
-//! (`tools/*`, `resources/*`, `prompts/*`, `completion/complete`), in both eras. It sees
+//! (`tools/*`, `resources/*`, `prompts/*`, `completion/complete`, `tasks/*`, the skills
+//! methods, and `logging/setLevel`, whose level is kept where the chain ends), in both eras. It sees
 //! the method, the params and the request's context; it may answer by itself (a cache, a
 //! rate limit), change the params it passes on, or look at or replace what comes back
 //! (logging, timing, turning errors into something else). The first one added is the

@@ -101,10 +101,6 @@ pub(super) enum SendError {
 }
 
 impl SendError {
-    pub(super) fn is_connect(&self) -> bool {
-        matches!(self, SendError::Http(e) if e.is_connect())
-    }
-
     /// The failure of a message whose `what` failed this way.
     pub(super) fn failure(self, what: &str) -> Failure {
         match self {

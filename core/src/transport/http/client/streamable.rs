@@ -6,7 +6,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use super::inner::{Failure, Inner};
+use super::inner::{Failure, Inner, SendError};
 use super::peek::{Peek, Received};
 use crate::protocol::methods;
 use crate::transport::http::headers;
@@ -22,10 +22,12 @@ impl Inner {
             .body(bytes.clone());
         let resp = match self.send(req).await {
             Ok(r) => r,
-            Err(e) if e.is_connect() => {
-                let reason = format!("cannot reach {}: {e}", self.config.url);
-                self.close(reason.clone());
-                return Err(Failure::Typed(crate::Error::new(crate::ErrorKind::Transport, reason)));
+            Err(SendError::Http(e)) if e.is_connect() => {
+                // The cause is kept: the reqwest error names the URL, its causes the OS's reason.
+                let error =
+                    crate::Error::caused(crate::ErrorKind::Transport, format!("cannot reach {}: {e}", self.config.url), e);
+                self.close(error.detail());
+                return Err(Failure::Typed(error));
             }
             Err(e) => return Err(e.failure("HTTP POST")),
         };
