@@ -20,6 +20,12 @@
 #    Unauthorized without OAuth, the authorization code grant (the browser played with
 #    tests/auth/browser.mjs), a protected C# server whose handler reads ctx.Auth, and one whose
 #    tokens McpServer.VerifyTokens checks (clients sending an Authorization header);
+#  - tools, resources and prompts from attributed methods (Tests/TypedTests.cs): a C# server and
+#    the typed C# client in one process over HTTP, each era: derived schemas (their shape, and with
+#    ajv against the newest specification's schema.json: Tests/spec-tools.mjs), values reaching the
+#    methods, injected context, progress and cancellation, typed elicitation, results;
+#  - the notes example (examples/NotesServer.cs, NotesClient.cs: the hostdx server) over stdio,
+#    and its length against the official SDK's;
 #  - the official TypeScript SDK client against the C# server (stdio and HTTP), including
 #    cancellation reaching the C# handler and a clean exit code 0;
 # every mono process must exit by itself (a hang fails the run).
@@ -79,6 +85,22 @@ if mcs -langversion:7.2 -warnaserror -out:"$BUILD/Quickstart.exe" -r:"$BUILD/OxM
 else
   fail 1 "examples/Quickstart.cs"
 fi
+# The notes server (the hostdx server, /work/shared/hostdx) on the attribute API, driven over stdio
+# by its client, each tool, the template and the prompt; no longer than the official SDK's
+# Program.cs (60 lines, not blank, not comments) plus 10%.
+if mcs -langversion:7.2 -warnaserror -out:"$BUILD/NotesServer.exe" -r:"$BUILD/OxMcp.dll" "$HERE/examples/NotesServer.cs" &&
+   mcs -langversion:7.2 -warnaserror -out:"$BUILD/NotesClient.exe" -r:"$BUILD/OxMcp.dll" "$HERE/examples/NotesClient.cs" &&
+   notes="$(timeout 120 mono "$BUILD/NotesClient.exe" mono "$BUILD/NotesServer.exe")" &&
+   grep -qx 'search_notes, reindex, delete_note' <<<"$notes" && grep -qx 'todo' <<<"$notes" &&
+   grep -qx 'progress 1/10' <<<"$notes" && grep -qx 'cancelled' <<<"$notes" && ! grep -q 'progress 10/10' <<<"$notes" &&
+   grep -qx 'deleted (obsolete)' <<<"$notes" && grep -qx 'write a parser' <<<"$notes" && grep -qx 'Please review this note:' <<<"$notes"; then
+  pass
+else
+  printf '%s\n' "${notes:-}" >&2
+  fail 1 "examples/NotesServer.cs and NotesClient.cs"
+fi
+loc="$(grep -cvE '^[[:space:]]*(//.*)?$' "$HERE/examples/NotesServer.cs")"
+if [[ "$loc" -le 66 ]]; then pass; else fail 1 "examples/NotesServer.cs is $loc lines, more than 66"; fi
 # The C test server, for the cross-language test (C# client -> C server).
 gcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -g -I"$REPO/bindings-c/include" "$REPO/bindings-c/tests/server_test.c" \
   -o "$BUILD/c_server" -L"$TARGET/debug" -loxmcp -lpthread -Wl,-rpath,"$TARGET/debug" || fail 1 "gcc server_test.c"
@@ -111,7 +133,8 @@ if [[ -x "$BUILD/c_server" ]]; then
 fi
 
 # --- C# client tests ----------------------------------------------------------------------------
-out="$(OXMCP_SCENARIOS="$REPO/tests/scenarios/scenarios.json" timeout 300 mono "$BUILD/OxMcp.Tests.exe" client "$OXMCP_BIN" "$EV_URL" $C_URL 2> >(sed 's|^|[csharp-client] |' >&2))"
+rm -f "$BUILD/typed-tools.json"
+out="$(OXMCP_SCENARIOS="$REPO/tests/scenarios/scenarios.json" OXMCP_TYPED_TOOLS="$BUILD/typed-tools.json" timeout 300 mono "$BUILD/OxMcp.Tests.exe" client "$OXMCP_BIN" "$EV_URL" $C_URL 2> >(sed 's|^|[csharp-client] |' >&2))"
 rc=$?
 line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
 if [[ -n "$line" ]]; then
@@ -163,6 +186,24 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$fp" ]]; then
   printf '%s\n' "$fp" >"$stamp"
 fi
 exec 8>&-
+
+# --- the derived tools against the specification's schema.json (ajv, from the TS folder) ----------
+if [[ -f "$BUILD/typed-tools.json" ]]; then
+  out="$(node "$HERE/Tests/spec-tools.mjs" "$BUILD/typed-tools.json" "$TS/node_modules" 2>&1)"
+  line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
+  if [[ -n "$line" ]]; then
+    p="${line%% passed*}"; f="${line#*passed, }"; f="${f%% failed*}"
+    pass "$p"
+    [[ "$f" -gt 0 ]] && { printf '%s\n' "$out" >&2; fail "$f" "derived tools against schema.json: $line"; }
+    log "derived tools: $line"
+  else
+    printf '%s\n' "$out" >&2
+    fail 1 "spec-tools.mjs printed no summary"
+  fi
+else
+  fail 1 "the C# client tests wrote no typed-tools.json"
+fi
+
 out="$(cd "$TS" && SERVER_CMD="[\"mono\", \"$BUILD/OxMcp.Tests.exe\", \"server\"]" SERVER_NAME=csharp-test-server \
   timeout 600 node --test host_server.test.mjs 2>&1)"
 rc=$?

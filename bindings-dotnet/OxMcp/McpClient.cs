@@ -78,15 +78,16 @@ namespace OxMcp
 
     /// <summary>
     /// An MCP client over stdio (a child process) or Streamable HTTP. Every call returns a
-    /// Task of the result JSON and takes a CancellationToken that cancels the request on
-    /// the wire. Failures throw <see cref="McpException"/> (JSON-RPC errors keep their code).
+    /// Task of its typed result (<see cref="CallToolResult"/>, <see cref="Tool"/>...; a few, such
+    /// as <see cref="RequestAsync"/>, the result JSON) and takes a CancellationToken that cancels
+    /// the request on the wire. Failures throw <see cref="McpException"/> (JSON-RPC errors keep their code).
     /// The <c>era</c> argument of the Connect methods chooses the protocol era:
     /// <c>"auto"</c> (the default: probe with <c>server/discover</c>, fall back to
     /// <c>initialize</c> for older servers), <c>"session"</c> or <c>"stateless"</c>
     /// (2026-07-28); <see cref="Era"/> tells which one the connection settled on.
     /// <code>
     /// using (var client = await McpClient.ConnectStdioAsync("oxmcp", new[] { "everything-server", "--stdio" }))
-    ///     Console.WriteLine(await client.CallToolAsync("echo", "{\"text\":\"hi\"}"));
+    ///     Console.WriteLine((await client.CallToolAsync("echo", new { text = "hi" })).Text);
     /// </code>
     /// </summary>
     public sealed class McpClient : IDisposable
@@ -232,42 +233,109 @@ namespace OxMcp
             }
         }
 
-        /// <summary>Calls a tool; resolves to the <c>CallToolResult</c> JSON (a tool failure is a result with <c>isError</c>).</summary>
+        /// <summary>
+        /// Calls a tool; resolves to its <see cref="CallToolResult"/> (a tool that failed answers
+        /// a result with <see cref="CallToolResult.IsError"/>).
+        /// <code>
+        /// CallToolResult r = await client.CallToolAsync("search_notes", new { search = new { query = "milk" } });
+        /// Console.WriteLine(r.Text);
+        /// </code>
+        /// </summary>
         /// <param name="name">The tool.</param>
-        /// <param name="argumentsJson">A JSON object, or null.</param>
+        /// <param name="arguments">The arguments: an object whose public properties (camelCase) or
+        /// entries (a dictionary) they are, an anonymous object, JSON object text, or null.</param>
         /// <param name="cancellationToken">Cancels the call on the wire.</param>
-        /// <param name="onProgress">Called (on a native thread) for each progress notification, before the Task completes.</param>
+        /// <param name="progress">Gets each progress notification, in order, before the Task completes
+        /// (<c>Report</c> is called on a native thread; a <see cref="Progress{T}"/> passes each on to
+        /// its synchronization context or the thread pool).</param>
         /// <param name="timeout">Inactivity timeout (reset by progress); null = 60 s.</param>
-        public Task<string> CallToolAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken),
-            Action<McpProgress> onProgress = null, TimeSpan? timeout = null)
+        public async Task<CallToolResult> CallToolAsync(string name, object arguments = null, CancellationToken cancellationToken = default(CancellationToken),
+            IProgress<McpProgress> progress = null, TimeSpan? timeout = null)
         {
-            return Call("tools/call", name, argumentsJson, cancellationToken, onProgress, timeout);
+            return McpObject.From<CallToolResult>(JsonCodec.Parse(
+                await Call("tools/call", name, ArgumentsJson(arguments), cancellationToken, Report(progress), timeout).ConfigureAwait(false)));
         }
 
         /// <summary>
-        /// Calls a tool as <see cref="CallToolAsync"/> does, but lets the server run the call as
-        /// a task (the tasks extension, <c>io.modelcontextprotocol/tasks</c>); resolves to the
-        /// final <c>CallToolResult</c> JSON (a tool failure is a result with <c>isError</c>). The
+        /// Calls a tool as <see cref="CallToolAsync(string, object, CancellationToken, IProgress{McpProgress}, TimeSpan?)"/>
+        /// does and resolves to its structured content read as <typeparamref name="T"/> (a value the
+        /// server wrapped as <c>{"result": value}</c> unwrapped for a <typeparamref name="T"/> that is no
+        /// object; without structured content, the text read as JSON, or as is for a string). A
+        /// result with <see cref="CallToolResult.IsError"/> throws <see cref="McpException"/> with
+        /// <see cref="McpStatus.Handler"/>, its text the message and the result its
+        /// <see cref="McpException.DataJson"/>.
+        /// <code>
+        /// Hits hits = await client.CallToolAsync&lt;Hits&gt;("search_notes", new { search = new { query = "milk" } });
+        /// </code>
+        /// </summary>
+        public async Task<T> CallToolAsync<T>(string name, object arguments = null, CancellationToken cancellationToken = default(CancellationToken),
+            IProgress<McpProgress> progress = null, TimeSpan? timeout = null)
+        {
+            return Structured<T>(name, await CallToolAsync(name, arguments, cancellationToken, progress, timeout).ConfigureAwait(false));
+        }
+
+        private static T Structured<T>(string name, CallToolResult result)
+        {
+            if (result.IsError) throw new McpException(McpStatus.Handler, name + " failed: " + result.Text, null, result.Json);
+            if (result.StructuredContentJson != null) return result.StructuredContent<T>();
+            if (typeof(T) == typeof(string)) return (T)(object)result.Text;
+            try
+            {
+                return (T)JsonCodec.Read(result.Text, typeof(T));
+            }
+            catch (Exception e) when (e is FormatException || e is ArgumentException)
+            {
+                throw new McpException(McpStatus.Protocol, name + " gave no structured content, and its text is no " + JsonCodec.TypeName(typeof(T)) + ": " + e.Message, null, result.Json);
+            }
+        }
+
+        /// <summary>Arguments as JSON text: text as it is, any other value written as JSON.</summary>
+        private static string ArgumentsJson(object arguments)
+        {
+            return arguments == null ? null : arguments as string ?? JsonCodec.Write(arguments);
+        }
+
+        private static Action<McpProgress> Report(IProgress<McpProgress> progress)
+        {
+            return progress == null ? null : (Action<McpProgress>)progress.Report;
+        }
+
+        /// <summary>
+        /// Calls a tool as <see cref="CallToolAsync(string, object, CancellationToken, IProgress{McpProgress}, TimeSpan?)"/>
+        /// does, but lets the server run the call as a task (the tasks extension,
+        /// <c>io.modelcontextprotocol/tasks</c>); resolves to the final <see cref="CallToolResult"/>
+        /// (a tool failure is a result with <see cref="CallToolResult.IsError"/>). The
         /// engine follows the task at the server's pace and answers what it asks (elicitation,
         /// sampling, roots) with the client's <see cref="McpClientHandlers"/>. A tool that never
         /// runs as a task answers as with <see cref="CallToolAsync"/>; one that only runs as a
         /// task needs this method (<see cref="CallToolAsync"/> gets the JSON-RPC error -32021).
         /// No timeout applies.
         /// <code>
-        /// string result = await client.CallToolAsTaskAsync("slow_compute", "{\"seconds\":5}", ct,
-        ///     p => Console.WriteLine(p.Message)); // working, ..., completed
+        /// CallToolResult result = await client.CallToolAsTaskAsync("slow_compute", new { seconds = 5 }, ct,
+        ///     new Progress&lt;McpProgress&gt;(p => Console.WriteLine(p.Message))); // working, ..., completed
         /// </code>
         /// </summary>
         /// <param name="name">The tool.</param>
-        /// <param name="argumentsJson">A JSON object, or null.</param>
+        /// <param name="arguments">The arguments, as for <see cref="CallToolAsync(string, object, CancellationToken, IProgress{McpProgress}, TimeSpan?)"/>.</param>
         /// <param name="cancellationToken">Cancels the task (<c>tasks/cancel</c>); the Task then ends as Canceled.</param>
-        /// <param name="onProgress">Called (on a native thread) for each task status, before the Task
+        /// <param name="progress">Gets each task status (on a native thread), before the Task
         /// completes: <see cref="McpProgress.Progress"/> 1, 2, 3...; <see cref="McpProgress.Message"/>
         /// <c>working</c>, <c>input_required</c>, <c>completed</c>... or <c>status: statusMessage</c>.</param>
-        public Task<string> CallToolAsTaskAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken),
-            Action<McpProgress> onProgress = null)
+        public async Task<CallToolResult> CallToolAsTaskAsync(string name, object arguments = null, CancellationToken cancellationToken = default(CancellationToken),
+            IProgress<McpProgress> progress = null)
         {
-            return Call("tools/call as task", name, argumentsJson, cancellationToken, onProgress);
+            return McpObject.From<CallToolResult>(JsonCodec.Parse(
+                await Call("tools/call as task", name, ArgumentsJson(arguments), cancellationToken, Report(progress)).ConfigureAwait(false)));
+        }
+
+        /// <summary>
+        /// <see cref="CallToolAsTaskAsync(string, object, CancellationToken, IProgress{McpProgress})"/>, its
+        /// structured content read as <typeparamref name="T"/> as <see cref="CallToolAsync{T}"/> reads it.
+        /// </summary>
+        public async Task<T> CallToolAsTaskAsync<T>(string name, object arguments = null, CancellationToken cancellationToken = default(CancellationToken),
+            IProgress<McpProgress> progress = null)
+        {
+            return Structured<T>(name, await CallToolAsTaskAsync(name, arguments, cancellationToken, progress).ConfigureAwait(false));
         }
 
         /// <summary>
@@ -278,11 +346,11 @@ namespace OxMcp
         /// with <see cref="UpdateTaskAsync"/>, cancel it with <see cref="CancelTaskAsync"/>.
         /// </summary>
         /// <param name="name">The tool.</param>
-        /// <param name="argumentsJson">A JSON object, or null.</param>
+        /// <param name="arguments">The arguments, as for <see cref="CallToolAsync(string, object, CancellationToken, IProgress{McpProgress}, TimeSpan?)"/>.</param>
         /// <param name="cancellationToken">Cancels the start request (not the task).</param>
-        public Task<string> StartToolTaskAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken))
+        public Task<string> StartToolTaskAsync(string name, object arguments = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Call("tools/call start task", name, argumentsJson, cancellationToken);
+            return Call("tools/call start task", name, ArgumentsJson(arguments), cancellationToken);
         }
 
         /// <summary>
@@ -314,11 +382,11 @@ namespace OxMcp
             return Call("tasks/cancel", taskId, null, cancellationToken);
         }
 
-        /// <summary>Sends any request; resolves to its result JSON.</summary>
-        public Task<string> RequestAsync(string method, string paramsJson = null, CancellationToken cancellationToken = default(CancellationToken),
-            Action<McpProgress> onProgress = null, TimeSpan? timeout = null)
+        /// <summary>Sends any request (its params: JSON text, an object written as JSON, or null); resolves to its result JSON.</summary>
+        public Task<string> RequestAsync(string method, object parameters = null, CancellationToken cancellationToken = default(CancellationToken),
+            IProgress<McpProgress> progress = null, TimeSpan? timeout = null)
         {
-            return Call("request", method, paramsJson, cancellationToken, onProgress, timeout);
+            return Call("request", method, ArgumentsJson(parameters), cancellationToken, Report(progress), timeout);
         }
 
         /// <summary>
@@ -335,17 +403,35 @@ namespace OxMcp
                 token, onProgress);
         }
 
-        /// <summary>Every tool (all pages): one JSON array.</summary>
-        public Task<string> ListToolsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("tools/list", null, null, cancellationToken); }
+        /// <summary>Every tool the server offers (all pages).</summary>
+        public Task<IList<Tool>> ListToolsAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return List("tools/list", McpObject.From<Tool>, cancellationToken);
+        }
 
-        /// <summary>Every resource: one JSON array.</summary>
-        public Task<string> ListResourcesAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("resources/list", null, null, cancellationToken); }
+        /// <summary>Every resource the server lists (all pages).</summary>
+        public Task<IList<Resource>> ListResourcesAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return List("resources/list", McpObject.From<Resource>, cancellationToken);
+        }
 
-        /// <summary>Every resource template: one JSON array.</summary>
-        public Task<string> ListResourceTemplatesAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("resources/templates/list", null, null, cancellationToken); }
+        /// <summary>Every resource template the server lists (all pages).</summary>
+        public Task<IList<ResourceTemplate>> ListResourceTemplatesAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return List("resources/templates/list", McpObject.From<ResourceTemplate>, cancellationToken);
+        }
 
-        /// <summary>Every prompt: one JSON array.</summary>
-        public Task<string> ListPromptsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("prompts/list", null, null, cancellationToken); }
+        /// <summary>Every prompt the server offers (all pages).</summary>
+        public Task<IList<Prompt>> ListPromptsAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return List("prompts/list", McpObject.From<Prompt>, cancellationToken);
+        }
+
+        /// <summary>A list the engine gathers (every page's items in one JSON array), read item by item.</summary>
+        private async Task<IList<T>> List<T>(string op, Func<object, T> read, CancellationToken cancellationToken)
+        {
+            return McpObject.Items(JsonCodec.Parse(await Call(op, null, null, cancellationToken).ConfigureAwait(false)), read);
+        }
 
         /// <summary>
         /// Every skill the server lists (the <c>io.modelcontextprotocol/skills</c> extension, all
@@ -354,16 +440,32 @@ namespace OxMcp
         /// </summary>
         public Task<string> ListSkillsAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Call("skills/list", null, null, cancellationToken); }
 
-        /// <summary>Reads a resource; resolves to the <c>ReadResourceResult</c> JSON.</summary>
-        public Task<string> ReadResourceAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
+        /// <summary>Reads a resource.</summary>
+        /// <code>
+        /// ReadResourceResult note = await client.ReadResourceAsync("notes://ideas");
+        /// Console.WriteLine(note.Text);
+        /// </code>
+        public async Task<ReadResourceResult> ReadResourceAsync(string uri, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Call("resources/read", uri, null, cancellationToken);
+            return McpObject.From<ReadResourceResult>(JsonCodec.Parse(await Call("resources/read", uri, null, cancellationToken).ConfigureAwait(false)));
         }
 
-        /// <summary>Gets a prompt with string arguments (a JSON object, or null).</summary>
-        public Task<string> GetPromptAsync(string name, string argumentsJson = null, CancellationToken cancellationToken = default(CancellationToken))
+        /// <summary>
+        /// Gets a prompt. <paramref name="arguments"/> as for a tool call (JSON object text, a
+        /// dictionary, an object); prompt arguments are strings, so any other value is sent as
+        /// its JSON text (<c>3</c> as <c>"3"</c>).
+        /// </summary>
+        public async Task<GetPromptResult> GetPromptAsync(string name, object arguments = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Call("prompts/get", name, argumentsJson, cancellationToken);
+            string json = ArgumentsJson(arguments);
+            var args = json == null ? null : JsonCodec.Parse(json) as Dictionary<string, object>;
+            if (args != null)
+            {
+                foreach (string key in new List<string>(args.Keys))
+                    if (args[key] != null && !(args[key] is string)) args[key] = JsonCodec.Write(args[key]);
+                json = JsonCodec.Write(args);
+            }
+            return McpObject.From<GetPromptResult>(JsonCodec.Parse(await Call("prompts/get", name, json, cancellationToken).ConfigureAwait(false)));
         }
 
         /// <summary>
@@ -449,9 +551,12 @@ namespace OxMcp
         }
 
         /// <summary>Sets the server's log level (<c>debug</c>, <c>info</c>, ...); in the stateless era every later request asks for it.</summary>
-        public Task SetLogLevelAsync(string level, CancellationToken cancellationToken = default(CancellationToken))
+        /// <param name="level">The minimum level of the log messages the server sends.</param>
+        /// <param name="cancellationToken">Cancels the request on the wire.</param>
+        /// <param name="timeout">Inactivity timeout; null = 60 s.</param>
+        public Task SetLogLevelAsync(string level, CancellationToken cancellationToken = default(CancellationToken), TimeSpan? timeout = null)
         {
-            return Call("logging/setLevel", level, null, cancellationToken);
+            return Call("logging/setLevel", level, null, cancellationToken, null, timeout);
         }
 
         /// <summary>Closes the connection (a child process is stopped); pending calls fail.</summary>

@@ -122,6 +122,57 @@ namespace OxMcp
             return AskClientAsync("elicitation/create", paramsJson, cancellationToken);
         }
 
+        /// <summary>
+        /// Asks the user through the client to fill in a form of <typeparamref name="T"/>'s
+        /// members (<c>elicitation/create</c>): its schema is derived from
+        /// <typeparamref name="T"/> (a flat class of strings, numbers, booleans and enums;
+        /// <c>[Description]</c>s shown; nullable members and ones with a default optional), and
+        /// an accepted answer is read into a <typeparamref name="T"/>. A form no client could
+        /// render (a nested object...) is refused by the engine, naming the member, before
+        /// anything is sent. Throws as <see cref="AskClientAsync"/> does.
+        /// <code>
+        /// var answer = await ctx.ElicitAsync&lt;Confirm&gt;("Delete " + name + "?", ct);
+        /// if (!answer.IsAccepted || !answer.Content.Confirm) return "kept";
+        /// </code>
+        /// </summary>
+        public async Task<McpElicitResult<T>> ElicitAsync<T>(string message, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var request = new Dictionary<string, object>
+            {
+                { "message", message ?? "" },
+                { "requestedSchema", JsonSchema.Of(typeof(T), SchemaUse.Form) },
+            };
+            Dictionary<string, object> reply = JsonCodec.Object(await ElicitAsync(JsonCodec.Write(request), cancellationToken).ConfigureAwait(false));
+            object action, content;
+            reply.TryGetValue("action", out action);
+            bool accepted = action as string == "accept" && reply.TryGetValue("content", out content) && content != null;
+            return new McpElicitResult<T>(action as string, accepted ? (T)JsonCodec.To(reply["content"], typeof(T), "content") : default(T));
+        }
+
+        /// <summary>
+        /// This request's progress (<see cref="ReportProgress"/>), as an <see cref="IProgress{T}"/>:
+        /// each report is sent at once, nothing if the client asked for none.
+        /// </summary>
+        public IProgress<McpProgress> Progress
+        {
+            get { return new ContextProgress(this); }
+        }
+
+        private sealed class ContextProgress : IProgress<McpProgress>
+        {
+            private readonly McpRequestContext _ctx;
+
+            internal ContextProgress(McpRequestContext ctx)
+            {
+                _ctx = ctx;
+            }
+
+            public void Report(McpProgress value)
+            {
+                _ctx.ReportProgress(value.Progress, value.Total, value.Message);
+            }
+        }
+
         /// <summary>Lists the client's roots (<c>roots/list</c>); resolves to the <c>ListRootsResult</c> JSON.</summary>
         public Task<string> ListRootsAsync(CancellationToken cancellationToken = default(CancellationToken))
         {
@@ -236,7 +287,7 @@ namespace OxMcp
     /// }
     /// </code>
     /// </summary>
-    public sealed class McpServer : IDisposable
+    public sealed partial class McpServer : IDisposable
     {
         private static readonly Native.HandlerFn OnRequestFn = OnRequest;
         private static readonly Registry<McpHandler> Handlers = new Registry<McpHandler>();

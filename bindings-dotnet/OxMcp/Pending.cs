@@ -10,6 +10,14 @@ namespace OxMcp
     /// <summary>One progress notification of a client call.</summary>
     public struct McpProgress
     {
+        /// <summary>Progress <paramref name="progress"/> of <paramref name="total"/> (null: unknown), with a message or none.</summary>
+        public McpProgress(double progress, double? total = null, string message = null)
+        {
+            Progress = progress;
+            Total = total;
+            Message = message;
+        }
+
         /// <summary>Progress so far.</summary>
         public double Progress;
         /// <summary>The total, when known.</summary>

@@ -59,11 +59,9 @@ internal static class OAuthTests
     }
 
     /// <summary>The JSON of a tool result's first text block, parsed.</summary>
-    private static object Text(string callToolResult)
+    private static object Text(CallToolResult result)
     {
-        object found;
-        MiniJson.TryPath(MiniJson.Parse(callToolResult), "content.0.text", out found);
-        return MiniJson.Parse((string)found);
+        return MiniJson.Parse(((TextContentBlock)result.Content[0]).Text);
     }
 
     internal static int Run(string[] args)
@@ -193,7 +191,7 @@ internal static class OAuthTests
                 Check(MiniJson.Str(claims, "aud") == url && MiniJson.Str(claims, "iss") == _issuer,
                     "[oauth-server] ctx.Auth.ClaimsJson: aud is the endpoint, iss the issuer (" + first.ClaimsJson + ")");
                 // The tool's own scope: the client steps up (asks for both) and goes on.
-                Check((await c.CallToolAsync("erase")).Contains("erased"), "[oauth-server] a tool needing mcp:write: the client steps up");
+                Check((await c.CallToolAsync("erase")).Text.Contains("erased"), "[oauth-server] a tool needing mcp:write: the client steps up");
                 await c.CallToolAsync("whoami");
                 McpAuth last = seen[seen.Count - 1];
                 Check(last.Scopes.OrderBy(s => s).SequenceEqual(new[] { "mcp:read", "mcp:write" }),
@@ -231,10 +229,8 @@ internal static class OAuthTests
             var good = new Dictionary<string, string> { { "Authorization", "Bearer s3cret" } };
             using (var c = await McpClient.ConnectHttpAsync(url, headers: good))
             {
-                string result = await c.CallToolAsync("whoami");
-                object text;
-                MiniJson.TryPath(MiniJson.Parse(result), "content.0.text", out text);
-                Check((string)text == "alice", "[verify-tokens] the accepted token speaks for alice (" + result + ")");
+                CallToolResult result = await c.CallToolAsync("whoami");
+                Check(result.Text == "alice", "[verify-tokens] the accepted token speaks for alice (" + result.Json + ")");
             }
             var bad = new Dictionary<string, string> { { "Authorization", "Bearer wrong" } };
             Check(await Refused(() => McpClient.ConnectHttpAsync(url, headers: bad), "[verify-tokens] another token") == McpStatus.Unauthorized,

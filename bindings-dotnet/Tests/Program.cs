@@ -12,8 +12,10 @@
 //                                                  optionally the C test server (cross-language);
 //                                                  a child server that crashes with calls pending,
 //                                                  skills and task options (SkillsTests.cs: a C# server
-//                                                  and client in one process), and the shared
-//                                                  scenarios (Scenarios.cs, tests/scenarios/)
+//                                                  and client in one process), the shared
+//                                                  scenarios (Scenarios.cs, tests/scenarios/), and
+//                                                  tools, resources and prompts from attributed
+//                                                  methods with the typed client (TypedTests.cs)
 //
 // Every server runs against a client of each protocol era (auto, session, stateless).
 //
@@ -98,14 +100,22 @@ internal static class Program
             Console.WriteLine(_passed + " passed, " + (_failed + 1) + " failed");
             return 1;
         }
-        finally
-        {
-            // Stops and joins the native threads, so mono can exit.
-            McpRuntime.ShutdownDefault();
-        }
     }
 
     private static readonly string[] Eras = { "auto", "session", "stateless" };
+
+    /// <summary>Progress reported on the reporting thread, at once (a Progress&lt;T&gt; posts each to the thread pool).</summary>
+    internal static IProgress<McpProgress> Reports(Action<McpProgress> report)
+    {
+        return new Reporter(report);
+    }
+
+    private sealed class Reporter : IProgress<McpProgress>
+    {
+        private readonly Action<McpProgress> _report;
+        internal Reporter(Action<McpProgress> report) { _report = report; }
+        public void Report(McpProgress value) { _report(value); }
+    }
 
     [System.Runtime.InteropServices.DllImport("oxmcp")] private static extern IntPtr oxmcp_status_name(int status);
 
@@ -148,6 +158,7 @@ internal static class Program
         foreach (string era in Eras)
             await SkillsTests.Run(Check, era);
         await Scenarios.Run(Check);
+        await TypedTests.Run(Check);
         if (cServerUrl != null)
         {
             foreach (string era in Eras)
@@ -184,14 +195,14 @@ internal static class Program
         };
         using (McpClient client = await connect(handlers))
         {
-            string sampled = await client.CallToolAsync("test_sampling", "{\"prompt\":\"hello\"}");
+            string sampled = (await client.CallToolAsync("test_sampling", new { prompt = "hello" })).Text;
             Check(sampled.Contains("LLM response: csharp-model says hi"), t + "sampling answered by C#: " + sampled);
-            string elicited = await client.CallToolAsync("test_elicitation", "{\"message\":\"who?\"}");
+            string elicited = (await client.CallToolAsync("test_elicitation", new { message = "who?" })).Text;
             Check(elicited.Contains("ada@example.com"), t + "elicitation answered by C#: " + elicited);
             if (client.Era != "session") return;
             hold = true;
             var cts = new CancellationTokenSource();
-            Task<string> call = client.CallToolAsync("test_sampling", "{\"prompt\":\"wait\"}", cts.Token);
+            Task<CallToolResult> call = client.CallToolAsync("test_sampling", "{\"prompt\":\"wait\"}", cts.Token);
             Check(await Task.WhenAny(held.Task, Task.Delay(20000)) == held.Task, t + "the held sampling request reached the handler");
             cts.Cancel();
             await Expect<OperationCanceledException>(() => call, e => true, t + "the tool call ends cancelled");
@@ -226,30 +237,41 @@ internal static class Program
             Check(client.InitializeResultJson.Contains("\"serverInfo\""), t + "initialize result");
             Check(client.Era == Settled(era), t + "settles on the " + Settled(era) + " era (" + client.Era + ")");
 
-            string tools = await client.ListToolsAsync();
-            Check(tools.Contains("\"name\":\"echo\"") && tools.Contains("\"name\":\"slow\""), t + "tools/list: " + tools.Substring(0, Math.Min(80, tools.Length)));
+            IList<Tool> tools = await client.ListToolsAsync();
+            Tool echoTool = tools.FirstOrDefault(x => x.Name == "echo");
+            Check(echoTool != null && tools.Any(x => x.Name == "slow") && echoTool.InputSchemaJson.Contains("\"text\"") && echoTool.Description != null,
+                t + "tools/list: typed tools, with their schemas: " + string.Join(", ", tools.Select(x => x.Name)));
 
-            string echo = await client.CallToolAsync("echo", "{\"text\":\"h\u00e9llo from C#\"}");
-            Check(echo.Contains("h\u00e9llo from C#") && !echo.Contains("\"isError\":true"), t + "echo: " + echo);
+            CallToolResult echo = await client.CallToolAsync("echo", new { text = "h\u00e9llo from C#" });
+            Check(echo.Content.Count > 0 && echo.Content[0] is TextContentBlock && echo.Text.Contains("h\u00e9llo from C#") && !echo.IsError,
+                t + "echo: a typed result with a text block: " + echo.Json);
+            CallToolResult echoJson = await client.CallToolAsync("echo", "{\"text\":\"as JSON text\"}");
+            Check(echoJson.Text.Contains("as JSON text"), t + "arguments given as JSON text: " + echoJson.Json);
 
-            string err = await client.CallToolAsync("test_error_handling");
-            Check(err.Contains("\"isError\":true"), t + "a failing tool is an isError result");
+            CallToolResult err = await client.CallToolAsync("test_error_handling");
+            Check(err.IsError && err.Json.Contains("\"isError\":true"), t + "a failing tool is an isError result");
+            await Expect<McpException>(() => client.CallToolAsync<string>("test_error_handling"),
+                e => e.Status == McpStatus.Handler && e.DataJson.Contains("\"isError\":true"), t + "CallToolAsync<T> of a failing tool throws Handler");
 
             await Expect<McpException>(() => client.CallToolAsync("no_such_tool", "{}"),
                 e => e.Status == McpStatus.Rpc && e.Code == -32602 && e.Message.Contains("no_such_tool"), t + "unknown tool: McpException with code -32602");
 
             var progress = new List<McpProgress>();
-            await client.CallToolAsync("test_tool_with_progress", null, onProgress: x => { lock (progress) progress.Add(x); });
+            await client.CallToolAsync("test_tool_with_progress", null, progress: Reports(x => { lock (progress) progress.Add(x); }));
             Check(progress.Count == 3 && progress[2].Progress == 100 && progress[2].Total == 100, t + "three progress callbacks before completion (" + progress.Count + ")");
 
             await client.SetLogLevelAsync("debug");
             await client.CallToolAsync("test_tool_with_logging");
             Check(await WaitFor(() => Logged("\"level\":\"info\"")), t + "log notifications raise the Notification event");
 
-            string res = await client.ReadResourceAsync("test://template/7/data");
-            Check(res.Contains("Data for ID: 7"), t + "templated resource: " + res);
-            string prompt = await client.GetPromptAsync("test_prompt_with_arguments", "{\"arg1\":\"x\",\"arg2\":\"y\"}");
-            Check(prompt.Contains("arg1='x', arg2='y'"), t + "prompt: " + prompt);
+            ReadResourceResult res = await client.ReadResourceAsync("test://template/7/data");
+            Check(res.Contents.Count == 1 && res.Contents[0].Uri == "test://template/7/data" && res.Text.Contains("Data for ID: 7"), t + "templated resource: " + res.Json);
+            GetPromptResult prompt = await client.GetPromptAsync("test_prompt_with_arguments", new Dictionary<string, object> { { "arg1", "x" }, { "arg2", "y" } });
+            Check(prompt.Messages.Count > 0 && prompt.Messages[0].Role == "user" && prompt.Messages[0].Text.Contains("arg1='x', arg2='y'"), t + "prompt: " + prompt.Json);
+            Check((await client.ListPromptsAsync()).Any(x => x.Name == "test_prompt_with_arguments" && x.Arguments.Any(a => a.Name == "arg1" && a.Required)),
+                t + "prompts/list: typed prompts with their arguments");
+            Check((await client.ListResourcesAsync()).Any(x => x.Uri == "test://static-text"), t + "resources/list: typed resources");
+            Check((await client.ListResourceTemplatesAsync()).Any(x => x.UriTemplate.StartsWith("test://template/")), t + "resources/templates/list: typed templates");
             string completed = await client.CompleteAsync("{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"test_prompt_with_arguments\"},\"argument\":{\"name\":\"arg1\",\"value\":\"al\"}}");
             Check(completed.Contains("\"alpha\"") && completed.Contains("\"alpine\"") && !completed.Contains("\"beta\""), t + "completion: " + completed);
             await client.PingAsync();
@@ -261,7 +283,7 @@ internal static class Program
             int tag = transport == "stdio" ? 8101 : 8201;
             using (var cts = new CancellationTokenSource())
             {
-                Task<string> slow = client.CallToolAsync("slow", "{\"tag\":" + tag + ",\"ms\":30000}", cts.Token);
+                Task<CallToolResult> slow = client.CallToolAsync("slow", "{\"tag\":" + tag + ",\"ms\":30000}", cts.Token);
                 await Task.Delay(300); // let it reach the handler (not an assertion)
                 cts.Cancel();
                 await Expect<OperationCanceledException>(() => slow, e => true, t + "a cancelled call ends as cancelled");
@@ -277,7 +299,7 @@ internal static class Program
                 cancelled.Cancel();
                 await Expect<OperationCanceledException>(() => client.CallToolAsync("echo", "{\"text\":\"x\"}", cancelled.Token), e => true, t + "an already-cancelled token never sends");
             }
-            string done = await client.CallToolAsync("slow", "{\"tag\":" + (tag + 1) + ",\"ms\":10}", new CancellationTokenSource().Token);
+            string done = (await client.CallToolAsync("slow", "{\"tag\":" + (tag + 1) + ",\"ms\":10}", new CancellationTokenSource().Token)).Text;
             Check(done.Contains("slow " + (tag + 1) + " done"), t + "an uncancelled slow call completes");
 
             await Expect<McpException>(() => client.CallToolAsync("slow", "{\"tag\":" + (tag + 2) + ",\"ms\":30000}", timeout: TimeSpan.FromMilliseconds(200)),
@@ -300,8 +322,8 @@ internal static class Program
         using (McpClient client = await connect())
         {
             var statuses = new List<McpProgress>();
-            string result = await client.CallToolAsTaskAsync("slow_compute", "{\"seconds\":1,\"label\":\"cs-task\"}",
-                onProgress: x => { lock (statuses) statuses.Add(x); });
+            string result = (await client.CallToolAsTaskAsync("slow_compute", new { seconds = 1, label = "cs-task" },
+                progress: Reports(x => { lock (statuses) statuses.Add(x); }))).Json;
             Check(result.Contains("cs-task: computed in 1 s") && !result.Contains("\"isError\":true"), t + "slow_compute as a task: " + result);
             string seen;
             lock (statuses) seen = string.Join(", ", statuses.Select(x => x.Progress + " " + x.Message));
@@ -309,19 +331,19 @@ internal static class Program
                 Check(statuses.Count >= 2 && statuses[0].Message == "working" && statuses[statuses.Count - 1].Message == "completed",
                     t + "the statuses reached the progress callback, working first, completed last (" + seen + ")");
 
-            string failed = await client.CallToolAsTaskAsync("failing_job", "{}");
+            string failed = (await client.CallToolAsTaskAsync("failing_job", "{}")).Json;
             Check(failed.Contains("\"isError\":true"), t + "failing_job as a task: an isError result: " + failed);
             // -32601 at 2025-11-25 (that version's task form), -32021 (no extension) stateless.
             long refusal = era == "session" ? -32601 : -32021;
             await Expect<McpException>(() => client.CallToolAsync("failing_job", "{}"),
                 e => e.Status == McpStatus.Rpc && e.Code == refusal, t + "failing_job without a task: McpException with code " + refusal);
 
-            string greet = await client.CallToolAsTaskAsync("greet", "{\"name\":\"C#\"}");
+            string greet = (await client.CallToolAsTaskAsync("greet", new { name = "C#" })).Text;
             Check(greet.Contains("Hello, C#!"), t + "a tool that is never a task answers directly: " + greet);
 
             using (var cts = new CancellationTokenSource())
             {
-                Task<string> waiting = client.CallToolAsTaskAsync("slow_compute", "{\"seconds\":60}", cts.Token);
+                Task<CallToolResult> waiting = client.CallToolAsTaskAsync("slow_compute", "{\"seconds\":60}", cts.Token);
                 await Task.Delay(300); // let the task start (not an assertion)
                 var sw = Stopwatch.StartNew();
                 cts.Cancel();
@@ -329,7 +351,7 @@ internal static class Program
                 Check(waiting.IsCanceled, t + "the Task is Canceled");
                 Check(sw.ElapsedMilliseconds < 5000, t + "promptly (" + sw.ElapsedMilliseconds + " ms)");
             }
-            string after = await client.CallToolAsync("greet", "{\"name\":\"again\"}");
+            string after = (await client.CallToolAsync("greet", "{\"name\":\"again\"}")).Text;
             Check(after.Contains("Hello, again!"), t + "the client still works after the cancel: " + after);
             await client.CloseAsync();
         }
@@ -439,21 +461,21 @@ internal static class Program
             int port = server.StartHttp();
             using (McpClient client = await McpClient.ConnectHttpAsync("http://127.0.0.1:" + port + "/mcp"))
             {
-                string echo = await client.CallToolAsync("echo", "{\"text\":\"in process\"}");
+                string echo = (await client.CallToolAsync("echo", "{\"text\":\"in process\"}")).Json;
                 Check(echo.Contains("\"structuredContent\":{\"text\":\"in process\"}"), "[in-process] echo: " + echo);
 
                 await Expect<McpException>(() => client.CallToolAsync("rpc_fail", "{}"),
                     e => e.Code == -32042 && e.Message == "custom failure" && e.DataJson == "{\"detail\":1}", "[in-process] McpException thrown by a handler keeps code and data");
-                string fail = await client.CallToolAsync("fail", "{}");
+                string fail = (await client.CallToolAsync("fail", "{}")).Json;
                 Check(fail.Contains("\"isError\":true") && fail.Contains("it broke"), "[in-process] other exceptions: isError result: " + fail);
 
                 var seen = new List<McpProgress>();
-                await client.CallToolAsync("progress", "{\"steps\":4}", onProgress: x => { lock (seen) seen.Add(x); });
+                await client.CallToolAsync("progress", "{\"steps\":4}", progress: Reports(x => { lock (seen) seen.Add(x); }));
                 Check(seen.Count == 4 && seen[3].Message == "step 4", "[in-process] progress from a C# handler (" + seen.Count + ")");
 
                 using (var cts = new CancellationTokenSource())
                 {
-                    Task<string> slow = client.CallToolAsync("slow", "{\"tag\":77,\"ms\":30000}", cts.Token);
+                    Task<CallToolResult> slow = client.CallToolAsync("slow", "{\"tag\":77,\"ms\":30000}", cts.Token);
                     await Task.Delay(300);
                     cts.Cancel();
                     await Expect<OperationCanceledException>(() => slow, e => true, "[in-process] client cancel");
@@ -505,12 +527,12 @@ internal static class Program
             Check(statelessVersion == (expected == "stateless") && client.InitializeResultJson.Contains("\"name\":\"" + serverName + "\""),
                 t + "connect result: " + client.InitializeResultJson);
 
-            string echo = await client.CallToolAsync("echo", "{\"text\":\"hello in the " + era + " era\"}");
+            string echo = (await client.CallToolAsync("echo", "{\"text\":\"hello in the " + era + " era\"}")).Json;
             Check(echo.Contains("\"structuredContent\":{\"text\":\"hello in the " + era + " era\"}"), t + "echo: " + echo);
             await client.PingAsync();
 
             var progress = new List<McpProgress>();
-            await client.CallToolAsync("progress", "{\"steps\":3}", onProgress: x => { lock (progress) progress.Add(x); });
+            await client.CallToolAsync("progress", "{\"steps\":3}", progress: Reports(x => { lock (progress) progress.Add(x); }));
             Check(progress.Count == 3, t + "three progress callbacks (" + progress.Count + ")");
 
             await client.SetLogLevelAsync("info");
@@ -520,13 +542,13 @@ internal static class Program
             int tag = Interlocked.Increment(ref _nextTag);
             using (var cts = new CancellationTokenSource())
             {
-                Task<string> slow = client.CallToolAsync("slow", "{\"tag\":" + tag + ",\"ms\":30000}", cts.Token);
+                Task<CallToolResult> slow = client.CallToolAsync("slow", "{\"tag\":" + tag + ",\"ms\":30000}", cts.Token);
                 await Task.Delay(300); // let it reach the handler (not an assertion)
                 cts.Cancel();
                 await Expect<OperationCanceledException>(() => slow, e => true, t + "a cancelled call ends as cancelled");
                 Check(await WaitFor(() =>
                 {
-                    string tags = client.CallToolAsync("cancelled_tags", "{}").GetAwaiter().GetResult();
+                    string tags = client.CallToolAsync("cancelled_tags", "{}").GetAwaiter().GetResult().Json;
                     return Regex.IsMatch(tags, "\"callback\":\\[([^\\]]*,)?" + tag + "[,\\]]") && Regex.IsMatch(tags, "\"poll\":\\[([^\\]]*,)?" + tag + "[,\\]]");
                 }), t + "the server's handler saw the cancel (token and polling)");
             }
@@ -586,7 +608,7 @@ internal static class Program
         using (McpClient client = await McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio", "--with-crash-tool" }, era: "session"))
         {
             var sw = Stopwatch.StartNew();
-            Task<string>[] calls =
+            Task<CallToolResult>[] calls =
             {
                 client.CallToolAsync("slow", "{\"tag\": 1, \"ms\": 20000}"),
                 client.CallToolAsync("slow", "{\"tag\": 2, \"ms\": 20000}"),

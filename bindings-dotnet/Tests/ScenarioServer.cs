@@ -127,7 +127,8 @@ internal static class ScenarioServer
             var values = Enumerable.Range(0, 150).Select(i => "n" + i.ToString("000")).Where(v => v.StartsWith(prefix, StringComparison.Ordinal));
             return Task.FromResult("{\"values\":[" + string.Join(",", values.Select(McpJson.Quote)) + "]}");
         });
-        // Changes one request's params on their way, answers another itself, lets the rest go on.
+        // Changes one request's params on their way, answers another itself, holds a setLevel, lets
+        // the rest go on.
         s.Use((request, ctx, next, ct) =>
         {
             object r = MiniJson.Parse(request);
@@ -137,6 +138,9 @@ internal static class ScenarioServer
                 return next("{\"name\":\"echo\",\"arguments\":{\"text\":\"changed by the middleware\"}}");
             if (call && MiniJson.Str(p, "name") == "answered_by_middleware")
                 return Task.FromResult(McpJson.TextResult("answered by the middleware"));
+            // Held 2 s, so a setLevel with a shorter timeout times out.
+            if (MiniJson.Str(r, "method") == "logging/setLevel")
+                return Task.Delay(2000).ContinueWith(_ => next(null)).Unwrap();
             return next(null);
         });
         var sub = new McpServer("sub-server", "1.0.0");

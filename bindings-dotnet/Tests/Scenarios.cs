@@ -144,7 +144,7 @@ internal static class Scenarios
         string paramsJson = MiniJson.Write(MiniJson.Get(scenario, "params") ?? new Dictionary<string, object>());
         string special = MiniJson.Str(scenario, "special");
         if (special == "cancel_during_sampling") return await CancelDuringSampling(client, method, paramsJson, expect);
-        if (special != null && special != "call_as_task") return "unknown special " + special;
+        if (special != null && special != "call_as_task" && special != "set_level" && special != "connect_refused") return "unknown special " + special;
 
         string result = null;
         Exception error = null;
@@ -155,7 +155,19 @@ internal static class Scenarios
                 // The host's own way to run a call as a task and wait for its end.
                 object p = MiniJson.Get(scenario, "params");
                 object args = MiniJson.Get(p, "arguments");
-                result = await client.CallToolAsTaskAsync(MiniJson.Str(p, "name"), args == null ? null : MiniJson.Write(args));
+                result = (await client.CallToolAsTaskAsync(MiniJson.Str(p, "name"), args == null ? null : MiniJson.Write(args))).Json;
+            }
+            else if (special == "set_level")
+            {
+                // The host's own call, with its own per-call timeout.
+                double ms = (double)MiniJson.Get(scenario, "timeout_ms");
+                await client.SetLogLevelAsync(MiniJson.Str(MiniJson.Get(scenario, "params"), "level"), timeout: TimeSpan.FromMilliseconds(ms));
+                result = "{}";
+            }
+            else if (special == "connect_refused")
+            {
+                string url = MiniJson.Str(MiniJson.Get(scenario, "params"), "url");
+                using (await McpClient.ConnectHttpAsync(url, era: client.Era)) result = "{}";
             }
             else
             {
@@ -194,6 +206,10 @@ internal static class Scenarios
                     string data = mcp != null ? mcp.DataJson : null;
                     if (data == null || !MiniJson.Equal(MiniJson.Parse(data), kv.Value))
                         return "error data " + (data ?? "none") + ", expected " + MiniJson.Write(kv.Value) + " (" + error.Message + ")";
+                }
+                else if (kv.Key == "message_contains")
+                {
+                    if (!error.Message.Contains((string)kv.Value)) return "error message \"" + error.Message + "\" does not contain " + MiniJson.Write(kv.Value);
                 }
                 else return "unknown error matcher " + kv.Key;
             }

@@ -186,7 +186,7 @@ internal static class SkillsTests
             int port = front.StartHttp();
             using (McpClient second = await McpClient.ConnectHttpAsync("http://127.0.0.1:" + port + "/mcp", era: era))
             {
-                string own = await second.CallToolAsync("remote_own_skill", null);
+                CallToolResult own = await second.CallToolAsync("remote_own_skill", null);
                 check(Text(own) == GitMd, t + "a call through the mounted client reaches the first server: " + own);
             }
             front.StopHttp();
@@ -198,23 +198,23 @@ internal static class SkillsTests
         System.Collections.Concurrent.ConcurrentQueue<string> steps, System.Collections.Concurrent.ConcurrentQueue<string> asked)
     {
         var statuses = new System.Collections.Concurrent.ConcurrentQueue<string>();
-        string result = await client.CallToolAsTaskAsync("report", null, default(System.Threading.CancellationToken), p => statuses.Enqueue(p.Message));
+        CallToolResult result = await client.CallToolAsTaskAsync("report", null, default(System.Threading.CancellationToken), Program.Reports(p => statuses.Enqueue(p.Message)));
         check(Text(result) == "report for Ada", t + "an escalated call's result is the task's: " + result);
         check(string.Join(",", asked) == "Name?", t + "the question was asked once, inline: " + string.Join(",", asked));
         check(string.Join(",", steps) == "escalated=true", t + "the call as a task escalated: " + string.Join(",", steps));
         check(statuses.LastOrDefault() == "completed" && !statuses.Contains("input_required"),
             t + "followed to completed with no input_required: " + string.Join(",", statuses));
-        string plain = await client.CallToolAsync("report", null);
+        CallToolResult plain = await client.CallToolAsync("report", null);
         check(Text(plain) == "report for Ada" && steps.LastOrDefault() == "escalated=false",
             t + "a plain call stays inline: " + plain + " " + string.Join(",", steps));
-        string own = await client.CallToolAsync("own_skill", null);
+        CallToolResult own = await client.CallToolAsync("own_skill", null);
         check(Text(own) == GitMd, t + "a handler reads its server's own resource: " + own);
     }
 
-    private static string Text(string callResultJson)
+    private static string Text(CallToolResult result)
     {
-        var content = MiniJson.Get(MiniJson.Parse(callResultJson), "content") as List<object>;
-        return content == null || content.Count == 0 ? null : MiniJson.Str(content[0], "text");
+        var first = result.Content.FirstOrDefault() as TextContentBlock;
+        return first == null ? null : first.Text;
     }
 
     private static async Task SkillCalls(Action<bool, string> check, string t, McpClient client, McpServer server)

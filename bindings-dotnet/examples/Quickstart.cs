@@ -7,27 +7,31 @@ using OxMcp;
 
 internal static class Quickstart
 {
+    [McpTool, System.ComponentModel.Description("Waits until cancelled")]
+    public static async Task<string> Wait(CancellationToken ct)
+    {
+        await Task.Delay(Timeout.Infinite, ct); // the token fires when the client cancels
+        return "never";
+    }
+
     private static async Task Run(string oxmcp)
     {
         // A client over stdio: starts the server as a child process.
         using (McpClient client = await McpClient.ConnectStdioAsync(oxmcp, new[] { "everything-server", "--stdio" }))
         {
-            Console.WriteLine(await client.CallToolAsync("echo", "{\"text\":\"hello from C#\"}"));
+            CallToolResult echo = await client.CallToolAsync("echo", new { text = "hello from C#" });
+            Console.WriteLine(echo.Text);
         }
 
         // A server whose tool is a C# function, and a client that cancels a call to it.
         using (var server = new McpServer("quickstart", "1.0.0"))
         {
-            server.AddTool("wait", "Waits until cancelled", "{\"type\":\"object\"}", async (args, ct) =>
-            {
-                await Task.Delay(Timeout.Infinite, ct); // the token fires when the client cancels
-                return McpJson.TextResult("never");
-            });
+            server.WithTools(typeof(Quickstart));
             int port = server.StartHttp();
             using (McpClient client = await McpClient.ConnectHttpAsync("http://127.0.0.1:" + port + "/mcp"))
             using (var cts = new CancellationTokenSource(300))
             {
-                try { await client.CallToolAsync("wait", "{}", cts.Token); }
+                try { await client.CallToolAsync("wait", null, cts.Token); }
                 catch (OperationCanceledException) { Console.WriteLine("cancelled"); }
             }
         }
@@ -44,10 +48,6 @@ internal static class Quickstart
         {
             Console.Error.WriteLine(e.Status + " " + e.Code + ": " + e.Message);
             return 1;
-        }
-        finally
-        {
-            McpRuntime.ShutdownDefault(); // stop the native threads so the process can exit
         }
     }
 }
