@@ -18,8 +18,8 @@
 # The zip is written by Python's zipfile below: Debian's `nuget pack` (2.8) refuses nuspecs
 # with a license expression (its nuspec schema predates <license>), though its `nuget restore`
 # reads the package (tests/packages/dotnet/run.sh restores it so). The assembly references
-# only mscorlib (mcs has no netstandard reference assemblies), which .NET Framework 4.6.1+,
-# .NET Core/.NET 5+ and mono all resolve.
+# mscorlib, System and System.Core, mcs's defaults (it has no netstandard reference
+# assemblies), which .NET Framework 4.6.1+, .NET Core/.NET 5+ and mono all resolve.
 # tests/packages/dotnet/run.sh checks the layout and builds and runs a program against it.
 source "$(dirname "$0")/common.sh"
 
@@ -98,13 +98,14 @@ the library path (\`DllImport("oxmcp")\` finds it there).
 \`\`\`csharp
 using (McpClient client = await McpClient.ConnectStdioAsync("oxmcp", new[] { "everything-server", "--stdio" }))
 {
-    Console.WriteLine(await client.CallToolAsync("echo", "{\"text\":\"hello\"}"));
+    Console.WriteLine((await client.CallToolAsync("echo", new { text = "hello" })).Text);
 }
 McpRuntime.ShutdownDefault(); // stops the native threads before the process exits
 \`\`\`
 
-Servers: \`new McpServer(name, version)\`, \`AddTool\`, \`AddResource\`, \`AddPrompt\`, then
-\`ServeStdioAsync()\` or \`StartHttp()\`. License: MIT OR Apache-2.0.
+Servers: \`new McpServer(name, version)\`, \`WithTools(instance)\` for \`[McpTool]\` methods (schemas
+from their types) or \`AddTool\`, \`AddResource\`, \`AddPrompt\`, then \`ServeStdioAsync()\` or
+\`StartHttp()\`. License: MIT OR Apache-2.0.
 EOF
 
 # --- the package (an OPC zip) ----------------------------------------------------------------
