@@ -513,6 +513,122 @@ public final class McpClient implements AutoCloseable {
         return call("tools/call", name, argumentsJson, options);
     }
 
+    // ---- typed calls: records in, records out (the methods above give JSON text) ----------
+
+    /**
+     * Calls a tool with arguments given as a record, a map or JSON text; its result as a record.
+     *
+     * <pre>{@code
+     * record Search(String query, String sort) {}
+     * Types.CallToolResult r = client.call("search_notes", Map.of("search", new Search("milk", "newest"))).join();
+     * System.out.println(r.text());
+     * }</pre>
+     *
+     * @param name the tool
+     * @param arguments a record, a map, JSON object text, or null
+     * @return what the tool answered (a tool's failure is {@link Types.CallToolResult#isError()})
+     */
+    public CompletableFuture<Types.CallToolResult> call(String name, Object arguments) {
+        return call(name, arguments, (RequestOptions) null);
+    }
+
+    /**
+     * {@link #call(String, Object)} with a timeout or a progress listener.
+     *
+     * @param name the tool
+     * @param arguments a record, a map, JSON object text, or null
+     * @param options timeout and progress, or null
+     * @return what the tool answered
+     */
+    public CompletableFuture<Types.CallToolResult> call(String name, Object arguments, RequestOptions options) {
+        String json;
+        try {
+            json = arguments == null || arguments instanceof String ? (String) arguments : JsonCodec.write(arguments);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new McpException(McpException.Kind.INVALID_INPUT, null, e.getMessage(), null));
+        }
+        return call("tools/call", name, json, options, d -> typed(d.json(), Types::callToolResult));
+    }
+
+    /**
+     * Calls a tool and reads its structured content as a {@code type} (a tool that gave none:
+     * its text, for a {@code String}). A tool's failure completes exceptionally with
+     * {@link McpException.Kind#HANDLER} and its text.
+     *
+     * <pre>{@code
+     * record Hits(List<String> names) {}
+     * Hits hits = client.call("search_notes", Map.of("search", Map.of("query", "milk")), Hits.class).join();
+     * }</pre>
+     *
+     * @param name the tool
+     * @param arguments a record, a map, JSON object text, or null
+     * @param type what to read the structured content as
+     * @param <T> the type
+     * @return the structured content as a {@code T}
+     */
+    public <T> CompletableFuture<T> call(String name, Object arguments, Class<T> type) {
+        return call(name, arguments).thenApply(r -> {
+            if (r.isError()) {
+                throw new McpException(McpException.Kind.HANDLER, null, name + " failed: " + r.text(), null);
+            }
+            if (r.structuredContent() == null && type == String.class) {
+                return type.cast(r.text());
+            }
+            try {
+                return r.structured(type);
+            } catch (IllegalArgumentException e) {
+                throw new McpException(McpException.Kind.PROTOCOL, null, name + "'s structured content is no " + type.getSimpleName() + ": " + e.getMessage(), null);
+            }
+        });
+    }
+
+    /** @return every tool (following cursors) */
+    public CompletableFuture<List<Types.Tool>> tools() {
+        return call("tools/list", null, null, null, d -> typed(d.json(), j -> Types.list(j, Types.Tool.class)));
+    }
+
+    /** @return every resource (following cursors) */
+    public CompletableFuture<List<Types.Resource>> resources() {
+        return call("resources/list", null, null, null, d -> typed(d.json(), j -> Types.list(j, Types.Resource.class)));
+    }
+
+    /** @return every resource template (following cursors) */
+    public CompletableFuture<List<Types.ResourceTemplate>> resourceTemplates() {
+        return call("resources/templates/list", null, null, null, d -> typed(d.json(), j -> Types.list(j, Types.ResourceTemplate.class)));
+    }
+
+    /** @return every prompt (following cursors) */
+    public CompletableFuture<List<Types.Prompt>> prompts() {
+        return call("prompts/list", null, null, null, d -> typed(d.json(), j -> Types.list(j, Types.Prompt.class)));
+    }
+
+    /**
+     * @param uri the resource
+     * @return its contents
+     */
+    public CompletableFuture<Types.ReadResourceResult> read(String uri) {
+        return call("resources/read", uri, null, null, d -> typed(d.json(), Types::readResourceResult));
+    }
+
+    /**
+     * @param name the prompt
+     * @param arguments its arguments
+     * @return its messages
+     */
+    public CompletableFuture<Types.GetPromptResult> prompt(String name, Map<String, String> arguments) {
+        String json = JsonCodec.write(arguments == null ? Map.of() : arguments);
+        return call("prompts/get", name, json, null, d -> typed(d.json(), Types::getPromptResult));
+    }
+
+    /** The engine's JSON as a typed value; what does not fit is the server's protocol error. */
+    private static <T> T typed(String json, Function<String, T> read) {
+        try {
+            return read.apply(json);
+        } catch (RuntimeException e) {
+            throw new McpException(McpException.Kind.PROTOCOL, null, "the server's answer does not fit: " + e.getMessage(), null);
+        }
+    }
+
     /**
      * Calls a tool that the server may run as a task (the {@code io.modelcontextprotocol/tasks}
      * extension), and completes with its final result all the same: the engine polls the
@@ -618,7 +734,18 @@ public final class McpClient implements AutoCloseable {
      * @return completes when the server accepted it
      */
     public CompletableFuture<Void> setLogLevel(String level) {
-        return callVoid("logging/setLevel", level);
+        return setLogLevel(level, null);
+    }
+
+    /**
+     * {@link #setLogLevel(String)} with this call's options (its timeout).
+     *
+     * @param level the minimum level of log messages the server sends
+     * @param options the call's options, or null for the defaults
+     * @return completes when the server accepted it
+     */
+    public CompletableFuture<Void> setLogLevel(String level, RequestOptions options) {
+        return call("logging/setLevel", level, null, options).thenApply(x -> null);
     }
 
     /**

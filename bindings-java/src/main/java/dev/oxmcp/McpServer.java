@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -27,7 +29,15 @@ import java.util.function.Function;
  * and the completion handler (before). One server may serve stdio and HTTP at once.
  */
 public final class McpServer implements AutoCloseable {
+    /** Where blocking annotated methods run unless {@link #executor(Executor)} says: daemon threads, made as needed. */
+    private static final Executor HANDLERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "oxmcp-handler");
+        t.setDaemon(true);
+        return t;
+    });
+
     private long handle;
+    private volatile Executor executor = HANDLERS;
     private final List<Long> handlers = new ArrayList<>();
     private final List<CompletableFuture<?>> serving = new ArrayList<>();
 
@@ -67,6 +77,63 @@ public final class McpServer implements AutoCloseable {
         synchronized (this) {
             handlers.add(id);
         }
+        return this;
+    }
+
+    /**
+     * Registers every {@link McpTool}, {@link McpResource} and {@link McpPrompt} method of
+     * {@code target}'s class, called on {@code target}: the definitions and schemas derived
+     * from the methods' parameters and return types (see {@link McpTool}), before or while
+     * serving. Parameter names come from the class file: compile with {@code -parameters}
+     * (Spring Boot's and Maven's usual setting), or name each with {@link McpParam}.
+     *
+     * <pre>{@code
+     * class Notes {
+     *     record Search(@McpParam(description = "text to look for") String query, Optional<Integer> limit) {}
+     *     record Hits(List<String> names) {}
+     *
+     *     @McpTool(description = "Search the notes")
+     *     Hits searchNotes(Search search) { ... }
+     *
+     *     @McpResource(uri = "notes://{name}", mimeType = "text/plain")
+     *     String note(String name) { ... }
+     * }
+     * server.register(new Notes());
+     * }</pre>
+     *
+     * @param target an instance whose class has annotated methods
+     * @return this server
+     * @throws IllegalArgumentException for a method no schema describes (naming it), or a class
+     *     with no annotated method
+     * @throws McpException ({@link McpException.Kind#INVALID_INPUT}) for a definition the engine refuses
+     */
+    public McpServer register(Object target) {
+        Annotated.register(this, target.getClass(), target, executor);
+        return this;
+    }
+
+    /**
+     * Registers the static {@link McpTool}, {@link McpResource} and {@link McpPrompt} methods
+     * of {@code type}, as {@link #register(Object)} does.
+     *
+     * @param type a class with annotated static methods
+     * @return this server
+     */
+    public McpServer register(Class<?> type) {
+        Annotated.register(this, type, null, executor);
+        return this;
+    }
+
+    /**
+     * Where annotated methods that return no {@code CompletableFuture} run (they may block; a
+     * client's cancel interrupts their thread). Default: daemon threads made as needed. For the
+     * methods registered after this call.
+     *
+     * @param executor runs blocking handlers
+     * @return this server
+     */
+    public McpServer executor(Executor executor) {
+        this.executor = Objects.requireNonNull(executor);
         return this;
     }
 

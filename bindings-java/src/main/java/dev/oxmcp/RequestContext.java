@@ -2,6 +2,7 @@ package dev.oxmcp;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
@@ -148,6 +149,55 @@ public final class RequestContext {
      */
     public CompletableFuture<String> elicit(String paramsJson) {
         return Native.call(Native.Done::json, null, id -> Native.requestCall(handle, "elicitation/create", paramsJson, id));
+    }
+
+    /**
+     * Asks the user through the client to fill in a form of {@code type}'s components
+     * ({@code elicitation/create}): the requested schema derived from the record (strings,
+     * numbers, booleans, enums; {@code Optional} or {@link McpParam#required()} false
+     * components optional, {@link McpParam#description()} shown), the accepted answer read
+     * into a {@code T}. A form no client could render (a nested record, a list...) fails with
+     * {@link McpException.Kind#INVALID_INPUT} naming the component, before anything is sent.
+     *
+     * <pre>{@code
+     * record Confirm(boolean confirm, @McpParam(required = false) String reason) {}
+     * ctx.elicit("Delete " + name + "?", Confirm.class).thenApply(a -> a.accepted() && a.content().confirm() ? ... : "kept");
+     * }</pre>
+     *
+     * @param message what the user is asked
+     * @param type a record type
+     * @param <T> the form's type
+     * @return the user's action and, when accepted, the form's content
+     */
+    public <T extends Record> CompletableFuture<Elicited<T>> elicit(String message, Class<T> type) {
+        String params;
+        try {
+            params = JsonCodec.write(Map.of("message", message, "requestedSchema",
+                    new JsonCodec.RawJson(JsonCodec.write(JsonSchemas.object(JsonSchemas.members(type), null)))));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new McpException(McpException.Kind.INVALID_INPUT, null, e.getMessage(), null));
+        }
+        return elicit(params).thenApply(reply -> {
+            Map<?, ?> r = (Map<?, ?>) JsonCodec.parse(reply);
+            String action = String.valueOf(r.get("action"));
+            Object content = r.get("content");
+            T value = "accept".equals(action) && content != null ? type.cast(JsonCodec.convert(content, type, "content")) : null;
+            return new Elicited<>(action, value);
+        });
+    }
+
+    /**
+     * A user's answer to {@link #elicit(String, Class)}.
+     *
+     * @param action {@code accept}, {@code decline} or {@code cancel}
+     * @param content the form's content when accepted, else null
+     * @param <T> the form's type
+     */
+    public record Elicited<T>(String action, T content) {
+        /** @return whether the user accepted and gave the form */
+        public boolean accepted() {
+            return "accept".equals(action) && content != null;
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -150,7 +151,8 @@ public final class ScenarioServer {
             return done("{\"values\":[" + String.join(",", values) + "]}");
         });
 
-        // Changes one request's params on their way, answers another itself, lets the rest go on.
+        // Changes one request's params on their way, answers another itself, holds a setLevel, lets
+        // the rest go on.
         // (This process has no JSON library: the request's first "name" is its params' name.)
         server.use((request, ctx, next) -> {
             boolean call = "tools/call".equals(string(request, "method"));
@@ -160,6 +162,11 @@ public final class ScenarioServer {
             }
             if (call && "answered_by_middleware".equals(name)) {
                 return done(Json.textResult("answered by the middleware"));
+            }
+            if ("logging/setLevel".equals(string(request, "method"))) {
+                // Held 2 s, so a setLevel with a shorter timeout times out.
+                return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(2, TimeUnit.SECONDS))
+                        .thenCompose(x -> next.proceed(null));
             }
             return next.proceed(null);
         });

@@ -155,7 +155,8 @@ class ScenariosTest {
 
         if (scenario.has("special")) {
             String special = scenario.get("special").asText();
-            assertTrue(special.equals("cancel_during_sampling") || special.equals("call_as_task"), "unknown special " + special);
+            assertTrue(Set.of("cancel_during_sampling", "call_as_task", "set_level", "connect_refused").contains(special),
+                    "unknown special " + special);
             if (special.equals("cancel_during_sampling")) {
                 cancelDuringSampling(era, method, params, expect);
                 return;
@@ -163,10 +164,15 @@ class ScenariosTest {
         }
 
         JsonNode p = scenario.path("params");
-        CompletableFuture<String> call = scenario.path("special").asText().equals("call_as_task")
-                // The host's own way to run a call as a task and wait for its end.
-                ? era.client.callToolAsTask(p.get("name").asText(), p.has("arguments") ? p.get("arguments").toString() : null, null)
-                : era.client.request(method, params, null);
+        CompletableFuture<?> call = switch (scenario.path("special").asText()) {
+            // The host's own way to run a call as a task and wait for its end.
+            case "call_as_task" -> era.client.callToolAsTask(p.get("name").asText(), p.has("arguments") ? p.get("arguments").toString() : null, null);
+            // The host's own call, with its own per-call timeout.
+            case "set_level" -> era.client.setLogLevel(p.get("level").asText(),
+                    RequestOptions.timeout(Duration.ofMillis(scenario.get("timeout_ms").asLong())));
+            case "connect_refused" -> McpClient.connect(McpClient.Options.http(p.get("url").asText()).era(eraName));
+            default -> era.client.request(method, params, null);
+        };
         if (expect.has("error")) {
             JsonNode error = expect.get("error");
             ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(CALL_SECONDS, TimeUnit.SECONDS),
@@ -184,9 +190,13 @@ class ScenariosTest {
                 JsonNode data = Support.json(m.data());
                 assertTrue(sameJson(error.get("data"), data), () -> "error data: expected " + error.get("data") + ", found " + data);
             }
+            if (error.has("message_contains")) {
+                String want = error.get("message_contains").asText();
+                assertTrue(String.valueOf(m.getMessage()).contains(want), () -> "\"" + want + "\" in the message of " + m);
+            }
             return;
         }
-        JsonNode result = Support.json(call.get(CALL_SECONDS, TimeUnit.SECONDS));
+        JsonNode result = Support.json((String) call.get(CALL_SECONDS, TimeUnit.SECONDS));
 
         if (expect.has("text")) {
             assertEquals(expect.get("text").asText(), text(method, result), result::toString);
