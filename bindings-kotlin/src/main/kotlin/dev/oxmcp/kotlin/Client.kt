@@ -5,6 +5,8 @@ import dev.oxmcp.kotlin.ffi.NativeClient
 import dev.oxmcp.kotlin.ffi.ProgressListener
 import dev.oxmcp.kotlin.ffi.connect
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.builtins.ListSerializer
+import kotlinx.serialization.serializer
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
@@ -107,7 +109,7 @@ class Client private constructor(private val handle: NativeClient) : AutoCloseab
     val era: String get() = native.era()
 
     /** Every tool (all pages). */
-    suspend fun listTools(): List<JsonObject> = list(call("tools/list"))
+    suspend fun listTools(): List<JsonObject> = list(op("tools/list"))
 
     /** Calls tool [name]; the `CallToolResult` (a tool's failure is `isError: true` in it). */
     suspend fun callTool(
@@ -115,35 +117,35 @@ class Client private constructor(private val handle: NativeClient) : AutoCloseab
         arguments: JsonObject = JsonObject(emptyMap()),
         timeout: Duration? = null,
         onProgress: ((Progress) -> Unit)? = null,
-    ): JsonObject = call("tools/call", name, arguments.toString(), timeout, onProgress) as JsonObject
+    ): JsonObject = op("tools/call", name, arguments.toString(), timeout, onProgress) as JsonObject
 
     /** Every resource (all pages). */
-    suspend fun listResources(): List<JsonObject> = list(call("resources/list"))
+    suspend fun listResources(): List<JsonObject> = list(op("resources/list"))
 
     /** Every resource template (all pages). */
-    suspend fun listResourceTemplates(): List<JsonObject> = list(call("resources/templates/list"))
+    suspend fun listResourceTemplates(): List<JsonObject> = list(op("resources/templates/list"))
 
     /** Reads resource [uri]; the `ReadResourceResult`. */
-    suspend fun readResource(uri: String): JsonObject = call("resources/read", uri) as JsonObject
+    suspend fun readResource(uri: String): JsonObject = op("resources/read", uri) as JsonObject
 
     /** Every prompt (all pages). */
-    suspend fun listPrompts(): List<JsonObject> = list(call("prompts/list"))
+    suspend fun listPrompts(): List<JsonObject> = list(op("prompts/list"))
 
     /** Gets prompt [name] with [arguments]; the `GetPromptResult`. */
     suspend fun getPrompt(name: String, arguments: Map<String, String> = emptyMap()): JsonObject =
-        call("prompts/get", name, JsonObject(arguments.mapValues { JsonPrimitive(it.value) }).toString()) as JsonObject
+        op("prompts/get", name, JsonObject(arguments.mapValues { JsonPrimitive(it.value) }).toString()) as JsonObject
 
     /** Completes an argument: [params] are `completion/complete`'s (`ref`, `argument`, `context`). */
-    suspend fun complete(params: JsonObject): JsonObject = call("completion/complete", null, params.toString()) as JsonObject
+    suspend fun complete(params: JsonObject): JsonObject = op("completion/complete", null, params.toString()) as JsonObject
 
-    /** Sets the server's log level (`debug` ... `emergency`). */
-    suspend fun setLogLevel(level: String) {
-        call("logging/setLevel", level)
+    /** Sets the server's log level (`debug` ... `emergency`); [timeout] as [callTool]'s. */
+    suspend fun setLogLevel(level: String, timeout: Duration? = null) {
+        op("logging/setLevel", level, timeout = timeout)
     }
 
     /** Asks for updates of resource [uri]. */
     suspend fun subscribe(uri: String) {
-        call("resources/subscribe", uri)
+        op("resources/subscribe", uri)
     }
 
     /** Tells the server that this client's roots changed (`notifications/roots/list_changed`). */
@@ -151,19 +153,19 @@ class Client private constructor(private val handle: NativeClient) : AutoCloseab
 
     /** Checks the server is there. */
     suspend fun ping() {
-        call("ping")
+        op("ping")
     }
 
     /** `resources/unsubscribe`. */
     suspend fun unsubscribe(uri: String) {
-        call("resources/unsubscribe", uri)
+        op("resources/unsubscribe", uri)
     }
 
     /** `skills/list`, every page: the skills' entries (no file is fetched). */
-    suspend fun listSkills(): List<JsonObject> = list(call("skills/list"))
+    suspend fun listSkills(): List<JsonObject> = list(op("skills/list"))
 
     /** `skills/get`: the entry of the skill whose `SKILL.md` is at [uri]. */
-    suspend fun getSkill(uri: String): JsonObject = call("skills/get", uri) as JsonObject
+    suspend fun getSkill(uri: String): JsonObject = op("skills/get", uri) as JsonObject
 
     /**
      * Fetches a skill's `SKILL.md` and checks it against its entry (size, digest,
@@ -171,14 +173,14 @@ class Client private constructor(private val handle: NativeClient) : AutoCloseab
      * (else `skills/get` fetches it). A mismatch is a [McpException.Protocol].
      */
     suspend fun loadSkill(uri: String, skill: JsonObject? = null): JsonObject =
-        call("skills/load", uri, skill?.toString()) as JsonObject
+        op("skills/load", uri, skill?.toString()) as JsonObject
 
     /** A file the skill's entry lists ([path] inside the skill, or its URI), checked. */
     suspend fun readSkillFile(skill: JsonObject, path: String): ByteArray =
-        Base64.getDecoder().decode((call("skills/read", path, skill.toString()) as JsonPrimitive).content)
+        Base64.getDecoder().decode((op("skills/read", path, skill.toString()) as JsonPrimitive).content)
 
     /** `resources/directory/read`, every page: the children of the directory at [uri]. */
-    suspend fun readDirectory(uri: String): List<JsonObject> = list(call("resources/directory/read", uri))
+    suspend fun readDirectory(uri: String): List<JsonObject> = list(op("resources/directory/read", uri))
 
     /**
      * Calls tool [name] letting the server run it as a task (the tasks extension), and waits
@@ -196,7 +198,7 @@ class Client private constructor(private val handle: NativeClient) : AutoCloseab
         name: String,
         arguments: JsonObject = JsonObject(emptyMap()),
         onStatus: ((String) -> Unit)? = null,
-    ): JsonObject = call("tools/call as task", name, arguments.toString(), onProgress = onStatus?.let { f -> { p -> f(p.message ?: "") } }) as JsonObject
+    ): JsonObject = op("tools/call as task", name, arguments.toString(), onProgress = onStatus?.let { f -> { p -> f(p.message ?: "") } }) as JsonObject
 
     /**
      * Calls tool [name] asking the server to run it as a task (the tasks extension):
@@ -204,24 +206,74 @@ class Client private constructor(private val handle: NativeClient) : AutoCloseab
      * Follow the task with [getTask], [updateTask] and [cancelTask].
      */
     suspend fun startToolTask(name: String, arguments: JsonObject = JsonObject(emptyMap())): JsonObject =
-        call("tools/call start task", name, arguments.toString()) as JsonObject
+        op("tools/call start task", name, arguments.toString()) as JsonObject
 
     /** `tasks/get`: the task, with its result, error or input requests inlined. */
-    suspend fun getTask(taskId: String): JsonObject = call("tasks/get", taskId) as JsonObject
+    suspend fun getTask(taskId: String): JsonObject = op("tasks/get", taskId) as JsonObject
 
     /** `tasks/update`: answers to the task's input requests, as results by key. */
     suspend fun updateTask(taskId: String, responses: JsonObject) {
-        call("tasks/update", taskId, responses.toString())
+        op("tasks/update", taskId, responses.toString())
     }
 
     /** `tasks/cancel`. */
     suspend fun cancelTask(taskId: String) {
-        call("tasks/cancel", taskId)
+        op("tasks/cancel", taskId)
     }
+
+    // ---- typed calls: data classes out (the calls above give kotlinx JsonElements) -------
+
+    /** Every tool (all pages). */
+    suspend fun tools(): List<Tool> = decode(ListSerializer(Tool.serializer()), op("tools/list"), "tools")
+
+    /** Every resource (all pages). */
+    suspend fun resources(): List<Resource> = decode(ListSerializer(Resource.serializer()), op("resources/list"), "resources")
+
+    /** Every resource template (all pages). */
+    suspend fun resourceTemplates(): List<ResourceTemplate> =
+        decode(ListSerializer(ResourceTemplate.serializer()), op("resources/templates/list"), "resource templates")
+
+    /** Every prompt (all pages). */
+    suspend fun prompts(): List<Prompt> = decode(ListSerializer(Prompt.serializer()), op("prompts/list"), "prompts")
+
+    /** Calls tool [name]; what it answered (a tool's failure is [CallToolResult.isError]). */
+    suspend fun call(
+        name: String,
+        arguments: JsonObject = JsonObject(emptyMap()),
+        timeout: Duration? = null,
+        onProgress: ((Progress) -> Unit)? = null,
+    ): CallToolResult = decode(CallToolResult.serializer(), callTool(name, arguments, timeout, onProgress), "tool result")
+
+    /**
+     * Calls tool [name] with [arguments] (a `@Serializable` value) and reads its structured
+     * content as an [R] (a tool that gave none: its text, for a `String`). A tool's failure
+     * throws [McpException.Handler] with its text.
+     *
+     * ```kotlin
+     * @Serializable data class Hits(val names: List<String>)
+     * val hits: Hits = client.op("search_notes", SearchArgs(Search("milk")))
+     * ```
+     */
+    suspend inline fun <reified A, reified R> call(name: String, arguments: A, timeout: Duration? = null): R {
+        val args = RESULTS.encodeToJsonElement(serializer<A>(), arguments) as? JsonObject
+            ?: throw McpException.InvalidInput("the arguments of $name must be an object")
+        val result = call(name, args, timeout)
+        if (result.isError) throw McpException.Handler("$name failed: ${result.text}")
+        val structured = result.structuredContent
+        if (structured == null && R::class == String::class) return result.text as R
+        return decode(serializer<R>(), structured ?: JsonNull, "structured content of $name")
+    }
+
+    /** Reads resource [uri]. */
+    suspend fun read(uri: String): ReadResourceResult = decode(ReadResourceResult.serializer(), readResource(uri), "resource")
+
+    /** Gets prompt [name] with [arguments]. */
+    suspend fun prompt(name: String, arguments: Map<String, String> = emptyMap()): GetPromptResult =
+        decode(GetPromptResult.serializer(), getPrompt(name, arguments), "prompt")
 
     /** Any request by [method]; its result. */
     suspend fun request(method: String, params: JsonObject = JsonObject(emptyMap()), timeout: Duration? = null): JsonElement =
-        call("request", method, params.toString(), timeout)
+        op("request", method, params.toString(), timeout)
 
     /** Closes the connection (a child server is stopped). */
     suspend fun shutdown() = mcp { native.stop() }
@@ -233,7 +285,7 @@ class Client private constructor(private val handle: NativeClient) : AutoCloseab
         if (closed.compareAndSet(false, true)) handle.destroy()
     }
 
-    private suspend fun call(
+    private suspend fun op(
         op: String,
         a: String? = null,
         b: String? = null,

@@ -88,6 +88,25 @@ class Context internal constructor(private val native: RequestContext) {
         put("requestedSchema", requestedSchema)
     })
 
+    /**
+     * Asks the user, through the client, to fill in a form of [T]'s properties (a flat
+     * `@Serializable` class of strings, numbers, booleans and enums: the engine refuses, naming
+     * the property, what no client can render); an accepted answer read into a [T].
+     *
+     * ```kotlin
+     * @Serializable data class Confirm(val confirm: Boolean, val reason: String? = null)
+     * val answer = ctx.elicit<Confirm>("Delete $name?")
+     * if (answer.content?.confirm == true) ...
+     * ```
+     */
+    suspend inline fun <reified T> elicit(message: String): Elicited<T> {
+        val serializer = kotlinx.serialization.serializer<T>()
+        val answer = elicit(message, formSchemaOf(serializer.descriptor))
+        val action = (answer["action"] as? kotlinx.serialization.json.JsonPrimitive)?.content ?: ""
+        val content = answer["content"] as? JsonObject
+        return Elicited(action, if (action == "accept" && content != null) decode(serializer, content, "elicitation answer") else null)
+    }
+
     /** Asks the client's model to answer [prompt]; the `CreateMessageResult`. */
     suspend fun sample(prompt: String, maxTokens: Int? = null, systemPrompt: String? = null): JsonObject =
         ask("sampling/createMessage", buildJsonObject {
@@ -113,4 +132,10 @@ class Context internal constructor(private val native: RequestContext) {
 
     /** Asks the request [op] with [params], answered when it is; the answer's JSON text, if any. */
     private suspend fun call(op: String, params: JsonObject? = null): String? = mcp { native.call(op, params?.toString() ?: "") }
+}
+
+/** A user's answer to [Context.elicit]: `accept`, `decline` or `cancel`, and the form's [content] when accepted. */
+data class Elicited<T>(val action: String, val content: T?) {
+    /** Whether the user accepted and gave the form. */
+    val accepted: Boolean get() = action == "accept" && content != null
 }

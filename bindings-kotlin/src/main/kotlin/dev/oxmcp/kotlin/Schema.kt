@@ -43,10 +43,18 @@ annotation class McpDescription(val text: String)
  * ```
  */
 @OptIn(ExperimentalSerializationApi::class)
-fun schemaOf(descriptor: SerialDescriptor): JsonObject = describe(descriptor, emptySet())
+fun schemaOf(descriptor: SerialDescriptor): JsonObject = describe(descriptor, emptySet(), takesNull = true)
+
+/**
+ * An elicitation form's requested schema from [descriptor]: as [schemaOf], but a nullable
+ * property is only optional (a form field has one type, and an unanswered one is absent).
+ * The engine refuses what no client can render (a nested class, a list), naming it.
+ */
+@OptIn(ExperimentalSerializationApi::class)
+fun formSchemaOf(descriptor: SerialDescriptor): JsonObject = describe(descriptor, emptySet(), takesNull = false)
 
 @OptIn(ExperimentalSerializationApi::class)
-private fun describe(d: SerialDescriptor, outer: Set<String>): JsonObject {
+private fun describe(d: SerialDescriptor, outer: Set<String>, takesNull: Boolean): JsonObject {
     val name = d.serialName.removeSuffix("?")
     val schema: JsonObject = when (val kind = d.kind) {
         PrimitiveKind.STRING, PrimitiveKind.CHAR -> type("string")
@@ -59,11 +67,11 @@ private fun describe(d: SerialDescriptor, outer: Set<String>): JsonObject {
         }
         StructureKind.LIST -> buildJsonObject {
             put("type", "array")
-            put("items", describe(d.getElementDescriptor(0), outer))
+            put("items", describe(d.getElementDescriptor(0), outer, takesNull))
         }
         StructureKind.MAP -> buildJsonObject {
             put("type", "object")
-            put("additionalProperties", describe(d.getElementDescriptor(1), outer))
+            put("additionalProperties", describe(d.getElementDescriptor(1), outer, takesNull))
         }
         StructureKind.CLASS, StructureKind.OBJECT -> {
             require(name !in outer) { "$name refers to itself: a derived schema cannot describe a recursive type" }
@@ -74,7 +82,7 @@ private fun describe(d: SerialDescriptor, outer: Set<String>): JsonObject {
                 description(d.annotations)?.let { put("description", it) }
                 put("properties", buildJsonObject {
                     for (i in 0 until d.elementsCount) {
-                        val property = describe(d.getElementDescriptor(i), inner)
+                        val property = describe(d.getElementDescriptor(i), inner, takesNull)
                         val text = description(d.getElementAnnotations(i))
                         put(d.getElementName(i), if (text == null) property else JsonObject(property + ("description" to JsonPrimitive(text))))
                     }
@@ -86,7 +94,7 @@ private fun describe(d: SerialDescriptor, outer: Set<String>): JsonObject {
     }
     // A nullable type also takes null (what kotlinx writes for it, and may read).
     val type = schema["type"]
-    return if (d.isNullable && type is JsonPrimitive) JsonObject(schema + ("type" to JsonArray(listOf(type, JsonPrimitive("null"))))) else schema
+    return if (takesNull && d.isNullable && type is JsonPrimitive) JsonObject(schema + ("type" to JsonArray(listOf(type, JsonPrimitive("null"))))) else schema
 }
 
 private fun type(name: String) = buildJsonObject { put("type", name) }

@@ -97,6 +97,7 @@ data class TaskOptions(
 }
 
 /** A prompt's argument. */
+@kotlinx.serialization.Serializable
 data class PromptArgument(val name: String, val description: String? = null, val required: Boolean = false)
 
 /**

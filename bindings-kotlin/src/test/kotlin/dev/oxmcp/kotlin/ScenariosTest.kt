@@ -14,6 +14,7 @@ import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.boolean
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.int
+import kotlinx.serialization.json.long
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
@@ -27,6 +28,7 @@ import kotlin.test.assertEquals
 import kotlin.test.assertNotNull
 import kotlin.test.assertTrue
 import kotlin.test.fail
+import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
 
 /**
@@ -75,6 +77,17 @@ class ScenariosTest {
             elicitation = { buildJsonObject { put("action", "accept"); putJsonObject("content") { put("name", "ada") } } },
             roots = { listOf(buildJsonObject { put("uri", "file:///scenario/root") }) },
         )
+        if (scenario["special"]?.jsonPrimitive?.content == "connect_refused") {
+            val url = scenario["params"]!!.jsonObject["url"]!!.jsonPrimitive.content
+            val error = scenario["expect"]!!.jsonObject["error"]!!.jsonObject
+            try {
+                Client.http(url, options = options).close()
+            } catch (e: McpException) {
+                checkError(error, e)
+                return
+            }
+            fail("connecting to $url succeeded")
+        }
         val (java, args) = javaCommand("dev.oxmcp.kotlin.scenarios.ScenarioServerKt")
         Client.stdio(java, args, options).use { client ->
             val method = scenario["method"]!!.jsonPrimitive.content
@@ -87,27 +100,40 @@ class ScenariosTest {
                 return
             }
             val special = scenario["special"]?.jsonPrimitive?.content
-            assertTrue(special == null || special == "call_as_task", "unknown special $special")
+            assertTrue(special == null || special == "call_as_task" || special == "set_level", "unknown special $special")
             val error = expect["error"]?.jsonObject
             val result = try {
-                if (special == "call_as_task") {
+                when (special) {
                     // The host's own way to run a call as a task and wait for its end.
-                    val arguments = params["arguments"]?.jsonObject ?: JsonObject(emptyMap())
-                    withTimeout(30.seconds) { client.callToolAsTask(params["name"]!!.jsonPrimitive.content, arguments) }
-                } else {
-                    client.request(method, params, timeout = 30.seconds)
+                    "call_as_task" -> {
+                        val arguments = params["arguments"]?.jsonObject ?: JsonObject(emptyMap())
+                        withTimeout(30.seconds) { client.callToolAsTask(params["name"]!!.jsonPrimitive.content, arguments) }
+                    }
+                    // The host's own call, with its own per-call timeout.
+                    "set_level" -> {
+                        val ms = scenario["timeout_ms"]!!.jsonPrimitive.long
+                        client.setLogLevel(params["level"]!!.jsonPrimitive.content, timeout = ms.milliseconds)
+                        JsonObject(emptyMap())
+                    }
+                    else -> client.request(method, params, timeout = 30.seconds)
                 }
             } catch (e: McpException) {
                 if (error == null) throw e
-                assertEquals(error["kind"]!!.jsonPrimitive.content, McpException.KINDS[e.kind])
-                error["code"]?.let { assertEquals(it.jsonPrimitive.int.toLong(), e.code) }
-                // Compared as JSON, not as text.
-                error["data"]?.let { assertEquals(it, e.data?.let(Json::parseToJsonElement), "error data of $e") }
+                checkError(error, e)
                 return
             }
             if (error != null) fail("expected an error, got $result")
             check(method, result.jsonObject, expect)
         }
+    }
+
+    /** The `error` matcher against the host's exception. */
+    private fun checkError(error: JsonObject, e: McpException) {
+        assertEquals(error["kind"]!!.jsonPrimitive.content, McpException.KINDS[e.kind], "kind of $e")
+        error["code"]?.let { assertEquals(it.jsonPrimitive.int.toLong(), e.code) }
+        // Compared as JSON, not as text.
+        error["data"]?.let { assertEquals(it, e.data?.let(Json::parseToJsonElement), "error data of $e") }
+        error["message_contains"]?.let { assertTrue(it.jsonPrimitive.content in e.message.orEmpty(), "message of $e") }
     }
 
     /** Starts the call, waits for the sampling handler to hold, then cancels the call. */

@@ -7,6 +7,7 @@ import dev.oxmcp.kotlin.TaskSupport
 import dev.oxmcp.kotlin.mcpServer
 import dev.oxmcp.kotlin.strings
 import dev.oxmcp.kotlin.textResult
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.JsonObject
@@ -125,7 +126,8 @@ fun scenarioServer(): Server {
         val prefix = params["argument"]?.jsonObject?.string("value") ?: ""
         (0 until 150).map { "n%03d".format(it) }.filter { it.startsWith(prefix) }
     }
-    // Changes one request's params on their way, answers another itself, lets the rest go on.
+    // Changes one request's params on their way, answers another itself, holds a setLevel, lets
+    // the rest go on.
     server.use { request, _, next ->
         val params = request["params"]?.jsonObject
         val call = request.string("method") == "tools/call"
@@ -136,6 +138,11 @@ fun scenarioServer(): Server {
                     put("arguments", buildJsonObject { put("text", "changed by the middleware") })
                 })
             call && params?.string("name") == "answered_by_middleware" -> textResult("answered by the middleware")
+            // Held 2 s, so a setLevel with a shorter timeout times out.
+            request.string("method") == "logging/setLevel" -> {
+                delay(2000)
+                next(null)
+            }
             else -> next(null)
         }
     }
