@@ -503,8 +503,8 @@ namespace OxMcp
         public async Task<McpLoadedSkill> LoadSkillAsync(string uri, string skillJson = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             string json = await Call("skills/load", uri, skillJson, cancellationToken).ConfigureAwait(false);
-            Dictionary<string, string> loaded = JsonText.Members(json);
-            return new McpLoadedSkill(loaded["skill"], JsonText.Unquote(loaded["markdown"]));
+            Dictionary<string, object> loaded = JsonCodec.Object(json);
+            return new McpLoadedSkill(JsonCodec.Write(loaded["skill"]), loaded["markdown"] as string);
         }
 
         /// <summary>
@@ -517,7 +517,7 @@ namespace OxMcp
         public async Task<byte[]> ReadSkillFileAsync(string path, string skillJson, CancellationToken cancellationToken = default(CancellationToken))
         {
             string base64 = await Call("skills/read", path, skillJson, cancellationToken).ConfigureAwait(false);
-            return Convert.FromBase64String(JsonText.Unquote(base64));
+            return Convert.FromBase64String((string)JsonCodec.Parse(base64));
         }
 
         /// <summary>Completes an argument: <paramref name="paramsJson"/> are <c>completion/complete</c>'s (<c>ref</c>, <c>argument</c>, <c>context</c>); resolves to the result JSON (<c>{"completion": {"values", "total", "hasMore"}}</c>).</summary>
@@ -597,7 +597,7 @@ namespace OxMcp
                 Incoming.Answer(request, async (req, token) =>
                 {
                     if (authorize == null) throw new McpException(-32603, "no authorize handler (client disposed)");
-                    string landed = await authorize(JsonText.Unquote(JsonText.Members(paramsJson)["url"]), token).ConfigureAwait(false);
+                    string landed = await authorize((string)JsonCodec.Object(paramsJson)["url"], token).ConfigureAwait(false);
                     return McpJson.Quote(landed);
                 });
                 return;

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
@@ -206,138 +207,31 @@ namespace OxMcp
         /// <summary>Reads the engine's JSON; null for JSON null.</summary>
         internal static McpAuth Parse(string json)
         {
-            if (json == null || json.Trim() == "null" || json.Trim().Length == 0) return null;
-            Dictionary<string, string> m = JsonText.Members(json);
-            string exp = Get(m, "expiresAt");
-            string claims = Get(m, "claims");
+            if (json == null || json.Trim().Length == 0) return null;
+            return From(JsonCodec.Object(json), json);
+        }
+
+        /// <summary>Reads the engine's parsed JSON object (<paramref name="json"/> its text, or null to write it again); null for null.</summary>
+        internal static McpAuth From(Dictionary<string, object> m, string json = null)
+        {
+            if (m == null) return null;
+            object exp = Get(m, "expiresAt"), claims = Get(m, "claims");
+            var scopes = Get(m, "scopes") as List<object>;
             return new McpAuth
             {
-                Subject = JsonText.Unquote(Get(m, "subject")),
-                ClientId = JsonText.Unquote(Get(m, "clientId")),
-                Scopes = JsonText.Strings(Get(m, "scopes")),
-                ExpiresAt = exp == null || exp == "null" ? (long?)null : (long)double.Parse(exp, CultureInfo.InvariantCulture),
-                ClaimsJson = claims == null || claims == "null" ? "{}" : claims,
-                Json = json,
+                Subject = Get(m, "subject") as string,
+                ClientId = Get(m, "clientId") as string,
+                Scopes = scopes == null ? new string[0] : scopes.Select(x => x as string).ToArray(),
+                ExpiresAt = exp == null ? (long?)null : (long)Convert.ToDouble(exp, CultureInfo.InvariantCulture),
+                ClaimsJson = claims == null ? "{}" : JsonCodec.Write(claims),
+                Json = json ?? JsonCodec.Write(m),
             };
         }
 
-        private static string Get(Dictionary<string, string> m, string key)
+        private static object Get(Dictionary<string, object> m, string key)
         {
-            string v;
+            object v;
             return m.TryGetValue(key, out v) ? v : null;
-        }
-    }
-
-    /// <summary>Reads the small JSON objects the engine writes (members as raw text, strings, arrays of strings).</summary>
-    internal static class JsonText
-    {
-        /// <summary>The members of a JSON object, each as its raw JSON text.</summary>
-        internal static Dictionary<string, string> Members(string obj)
-        {
-            var o = new Dictionary<string, string>();
-            int i = SkipSpace(obj, 0);
-            if (i >= obj.Length || obj[i] != '{') throw new FormatException("not a JSON object: " + obj);
-            i = SkipSpace(obj, i + 1);
-            while (i < obj.Length && obj[i] != '}')
-            {
-                if (obj[i] != '"') throw new FormatException("not a JSON object: " + obj);
-                int keyEnd = SkipValue(obj, i);
-                string key = Unquote(obj.Substring(i, keyEnd - i));
-                int colon = SkipSpace(obj, keyEnd);
-                if (colon >= obj.Length || obj[colon] != ':') throw new FormatException("not a JSON object: " + obj);
-                int start = SkipSpace(obj, colon + 1);
-                int end = SkipValue(obj, start);
-                o[key] = obj.Substring(start, end - start);
-                i = SkipSpace(obj, end);
-                if (i < obj.Length && obj[i] == ',') i = SkipSpace(obj, i + 1);
-            }
-            return o;
-        }
-
-        /// <summary>The strings of a JSON array of strings (empty for null).</summary>
-        internal static string[] Strings(string array)
-        {
-            var o = new List<string>();
-            if (array == null || array == "null") return o.ToArray();
-            int i = SkipSpace(array, 0);
-            if (i >= array.Length || array[i] != '[') throw new FormatException("not a JSON array: " + array);
-            i = SkipSpace(array, i + 1);
-            while (i < array.Length && array[i] != ']')
-            {
-                int end = SkipValue(array, i);
-                o.Add(Unquote(array.Substring(i, end - i)));
-                i = SkipSpace(array, end);
-                if (i < array.Length && array[i] == ',') i = SkipSpace(array, i + 1);
-            }
-            return o.ToArray();
-        }
-
-        /// <summary>The text of a JSON string literal (null for JSON null or null).</summary>
-        internal static string Unquote(string literal)
-        {
-            if (literal == null || literal == "null") return null;
-            if (literal.Length < 2 || literal[0] != '"' || literal[literal.Length - 1] != '"')
-                throw new FormatException("not a JSON string: " + literal);
-            var b = new StringBuilder(literal.Length);
-            for (int i = 1; i < literal.Length - 1; i++)
-            {
-                char c = literal[i];
-                if (c != '\\')
-                {
-                    b.Append(c);
-                    continue;
-                }
-                char e = literal[++i];
-                switch (e)
-                {
-                    case 'n': b.Append('\n'); break;
-                    case 'r': b.Append('\r'); break;
-                    case 't': b.Append('\t'); break;
-                    case 'b': b.Append('\b'); break;
-                    case 'f': b.Append('\f'); break;
-                    case 'u':
-                        b.Append((char)int.Parse(literal.Substring(i + 1, 4), NumberStyles.HexNumber, CultureInfo.InvariantCulture));
-                        i += 4;
-                        break;
-                    default: b.Append(e); break; // \" \\ \/
-                }
-            }
-            return b.ToString();
-        }
-
-        private static int SkipSpace(string s, int i)
-        {
-            while (i < s.Length && " \t\r\n".IndexOf(s[i]) >= 0) i++;
-            return i;
-        }
-
-        /// <summary>The index just past the JSON value that starts at <paramref name="i"/>.</summary>
-        private static int SkipValue(string s, int i)
-        {
-            int depth = 0;
-            bool inString = false;
-            for (; i < s.Length; i++)
-            {
-                char c = s[i];
-                if (inString)
-                {
-                    if (c == '\\') i++;
-                    else if (c == '"')
-                    {
-                        inString = false;
-                        if (depth == 0) return i + 1;
-                    }
-                }
-                else if (c == '"') inString = true;
-                else if (c == '{' || c == '[') depth++;
-                else if (c == '}' || c == ']')
-                {
-                    if (depth == 0) return i;
-                    if (--depth == 0) return i + 1;
-                }
-                else if (depth == 0 && (c == ',' || " \t\r\n".IndexOf(c) >= 0)) return i;
-            }
-            return i;
         }
     }
 }

@@ -43,8 +43,8 @@ namespace OxMcp
         {
             get
             {
-                string auth;
-                return JsonText.Members(InfoJson).TryGetValue("auth", out auth) ? McpAuth.Parse(auth) : null;
+                object auth;
+                return JsonCodec.Object(InfoJson).TryGetValue("auth", out auth) ? McpAuth.From(auth as Dictionary<string, object>) : null;
             }
         }
 
