@@ -22,7 +22,7 @@
 #    tokens McpServer.VerifyTokens checks (clients sending an Authorization header);
 #  - tools, resources and prompts from attributed methods (Tests/TypedTests.cs): a C# server and
 #    the typed C# client in one process over HTTP, each era: derived schemas (their shape, and with
-#    ajv against the newest specification's schema.json: Tests/spec-tools.mjs), values reaching the
+#    ajv against the newest specification's schema.json: tests/spec-tools.mjs), values reaching the
 #    methods, injected context, progress and cancellation, typed elicitation, results;
 #  - the notes example (examples/NotesServer.cs, NotesClient.cs: the hostdx server) over stdio,
 #    and its length against the official SDK's;
@@ -189,7 +189,7 @@ exec 8>&-
 
 # --- the derived tools against the specification's schema.json (ajv, from the TS folder) ----------
 if [[ -f "$BUILD/typed-tools.json" ]]; then
-  out="$(node "$HERE/Tests/spec-tools.mjs" "$BUILD/typed-tools.json" "$TS/node_modules" 2>&1)"
+  out="$(node "$REPO/tests/spec-tools.mjs" "$BUILD/typed-tools.json" "$TS/node_modules" 2>&1)"
   line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
   if [[ -n "$line" ]]; then
     p="${line%% passed*}"; f="${line#*passed, }"; f="${f%% failed*}"

@@ -197,6 +197,24 @@ class TypedServerTest {
     }
 
     @Test
+    void theDerivedToolsAreToolsOfTheNewestSpecification() throws Exception {
+        try (McpServer server = new McpServer("notes", "1.0.0").register(new Notes())) {
+            String url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
+            try (McpClient client = McpClient.connect(McpClient.Options.http(url)).get(30, TimeUnit.SECONDS)) {
+                java.nio.file.Path tools = java.nio.file.Files.createTempFile("oxmcp-java-tools", ".json");
+                java.nio.file.Files.writeString(tools, client.listTools().get(30, TimeUnit.SECONDS));
+                // ajv (from the TypeScript SDK's dependencies) against the specification's schema.json.
+                Process p = new ProcessBuilder("node", Support.REPO.resolve("tests/spec-tools.mjs").toString(), tools.toString(),
+                        Support.PROJECT.resolve("node_modules").toString()).redirectErrorStream(true).start();
+                String out = JavaServerTest.read(p.getInputStream());
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
+                assertEquals(0, p.exitValue(), out);
+                assertTrue(out.matches("(?s).*\\b[1-9][0-9]* passed, 0 failed.*"), out);
+            }
+        }
+    }
+
+    @Test
     void theTypedClientReadsResultsAsRecords() throws Exception {
         try (McpServer server = new McpServer("notes", "1.0.0").register(new Notes())) {
             String url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);

@@ -76,6 +76,15 @@ class TypedClientTest {
                 assertEquals(Content.Text("Hello, Ada!"), prompt.messages.single().content)
                 assertEquals(listOf(PromptArgument("name", required = true)), client.prompts().single().arguments)
                 assertNull(client.call("ask_nested").structuredContent)
+                // The derived tools against the specification's schema.json (ajv, from the TypeScript SDK's dependencies).
+                val file = File.createTempFile("oxmcp-kotlin-tools", ".json")
+                file.writeText(kotlinx.serialization.json.JsonArray(client.listTools()).toString())
+                val node = ProcessBuilder("node", File("../tests/spec-tools.mjs").path, file.path, File("node_modules").path)
+                    .redirectErrorStream(true).start()
+                val out = node.inputStream.bufferedReader().readText()
+                assertTrue(node.waitFor(60, TimeUnit.SECONDS), out)
+                assertEquals(0, node.exitValue(), out)
+                assertTrue(Regex("\\b[1-9][0-9]* passed, 0 failed").containsMatchIn(out), out)
             }
         }
     }

@@ -1,5 +1,6 @@
-// Validates tools a C# server derived from attributed methods (TypedTests.cs writes them to
-// OXMCP_TYPED_TOOLS) against the newest specification's schema.json: each one a Tool
+// Validates tools a server derived from its host's types (C#'s attributed methods: TypedTests.cs
+// writes them to OXMCP_TYPED_TOOLS; Java's annotated methods and Kotlin's @Serializable classes:
+// their typed tests) against the newest specification's schema.json: each one a Tool
 // ($defs/Tool), its inputSchema and outputSchema valid JSON Schemas (2020-12).
 //
 //   node spec-tools.mjs TOOLS.json NODE_MODULES_DIR
@@ -13,7 +14,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const [toolsFile, nodeModules] = process.argv.slice(2)
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const dir = process.env.OXMCP_SPEC_DIR || path.resolve(root, '..', 'shared', 'spec')
 let versions = []
 try { versions = readdirSync(dir).filter(v => /^\d{4}-\d{2}-\d{2}$/.test(v)).sort() } catch { versions = [] }
@@ -41,7 +42,7 @@ const check = (ok, what) => {
   if (ok) passed++
   else { failed++; console.error(`FAIL: ${what}`) }
 }
-check(tools.length > 0, 'the C# server listed tools')
+check(tools.length > 0, 'the server listed tools')
 for (const tool of tools) {
   check(isTool(tool), `${tool.name} is a Tool of ${newest}: ${ajv.errorsText(isTool.errors)} in ${JSON.stringify(tool)}`)
   for (const key of ['inputSchema', 'outputSchema']) {
