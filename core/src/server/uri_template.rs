@@ -76,7 +76,7 @@ impl UriTemplate {
     /// The variables if `uri` matches, else `None`.
     ///
     /// The URI comes from a client, so the work is bounded: URIs longer than
-    /// [`MAX_MATCHED_URI`] match no template, and the search remembers where a part
+    /// `MAX_MATCHED_URI` match no template, and the search remembers where a part
     /// already failed, so no position is tried twice for the same part (the cost grows
     /// with the square of the length at most, never exponentially with the template).
     pub fn match_uri(&self, uri: &str) -> Option<BTreeMap<String, String>> {

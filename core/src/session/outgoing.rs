@@ -4,7 +4,7 @@
 //! Every request's entry is removed exactly once, by whichever comes first:
 //! the response or error (reader task), the timeout or a local cancel (the caller's future,
 //! which then sends `notifications/cancelled`), the caller dropping its future (the RAII
-//! [`PendingGuard`], which also sends the cancel), or the session closing
+//! `PendingGuard`, which also sends the cancel), or the session closing
 //! (`Outgoing::fail_all` in `pending`, which fails every caller at once with the close
 //! reason).
 

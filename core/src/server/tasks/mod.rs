@@ -1,4 +1,4 @@
-//! Tasks, in two wire forms over one machinery ([`TaskForm`]). A tool that declares
+//! Tasks, in two wire forms over one machinery (`TaskForm`). A tool that declares
 //! `execution.taskSupport` and is called by a client that declared the
 //! `io.modelcontextprotocol/tasks` extension is answered with a task handle at once and
 //! runs in the background; `tasks/get` reports it (the result inlined once it completed),
