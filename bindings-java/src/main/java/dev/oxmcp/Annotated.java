@@ -271,7 +271,13 @@ final class Annotated {
             if (async) {
                 try {
                     Object stage = invoke(values);
-                    return stage == null ? CompletableFuture.completedFuture(null) : ((CompletionStage<?>) stage).toCompletableFuture().thenApply(x -> x);
+                    if (stage == null) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    CompletableFuture<?> future = ((CompletionStage<?>) stage).toCompletableFuture();
+                    // A client's cancel reaches the method's own future, not only the one made from it here.
+                    ctx.onCancel(() -> future.cancel(true));
+                    return future.thenApply(x -> x);
                 } catch (Throwable e) {
                     return CompletableFuture.failedFuture(e);
                 }

@@ -66,6 +66,15 @@ class TypedServerTest {
             return "reindexed";
         }
 
+        final CountDownLatch waiting = new CountDownLatch(1);
+        final CompletableFuture<String> never = new CompletableFuture<>();
+
+        @McpTool(description = "Answers a future that only a cancel ends")
+        CompletableFuture<String> waitForever() {
+            waiting.countDown();
+            return never;
+        }
+
         @McpTool(description = "Delete a note after asking the user")
         CompletableFuture<String> deleteNote(String name, RequestContext ctx) {
             return ctx.elicit("Delete " + name + "?", Confirm.class).thenApply(a -> {
@@ -261,6 +270,11 @@ class TypedServerTest {
                 call.cancel(true);
                 assertEquals(true, notes.interrupted.get(30, TimeUnit.SECONDS), "the cancel interrupted the sleeping method");
                 assertTrue(progress.size() < 20, progress.toString());
+                // A method's own future is cancelled with the call.
+                CompletableFuture<String> pending = client.callTool("wait_forever", "{}");
+                assertTrue(notes.waiting.await(30, TimeUnit.SECONDS), "the method was called");
+                pending.cancel(true);
+                assertThrows(java.util.concurrent.CancellationException.class, () -> notes.never.get(30, TimeUnit.SECONDS));
             }
         }
     }
