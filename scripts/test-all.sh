@@ -26,16 +26,21 @@ root="$PWD"
 # Its own name, so a sweep of /tmp/tmp.* elsewhere cannot take it mid-run.
 logs="$(mktemp -d -t oxmcp-test-all.XXXXXX)"
 trap 'rm -rf "$logs"' EXIT
-failed=()
 
-# suite NAME SUMMARY_REGEX COMMAND...: runs COMMAND, keeps its output, remembers failure.
+# suite NAME SUMMARY_REGEX COMMAND...: runs COMMAND, keeps its output, remembers failure
+# (as a file, so a suite run in the background lane below counts too). QUIET=1 keeps the
+# output in the log only (the background lane's, printed whole once it ends).
 suite() {
     local name="$1" pattern="$2"
     shift 2
     local start=$SECONDS
-    echo
-    echo "== $name"
-    if "$@" 2>&1 | tee "$logs/$name.log"; then :; else failed+=("$name"); fi
+    if [[ -n "${QUIET:-}" ]]; then
+        "$@" >"$logs/$name.log" 2>&1 || touch "$logs/$name.failed"
+    else
+        echo
+        echo "== $name"
+        if "$@" 2>&1 | tee "$logs/$name.log"; then :; else touch "$logs/$name.failed"; fi
+    fi
     grep -E "$pattern" "$logs/$name.log" | tail -n 40 >"$logs/$name.summary" || true
     # How long each suite takes, in the summary: where CI time goes.
     echo "($name took $((SECONDS - start)) s)" >>"$logs/$name.summary"
@@ -59,20 +64,34 @@ if [[ -z "${OXMCP_SPEC_DIR:-}" && ! -d "$root/../shared/spec" ]]; then
     fi
 fi
 suite rust '^test result:' cargo test --workspace --no-fail-fast
-cargo build -q -p oxmcp-cli || failed+=("oxmcp-cli build")
+cargo build -q -p oxmcp-cli || touch "$logs/oxmcp-cli-build.failed"
 export OXMCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/oxmcp"
 
 # The README's demo, on that build, so it cannot break unseen.
 suite demo '^demo passed' bash scripts/demo.sh
 
-# The packages a user installs without Rust (dist/); the Python and Node suites then test
-# the wheel and addon built there instead of building their own, and tests/packages runs
-# every artifact's consumer at the end.
-suite package '^package: ' bash scripts/package.sh
-if [[ " ${failed[*]-} " != *" package "* ]]; then export OXMCP_DIST="$root/dist"; fi
+# Two lanes side by side, so the 2 cores stay busy: lane A builds the release packages and
+# the other platforms, mostly one rustc or linker at a time; lane B runs the suites that
+# mostly wait on sockets, child processes and JVMs, then the bounded fuzzing and soak. Every
+# npm, venv and Maven install of a test suite stays in lane B, so no two installs race; the
+# shared Maven modules take turns through their .run-tests.lock. The Python and Node suites wait for lane A's
+# package (they test the wheel and addon built there), and tests/packages runs last.
+lane_a() {
+    # The packages a user installs without Rust (dist/); tests/packages then runs every
+    # artifact's consumer at the end.
+    suite package '^package: ' bash scripts/package.sh
+    if [[ ! -e "$logs/package.failed" ]]; then touch "$logs/package.ok"; fi
+    touch "$logs/package.done"
+    # Other platforms by running: Windows under wine (the CLI, its Job Object, the C suite and
+    # Node for Windows), Linux arm64 under qemu-user, Linux with musl (scripts/wine-run.sh,
+    # scripts/qemu-run.sh, scripts/musl-run.sh).
+    suite platforms '^(wine|qemu|musl)-run: ' bash -c 'bash scripts/wine-run.sh; w=$?; bash scripts/qemu-run.sh; q=$?; bash scripts/musl-run.sh && [ "$w$q" = 00 ]'
+}
+echo
+echo "== package, platforms: in the background (their output follows lane B's)"
+QUIET=1 lane_a &
+lane_a_pid=$!
 
-suite python '[0-9]+ (passed|failed)' bash bindings-python/run-tests.sh
-suite node '^(ℹ|#) (tests|pass|fail) ' bash bindings-node/run-tests.sh
 suite c '[0-9]+ passed, [0-9]+ failed' bash bindings-c/run-tests.sh
 suite dotnet '[0-9]+ passed, [0-9]+ failed' bash bindings-dotnet/run-tests.sh
 suite java 'Tests run: [0-9]+, Failures' bash bindings-java/run-tests.sh
@@ -85,10 +104,16 @@ suite scaleout '^(# (tests|pass|fail) |scale-out conformance)' bash tests/scaleo
 # against the Rust server (no unexpected error); the full runs stay by hand.
 suite hardening '^(line_framing|jsonrpc_envelope|sse_parser|uri_template|mirrored_headers|http_request) |"transport"' \
     bash -c 'FUZZ_OPTS="--dev --sanitizer none" bash fuzz/run.sh 15 && SOAK_PROFILE=debug bash bench/soak.sh 20000 rust'
-# Other platforms by running: Windows under wine (the CLI, its Job Object, the C suite and
-# Node for Windows), Linux arm64 under qemu-user, Linux with musl (scripts/wine-run.sh,
-# scripts/qemu-run.sh, scripts/musl-run.sh).
-suite platforms '^(wine|qemu|musl)-run: ' bash -c 'bash scripts/wine-run.sh; w=$?; bash scripts/qemu-run.sh; q=$?; bash scripts/musl-run.sh && [ "$w$q" = 00 ]'
+while [[ ! -e "$logs/package.done" ]] && kill -0 "$lane_a_pid" 2>/dev/null; do sleep 5; done
+if [[ -e "$logs/package.ok" ]]; then export OXMCP_DIST="$root/dist"; fi
+suite python '[0-9]+ (passed|failed)' bash bindings-python/run-tests.sh
+suite node '^(ℹ|#) (tests|pass|fail) ' bash bindings-node/run-tests.sh
+wait "$lane_a_pid"
+for name in package platforms; do
+    echo
+    echo "== $name (lane A)"
+    cat "$logs/$name.log" 2>/dev/null
+done
 if [[ -n "${OXMCP_DIST:-}" ]]; then
     suite packages '^(ℹ|#) (tests|pass|fail) ' bash tests/packages/run.sh
 else
@@ -101,8 +126,9 @@ for name in style portability rust demo package python node c dotnet java kotlin
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done
-if [ "${#failed[@]}" -gt 0 ]; then
-    echo "FAILED suites: ${failed[*]}"
+failed=("$logs"/*.failed)
+if [[ -e "${failed[0]}" ]]; then
+    echo "FAILED suites: $(basename -a -s .failed "${failed[@]}" | tr '\n' ' ')"
     exit 1
 fi
 echo "all suites passed"
