@@ -2,10 +2,12 @@
 //! host hands in each request as plain values and streams the answer back, and the engine
 //! answers exactly as its own listener would.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
 use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::transport::http::HttpService;
@@ -98,5 +100,127 @@ impl HttpApp {
     /// Ends every session and stream (in-flight requests get the grace period first).
     pub async fn shutdown(&self) {
         self.service.shutdown().await;
+    }
+}
+
+/// One exchange: what ends it, and its answer's body once there is one.
+struct Exchange {
+    stop: CancellationToken,
+    body: Option<Arc<HttpBody>>,
+}
+
+/// An [`HttpApp`] whose exchanges (a request and its answer) a host names by ids of its
+/// own, so that one call ends an exchange whenever its client goes away, while the engine
+/// still works on the answer (a stateless-era call is cancelled that way) as while its body
+/// streams. What a binding whose host cannot hold a Rust future or body (Node, the JVM)
+/// drives a web framework's requests through.
+///
+/// ```
+/// use oxmcp::host::{HttpExchanges, HttpOptions, StagedServer};
+///
+/// # #[tokio::main] async fn main() -> oxmcp::Result<()> {
+/// let app = StagedServer::new("demo", "1.0").http_app(HttpOptions::default())?;
+/// let exchanges = HttpExchanges::new(app);
+/// let headers = [("host", "localhost"), ("content-type", "application/json"), ("accept", "application/json, text/event-stream")]
+///     .map(|(n, v)| (n.to_string(), v.to_string()));
+/// let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+/// let head = exchanges.handle(7, "POST", "/mcp", &headers, init.as_bytes().to_vec()).await?.unwrap();
+/// assert!(head.contains("\"status\":200"));
+/// let first = exchanges.next(7, false).await.unwrap();
+/// assert!(String::from_utf8_lossy(&first).contains("serverInfo"));
+/// exchanges.next(7, true).await; // the client went away
+/// assert!(exchanges.next(7, false).await.is_none());
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct HttpExchanges {
+    app: HttpApp,
+    open: Arc<Mutex<HashMap<u64, Exchange>>>,
+}
+
+impl HttpExchanges {
+    /// The exchanges of `app`, none open.
+    pub fn new(app: HttpApp) -> Self {
+        Self { app, open: Arc::default() }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<u64, Exchange>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Answers exchange `id` (any number no open exchange uses) as [`HttpApp::handle`]
+    /// does. Resolves to the answer's head, JSON `{"status", "headers": [[name, value]...],
+    /// "maxBodyBytes"}`, whose body [`next`](Self::next) reads; or to `None` when
+    /// `next(id, true)` ended the exchange first.
+    pub async fn handle(
+        &self,
+        id: u64,
+        method: &str,
+        target: &str,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+    ) -> Result<Option<String>> {
+        let stop = CancellationToken::new();
+        if self.lock().insert(id, Exchange { stop: stop.clone(), body: None }).is_some() {
+            return Err(Error::new(ErrorKind::InvalidInput, format!("HTTP exchange {id} is open already")));
+        }
+        let reply = tokio::select! {
+            _ = stop.cancelled() => return Ok(None),
+            reply = self.app.handle(method, target, headers, body) => reply,
+        };
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(e) => {
+                self.lock().remove(&id);
+                return Err(e);
+            }
+        };
+        match self.lock().get_mut(&id) {
+            Some(exchange) => exchange.body = Some(Arc::new(reply.body)),
+            None => return Ok(None),
+        }
+        let head =
+            serde_json::json!({ "status": reply.status, "headers": reply.headers, "maxBodyBytes": self.app.max_body_bytes() });
+        Ok(Some(head.to_string()))
+    }
+
+    /// The next chunk of exchange `id`'s body, or `None` once it has ended. `stop: true`
+    /// ends the exchange now (the client went away): the engine sees the connection
+    /// closed, and a pending `handle` or `next` of it resolves to `None`. What ends the
+    /// exchange is decided when this is called, not when its future is first polled.
+    pub fn next(&self, id: u64, stop: bool) -> impl std::future::Future<Output = Option<Bytes>> + Send + 'static {
+        let found = {
+            let mut open = self.lock();
+            if stop {
+                if let Some(exchange) = open.remove(&id) {
+                    exchange.stop.cancel();
+                }
+                None
+            } else {
+                open.get(&id).and_then(|e| e.body.clone().map(|body| (body, e.stop.clone())))
+            }
+        };
+        let this = self.clone();
+        async move {
+            let (body, stop) = found?;
+            let chunk = tokio::select! {
+                _ = stop.cancelled() => None,
+                chunk = body.next_chunk() => chunk,
+            };
+            if chunk.is_none() {
+                this.lock().remove(&id);
+            }
+            chunk
+        }
+    }
+
+    /// How many exchanges are open (a leak check for tests).
+    pub fn open_count(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// The app they are exchanges of.
+    pub fn app(&self) -> &HttpApp {
+        &self.app
     }
 }

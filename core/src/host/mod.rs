@@ -34,5 +34,7 @@ mod staged;
 pub use calls::{CallId, HostCalls, Outcome};
 pub use client::{ClientHooks, ConnectOptions};
 #[cfg(feature = "http")]
+pub use http_app::HttpExchanges;
+#[cfg(feature = "http")]
 pub use http_listener::{HttpApp, HttpAuth, HttpBody, HttpOptions, HttpReply, IntrospectionOptions};
 pub use staged::{HandlerKind, HostFn, StagedServer};
