@@ -150,6 +150,18 @@ pub fn on_success(call_id: i64, json: Option<&str>, handle: i64) {
     });
 }
 
+/// `Native.onChunk(callId, bytes)`: an HTTP answer's next chunk (null: the body ended).
+pub fn on_chunk(call_id: i64, chunk: Option<&[u8]>) {
+    with_java("onChunk", |env, class| {
+        let bytes: JObject<'_> = match chunk {
+            Some(chunk) => env.byte_array_from_slice(chunk)?.into(),
+            None => JObject::null(),
+        };
+        env.call_static_method(class, jni_str!("onChunk"), jni_sig!("(J[B)V"), &[JValue::Long(call_id), JValue::Object(&bytes)])?;
+        Ok(())
+    });
+}
+
 /// `Native.onFailure(callId, kind, hasCode, code, message, dataJson)`.
 pub fn on_failure(call_id: i64, error: &Error) {
     with_java("onFailure", |env, class| {

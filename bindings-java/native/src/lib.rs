@@ -8,11 +8,13 @@
 //! - [`handles`]: `long` handles for Rust objects and the asynchronous-call registry.
 //! - [`server`]: `McpServer` over the core's staged server.
 //! - [`client`]: `McpClient` and its calls.
+//! - [`http_app`]: `McpServlet`'s endpoint: requests a Java web framework hands in.
 //! - [`context`]: requests Java handlers work on, and their context (the core's door).
 
 mod client;
 mod context;
 mod handles;
+mod http_app;
 mod jvm;
 mod runtime;
 mod server;
@@ -44,6 +46,7 @@ pub extern "system" fn Java_dev_oxmcp_Native_shutdown<'l>(_env: EnvUnowned<'l>, 
             let _ = tokio::time::timeout(grace, async {
                 client::close_all().await;
                 server::close_all().await;
+                http_app::close_all().await;
             })
             .await;
         });

@@ -20,6 +20,11 @@ fn closed() -> Error {
     Error::new(ErrorKind::Closed, "the server is closed")
 }
 
+/// The server behind `handle`, if it is still open.
+pub fn server_of(handle: i64) -> Option<Arc<StagedServer>> {
+    SERVERS.get(handle)
+}
+
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_serverNew<'l>(
     env: EnvUnowned<'l>,

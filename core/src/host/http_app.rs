@@ -164,17 +164,17 @@ impl HttpExchanges {
         if self.lock().insert(id, Exchange { stop: stop.clone(), body: None }).is_some() {
             return Err(Error::new(ErrorKind::InvalidInput, format!("HTTP exchange {id} is open already")));
         }
+        // Until the answer's body is kept, the exchange ends with this future: when it
+        // fails, and when the host drops it (a cancelled call) without `next(id, true)`.
+        let mut pending = Unanswered { exchanges: self, id: Some(id) };
         let reply = tokio::select! {
-            _ = stop.cancelled() => return Ok(None),
-            reply = self.app.handle(method, target, headers, body) => reply,
-        };
-        let reply = match reply {
-            Ok(reply) => reply,
-            Err(e) => {
-                self.lock().remove(&id);
-                return Err(e);
+            _ = stop.cancelled() => {
+                pending.id = None; // `next(id, true)` removed it
+                return Ok(None);
             }
+            reply = self.app.handle(method, target, headers, body) => reply?,
         };
+        pending.id = None;
         match self.lock().get_mut(&id) {
             Some(exchange) => exchange.body = Some(Arc::new(reply.body)),
             None => return Ok(None),
@@ -222,5 +222,53 @@ impl HttpExchanges {
     /// The app they are exchanges of.
     pub fn app(&self) -> &HttpApp {
         &self.app
+    }
+}
+
+/// Removes exchange `id` when dropped (unless `id` was taken).
+struct Unanswered<'a> {
+    exchanges: &'a HttpExchanges,
+    id: Option<u64>,
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            self.exchanges.lock().remove(&id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::host::{HandlerKind, HttpOptions, StagedServer};
+
+    fn headers() -> Vec<(String, String)> {
+        [("host", "localhost"), ("content-type", "application/json"), ("accept", "application/json, text/event-stream")]
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .to_vec()
+    }
+
+    /// A host that drops `handle` (its call was cancelled) while the engine works on the
+    /// answer leaves no exchange behind, and the id is free again.
+    #[tokio::test]
+    async fn a_dropped_handle_ends_its_exchange() {
+        let server = StagedServer::new("t", "1");
+        let never_answers = Arc::new(|_, _| true);
+        server.register(HandlerKind::Tool, r#"{"name":"wait","inputSchema":{"type":"object"}}"#, never_answers).unwrap();
+        let options = HttpOptions { stateless: true, json_response: true, ..Default::default() };
+        let exchanges = HttpExchanges::new(server.http_app(options).unwrap());
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}}"#;
+        let headers = headers();
+        let waiting = exchanges.handle(1, "POST", "/mcp", &headers, call.as_bytes().to_vec());
+        assert!(tokio::time::timeout(Duration::from_millis(200), waiting).await.is_err(), "the tool never answers");
+        assert_eq!(exchanges.open_count(), 0);
+        // A failed request ends its exchange too.
+        assert!(exchanges.handle(2, "\u{1}", "/mcp", &headers, Vec::new()).await.is_err());
+        assert_eq!(exchanges.open_count(), 0);
     }
 }

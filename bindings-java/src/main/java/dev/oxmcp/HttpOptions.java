@@ -44,6 +44,21 @@ public final class HttpOptions {
     }
 
     /**
+     * Options for an endpoint that a web framework serves ({@link McpServer#httpApp},
+     * {@link McpServlet}): no address of its own, the rest as for a listener.
+     *
+     * @return the options
+     */
+    public static HttpOptions mounted() {
+        return new HttpOptions("127.0.0.1", 0);
+    }
+
+    /** The endpoint path the engine answers on. */
+    String endpointPath() {
+        return path;
+    }
+
+    /**
      * @param path the endpoint path (default {@code /mcp})
      * @return these options
      */

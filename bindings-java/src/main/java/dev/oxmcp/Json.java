@@ -148,6 +148,18 @@ public final class Json {
      */
     static List<String> strings(String array) {
         List<String> out = new ArrayList<>();
+        for (String element : elements(array)) {
+            out.add(unquote(element));
+        }
+        return out;
+    }
+
+    /**
+     * The elements of a JSON array, each as its raw JSON text (empty for JSON null or a
+     * missing member).
+     */
+    static List<String> elements(String array) {
+        List<String> out = new ArrayList<>();
         if (array == null || array.equals("null")) {
             return out;
         }
@@ -158,7 +170,7 @@ public final class Json {
         i = skipSpace(array, i + 1);
         while (i < array.length() && array.charAt(i) != ']') {
             int end = skipValue(array, i);
-            out.add(unquote(array.substring(i, end)));
+            out.add(array.substring(i, end));
             i = skipSpace(array, end);
             if (i < array.length() && array.charAt(i) == ',') {
                 i = skipSpace(array, i + 1);

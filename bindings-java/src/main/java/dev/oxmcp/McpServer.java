@@ -113,6 +113,25 @@ public final class McpServer implements AutoCloseable {
     }
 
     /**
+     * Registers the annotated methods {@code type} declares, called on {@code target}: for an
+     * instance of a subclass made at run time (a framework's proxy, whose own methods carry
+     * no annotations), as Spring's auto-configuration does.
+     *
+     * <pre>{@code
+     * server.register(Notes.class, proxiedNotes);
+     * }</pre>
+     *
+     * @param type the class with the annotated methods
+     * @param target an instance of it
+     * @param <T> the type
+     * @return this server
+     */
+    public <T> McpServer register(Class<T> type, T target) {
+        Annotated.register(this, type, target, executor);
+        return this;
+    }
+
+    /**
      * Registers the static {@link McpTool}, {@link McpResource} and {@link McpPrompt} methods
      * of {@code type}, as {@link #register(Object)} does.
      *
@@ -574,6 +593,24 @@ public final class McpServer implements AutoCloseable {
         long server = live();
         String json = options.toJson();
         return Native.call(Native.Done::json, null, id -> Native.serverStartHttpOptions(server, json, id));
+    }
+
+    /**
+     * The Streamable HTTP endpoint for a web framework that owns the sockets: it answers the
+     * requests the framework hands in exactly as {@link #startHttp(HttpOptions)}'s listener
+     * would. {@link McpServlet} mounts it in any servlet container (Spring Boot's included).
+     *
+     * <pre>{@code
+     * HttpApp app = server.httpApp(HttpOptions.mounted().allowedHosts("mcp.example.com")).join();
+     * }</pre>
+     *
+     * @param options how to serve (the address is ignored)
+     * @return the endpoint; close it to end its sessions
+     */
+    public CompletableFuture<HttpApp> httpApp(HttpOptions options) {
+        long server = live();
+        String json = options.toJson();
+        return Native.call(d -> new HttpApp(d.handle(), options.endpointPath(), Long.parseLong(Json.members(d.json()).get("maxBodyBytes"))), null, id -> Native.serverHttpApp(server, json, id));
     }
 
     /**

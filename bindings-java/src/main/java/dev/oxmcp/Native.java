@@ -240,6 +240,14 @@ final class Native {
 
     static native void serverFree(long server);
 
+    static native void serverHttpApp(long server, String optionsJson, long callId);
+
+    static native void httpAppHandle(long app, long exchange, String method, String target, String headersJson, byte[] body, long callId);
+
+    static native void httpAppNext(long app, long exchange, boolean stop, long callId);
+
+    static native void httpAppFree(long app);
+
     static native void requestComplete(long request, String json);
 
     static native void requestFail(long request, boolean hasCode, long code, String message, String data);
@@ -285,8 +293,12 @@ final class Native {
         }
     }
 
-    /** What a native call produced: JSON text (or null) and a handle (or 0). */
-    record Done(String json, long handle) {}
+    /** What a native call produced: JSON text (or null) and a handle (or 0), or bytes. */
+    record Done(String json, long handle, byte[] bytes) {
+        Done(String json, long handle) {
+            this(json, handle, null);
+        }
+    }
 
     /** Starts a native call: registers its future first, then runs {@code start(callId)}. */
     static <T> CompletableFuture<T> call(Function<Done, T> convert, RequestOptions.ProgressListener progress, java.util.function.LongConsumer start) {
@@ -332,6 +344,14 @@ final class Native {
             return;
         }
         p.future.settle(value);
+    }
+
+    /** Called from Rust: an HTTP answer's next chunk (null: its body ended). */
+    static void onChunk(long callId, byte[] chunk) {
+        Pending<?> p = CALLS.remove(callId);
+        if (p != null) {
+            WORKERS.execute(() -> settle(p, new Done(null, 0, chunk)));
+        }
     }
 
     /** Called from Rust: the call failed. */
