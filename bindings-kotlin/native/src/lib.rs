@@ -12,6 +12,7 @@
 //! - [`server`]: `NativeServer` and the handler interface.
 //! - [`context`]: a handler's request context.
 //! - [`client`]: `NativeClient`, its request handler and progress listener.
+//! - [`http_app`]: `NativeHttpApp`, the endpoint inside a web framework (Ktor).
 
 uniffi::setup_scaffolding!("oxmcp");
 
@@ -19,6 +20,7 @@ mod calls;
 pub mod client;
 pub mod context;
 pub mod error;
+pub mod http_app;
 pub mod runtime;
 pub mod server;
 

@@ -37,6 +37,11 @@ impl Drop for NativeServer {
 }
 
 impl NativeServer {
+    /// The engine's server.
+    pub(crate) fn staged(&self) -> Arc<StagedServer> {
+        self.staged.clone()
+    }
+
     /// `handler` as the core calls a host: each call answered through the host-call table,
     /// with a context naming it.
     fn host_fn(&self, handler: Arc<dyn Handler>) -> HostFn {

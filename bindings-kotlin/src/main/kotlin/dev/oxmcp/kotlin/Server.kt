@@ -394,15 +394,50 @@ class Server(
         native.startHttp(buildJsonObject {
             put("host", host)
             put("port", port)
-            put("path", path)
-            put("stateless", stateless)
-            put("jsonResponse", jsonResponse)
-            allowedHosts?.let { put("allowedHosts", JsonArray(it.map(::JsonPrimitive))) }
-            allowedOrigins?.let { put("allowedOrigins", JsonArray(it.map(::JsonPrimitive))) }
-            maxSessions?.let { put("maxSessions", it) }
-            auth?.let { put("auth", it.toJson()) }
+            httpOptions(path, stateless, jsonResponse, allowedHosts, allowedOrigins, maxSessions, auth)
             redis?.let { put("redis", it) }
         }.toString())
+    }
+
+    /**
+     * The Streamable HTTP endpoint for a web framework that owns the sockets: it answers
+     * the requests the framework hands in exactly as [startHttp]'s listener would, with
+     * the same options. The Ktor route [dev.oxmcp.kotlin.ktor.mcp] mounts it in a Ktor
+     * application; other frameworks drive [HttpApp] themselves.
+     *
+     * ```
+     * val app = server.httpApp(allowedHosts = listOf("mcp.example.com"))
+     * ```
+     */
+    suspend fun httpApp(
+        path: String = "/mcp",
+        stateless: Boolean = false,
+        jsonResponse: Boolean = false,
+        allowedHosts: List<String>? = null,
+        allowedOrigins: List<String>? = null,
+        maxSessions: Int? = null,
+        auth: HttpAuth? = null,
+    ): HttpApp {
+        val options = buildJsonObject { httpOptions(path, stateless, jsonResponse, allowedHosts, allowedOrigins, maxSessions, auth) }
+        return HttpApp(mcp { native.httpApp(options.toString()) }, path)
+    }
+
+    private fun kotlinx.serialization.json.JsonObjectBuilder.httpOptions(
+        path: String,
+        stateless: Boolean,
+        jsonResponse: Boolean,
+        allowedHosts: List<String>?,
+        allowedOrigins: List<String>?,
+        maxSessions: Int?,
+        auth: HttpAuth?,
+    ) {
+        put("path", path)
+        put("stateless", stateless)
+        put("jsonResponse", jsonResponse)
+        allowedHosts?.let { put("allowedHosts", JsonArray(it.map(::JsonPrimitive))) }
+        allowedOrigins?.let { put("allowedOrigins", JsonArray(it.map(::JsonPrimitive))) }
+        maxSessions?.let { put("maxSessions", it) }
+        auth?.let { put("auth", it.toJson()) }
     }
 
     /** Stops serving, letting requests in flight finish. */

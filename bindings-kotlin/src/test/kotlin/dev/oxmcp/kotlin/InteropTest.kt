@@ -33,14 +33,14 @@ class InteropTest {
     private val loopback = File("../tests/interop/loopback.mjs").toURI().toString()
 
     /** Runs the TS client against [target]; the JSON line it printed. */
-    private suspend fun tsClient(mode: String, target: String): JsonObject = withContext(Dispatchers.IO) {
+    internal suspend fun tsClient(mode: String, target: String): JsonObject = withContext(Dispatchers.IO) {
         val process = ProcessBuilder(node, tsClient, mode, target).redirectError(ProcessBuilder.Redirect.INHERIT).start()
         val out = process.inputStream.bufferedReader().readText()
         assertEquals(0, process.waitFor(), "ts-client.mjs failed: $out")
         Json.parseToJsonElement(out.trim().lines().last()).jsonObject
     }
 
-    private fun checkSeen(seen: JsonObject) {
+    internal fun checkSeen(seen: JsonObject) {
         assertEquals("kotlin-interop", seen["server"]!!.jsonObject["name"]!!.jsonPrimitive.content)
         assertEquals(listOf("add", "echo", "fail_rpc", "slow", "was_cancelled"), seen["tools"]!!.jsonArray.map { it.jsonPrimitive.content })
         assertEquals("from TS", seen["echo"]!!.jsonPrimitive.content)
