@@ -4,7 +4,8 @@ import dev.oxmcp.kotlin.ffi.ClientHandler
 import dev.oxmcp.kotlin.ffi.NativeClient
 import dev.oxmcp.kotlin.ffi.ProgressListener
 import dev.oxmcp.kotlin.ffi.connect
-import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.withContext
 import kotlinx.serialization.builtins.ListSerializer
 import kotlinx.serialization.serializer
 import kotlinx.serialization.json.JsonArray
@@ -52,7 +53,7 @@ class ClientOptions(
  * }
  * ```
  */
-class Client private constructor(private val handle: NativeClient) : AutoCloseable {
+class Client private constructor(private val handle: NativeClient) {
     private val closed = java.util.concurrent.atomic.AtomicBoolean(false)
 
     /** The engine's client; once closed, [McpException.Closed] (as in the other hosts). */
@@ -275,14 +276,40 @@ class Client private constructor(private val handle: NativeClient) : AutoCloseab
     suspend fun request(method: String, params: JsonObject = JsonObject(emptyMap()), timeout: Duration? = null): JsonElement =
         op("request", method, params.toString(), timeout)
 
-    /** Closes the connection (a child server is stopped). */
+    /** Closes the connection (a child server is stopped), leaving the client to [close]. */
     suspend fun shutdown() = mcp { native.stop() }
 
-    /** [shutdown], blocking; then frees the native client. Calls after it fail with [McpException.Closed]. */
-    override fun close() {
-        if (closed.get()) return
-        runBlocking { shutdown() }
-        if (closed.compareAndSet(false, true)) handle.destroy()
+    /**
+     * Closes the connection (a child server is stopped), suspending until it is closed, then
+     * frees the native client; calls after it fail with [McpException.Closed]. Not
+     * cancellable: a close begun always ends (a child process is never left behind).
+     * Idempotent.
+     */
+    suspend fun close() {
+        if (!closed.compareAndSet(false, true)) return
+        withContext(NonCancellable) {
+            try {
+                mcp { handle.stop() }
+            } finally {
+                handle.destroy()
+            }
+        }
+    }
+
+    /**
+     * Runs [block] with this client, then [close]s it, also when [block] fails or its
+     * coroutine is cancelled (Kotlin's `use`, for a client whose close suspends).
+     *
+     * ```
+     * Client.stdio("oxmcp", listOf("everything-server")).use { client -> client.listTools() }
+     * ```
+     */
+    suspend inline fun <R> use(block: (Client) -> R): R {
+        try {
+            return block(this)
+        } finally {
+            close()
+        }
     }
 
     private suspend fun op(

@@ -5,9 +5,11 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.coroutines.yield
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
@@ -153,6 +155,29 @@ class ServerClientTest {
     }
 
     @Test
+    fun `a client's close suspends, and use closes it also when its block fails`(): Unit = runBlocking {
+        // runBlocking has one thread: the ticker runs during close only if close suspends
+        // (a close that blocked the thread would let it start only after).
+        val client = Client.stdio(OXMCP, listOf("everything-server", "--stdio"))
+        var ticks = 0
+        val ticker = launch { while (true) { ticks++; yield() } }
+        client.close()
+        ticker.cancel()
+        assertTrue(ticks > 0, "the thread ran other coroutines while the client closed")
+        assertFailsWith<McpException.Closed> { client.listTools() }
+        client.close() // idempotent
+
+        var used: Client? = null
+        assertFailsWith<IllegalStateException> {
+            Client.stdio(OXMCP, listOf("everything-server", "--stdio")).use { c ->
+                used = c
+                error("the block fails")
+            }
+        }
+        assertFailsWith<McpException.Closed> { used!!.listTools() }
+    }
+
+    @Test
     fun `skills and task steps of the everything server`(): Unit = runBlocking {
         Client.stdio(OXMCP, listOf("everything-server", "--stdio")).use { client ->
             val refunds = client.listSkills().first { it["frontmatter"]!!.jsonObject["name"]!!.jsonPrimitive.content == "refunds" }
@@ -184,10 +209,12 @@ class ServerClientTest {
     @Test
     fun `a Kotlin server runs tools as tasks and serves skills`(): Unit = runBlocking {
         val cancelled = CompletableDeferred<Unit>()
+        val longStarted = CompletableDeferred<Unit>()
         val schema = buildJsonObject { put("type", "object"); putJsonObject("properties") { putJsonObject("ms") { put("type", "integer") } } }
         mcpServer("jobs", tasks = TaskOptions(ttl = 10.seconds, pollInterval = 50.milliseconds)) {
             tool("build", inputSchema = schema, taskSupport = TaskSupport.OPTIONAL) { args, _ ->
                 try {
+                    if (args["ms"]!!.jsonPrimitive.content.toLong() > 10_000) longStarted.complete(Unit)
                     delay(args["ms"]!!.jsonPrimitive.content.toLong())
                 } catch (e: CancellationException) {
                     cancelled.complete(Unit)
@@ -213,6 +240,8 @@ class ServerClientTest {
                 assertEquals(-32021L, assertFailsWith<McpException.Rpc> { client.callTool("only_as_task") }.code)
                 // A cancelled task cancels its handler's coroutine.
                 val long = client.startToolTask("build", buildJsonObject { put("ms", 60_000) })["task"]!!.jsonObject
+                // Cancelled once it runs (a task cancelled before its handler starts never runs it).
+                withTimeout(30.seconds) { longStarted.await() }
                 client.cancelTask(long["taskId"]!!.jsonPrimitive.content)
                 withTimeout(5.seconds) { cancelled.await() }
 

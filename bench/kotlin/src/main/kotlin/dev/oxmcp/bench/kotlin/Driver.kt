@@ -51,7 +51,7 @@ class OxmcpSide(private val client: OxmcpClient) : Side {
         return isError to text
     }
 
-    override suspend fun close() = client.shutdown()
+    override suspend fun close() = client.close()
 
     companion object {
         suspend fun open(a: Args): Side =
