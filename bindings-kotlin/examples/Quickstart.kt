@@ -3,35 +3,27 @@ package dev.oxmcp.kotlin.examples
 import dev.oxmcp.kotlin.Client
 import dev.oxmcp.kotlin.mcpServer
 import kotlinx.coroutines.runBlocking
-import kotlinx.serialization.json.buildJsonObject
-import kotlinx.serialization.json.int
-import kotlinx.serialization.json.jsonPrimitive
-import kotlinx.serialization.json.put
-import kotlinx.serialization.json.putJsonObject
+import kotlinx.serialization.Serializable
 
-// A server with one tool on Streamable HTTP, and a client that calls it with a progress
-// listener.
+@Serializable data class Add(val a: Int, val b: Int)
+
+@Serializable data class Sum(val sum: Int)
+
+// A server with one tool on Streamable HTTP, its input and output schemas derived from the
+// classes, and a client that calls it with a progress listener and reads the result typed.
 fun main() = runBlocking {
-    val schema = buildJsonObject {
-        put("type", "object")
-        putJsonObject("properties") {
-            putJsonObject("a") { put("type", "integer") }
-            putJsonObject("b") { put("type", "integer") }
-        }
-    }
     mcpServer("quickstart") {
-        tool("add", "Add two integers", schema) { args, ctx ->
+        tool<Add, Sum>("add", "Add two integers") { args, ctx ->
             ctx.reportProgress(1.0, 2.0, "adding")
-            (args["a"]!!.jsonPrimitive.int + args["b"]!!.jsonPrimitive.int).toString()
+            Sum(args.a + args.b)
         }
     }.use { server ->
-        val url = server.startHttp(port = 0)
-        Client.http(url).use { client ->
-            println("tools: ${client.listTools().map { it["name"]!!.jsonPrimitive.content }}")
-            val result = client.callTool("add", buildJsonObject { put("a", 2); put("b", 40) }) { p ->
+        Client.http(server.startHttp(port = 0)).use { client ->
+            println("tools: ${client.tools().map { it.name }}")
+            val result = client.call<Add, Sum>("add", Add(2, 40)) { p ->
                 println("progress: ${p.progress}/${p.total} ${p.message}")
             }
-            println("add: ${result["content"]}")
+            println("add: $result")
         }
     }
 }

@@ -26,9 +26,9 @@ class QuickstartTest {
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the quickstart finished");
             String output = out.get(10, TimeUnit.SECONDS);
             assertEquals(0, p.exitValue(), output);
-            assertTrue(output.contains("\"name\":\"greet\""), output);
-            assertTrue(output.contains("progress: greeting"), output);
-            assertTrue(output.contains("Hello, Java!"), output);
+            assertTrue(output.contains("tools: [add]"), output);
+            assertTrue(output.contains("progress: adding"), output);
+            assertTrue(output.contains("add: Sum[sum=42]"), output);
         } finally {
             Support.stop(p);
         }

@@ -248,17 +248,22 @@ class Client private constructor(private val handle: NativeClient) {
     /**
      * Calls tool [name] with [arguments] (a `@Serializable` value) and reads its structured
      * content as an [R] (a tool that gave none: its text, for a `String`). A tool's failure
-     * throws [McpException.Handler] with its text.
+     * throws [McpException.Handler] with its text. [onProgress] gets the tool's progress.
      *
      * ```kotlin
      * @Serializable data class Hits(val names: List<String>)
-     * val hits: Hits = client.op("search_notes", SearchArgs(Search("milk")))
+     * val hits = client.call<SearchArgs, Hits>("search_notes", SearchArgs(Search("milk")))
      * ```
      */
-    suspend inline fun <reified A, reified R> call(name: String, arguments: A, timeout: Duration? = null): R {
+    suspend inline fun <reified A, reified R> call(
+        name: String,
+        arguments: A,
+        timeout: Duration? = null,
+        noinline onProgress: ((Progress) -> Unit)? = null,
+    ): R {
         val args = RESULTS.encodeToJsonElement(serializer<A>(), arguments) as? JsonObject
             ?: throw McpException.InvalidInput("the arguments of $name must be an object")
-        val result = call(name, args, timeout)
+        val result = call(name, args, timeout, onProgress)
         if (result.isError) throw McpException.Handler("$name failed: ${result.text}")
         val structured = result.structuredContent
         if (structured == null && R::class == String::class) return result.text as R

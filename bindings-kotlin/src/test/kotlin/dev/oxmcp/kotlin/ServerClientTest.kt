@@ -45,7 +45,7 @@ class ServerClientTest {
         val lines = out.toString().lines()
         assertEquals("tools: [add]", lines[0])
         assertEquals("progress: 1.0/2.0 adding", lines[1])
-        assertEquals("""add: [{"type":"text","text":"42"}]""", lines[2])
+        assertEquals("add: Sum(sum=42)", lines[2])
     }
 
     @Test
