@@ -1,7 +1,9 @@
 package dev.oxmcp.kotlin
 
 import dev.oxmcp.kotlin.interop.interopServer
+import dev.oxmcp.kotlin.ktor.Mcp
 import dev.oxmcp.kotlin.ktor.mcp
+import io.ktor.server.application.install
 import io.ktor.server.engine.EmbeddedServer
 import io.ktor.server.engine.embeddedServer
 import io.ktor.server.netty.Netty
@@ -15,13 +17,17 @@ import kotlin.test.Test
 import kotlin.test.assertEquals
 
 /**
- * The Ktor route ([mcp]) in a real Ktor application on Netty: the official TypeScript SDK
+ * The Ktor route ([mcp]) and plugin ([Mcp]) in a real Ktor application on Netty: the official TypeScript SDK
  * client's whole interop run through it, the Kotlin client of both eras, and the `Host`
  * check with and without `allowedHosts`.
  */
 class KtorTest {
     private fun start(server: Server, path: String = "/mcp", allowedHosts: List<String>? = null) =
         embeddedServer(Netty, port = 0, host = "127.0.0.1") { routing { mcp(path, server, allowedHosts = allowedHosts) } }.start(wait = false)
+
+    /** The same endpoint, installed as the plugin. */
+    private fun startPlugin(server: Server) =
+        embeddedServer(Netty, port = 0, host = "127.0.0.1") { install(Mcp) { this.server = server } }.start(wait = false)
 
     private fun EmbeddedServer<*, *>.port(): Int = runBlocking { engine.resolvedConnectors().first().port }
 
@@ -42,9 +48,9 @@ class KtorTest {
     }
 
     @Test
-    fun `the Kotlin client of each era through a Ktor route`(): Unit = runBlocking {
+    fun `the Kotlin client of each era through the Ktor plugin`(): Unit = runBlocking {
         interopServer().use { server ->
-            start(server).use { ktor ->
+            startPlugin(server).use { ktor ->
                 for (era in listOf("session", "stateless")) {
                     runBlocking {
                         Client.http("http://127.0.0.1:${ktor.port()}/mcp", options = ClientOptions(era = era)).use { client ->

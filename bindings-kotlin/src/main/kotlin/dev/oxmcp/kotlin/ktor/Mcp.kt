@@ -14,6 +14,7 @@ import io.ktor.http.HttpStatusCode
 import io.ktor.http.content.OutgoingContent
 import io.ktor.server.application.ApplicationCall
 import io.ktor.server.application.ApplicationStopping
+import io.ktor.server.application.createApplicationPlugin
 import io.ktor.server.request.httpMethod
 import io.ktor.server.request.queryString
 import io.ktor.server.request.receiveChannel
@@ -21,6 +22,7 @@ import io.ktor.server.response.respond
 import io.ktor.server.routing.Route
 import io.ktor.server.routing.application
 import io.ktor.server.routing.route
+import io.ktor.server.routing.routing
 import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.readRemaining
 import io.ktor.utils.io.writeFully
@@ -58,6 +60,38 @@ fun Route.mcp(
     val endpoint = Endpoint { server.httpApp("/mcp", stateless, jsonResponse, allowedHosts, allowedOrigins, maxSessions, auth) }
     application.monitor.subscribe(ApplicationStopping) { endpoint.close() }
     return route(path) { handle { endpoint.serve(call) } }
+}
+
+/** What [Mcp] serves and how: the server, and [Route.mcp]'s path and options. */
+class McpConfig {
+    /** The server to serve (required). */
+    var server: Server? = null
+    var path: String = "/mcp"
+    var stateless: Boolean = false
+    var jsonResponse: Boolean = false
+    var allowedHosts: List<String>? = null
+    var allowedOrigins: List<String>? = null
+    var maxSessions: Int? = null
+    var auth: HttpAuth? = null
+}
+
+/**
+ * The endpoint as a Ktor application plugin: installing it mounts [Route.mcp] on the
+ * application's routing.
+ *
+ * ```
+ * embeddedServer(Netty, port = 8080) {
+ *     install(Mcp) {
+ *         server = notes
+ *         allowedHosts = listOf("mcp.example.com")
+ *     }
+ * }.start(wait = true)
+ * ```
+ */
+val Mcp = createApplicationPlugin("OxMcp", ::McpConfig) {
+    val c = pluginConfig
+    val server = requireNotNull(c.server) { "install(Mcp) needs the server: install(Mcp) { server = ... }" }
+    application.routing { mcp(c.path, server, c.stateless, c.jsonResponse, c.allowedHosts, c.allowedOrigins, c.maxSessions, c.auth) }
 }
 
 /** The engine's endpoint of one route, and the exchanges of its requests. */
