@@ -123,6 +123,23 @@ class SpringBootTest {
         }
     }
 
+    /** A body over the engine's limit is read no further than one byte past it, and refused. */
+    @Test
+    void anOversizedBodyIsRefused() throws Exception {
+        try (ConfigurableApplicationContext context = start(NotesApplication.class)) {
+            byte[] body = new byte[16 * 1024 * 1024 + 2];
+            java.util.Arrays.fill(body, (byte) ' ');
+            java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port(context) + "/mcp"))
+                            .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(413, answer.statusCode(), answer.body());
+            // The endpoint goes on answering.
+            assertEquals(200, initializeStatus(port(context), "127.0.0.1:" + port(context)));
+        }
+    }
+
     /** The status of an initialize request sent under {@code host} (raw: Java's HTTP client
      *  keeps the Host header to itself). */
     static int initializeStatus(int port, String host) throws Exception {

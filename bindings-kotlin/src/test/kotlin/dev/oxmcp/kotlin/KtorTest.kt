@@ -78,6 +78,21 @@ class KtorTest {
         }
     }
 
+    @Test
+    fun `a body over the engine's limit is refused, and the route goes on`() {
+        interopServer().use { server ->
+            start(server).use { ktor ->
+                val body = ByteArray(16 * 1024 * 1024 + 2) { ' '.code.toByte() }
+                val request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:${ktor.port()}/mcp"))
+                    .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body)).build()
+                val answer = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString())
+                assertEquals(413, answer.statusCode(), answer.body())
+                assertEquals(200, initializeStatus(ktor.port(), "127.0.0.1:${ktor.port()}"))
+            }
+        }
+    }
+
     /** The status of an initialize request sent under [host] (raw, so the Host header is ours). */
     private fun initializeStatus(port: Int, host: String): Int {
         val body = """{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"""
