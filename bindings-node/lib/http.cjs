@@ -77,7 +77,12 @@ class Endpoint {
     res.on('close', gone)
     try {
       const head = await this._answer(req.method, req.url ?? '/', req.rawHeaders, body, exchange)
-      if (head === null || res.destroyed) return
+      if (head === null) return
+      if (res.destroyed || exchange.done) {
+        // The client left before the exchange was open (its stop found nothing): end it now.
+        this._native.next(exchange.id, true).catch(() => undefined)
+        return
+      }
       res.writeHead(head.status, head.headers.flat())
       res.flushHeaders()
       for (;;) {
@@ -118,6 +123,11 @@ class Endpoint {
       throw err
     }
     if (head === null) return new Response(null, { status: 499 })
+    if (exchange.done) {
+      // Aborted before the exchange was open (its stop found nothing): end it now.
+      this._native.next(exchange.id, true).catch(() => undefined)
+      return new Response(null, { status: 499 })
+    }
     const done = () => {
       exchange.done = true
       request.signal?.removeEventListener('abort', gone)

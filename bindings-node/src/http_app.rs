@@ -44,8 +44,9 @@ impl NativeHttpApp {
         body: Buffer,
     ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
         let headers: Vec<(String, String)> = headers.chunks_exact(2).map(|pair| (pair[0].clone(), pair[1].clone())).collect();
-        let (exchanges, body) = (self.exchanges.clone(), body.to_vec());
-        errors::promise(env, async move { exchanges.handle(id.into(), &method, &target, &headers, body).await })
+        // Open from here on: a `next(id, true)` right after this call ends it.
+        let answer = self.exchanges.handle(id.into(), &method, &target, &headers, body.to_vec());
+        errors::promise(env, answer)
     }
 
     /// The next chunk of exchange `id`'s body, or `null` once it has ended. `stop: true`

@@ -60,12 +60,18 @@ pub extern "system" fn Java_dev_oxmcp_Native_httpAppHandle<'l>(
     entry(env, |env| {
         let (method, target, headers) = (req_str(env, &method)?, req_str(env, &target)?, req_str(env, &headers)?);
         let body = if body.is_null() { Vec::new() } else { env.convert_byte_array(&body)? };
-        let exchanges = APPS.get(app);
+        let headers: Vec<(String, String)> = match serde_json::from_str(&headers) {
+            Ok(headers) => headers,
+            Err(e) => {
+                let e = Error::new(ErrorKind::InvalidInput, format!("invalid headers: {e}"));
+                spawn_call(call_id, async move { Err(e) });
+                return Ok(());
+            }
+        };
+        // Open from here on: an `httpAppNext(id, stop)` right after this call ends it.
+        let answer = APPS.get(app).map(|exchanges| exchanges.handle(id as u64, &method, &target, &headers, body));
         spawn_call(call_id, async move {
-            let exchanges = exchanges.ok_or_else(closed)?;
-            let headers: Vec<(String, String)> = serde_json::from_str(&headers)
-                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid headers: {e}")))?;
-            let head = exchanges.handle(id as u64, &method, &target, &headers, body).await?;
+            let head = answer.ok_or_else(closed)?.await?;
             Ok(Done { json: head, handle: 0 })
         });
         Ok(())
@@ -94,11 +100,16 @@ pub extern "system" fn Java_dev_oxmcp_Native_httpAppNext<'l>(
     }
 }
 
-/// Forgets the endpoint; its sessions and streams end in the background.
+/// Ends the endpoint in the background: its sessions and streams end (calls in flight get
+/// the engine's grace period, their answers still read through `httpAppNext`), then it is
+/// forgotten.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_oxmcp_Native_httpAppFree<'l>(_env: EnvUnowned<'l>, _class: JClass<'l>, app: jlong) {
-    if let Some(exchanges) = APPS.remove(app) {
-        crate::runtime::spawn(async move { exchanges.app().shutdown().await });
+    if let Some(exchanges) = APPS.get(app) {
+        crate::runtime::spawn(async move {
+            exchanges.app().shutdown().await;
+            APPS.remove(app);
+        });
     }
 }
 

@@ -35,7 +35,14 @@ impl NativeHttpApp {
     /// "headers": [[name, value]...], "maxBodyBytes"}`), whose body [`next`](Self::next)
     /// reads; `None` when [`stop`](Self::stop) ended the exchange first. Cancelled (the
     /// coroutine), it ends the exchange.
-    pub async fn handle(&self, id: u64, method: String, target: String, headers: Vec<String>, body: Vec<u8>) -> Result<Option<String>> {
+    pub async fn handle(
+        &self,
+        id: u64,
+        method: String,
+        target: String,
+        headers: Vec<String>,
+        body: Vec<u8>,
+    ) -> Result<Option<String>> {
         let headers: Vec<(String, String)> = headers.chunks_exact(2).map(|pair| (pair[0].clone(), pair[1].clone())).collect();
         let exchanges = self.exchanges.clone();
         runtime::run(async move { Ok(exchanges.handle(id, &method, &target, &headers, body).await?) }).await

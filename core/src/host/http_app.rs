@@ -151,37 +151,48 @@ impl HttpExchanges {
     /// Answers exchange `id` (any number no open exchange uses) as [`HttpApp::handle`]
     /// does. Resolves to the answer's head, JSON `{"status", "headers": [[name, value]...],
     /// "maxBodyBytes"}`, whose body [`next`](Self::next) reads; or to `None` when
-    /// `next(id, true)` ended the exchange first.
-    pub async fn handle(
+    /// `next(id, true)` ended the exchange first. The exchange is open from this call on
+    /// (not from the future's first poll), so a `next(id, true)` right after it ends it.
+    pub fn handle(
         &self,
         id: u64,
         method: &str,
         target: &str,
         headers: &[(String, String)],
         body: Vec<u8>,
-    ) -> Result<Option<String>> {
+    ) -> impl std::future::Future<Output = Result<Option<String>>> + Send + 'static {
         let stop = CancellationToken::new();
-        if self.lock().insert(id, Exchange { stop: stop.clone(), body: None }).is_some() {
-            return Err(Error::new(ErrorKind::InvalidInput, format!("HTTP exchange {id} is open already")));
-        }
-        // Until the answer's body is kept, the exchange ends with this future: when it
-        // fails, and when the host drops it (a cancelled call) without `next(id, true)`.
-        let mut pending = Unanswered { exchanges: self, id: Some(id) };
-        let reply = tokio::select! {
-            _ = stop.cancelled() => {
-                pending.id = None; // `next(id, true)` removed it
-                return Ok(None);
+        let opened = match self.lock().entry(id) {
+            std::collections::hash_map::Entry::Occupied(_) => false,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(Exchange { stop: stop.clone(), body: None });
+                true
             }
-            reply = self.app.handle(method, target, headers, body) => reply?,
         };
-        pending.id = None;
-        match self.lock().get_mut(&id) {
-            Some(exchange) => exchange.body = Some(Arc::new(reply.body)),
-            None => return Ok(None),
+        // Until the answer's body is kept, the exchange ends with the future: when it
+        // fails, and when the host drops it (a cancelled call) without `next(id, true)`.
+        let pending = opened.then(|| Unanswered { exchanges: self.clone(), id: Some(id) });
+        let (method, target, headers) = (method.to_owned(), target.to_owned(), headers.to_vec());
+        let this = self.clone();
+        async move {
+            let Some(mut pending) = pending else {
+                return Err(Error::new(ErrorKind::InvalidInput, format!("HTTP exchange {id} is open already")));
+            };
+            let reply = tokio::select! {
+                _ = stop.cancelled() => {
+                    pending.id = None; // `next(id, true)` removed it
+                    return Ok(None);
+                }
+                reply = this.app.handle(&method, &target, &headers, body) => reply?,
+            };
+            pending.id = None;
+            match this.lock().get_mut(&id) {
+                Some(exchange) => exchange.body = Some(Arc::new(reply.body)),
+                None => return Ok(None),
+            }
+            let head = serde_json::json!({ "status": reply.status, "headers": reply.headers, "maxBodyBytes": this.app.max_body_bytes() });
+            Ok(Some(head.to_string()))
         }
-        let head =
-            serde_json::json!({ "status": reply.status, "headers": reply.headers, "maxBodyBytes": self.app.max_body_bytes() });
-        Ok(Some(head.to_string()))
     }
 
     /// The next chunk of exchange `id`'s body, or `None` once it has ended. `stop: true`
@@ -226,12 +237,12 @@ impl HttpExchanges {
 }
 
 /// Removes exchange `id` when dropped (unless `id` was taken).
-struct Unanswered<'a> {
-    exchanges: &'a HttpExchanges,
+struct Unanswered {
+    exchanges: HttpExchanges,
     id: Option<u64>,
 }
 
-impl Drop for Unanswered<'_> {
+impl Drop for Unanswered {
     fn drop(&mut self) {
         if let Some(id) = self.id {
             self.exchanges.lock().remove(&id);
@@ -266,6 +277,20 @@ mod tests {
         let headers = headers();
         let waiting = exchanges.handle(1, "POST", "/mcp", &headers, call.as_bytes().to_vec());
         assert!(tokio::time::timeout(Duration::from_millis(200), waiting).await.is_err(), "the tool never answers");
+        assert_eq!(exchanges.open_count(), 0);
+        // An exchange is open from the call on: ended before its future first runs, it
+        // answers nothing and leaves nothing behind.
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        let early = exchanges.handle(3, "POST", "/mcp", &headers, init.as_bytes().to_vec());
+        assert_eq!(exchanges.open_count(), 1);
+        exchanges.next(3, true).await;
+        assert_eq!(early.await.unwrap(), None);
+        assert_eq!(exchanges.open_count(), 0);
+        // An id in use is refused without touching the exchange that has it.
+        let first = exchanges.handle(4, "POST", "/mcp", &headers, call.as_bytes().to_vec());
+        assert!(exchanges.handle(4, "POST", "/mcp", &headers, Vec::new()).await.is_err());
+        assert_eq!(exchanges.open_count(), 1);
+        drop(first);
         assert_eq!(exchanges.open_count(), 0);
         // A failed request ends its exchange too.
         assert!(exchanges.handle(2, "\u{1}", "/mcp", &headers, Vec::new()).await.is_err());

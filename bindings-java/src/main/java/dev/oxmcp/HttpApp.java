@@ -54,7 +54,8 @@ public final class HttpApp implements AutoCloseable {
      * @param headers the request's headers, in order (a name may repeat)
      * @param body the whole request body
      * @return the answer's head, whose body {@link Exchange#next()} reads; {@code null} when
-     *     the exchange was closed first. Close the exchange when the client goes away.
+     *     the exchange was closed first. Close the exchange when the client goes away (or
+     *     cancel this future while the head has not come).
      */
     public CompletableFuture<Exchange> handle(String method, String target, List<Map.Entry<String, String>> headers, byte[] body) {
         long app = live();
@@ -65,8 +66,14 @@ public final class HttpApp implements AutoCloseable {
             json.append('[').append(Json.quote(h.getKey())).append(',').append(Json.quote(h.getValue())).append(']');
         }
         String headersJson = json.append(']').toString();
-        return Native.call(d -> d.json() == null ? null : new Exchange(app, id, d.json()), null,
+        CompletableFuture<Exchange> answer = Native.call(d -> d.json() == null ? null : new Exchange(app, id, d.json()), null,
                 call -> Native.httpAppHandle(app, id, method, target, headersJson, body, call));
+        // Cancelled (the client went away first), the exchange ends, also when the answer
+        // was made just as the cancel came and so is dropped unread.
+        answer.whenComplete((exchange, error) -> {
+            if (answer.isCancelled()) Native.httpAppNext(app, id, true, 0);
+        });
+        return answer;
     }
 
     private long live() {

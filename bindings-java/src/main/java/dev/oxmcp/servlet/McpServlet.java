@@ -114,11 +114,18 @@ public class McpServlet extends HttpServlet {
         }
         String query = req.getQueryString();
         String target = query == null ? endpoint.path() : endpoint.path() + "?" + query;
+        CompletableFuture<HttpApp.Exchange> head;
+        try {
+            head = endpoint.handle(req.getMethod(), target, headers, body);
+        } catch (RuntimeException closed) {
+            resp.sendError(HttpServletResponse.SC_SERVICE_UNAVAILABLE, String.valueOf(closed.getMessage()));
+            return;
+        }
         AsyncContext async = req.startAsync();
         async.setTimeout(0); // an SSE stream stays open as long as the engine keeps it
         Relay relay = new Relay(async, resp);
         async.addListener(relay);
-        relay.start(endpoint.handle(req.getMethod(), target, headers, body));
+        relay.start(head);
     }
 
     /** At most {@code limit} bytes of the body: the engine answers 413 to one byte too many. */
@@ -138,6 +145,11 @@ public class McpServlet extends HttpServlet {
      * One exchange: the engine's answer written as the container can take it (a
      * {@link WriteListener}), the next chunk asked for only once the last one is written; the
      * exchange ends when the client goes away.
+     *
+     * <p>One thread at a time writes (the one that set {@code pumping}); the others leave a
+     * note ({@code again}) and return. The lock guards the fields only: no container method
+     * is called while it is held, since the container may hold its own socket lock while it
+     * calls {@code onWritePossible} or {@code onError} here.
      */
     private static final class Relay implements AsyncListener, WriteListener {
         private final AsyncContext async;
@@ -150,21 +162,34 @@ public class McpServlet extends HttpServlet {
         private boolean flush = true; // the head goes out at once (an SSE stream may stay quiet)
         private boolean ended;
         private boolean done;
+        private boolean pumping;
+        private boolean again;
 
         Relay(AsyncContext async, HttpServletResponse resp) {
             this.async = async;
             this.resp = resp;
         }
 
-        synchronized void start(CompletableFuture<HttpApp.Exchange> answer) {
-            head = answer;
-            answer.whenComplete(this::answered);
+        void start(CompletableFuture<HttpApp.Exchange> answer) {
+            boolean gone;
+            synchronized (this) {
+                head = answer;
+                gone = done;
+            }
+            if (gone) {
+                answer.cancel(true); // the client left before the request was handed over
+            } else {
+                answer.whenComplete(this::answered);
+            }
         }
 
-        private synchronized void answered(HttpApp.Exchange answer, Throwable error) {
-            if (done) {
-                if (answer != null) answer.close();
-                return;
+        private void answered(HttpApp.Exchange answer, Throwable error) {
+            synchronized (this) {
+                if (done) {
+                    if (answer != null) answer.close();
+                    return;
+                }
+                exchange = answer;
             }
             try {
                 if (error != null) {
@@ -179,75 +204,127 @@ public class McpServlet extends HttpServlet {
                     finish();
                     return;
                 }
-                exchange = answer;
                 resp.setStatus(answer.status());
                 for (Map.Entry<String, String> h : answer.headers()) {
                     if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
                         resp.addHeader(h.getKey(), h.getValue());
                     }
                 }
-                out = resp.getOutputStream();
-                out.setWriteListener(this); // the container calls onWritePossible
+                ServletOutputStream stream = resp.getOutputStream();
+                synchronized (this) {
+                    out = stream;
+                }
+                stream.setWriteListener(this); // the container calls onWritePossible
             } catch (IOException | RuntimeException e) {
                 gone();
             }
         }
 
         @Override
-        public synchronized void onWritePossible() throws IOException {
-            while (!done && out.isReady()) {
-                if (chunk != null) {
-                    byte[] c = chunk;
-                    chunk = null;
-                    out.write(c);
-                    flush = true;
-                } else if (flush) {
-                    flush = false;
-                    out.flush();
-                } else if (ended) {
-                    finish();
-                } else if (!waiting) {
-                    waiting = true;
-                    exchange.next().whenComplete(this::arrived);
-                    return;
-                } else {
-                    return;
-                }
-            }
+        public void onWritePossible() {
+            pump();
         }
 
-        private synchronized void arrived(byte[] next, Throwable error) {
-            waiting = false;
-            if (done) return;
-            if (next == null || error != null) {
-                ended = true;
-            } else {
-                chunk = next;
+        /** Writes what there is while the container takes it; asks for the next chunk. */
+        private void pump() {
+            synchronized (this) {
+                if (pumping) {
+                    again = true;
+                    return;
+                }
+                pumping = true;
             }
             try {
-                onWritePossible();
+                for (;;) {
+                    byte[] write;
+                    boolean doFlush;
+                    boolean end;
+                    boolean ask = false;
+                    synchronized (this) {
+                        again = false;
+                        if (done || out == null) {
+                            pumping = false;
+                            return;
+                        }
+                        write = chunk;
+                        doFlush = flush;
+                        end = ended;
+                        if (write == null && !doFlush && !end && !waiting) {
+                            waiting = ask = true;
+                        }
+                    }
+                    if (ask) {
+                        exchange.next().whenComplete(this::arrived);
+                    } else if ((write != null || doFlush || end) && out.isReady()) {
+                        if (write != null) {
+                            synchronized (this) {
+                                chunk = null;
+                                flush = true;
+                            }
+                            out.write(write);
+                        } else if (doFlush) {
+                            synchronized (this) {
+                                flush = false;
+                            }
+                            out.flush();
+                        } else {
+                            finish();
+                        }
+                        continue;
+                    }
+                    // Waiting for the engine's next chunk, or for the container's onWritePossible.
+                    synchronized (this) {
+                        if (!again) {
+                            pumping = false;
+                            return;
+                        }
+                    }
+                }
             } catch (IOException | RuntimeException e) {
+                synchronized (this) {
+                    pumping = false;
+                }
                 gone();
             }
         }
 
-        private void finish() {
-            if (!done) {
-                done = true;
-                async.complete();
+        private void arrived(byte[] next, Throwable error) {
+            synchronized (this) {
+                waiting = false;
+                if (done) return;
+                if (next == null || error != null) {
+                    ended = true;
+                } else {
+                    chunk = next;
+                }
             }
+            pump();
+        }
+
+        /** The answer was written whole. */
+        private void finish() {
+            synchronized (this) {
+                if (done) return;
+                done = true;
+            }
+            async.complete();
         }
 
         /** The client went away (or writing failed): the engine sees the connection closed. */
-        private synchronized void gone() {
-            if (exchange != null && !ended) {
-                exchange.close();
-            } else if (exchange == null && head != null) {
-                head.cancel(true);
-            }
-            ended = true;
-            if (!done) {
+        private void gone() {
+            HttpApp.Exchange open;
+            CompletableFuture<HttpApp.Exchange> pending;
+            boolean complete;
+            synchronized (this) {
+                open = exchange != null && !ended ? exchange : null;
+                pending = exchange == null ? head : null;
+                ended = true;
+                complete = !done;
                 done = true;
+            }
+            if (open != null) open.close();
+            if (pending != null) pending.cancel(true);
+            if (complete) {
                 try {
                     async.complete();
                 } catch (IllegalStateException alreadyOver) {

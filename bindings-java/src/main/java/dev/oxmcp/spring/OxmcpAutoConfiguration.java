@@ -7,7 +7,9 @@ import dev.oxmcp.McpServer;
 import dev.oxmcp.McpTool;
 import dev.oxmcp.servlet.McpServlet;
 import java.lang.reflect.Method;
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -24,7 +26,8 @@ import org.springframework.util.ClassUtils;
 /**
  * Spring Boot auto-configuration: an {@link McpServer} bean (unless the application defines
  * its own), every bean with {@link McpTool}, {@link McpResource} or {@link McpPrompt} methods
- * registered on it, and its Streamable HTTP endpoint ({@link McpServlet}) mounted in the
+ * registered on it (singleton beans: a scoped or prototype bean's methods are the
+ * application's to register), and its Streamable HTTP endpoint ({@link McpServlet}) mounted in the
  * servlet web server at {@code oxmcp.path}, configured by the {@code oxmcp.*} properties
  * ({@link OxmcpProperties}). Listed in {@code META-INF/spring/...AutoConfiguration.imports}:
  * the oxmcp jar on the classpath of a Spring Boot web application is all it takes.
@@ -66,9 +69,14 @@ public class OxmcpAutoConfiguration {
     @Bean
     public static SmartInitializingSingleton oxmcpAnnotatedBeans(ConfigurableListableBeanFactory beans) {
         return () -> {
-            McpServer server = beans.getBean(McpServer.class);
+            McpServer server = beans.getBeanProvider(McpServer.class).getIfUnique();
+            if (server == null) return; // none, or several: the application registers its tools itself
             for (String name : beans.getBeanDefinitionNames()) {
-                if (beans.getBeanDefinition(name).isAbstract()) continue;
+                // Singletons only: a request- or session-scoped bean (and its scoped proxy's
+                // target) cannot be made at startup, and a prototype is made per use.
+                BeanDefinition definition = beans.getBeanDefinition(name);
+                if (definition.isAbstract() || !definition.isSingleton() || ScopedProxyUtils.isScopedTarget(name)
+                        || beans.containsBeanDefinition(ScopedProxyUtils.getTargetBeanName(name))) continue;
                 Class<?> type = beans.getType(name, false);
                 if (type == null) continue;
                 Class<?> user = ClassUtils.getUserClass(type);

@@ -310,10 +310,24 @@ class Client private constructor(private val handle: NativeClient) {
      * ```
      */
     suspend inline fun <R> use(block: (Client) -> R): R {
+        var failure: Throwable? = null
         try {
             return block(this)
+        } catch (e: Throwable) {
+            failure = e
+            throw e
         } finally {
-            close()
+            // (finally: a return out of the block closes the client too)
+            val failed = failure
+            if (failed == null) {
+                close()
+            } else {
+                try {
+                    close()
+                } catch (closing: Throwable) {
+                    failed.addSuppressed(closing) // the block's failure is the one to see
+                }
+            }
         }
     }
 

@@ -38,13 +38,20 @@ class HttpApp internal constructor(private val native: NativeHttpApp, val path: 
     suspend fun handle(method: String, target: String, headers: List<Pair<String, String>>, body: ByteArray): Exchange? {
         val id = ids.getAndIncrement().toULong()
         val flat = headers.flatMap { listOf(it.first, it.second) }
-        val head = mcp { native.handle(id, method, target, flat, body) } ?: return null
-        val members = Json.parseToJsonElement(head).jsonObject
-        val answerHeaders = members["headers"]!!.jsonArray.map { pair ->
-            val (name, value) = pair.jsonArray.map { it.jsonPrimitive.content }
-            name to value
+        try {
+            val head = mcp { native.handle(id, method, target, flat, body) } ?: return null
+            val members = Json.parseToJsonElement(head).jsonObject
+            val answerHeaders = members["headers"]!!.jsonArray.map { pair ->
+                val (name, value) = pair.jsonArray.map { it.jsonPrimitive.content }
+                name to value
+            }
+            return Exchange(native, id, members["status"]!!.jsonPrimitive.int, answerHeaders)
+        } catch (e: Throwable) {
+            // Cancelled (also just as the answer came, which is then dropped unread) or
+            // failed: the exchange ends here.
+            native.stop(id)
+            throw e
         }
-        return Exchange(native, id, members["status"]!!.jsonPrimitive.int, answerHeaders)
     }
 
     /** An answer: status and headers, and a body that may stay open (an SSE stream). */

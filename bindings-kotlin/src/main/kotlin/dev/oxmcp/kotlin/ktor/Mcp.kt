@@ -26,6 +26,7 @@ import io.ktor.server.routing.routing
 import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.readRemaining
 import io.ktor.utils.io.writeFully
+import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.io.readByteArray
@@ -104,10 +105,13 @@ private class Endpoint(private val make: suspend () -> HttpApp) {
         if (stopped) null else made ?: make().also { made = it }
     }
 
-    fun close() {
-        stopped = true
-        made?.close()
-        made = null
+    /** Ends the endpoint (after a request that is making it, which then finds it stopped). */
+    fun close() = runBlocking {
+        lock.withLock {
+            stopped = true
+            made?.close()
+            made = null
+        }
     }
 
     suspend fun serve(call: ApplicationCall) {
@@ -119,7 +123,13 @@ private class Endpoint(private val make: suspend () -> HttpApp) {
         val target = if (query.isEmpty()) app.path else app.path + "?" + query
         // Cancelled (the client went away), the coroutine ends the exchange.
         val answer = app.handle(call.request.httpMethod.value, target, headers, body) ?: return
-        call.respond(Answer(answer))
+        val content = Answer(answer)
+        try {
+            call.respond(content)
+        } finally {
+            // Ktor never wrote it (the client left, another plugin answered): end it here.
+            if (!content.started) answer.stop()
+        }
     }
 }
 
@@ -131,7 +141,11 @@ private class Answer(private val answer: HttpApp.Exchange) : OutgoingContent.Wri
         for ((name, value) in answer.headers) if (name.lowercase() !in OWN_HEADERS) append(name, value)
     }
 
+    /** Whether Ktor began writing it (from then on, [writeTo] ends the exchange). */
+    @Volatile var started = false
+
     override suspend fun writeTo(channel: ByteWriteChannel) {
+        started = true
         var ended = false
         try {
             channel.flush() // the head goes out at once: an SSE stream may stay quiet
