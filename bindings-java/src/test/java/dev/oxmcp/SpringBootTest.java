@@ -123,7 +123,7 @@ class SpringBootTest {
         }
     }
 
-    /** A body over the engine's limit is read no further than one byte past it, and refused. */
+    /** A body over the engine's limit is refused (413), and the endpoint goes on answering. */
     @Test
     void anOversizedBodyIsRefused() throws Exception {
         try (ConfigurableApplicationContext context = start(NotesApplication.class)) {

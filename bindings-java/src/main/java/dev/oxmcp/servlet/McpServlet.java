@@ -97,6 +97,11 @@ public class McpServlet extends HttpServlet {
 
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        if (!req.isAsyncSupported()) {
+            // Checked before the engine sees the request: an exchange it opened could not be answered.
+            resp.sendError(HttpServletResponse.SC_INTERNAL_SERVER_ERROR, "McpServlet needs async support: setAsyncSupported(true) on its registration");
+            return;
+        }
         HttpApp endpoint;
         try {
             endpoint = app().join();
