@@ -17,6 +17,11 @@ use tokio_util::sync::CancellationToken;
 #[derive(Parser)]
 #[command(name = "oxmcp", version, about = "Model Context Protocol tools on the oxmcp engine")]
 struct Cli {
+    /// Send spans and metrics to this OTLP/HTTP endpoint (e.g. http://127.0.0.1:4318);
+    /// without it the standard OTEL_EXPORTER_OTLP_* variables decide, and nothing set
+    /// leaves telemetry off.
+    #[arg(long, global = true, value_name = "URL")]
+    otlp: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -193,6 +198,19 @@ fn main() -> ExitCode {
         )
         .init();
     let cli = Cli::parse();
+    // Named after the command, so a trace across several oxmcp processes tells them apart.
+    let service = format!("oxmcp-{}", std::env::args().nth(1).filter(|a| !a.starts_with('-')).unwrap_or_default());
+    let telemetry = match &cli.otlp {
+        Some(url) => oxmcp::telemetry::Telemetry::otlp(url, &service).map(Some),
+        None => oxmcp::telemetry::Telemetry::from_env(&service),
+    };
+    let telemetry = match telemetry {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("oxmcp: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     // The HTTP servers shut down gracefully on their own signals; everything else ends at
     // once on one, and so must never leave a child server behind.
     let serves_http =
@@ -211,6 +229,8 @@ fn main() -> ExitCode {
     // Drops every task still running: each child transport left open kills its server's
     // process group. Blocking reads of stdin are not waited for.
     runtime.shutdown_timeout(Duration::from_millis(500));
+    // Sends what is batched before the process ends.
+    drop(telemetry);
     code
 }
 
@@ -340,7 +360,18 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let (name, tool, words) = named_first(&target, tool, server)?;
             let (arguments, words) = oxmcp_cli::arguments::split(words)?;
             let server = target.resolve(name.as_ref().map_or(&words, std::slice::from_ref))?;
-            call(&tool, arguments, json, timeout, &server, &auth, &connect).await
+            let calling = call(&tool, arguments, json, timeout, &server, &auth, &connect);
+            // Telemetry on: connecting, listing and calling are one trace, whose id is printed.
+            let Some(root) = oxmcp::telemetry::is_enabled().then(|| root_span(&format!("oxmcp call {tool}"))) else {
+                return calling.await;
+            };
+            let cx = opentelemetry::trace::TraceContextExt::current_with_span(root);
+            if let Some(tc) = oxmcp::telemetry::trace_context_of(&cx) {
+                eprintln!("trace id: {}", tc.trace_id());
+            }
+            let outcome = opentelemetry::trace::FutureExt::with_context(calling, cx.clone()).await;
+            opentelemetry::trace::TraceContextExt::span(&cx).end();
+            outcome
         }
         Command::Read { uri, json, target, connect, auth, server } => {
             let (name, uri, words) = named_first(&target, uri, server)?;
@@ -471,6 +502,12 @@ async fn inspect(
         outln!("  {}({}) - {}", p.name, args.join(", "), p.description.as_deref().unwrap_or(""))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A root span of the CLI's own, for what a command does in one trace.
+fn root_span(name: &str) -> opentelemetry::global::BoxedSpan {
+    use opentelemetry::trace::Tracer;
+    opentelemetry::global::tracer(oxmcp::telemetry::SCOPE).start(name.to_owned())
 }
 
 async fn call(

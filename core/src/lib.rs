@@ -17,6 +17,7 @@ pub mod schema;
 pub mod server;
 pub mod session;
 pub mod store;
+pub mod telemetry;
 pub mod transport;
 
 pub use error::{Error, ErrorKind, Result};

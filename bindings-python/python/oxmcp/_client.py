@@ -17,6 +17,7 @@ from . import _oxmcp
 from ._auth import OAuth
 from ._errors import InvalidInput, ProtocolError
 from ._model import McpObject, wrap
+from ._telemetry import with_trace_context
 from .types import (CallToolResult, Completion, Era, GetPromptResult, Implementation, InitializeResult, LoadedSkill,
                     LogLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Skill, Task,
                     Tool)
@@ -334,7 +335,8 @@ class Client:
 
     async def _request(self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None,
                        on_progress: Optional[ProgressHandler] = None) -> Optional[str]:
-        return await self._native.call("request", method, dict(params or {}), timeout, _progress(on_progress))
+        params = with_trace_context(dict(params or {}))
+        return await self._native.call("request", method, params, timeout, _progress(on_progress))
 
     async def ping(self) -> None:
         """``ping`` (session era); a ``server/discover`` round trip in the stateless era."""

@@ -22,6 +22,7 @@ from ._asgi import HttpApp
 from ._errors import (ConnectionClosed, HandlerError, InvalidInput, McpError, ProtocolError,
                       RequestCancelled, RequestTimeout, TransportError, Unauthorized)
 from ._schema import Signature, doc_summary
+from ._telemetry import handler_context
 from .types import Transport
 
 if TYPE_CHECKING:
@@ -107,11 +108,15 @@ def _bind(fn: Callable, prepare: Callable, finish: Callable, failed: Optional[Fa
     or ``finish`` raises (``None``: the exception goes to the engine). Coroutine functions
     run on the event loop; plain functions run on the engine's worker threads (never
     blocking the loop). Returns the handler and whether it is async."""
+    def native_of(native_args: tuple) -> Any:
+        return native_args[1] if len(native_args) > 1 else None
+
     if inspect.iscoroutinefunction(fn):
         async def run_async(*native_args: Any) -> str:
             kwargs = prepare(*native_args)  # invalid arguments are the client's error, not logged
             try:
-                return finish(await fn(**kwargs))
+                with handler_context(native_of(native_args)):
+                    return finish(await fn(**kwargs))
             except Exception as exc:
                 answer = failed(exc) if failed else None
                 if answer is None:
@@ -122,7 +127,8 @@ def _bind(fn: Callable, prepare: Callable, finish: Callable, failed: Optional[Fa
     def run_sync(*native_args: Any) -> str:
         kwargs = prepare(*native_args)
         try:
-            return finish(fn(**kwargs))
+            with handler_context(native_of(native_args)):
+                return finish(fn(**kwargs))
         except Exception as exc:
             answer = failed(exc) if failed else None
             if answer is None:
@@ -397,7 +403,8 @@ class Server:
                     read = json.loads(input_json)
                     kwargs = _resource_kwargs(sig, template, read, native, self._context, any_variable)
                     try:
-                        value = await call(**kwargs)
+                        with handler_context(native):
+                            value = await call(**kwargs)
                         return _oxmcp.to_json({"contents": _resource_contents(read["uri"], value, mime_type)})
                     except Exception as exc:
                         failed(exc)  # logs it; raises the generic error when masking
@@ -407,7 +414,8 @@ class Server:
                     read = json.loads(input_json)
                     kwargs = _resource_kwargs(sig, template, read, native, self._context, any_variable)
                     try:
-                        value = call(**kwargs)
+                        with handler_context(native):
+                            value = call(**kwargs)
                         return _oxmcp.to_json({"contents": _resource_contents(read["uri"], value, mime_type)})
                     except Exception as exc:
                         failed(exc)  # logs it; raises the generic error when masking

@@ -13,8 +13,10 @@ pub const DEFAULT_MAX_TOKENS: u64 = 1000;
 
 /// The facts a handler may want (JSON): `requestId`, `progressToken`, `clientInfo`,
 /// `clientCapabilities`, `protocolVersion`, `cancelled`, `auth`, `headers` (the HTTP
-/// request's, lower-case names, no `Authorization`).
+/// request's, lower-case names, no `Authorization`), `traceparent` and `tracestate` (the
+/// W3C trace context the handler's own spans nest under).
 pub fn info(ctx: &RequestContext) -> Value {
+    let trace = ctx.trace_context();
     json!({
         "requestId": ctx.request_id(),
         "progressToken": ctx.progress_token(),
@@ -24,6 +26,8 @@ pub fn info(ctx: &RequestContext) -> Value {
         "cancelled": ctx.is_cancelled(),
         "auth": ctx.auth(),
         "headers": ctx.headers(),
+        "traceparent": trace.as_ref().map(|t| t.traceparent.as_str()),
+        "tracestate": trace.as_ref().and_then(|t| t.tracestate.as_deref()),
     })
 }
 
@@ -275,7 +279,10 @@ pub fn call(
         return ready(Err(Error::new(ErrorKind::Closed, format!("{op}: the request is over"))));
     };
     let op = op.to_string();
-    async move {
+    // What the handler asks runs in its request's context: the requests it sends are
+    // children of the server span.
+    let trace = ctx.trace.clone();
+    let asked = async move {
         match (op.as_str(), ask) {
             (_, Some(ask)) => ask.send(&ctx).await.map(Some),
             (op::READ_RESOURCE, _) => {
@@ -292,8 +299,11 @@ pub fn call(
                 next(&ctx, given.as_deref()).await.map(Some)
             }
         }
+    };
+    match trace {
+        Some(cx) => opentelemetry::trace::FutureExt::with_context(asked, cx).boxed(),
+        None => asked.boxed(),
     }
-    .boxed()
 }
 
 fn unknown(op: &str) -> Error {

@@ -46,6 +46,9 @@ fn closed() -> Error {
 impl HostRuntime {
     /// Starts `threads` worker threads (0 means 2).
     pub fn new(threads: usize, hooks: ThreadHooks) -> Result<Arc<Self>> {
+        // A host's telemetry is set by the standard variables (OTEL_EXPORTER_OTLP_ENDPOINT...).
+        #[cfg(feature = "otlp")]
+        crate::telemetry::start_from_env_once("oxmcp");
         let mut b = Builder::new_multi_thread();
         b.worker_threads(if threads == 0 { 2 } else { threads }).max_blocking_threads(16).thread_name("oxmcp").enable_all();
         if let Some(f) = hooks.on_start {
@@ -109,6 +112,8 @@ impl HostRuntime {
     /// `grace` for one that does not return. On a runtime thread it stops in the background
     /// instead (joining there would deadlock). Idempotent.
     pub fn shutdown(&self, grace: Duration) {
+        #[cfg(feature = "otlp")]
+        crate::telemetry::flush_process();
         self.stopped.store(true, Ordering::Release);
         let taken = self.runtime.lock().unwrap_or_else(|e| e.into_inner()).take();
         match taken {

@@ -246,12 +246,23 @@ pub struct RequestContext {
     pub(crate) server: Option<Arc<dyn OwnResources>>,
     /// In a middleware's call: the rest of the chain, and the params it was given.
     pub(crate) next: Option<Arc<std::sync::Mutex<Option<NextSlot>>>>,
+    /// The server span's context (telemetry on): what the handler's own work runs in.
+    pub(crate) trace: Option<opentelemetry::Context>,
 }
 
 impl RequestContext {
     /// The client's id for this request.
     pub fn request_id(&self) -> &RequestId {
         &self.id
+    }
+
+    /// The W3C trace context a handler's own spans take as their parent: the engine's
+    /// server span when telemetry is on, else what the request's `_meta` carried.
+    pub fn trace_context(&self) -> Option<crate::telemetry::TraceContext> {
+        match &self.trace {
+            Some(cx) => crate::telemetry::trace_context_of(cx),
+            None => self.meta.as_ref().and_then(crate::telemetry::passed_in),
+        }
     }
 
     /// The request's `_meta`, if it had one.

@@ -91,6 +91,7 @@ impl Service for ServerService {
                 headers,
                 server: Some(server.inner.clone()),
                 next: None,
+                trace: crate::telemetry::current(),
             };
             // What changes the client's state is saved (for other nodes) before it is
             // answered.
@@ -337,6 +338,7 @@ async fn stateless_request(
         headers,
         server: Some(server.inner.clone()),
         next: None,
+        trace: crate::telemetry::current(),
     };
     let mut result = match method {
         methods::SERVER_DISCOVER => discover(server)?,

@@ -23,6 +23,7 @@ use super::peer::Peer;
 use super::service::{IncomingRequest, Service};
 use super::shared::{Reply, Shared};
 use crate::protocol::{methods, ErrorObject, Message, RequestId};
+use crate::telemetry::{Operation, Outcome};
 use crate::transport::{Outbound, Route};
 
 /// Removes the in-flight entry however the handler task ends (including a panic or an
@@ -74,6 +75,10 @@ pub(crate) fn dispatch(
     let cancellable = method != methods::INITIALIZE;
     if cancellable {
         if let Err(why) = shared.incoming.register(&id, &cancel) {
+            crate::telemetry::count_refused(match why {
+                Refused::DuplicateId => "duplicate_id",
+                Refused::Full => "busy",
+            });
             let error = match why {
                 Refused::DuplicateId => ErrorObject::invalid_request(format!("request id {id} is already in use")),
                 Refused::Full => ErrorObject::internal(format!(
@@ -86,15 +91,23 @@ pub(crate) fn dispatch(
     }
     let guard = InFlightGuard { shared: shared.clone(), id: id.clone(), registered: cancellable };
     let span = tracing::debug_span!("mcp.request", method = method.as_str(), id = %id);
+    // The server span (telemetry on): the handler runs in its context, so what it sends
+    // and what a host's handler records are its children.
+    let operation = Operation::handling(&method, params.as_ref(), &id, peer.protocol_version());
     let request = IncomingRequest { id, method, params, cancel: cancel.clone(), peer: peer.clone() };
     let handler = service.handle_request(request);
-    Some(Box::pin(run(guard, cancel, handler).instrument(span)))
+    let handler = match &operation {
+        Some(op) => Box::pin(opentelemetry::trace::FutureExt::with_context(handler, op.context().clone())),
+        None => handler,
+    };
+    Some(Box::pin(run(guard, cancel, handler, operation).instrument(span)))
 }
 
 async fn run(
     mut guard: InFlightGuard,
     cancel: CancellationToken,
     handler: BoxFuture<'static, Result<Value, ErrorObject>>,
+    operation: Option<Operation>,
 ) -> Option<Reply> {
     let started = Instant::now();
     let slots = guard.shared.incoming.slots.clone();
@@ -139,6 +152,13 @@ async fn run(
             Message::Error { id: Some(id), error: ErrorObject::internal(format!("handler panicked: {what}")) }
         }
     };
+    if let Some(op) = operation {
+        op.end(match &message {
+            Message::Response { result, .. } => Outcome::Result(result),
+            Message::Error { error, .. } => Outcome::Error(error.code, &error.message),
+            _ => Outcome::Cancelled,
+        });
+    }
     let outcome = if matches!(message, Message::Response { .. }) { "ok" } else { "error" };
     tracing::debug!(outcome, elapsed_us = started.elapsed().as_micros() as u64);
     Some(Reply { shared: guard.shared.clone(), message })

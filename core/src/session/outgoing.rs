@@ -22,6 +22,7 @@ pub use super::pending::Progress;
 use super::shared::Shared;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, Message, RequestId};
+use crate::telemetry::{Operation, Outcome};
 use crate::transport::Route;
 
 /// A callback invoked for each progress notification of a request.
@@ -168,14 +169,32 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     if shared.closed.is_cancelled() {
         return Err(shared.closed_error());
     }
+    let id = shared.outgoing.next_id.fetch_add(1, Ordering::Relaxed);
+    tracing::Span::current().record("id", id);
+    // The client span (telemetry on), written into `_meta` for the peer's server span.
+    let Some(operation) = Operation::sending(method, &mut params, id, shared.version.get().copied()) else {
+        return exchange(shared, id, method, params, options).await;
+    };
+    let answer = exchange(shared, id, method, params, options).await;
+    operation.end(match &answer {
+        Ok(result) => Outcome::Result(result),
+        Err(e) => match e.rpc() {
+            Some(rpc) => Outcome::Error(rpc.code, &rpc.message),
+            None if e.kind() == ErrorKind::Cancelled => Outcome::Cancelled,
+            None => Outcome::Failed(e.kind().name(), e.message()),
+        },
+    });
+    answer
+}
+
+/// Sends request `id` and waits for its end, however it comes.
+async fn exchange(shared: &Shared, id: i64, method: &str, mut params: Option<Value>, options: RequestOptions) -> Result<Value> {
     let config = &shared.config;
     let timeout = options.timeout.unwrap_or(config.request_timeout);
     let max_timeout = options.max_timeout.unwrap_or(config.max_request_timeout).max(Duration::ZERO);
     let reset = options.reset_timeout_on_progress.unwrap_or(config.reset_timeout_on_progress);
     let wants_progress = (reset || options.on_progress.is_some()) && method != methods::PING && method != methods::INITIALIZE;
 
-    let id = shared.outgoing.next_id.fetch_add(1, Ordering::Relaxed);
-    tracing::Span::current().record("id", id);
     let wants_progress = wants_progress && attach_progress_token(&mut params, id);
     let (progress_tx, mut progress_rx) = match wants_progress {
         true => {

@@ -48,6 +48,8 @@ pub(crate) struct Shared {
     pub(super) closed: CancellationToken,
     pub(super) close_reason: OnceLock<String>,
     pub(super) version: OnceLock<ProtocolVersion>,
+    /// Counts the session as open (telemetry on) until it closes.
+    open: std::sync::Mutex<Option<crate::telemetry::SessionCount>>,
 }
 
 impl Shared {
@@ -60,6 +62,7 @@ impl Shared {
             closed: CancellationToken::new(),
             close_reason: OnceLock::new(),
             version: OnceLock::new(),
+            open: std::sync::Mutex::new(crate::telemetry::sessions_opened()),
         }
     }
 
@@ -104,6 +107,7 @@ impl Shared {
             tracing::debug!(reason = self.close_reason.get().unwrap().as_str(), "session closed");
         }
         self.closed.cancel();
+        drop(self.open.lock().map(|mut open| open.take()));
         self.outgoing.fail_all();
         self.incoming.cancel_all();
     }

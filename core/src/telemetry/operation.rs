@@ -1,0 +1,192 @@
+//! One request's span and duration, on either side, named and attributed as the semantic
+//! conventions for MCP say: span `{mcp.method.name} {target}` (the tool or prompt name),
+//! `mcp.method.name`, `jsonrpc.request.id`, `mcp.protocol.version`, `gen_ai.tool.name` and
+//! `gen_ai.operation.name` for tool calls, `gen_ai.prompt.name`, `mcp.resource.uri`, and
+//! `error.type` (the JSON-RPC code, `tool_error`, `cancelled`, `timeout`...) when it fails.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::{global, Context, KeyValue};
+use serde_json::Value;
+
+use super::context;
+use super::instruments::{self, Instruments};
+use crate::protocol::{methods, ProtocolVersion};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Client,
+    Server,
+}
+
+impl Side {
+    fn name(self) -> &'static str {
+        match self {
+            Side::Client => "client",
+            Side::Server => "server",
+        }
+    }
+}
+
+/// How a request ended.
+pub(crate) enum Outcome<'a> {
+    /// A result (a tool's `isError` result counts as `tool_error`).
+    Result(&'a Value),
+    /// A JSON-RPC error.
+    Error(i64, &'a str),
+    /// Cancelled before it was answered.
+    Cancelled,
+    /// Ended on this side without an answer (`timeout`, `closed`...), with why.
+    Failed(&'static str, &'a str),
+}
+
+/// A request being handled or awaited, with its span open. Ends as [`Outcome::Cancelled`]
+/// if dropped unended.
+pub(crate) struct Operation {
+    cx: Context,
+    side: Side,
+    started: Instant,
+    labels: Vec<KeyValue>,
+    instruments: Option<Arc<Instruments>>,
+    ended: bool,
+}
+
+impl Operation {
+    /// The receiver's side of a request: a child of the span `_meta` names, else a root.
+    pub(crate) fn handling(
+        method: &str,
+        params: Option<&Value>,
+        id: &dyn std::fmt::Display,
+        version: Option<ProtocolVersion>,
+    ) -> Option<Operation> {
+        if !super::is_enabled() {
+            return None;
+        }
+        let parent = context::extract(params).unwrap_or_default();
+        Some(start(Side::Server, method, params, id.to_string(), version, &parent))
+    }
+
+    /// The sender's side: a child of the context the caller put in `_meta`, else of the
+    /// current one; its own context is written into `_meta` for the peer.
+    pub(crate) fn sending(
+        method: &str,
+        params: &mut Option<Value>,
+        id: i64,
+        version: Option<ProtocolVersion>,
+    ) -> Option<Operation> {
+        if !super::is_enabled() {
+            return None;
+        }
+        let parent = context::extract(params.as_ref()).unwrap_or_else(Context::current);
+        let op = start(Side::Client, method, params.as_ref(), id.to_string(), version, &parent);
+        context::inject(params, &op.cx);
+        Some(op)
+    }
+
+    /// The context with this operation's span: what work done for the request runs in.
+    pub(crate) fn context(&self) -> &Context {
+        &self.cx
+    }
+
+    /// Ends the span and records the duration.
+    pub(crate) fn end(mut self, outcome: Outcome<'_>) {
+        self.finish(outcome);
+    }
+
+    fn finish(&mut self, outcome: Outcome<'_>) {
+        if std::mem::replace(&mut self.ended, true) {
+            return;
+        }
+        let span = self.cx.span();
+        let error = match outcome {
+            Outcome::Result(result) if result.get("isError").and_then(Value::as_bool) == Some(true) => {
+                Some(("tool_error".to_owned(), String::new()))
+            }
+            Outcome::Result(_) => None,
+            Outcome::Error(code, message) => {
+                span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                Some((code.to_string(), message.to_owned()))
+            }
+            Outcome::Cancelled => Some(("cancelled".to_owned(), String::new())),
+            Outcome::Failed(kind, message) => Some((kind.to_owned(), message.to_owned())),
+        };
+        let mut labels = std::mem::take(&mut self.labels);
+        if let Some((kind, message)) = error {
+            span.set_attribute(KeyValue::new("error.type", kind.clone()));
+            span.set_status(Status::error(message));
+            labels.push(KeyValue::new("error.type", kind));
+        }
+        span.end();
+        if let Some(i) = &self.instruments {
+            let histogram = match self.side {
+                Side::Client => &i.client_duration,
+                Side::Server => &i.server_duration,
+            };
+            histogram.record(self.started.elapsed().as_secs_f64(), &labels);
+            let side = [KeyValue::new("oxmcp.side", self.side.name())];
+            i.in_flight.add(-1, &side);
+            if matches!(outcome, Outcome::Cancelled | Outcome::Failed("timeout", _)) {
+                i.cancelled.add(1, &side);
+            }
+        }
+    }
+}
+
+impl Drop for Operation {
+    fn drop(&mut self) {
+        self.finish(Outcome::Cancelled);
+    }
+}
+
+fn start(
+    side: Side,
+    method: &str,
+    params: Option<&Value>,
+    id: String,
+    version: Option<ProtocolVersion>,
+    parent: &Context,
+) -> Operation {
+    let text = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str).map(str::to_owned);
+    let mut labels = vec![KeyValue::new("mcp.method.name", method.to_owned())];
+    if let Some(v) = version {
+        labels.push(KeyValue::new("mcp.protocol.version", v.to_string()));
+    }
+    let mut name = method.to_owned();
+    let mut attributes = Vec::new();
+    match method {
+        methods::TOOLS_CALL => {
+            if let Some(tool) = text("name") {
+                name = format!("{method} {tool}");
+                labels.push(KeyValue::new("gen_ai.tool.name", tool));
+            }
+            labels.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        methods::PROMPTS_GET => {
+            if let Some(prompt) = text("name") {
+                name = format!("{method} {prompt}");
+                labels.push(KeyValue::new("gen_ai.prompt.name", prompt));
+            }
+        }
+        methods::RESOURCES_READ | methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
+            if let Some(uri) = text("uri") {
+                attributes.push(KeyValue::new("mcp.resource.uri", uri));
+            }
+        }
+        _ => {}
+    }
+    attributes.extend(labels.iter().cloned());
+    attributes.push(KeyValue::new("jsonrpc.request.id", id));
+    let tracer = global::tracer(super::SCOPE);
+    let kind = match side {
+        Side::Client => SpanKind::Client,
+        Side::Server => SpanKind::Server,
+    };
+    let span = tracer.span_builder(name).with_kind(kind).with_attributes(attributes).start_with_context(&tracer, parent);
+    let instruments = instruments::get();
+    if let Some(i) = &instruments {
+        i.in_flight.add(1, &[KeyValue::new("oxmcp.side", side.name())]);
+    }
+    Operation { cx: parent.with_span(span), side, started: Instant::now(), labels, instruments, ended: false }
+}
