@@ -68,8 +68,8 @@ impl Operation {
         Some(start(Side::Server, method, params, id.to_string(), version, &parent))
     }
 
-    /// The sender's side: a child of the context the caller put in `_meta`, else of the
-    /// current one; its own context is written into `_meta` for the peer.
+    /// The sender's side: a child of the current span, else of the context the caller put
+    /// in `_meta`; its own context is written into `_meta` for the peer.
     pub(crate) fn sending(
         method: &str,
         params: &mut Option<Value>,
@@ -79,7 +79,13 @@ impl Operation {
         if !super::is_enabled() {
             return None;
         }
-        let parent = context::extract(params.as_ref()).unwrap_or_else(Context::current);
+        // Inside a handler (or a relay) the current span is the parent: `_meta` then holds
+        // what its own caller sent. Elsewhere `_meta` names a host's span, if any.
+        let current = Context::current();
+        let parent = match current.span().span_context().is_valid() {
+            true => current,
+            false => context::extract(params.as_ref()).unwrap_or(current),
+        };
         let op = start(Side::Client, method, params.as_ref(), id.to_string(), version, &parent);
         context::inject(params, &op.cx);
         Some(op)
