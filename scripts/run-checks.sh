@@ -8,11 +8,21 @@ check() { # check NAME STATUS
 }
 
 counted() { # counted NAME COMMAND...: the program's own "N passed, 0 failed" line
-  local out line
-  out="$(timeout 300 "${@:2}" 2>/dev/null | tr -d '\r')"
+  local out line ok errs
+  errs="$(mktemp)"
+  out="$(timeout 300 "${@:2}" 2>"$errs" | tr -d '\r')"
   line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
   [[ -n "$line" && "$line" == *" 0 failed" && "$line" != "0 passed"* ]]
-  check "$1: ${line:-no summary}" $?
+  ok=$?
+  # What failed, as the program said it on stderr (the C harness's FAIL lines): the first
+  # in the check's own line, the others after it.
+  local first=""
+  if [[ $ok != 0 ]]; then
+    first="$(tr -d '\r' <"$errs" | grep -a -m1 -E '^FAIL' || true)"
+    tr -d '\r' <"$errs" | grep -a -E '^FAIL' | sed -n '2,20s/^/  /p' >&2
+  fi
+  rm -f "$errs"
+  check "$1: ${line:-no summary}${first:+ ($first)}" $ok
 }
 
 cli_checks() { # cli_checks WHAT HOST_CLI CLI [RUNNER...]: the CLI (run through RUNNER, if any)

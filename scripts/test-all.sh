@@ -4,6 +4,7 @@
 # processes, HTTP, the stateless era), the README's demo, each binding's suite (Python,
 # Node, C, C#, Java, Kotlin), the official conformance suite, OAuth against a real authorization
 # server (oidc-provider), interop against the official TypeScript and Python SDKs,
+# OpenTelemetry in a real Jaeger and Prometheus,
 # scale-out (three nodes behind haproxy on a Redis server), the fuzz targets and the soak in a
 # bounded form (so neither can rot), Windows under wine, Linux arm64 under qemu and Linux
 # with musl, then the packages of dist/ (scripts/package.sh) installed and used with no Rust
@@ -23,6 +24,7 @@ export CARGO_INCREMENTAL=0
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
 root="$PWD"
+run_start=$SECONDS
 # Its own name, so a sweep of /tmp/tmp.* elsewhere cannot take it mid-run.
 logs="$(mktemp -d -t oxmcp-test-all.XXXXXX)"
 trap 'rm -rf "$logs"' EXIT
@@ -43,7 +45,7 @@ suite() {
     fi
     grep -E "$pattern" "$logs/$name.log" | tail -n 40 >"$logs/$name.summary" || true
     # How long each suite takes, in the summary: where CI time goes.
-    echo "($name took $((SECONDS - start)) s)" >>"$logs/$name.summary"
+    echo "($name took $((SECONDS - start)) s, ended $((SECONDS - run_start)) s into the run)" >>"$logs/$name.summary"
 }
 
 # House style first: rustfmt.toml's format and no clippy warning anywhere.
@@ -74,7 +76,7 @@ suite demo '^demo passed' bash scripts/demo.sh
 # the other platforms, mostly one rustc or linker at a time; lane B runs the suites that
 # mostly wait on sockets, child processes and JVMs, then the bounded fuzzing and soak. Every
 # npm, venv and Maven install of a test suite stays in lane B, so no two installs race; the
-# shared Maven modules take turns through their .run-tests.lock. The Python and Node suites wait for lane A's
+# shared Maven modules take turns through their .run-tests.lock. The Python, Node, scale-out and telemetry suites wait for lane A's
 # package (they test the wheel and addon built there), and tests/packages runs last.
 lane_a() {
     # The packages a user installs without Rust (dist/); tests/packages then runs every
@@ -85,13 +87,16 @@ lane_a() {
     # Other platforms by running: Windows under wine (the CLI, its Job Object, the C suite and
     # Node for Windows), Linux arm64 under qemu-user, Linux with musl (scripts/wine-run.sh,
     # scripts/qemu-run.sh, scripts/musl-run.sh).
-    suite platforms '^(wine|qemu|musl)-run: ' bash -c 'bash scripts/wine-run.sh; w=$?; bash scripts/qemu-run.sh; q=$?; bash scripts/musl-run.sh && [ "$w$q" = 00 ]'
+    suite platforms '^((wine|qemu|musl)-run: |not ok - )' bash -c 'bash scripts/wine-run.sh; w=$?; bash scripts/qemu-run.sh; q=$?; bash scripts/musl-run.sh && [ "$w$q" = 00 ]'
 }
 echo
 echo "== package, platforms: in the background (their output follows lane B's)"
 QUIET=1 lane_a &
 lane_a_pid=$!
 
+# Jaeger for the telemetry suite builds (Go, minutes) beside lane B's waiting suites.
+bash tests/telemetry/run.sh --prepare >"$logs/jaeger-build.log" 2>&1 &
+jaeger_build_pid=$!
 suite c '[0-9]+ passed, [0-9]+ failed' bash bindings-c/run-tests.sh
 suite dotnet '[0-9]+ passed, [0-9]+ failed' bash bindings-dotnet/run-tests.sh
 suite java 'Tests run: [0-9]+, Failures' bash bindings-java/run-tests.sh
@@ -99,7 +104,6 @@ suite kotlin 'Tests run: [0-9]+, Failures' bash bindings-kotlin/run-tests.sh
 suite conformance 'passed, [0-9]+ failed' bash tests/conformance/run.sh
 suite auth '^(ℹ|#) (tests|pass|fail) ' bash tests/auth/run.sh
 suite interop '^(ℹ|#) (tests|pass|fail) ' bash tests/interop/run.sh
-suite scaleout '^(# (tests|pass|fail) |scale-out conformance)' bash tests/scaleout/run.sh
 # Bounded: 15 s a fuzz target on a debug build, and 20,000 soak calls on each transport
 # against the Rust server (no unexpected error); the full runs stay by hand.
 suite hardening '^(line_framing|jsonrpc_envelope|sse_parser|uri_template|mirrored_headers|http_request) |"transport"' \
@@ -108,6 +112,14 @@ while [[ ! -e "$logs/package.done" ]] && kill -0 "$lane_a_pid" 2>/dev/null; do s
 if [[ -e "$logs/package.ok" ]]; then export OXMCP_DIST="$root/dist"; fi
 suite python '[0-9]+ (passed|failed)' bash bindings-python/run-tests.sh
 suite node '^(ℹ|#) (tests|pass|fail) ' bash bindings-node/run-tests.sh
+# After python and node: its Python and Node nodes run the wheel and addon those installed,
+# where before they were built again from source beside lane A's release builds.
+suite scaleout '^(# (tests|pass|fail) |scale-out conformance)' bash tests/scaleout/run.sh
+# OpenTelemetry in a real Jaeger (built from the Go module proxy) and Prometheus (Debian):
+# one trace from the official TypeScript client through `oxmcp proxy` to a Python handler
+# (on the wheel of dist/ when it was built).
+wait "$jaeger_build_pid" || cat "$logs/jaeger-build.log"
+suite telemetry '^(ℹ|#) (tests|pass|fail) ' bash tests/telemetry/run.sh
 wait "$lane_a_pid"
 for name in package platforms; do
     echo
@@ -122,7 +134,7 @@ fi
 
 echo
 echo "== summary (each runner's own lines)"
-for name in style portability rust demo package python node c dotnet java kotlin conformance auth interop scaleout hardening platforms packages; do
+for name in style portability rust demo package python node telemetry c dotnet java kotlin conformance auth interop scaleout hardening platforms packages; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

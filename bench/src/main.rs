@@ -742,6 +742,12 @@ fn main() -> ExitCode {
     };
     if let Some(run) = sub {
         argv.remove(0);
+        // Telemetry as the standard variables say (off when none is set): what it costs on
+        // is measured by running with OTEL_EXPORTER_OTLP_ENDPOINT set.
+        let _telemetry = oxmcp::telemetry::Telemetry::from_env("oxmcp-bench").unwrap_or_else(|e| {
+            eprintln!("telemetry: {e}");
+            None
+        });
         return match run(argv) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

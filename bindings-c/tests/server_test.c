@@ -192,6 +192,24 @@ static void bad_result_tool(void *ud, OxmcpIncoming *req, const uint8_t *params,
   oxmcp_incoming_free(req);
 }
 
+/* Answers with the trace context the engine gives the request (`info`'s `traceparent`):
+ * what a C host hands its own tracer to make its spans children of the request's. */
+static void trace_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
+  (void)ud; (void)params; (void)len;
+  char *info = NULL, text[64] = "none";
+  if (oxmcp_incoming_info(req, &info, NULL) == OXMCP_STATUS_OK) {
+    const char *key = "\"traceparent\":\"", *at = strstr(info, key);
+    if (at) {
+      at += strlen(key);
+      size_t n = strcspn(at, "\"");
+      if (n < sizeof text) snprintf(text, sizeof text, "%.*s", (int)n, at);
+    }
+    free(info);
+  }
+  complete_text(req, text);
+  oxmcp_incoming_free(req);
+}
+
 static void hello_resource(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
   (void)ud; (void)params; (void)len;
   const char *r = "{\"contents\":[{\"uri\":\"c://hello\",\"mimeType\":\"text/plain\",\"text\":\"hello from C\"}]}";
@@ -245,6 +263,7 @@ int main(int argc, char **argv) {
   add(s, "{\"name\":\"fail\",\"inputSchema\":{\"type\":\"object\"}}", fail_tool);
   add(s, "{\"name\":\"rpc_fail\",\"inputSchema\":{\"type\":\"object\"}}", rpc_fail_tool);
   add(s, "{\"name\":\"bad_result\",\"inputSchema\":{\"type\":\"object\"}}", bad_result_tool);
+  add(s, "{\"name\":\"trace\",\"inputSchema\":{\"type\":\"object\"}}", trace_tool);
   const char *bad_tool = "{\"name\": 3}";
   REQUIRE(oxmcp_server_add_tool(s, (const uint8_t *)bad_tool, strlen(bad_tool), echo_tool, NULL) == OXMCP_STATUS_INVALID_INPUT,
           "a malformed tool definition is refused");

@@ -52,7 +52,9 @@ namespace OxMcp
         /// The request's facts as JSON: <c>requestId</c>, <c>progressToken</c>, <c>clientInfo</c>,
         /// <c>clientCapabilities</c>, <c>protocolVersion</c>, <c>cancelled</c>, <c>auth</c> and
         /// <c>headers</c> (the HTTP request's, lower-case names, no Authorization; null over
-        /// stdio); <c>null</c> once the request is over.
+        /// stdio), <c>traceparent</c> and <c>tracestate</c> (the W3C trace context of the
+        /// request's span, for a tracer of the host's: see the main README's Observability
+        /// section); <c>null</c> once the request is over.
         /// </summary>
         public string InfoJson
         {

@@ -5,6 +5,7 @@ const { EventEmitter } = require('node:events')
 const native = require('../native.cjs')
 const { AbortError, ConnectionClosedError, InvalidInputError, RequestCancelledError, engineError, nativeCall, nativeError, thrownToJson, wrapSync } = require('./errors.cjs')
 const { schemaOf } = require('./schema.cjs')
+const { callerSpan } = require('./telemetry.cjs')
 
 // Client
 
@@ -237,8 +238,10 @@ class Client extends EventEmitter {
   _call(op, a, b, options = {}, progress = true) {
     const timeoutMs = options.timeout == null ? undefined : Number(options.timeout)
     const onProgress = progress && typeof options.onProgress === 'function'
+    // The application's current span (if it traces) is the request's parent.
+    const trace = callerSpan()
     return this._start(options, (id, cancellable) =>
-      this._native.call(id, op, a, b, { timeoutMs, progress: onProgress, cancellable }))
+      this._native.call(id, op, a, b, { timeoutMs, progress: onProgress, cancellable, ...trace }))
   }
 
   /** Sends a notification. */

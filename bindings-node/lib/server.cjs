@@ -8,6 +8,7 @@ const {
 } = require('./errors.cjs')
 const { schemaOf, parseWith } = require('./schema.cjs')
 const { httpHandler } = require('./http.cjs')
+const { inHandlerContext } = require('./telemetry.cjs')
 
 // What oxmcp's own calls throw (a client a handler uses...): a handler letting one through
 // failed, unlike one throwing an McpError to answer with it. Not CapabilityMissingError:
@@ -656,7 +657,8 @@ class Server {
     let input, value
     try {
       input = JSON.parse(inputJson)
-      value = entry.run(input, ctx)
+      // In the engine's span for the request, when the application traces.
+      value = inHandlerContext(() => JSON.parse(ctx._now('info')), () => entry.run(input, ctx))
     } catch (err) {
       this._fail(id, entry, input, err, ctx)
       return

@@ -17,6 +17,7 @@ use oxmcp::host::client::{call, NotificationFn, RequestFn};
 use oxmcp::host::{context, CallId, ClientHooks, ConnectOptions};
 use oxmcp::protocol::methods;
 use oxmcp::session::RequestOptions;
+use oxmcp::telemetry::TraceContext;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -66,7 +67,8 @@ pub struct Connector {
 
 /// A connector whose events go to `dispatch`.
 #[napi]
-pub fn connector(dispatch: Dispatcher<'_>) -> napi::Result<Connector> {
+pub fn connector(env: &Env, dispatch: Dispatcher<'_>) -> napi::Result<Connector> {
+    crate::start_telemetry(env);
     let events = Events::new(&dispatch)?;
     Ok(Connector { hooks: hooks(&events), events })
 }
@@ -137,6 +139,10 @@ pub struct CallOptions {
     pub progress: bool,
     /// Let `cancel(id)` cancel the call.
     pub cancellable: bool,
+    /// The application's current span as W3C text: the request continues its trace.
+    pub traceparent: Option<String>,
+    /// That span's `tracestate`, if any.
+    pub tracestate: Option<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -174,6 +180,10 @@ impl NativeClient {
                 let text = json!({"progress": p.progress, "total": p.total, "message": p.message}).to_string();
                 events.send(PROGRESS, id, 0, Some(text), None);
             });
+        }
+        if let Some(traceparent) = &o.traceparent {
+            let tracestate = o.tracestate.clone();
+            options = options.trace(TraceContext { traceparent: traceparent.clone(), tracestate });
         }
         if o.cancellable {
             let token = CancellationToken::new();

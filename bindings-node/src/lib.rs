@@ -35,6 +35,19 @@ pub fn validate_json(env: &Env, schema_json: String, instance_json: String) -> n
     Ok(schema.validate(&parse(&instance_json)?).err())
 }
 
+/// Starts the engine's telemetry from the standard `OTEL_*` variables, once per process
+/// (Node runs the engine on napi's runtime, not a host runtime that would), and flushes
+/// what is batched when Node tears the environment down.
+pub(crate) fn start_telemetry(env: &Env) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        oxmcp::telemetry::start_from_env_once("oxmcp");
+        if oxmcp::telemetry::is_enabled() {
+            let _ = env.add_env_cleanup_hook((), |()| oxmcp::telemetry::flush_process());
+        }
+    });
+}
+
 /// The engine's version.
 #[napi]
 pub fn native_version() -> String {

@@ -79,6 +79,7 @@ impl NativeServer {
         instructions: Option<String>,
         dispatch: Dispatcher<'_>,
     ) -> napi::Result<Self> {
+        crate::start_telemetry(&env);
         let server = StagedServer::new(name, version);
         if let Some(text) = instructions {
             server.set_instructions(text).map_err(|e| errors::to_js(&env, &e))?;

@@ -1,12 +1,14 @@
 //! Telemetry end to end over the in-memory transport, read back from the OpenTelemetry
 //! SDK's in-memory exporters: the client and server spans of one request and their parent
 //! links, the conventions' names and attributes, errors and cancellations, the trace
-//! context a handler is given, and nothing recorded (trace context passed through) when off.
+//! context a handler is given, HTTP refusals counted, and nothing recorded (trace context
+//! passed through) when off.
 //! One test: telemetry is process-wide.
 
 use std::time::Duration;
 
-use opentelemetry::trace::{SpanKind, Status};
+use opentelemetry::trace::{FutureExt, SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use oxmcp::client::{Client, Era};
@@ -16,6 +18,7 @@ use oxmcp::session::RequestOptions;
 use oxmcp::transport::MemoryTransport;
 use oxmcp::{Error, ErrorKind};
 use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const CALLER: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
@@ -31,6 +34,13 @@ fn named<'a>(spans: &'a [SpanData], name: &str, kind: SpanKind) -> &'a SpanData 
 }
 
 async fn pair() -> Client {
+    pair_in(Era::Session).await
+}
+
+async fn pair_in(era: Era) -> Client {
+    // A tool a client may run as a task.
+    let mut later = Tool::new("later", "answers, as a task if asked", json!({"type": "object"}));
+    later.execution = Some(ToolExecution { task_support: Some(TaskSupport::Optional), ..Default::default() });
     let server = Server::builder("telemetry-server", "0.0.1")
         .tool(Tool::new("where", "the handler's trace context", json!({"type": "object"})), |_, ctx: RequestContext| async move {
             Ok(CallToolResult::text(ctx.trace_context().map(|t| t.traceparent).unwrap_or_default()))
@@ -38,6 +48,7 @@ async fn pair() -> Client {
         .tool(Tool::new("fail", "fails", json!({"type": "object"})), |_, _| async {
             Err::<CallToolResult, _>(Error::new(ErrorKind::InvalidInput, "disk is full"))
         })
+        .tool(later, |_, _| async { Ok(CallToolResult::text("done later")) })
         .tool(Tool::new("wait", "waits until cancelled", json!({"type": "object"})), |_, ctx: RequestContext| async move {
             ctx.cancelled().await;
             Ok(CallToolResult::text("cancelled"))
@@ -46,7 +57,7 @@ async fn pair() -> Client {
         .unwrap();
     let (a, b) = MemoryTransport::pair();
     std::mem::forget(server.serve(a));
-    Client::builder("telemetry-client", "0.0.1").era(Era::Session).connect(b).await.unwrap()
+    Client::builder("telemetry-client", "0.0.1").era(era).connect(b).await.unwrap()
 }
 
 fn text(result: &Value) -> String {
@@ -67,6 +78,17 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     let given = json!({"name": "where", "arguments": {}, "_meta": {"traceparent": CALLER}});
     let result = client.request("tools/call", Some(given.clone()), RequestOptions::default()).await.unwrap();
     assert_eq!(text(&result), CALLER);
+    // A host's span given as text in the call's options, or current around a Rust caller's
+    // future, also reaches the handler with telemetry off.
+    let host_span = oxmcp::telemetry::TraceContext { traceparent: CALLER.into(), tracestate: Some("k=v".into()) };
+    let traced = RequestOptions::default().trace(host_span.clone());
+    let out = oxmcp::host::client::call(&client, "tools/call", Some("where"), Some("{}"), traced).await.unwrap().unwrap();
+    assert_eq!(text(&serde_json::from_str(&out).unwrap()), CALLER);
+    let around = oxmcp::telemetry::remote(&host_span).expect("a valid traceparent");
+    let result = client.call_tool("where", json!({})).with_context(around).await.unwrap();
+    assert_eq!(text(&serde_json::to_value(result).unwrap()), CALLER);
+    let untraced = client.call_tool("where", json!({})).await.unwrap();
+    assert_eq!(text(&serde_json::to_value(untraced).unwrap()), "");
     assert!(spans.get_finished_spans().unwrap().is_empty());
 
     oxmcp::telemetry::use_global_providers();
@@ -94,6 +116,24 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     // The initialize exchange was traced too, as its own root.
     let init = named(&all, "initialize", SpanKind::Client);
     assert_eq!(named(&all, "initialize", SpanKind::Server).parent_span_id, init.span_context.span_id());
+
+    // A host's span given as text is the client span's parent.
+    spans.reset();
+    let traced = RequestOptions::default().trace(host_span);
+    oxmcp::host::client::call(&client, "tools/call", Some("where"), Some("{}"), traced).await.unwrap();
+    let all = spans.get_finished_spans().unwrap();
+    let sent = named(&all, "tools/call where", SpanKind::Client);
+    assert_eq!(sent.span_context.trace_id().to_string(), "4bf92f3577b34da6a3ce929d0e0e4736");
+    assert_eq!(sent.parent_span_id.to_string(), "00f067aa0ba902b7");
+
+    // In the stateless era the version comes with each request.
+    spans.reset();
+    let stateless = pair_in(Era::Stateless).await;
+    stateless.call_tool("where", json!({})).await.unwrap();
+    let all = spans.get_finished_spans().unwrap();
+    for kind in [SpanKind::Client, SpanKind::Server] {
+        assert_eq!(attr(named(&all, "tools/call where", kind), "mcp.protocol.version").as_deref(), Some("2026-07-28"));
+    }
 
     // A tool's failure is `tool_error`; a JSON-RPC error its code, with an error status.
     spans.reset();
@@ -128,6 +168,78 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
         assert_eq!(attr(named(&all, "tools/call wait", kind), "error.type").as_deref(), Some("cancelled"));
     }
 
+    // A task's life is a span under the request that made it, ended with its last status.
+    spans.reset();
+    let result = client.call_tool_as_task("later", json!({}), |_| {}).await.unwrap();
+    assert_eq!(text(&serde_json::to_value(&result).unwrap()), "done later");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !spans.get_finished_spans().unwrap().iter().any(|s| s.name == "task") && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let all = spans.get_finished_spans().unwrap();
+    let task = named(&all, "task", SpanKind::Internal);
+    assert_eq!(task.parent_span_id, named(&all, "tools/call later", SpanKind::Server).span_context.span_id());
+    assert_eq!(attr(task, "oxmcp.task.status").as_deref(), Some("completed"));
+    assert!(attr(task, "oxmcp.task.id").is_some_and(|id| !id.is_empty()));
+
+    // A store call a request waits on is a client span under the request's span (here a
+    // Redis that is not there: the failed connect), and the failure is counted.
+    spans.reset();
+    let request = opentelemetry::Context::current_with_span(opentelemetry::global::tracer("test").start("request"));
+    let parent_id = request.span().span_context().span_id();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let refused = oxmcp::store::RedisStore::connect(&format!("redis://127.0.0.1:{closed}"), "t").with_context(request).await;
+    assert!(refused.is_err());
+    let all = spans.get_finished_spans().unwrap();
+    let connect = named(&all, "CONNECT", SpanKind::Client);
+    assert_eq!(connect.parent_span_id, parent_id);
+    assert_eq!(attr(connect, "db.system.name").as_deref(), Some("redis"));
+    assert!(attr(connect, "error.type").is_some());
+    // Outside any request's span, no span of its own (but still counted).
+    spans.reset();
+    assert!(oxmcp::store::RedisStore::connect(&format!("redis://127.0.0.1:{closed}"), "t").await.is_err());
+    assert!(spans.get_finished_spans().unwrap().iter().all(|s| s.name != "CONNECT"));
+
+    // An HTTP request refused before any handler ran (here a Host not allowed) is counted
+    // with its status.
+    let http = oxmcp::transport::http::HttpServer::bind(
+        Server::builder("telemetry-http", "0.0.1").build().unwrap(),
+        oxmcp::transport::http::HttpServerConfig::default(),
+    )
+    .await
+    .unwrap();
+    // A request of a Streamable HTTP session carries the session's id; a session over a
+    // transport without one (the memory transport above) none.
+    assert!(spans.get_finished_spans().unwrap().iter().all(|s| attr(s, "mcp.session.id").is_none()));
+    spans.reset();
+    let post = |body: Value, sid: Option<String>| {
+        let mut req = reqwest::Client::new()
+            .post(http.url().to_string())
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(sid) = sid {
+            req = req.header("mcp-session-id", sid).header("mcp-protocol-version", "2025-11-25");
+        }
+        req.send()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let answer = post(init, None).await.unwrap();
+    let sid = answer.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    answer.text().await.unwrap();
+    post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), Some(sid.clone())).await.unwrap();
+    post(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}), Some(sid.clone())).await.unwrap().text().await.unwrap();
+    let list = named(&spans.get_finished_spans().unwrap(), "tools/list", SpanKind::Server).clone();
+    assert_eq!(attr(&list, "mcp.session.id"), Some(sid), "the span names the session the client was given");
+    let mut raw = tokio::net::TcpStream::connect(http.local_addr()).await.unwrap();
+    raw.write_all(b"POST /mcp HTTP/1.1\r\nhost: evil.example\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    raw.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+
     // The duration histograms and the engine's own instruments were recorded.
     meter.force_flush().unwrap();
     let exported = metrics.get_finished_metrics().unwrap();
@@ -139,8 +251,29 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
         "oxmcp.requests.in_flight",
         "oxmcp.requests.cancelled",
         "oxmcp.sessions.open",
+        "oxmcp.store.errors",
+        "oxmcp.queued.bytes",
     ] {
         assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
     }
+    let refused_403 = exported.iter().flat_map(|rm| rm.scope_metrics()).flat_map(|sm| sm.metrics()).any(|m| {
+        let AggregatedMetrics::U64(MetricData::Sum(sum)) = m.data() else { return false };
+        m.name() == "oxmcp.requests.refused"
+            && sum.data_points().any(|p| {
+                p.value() >= 1
+                    && p.attributes().any(|kv| kv.key.as_str() == "http.response.status_code" && kv.value.to_string() == "403")
+                    && p.attributes().any(|kv| kv.key.as_str() == "oxmcp.reason" && kv.value.to_string() == "http")
+            })
+    });
+    assert!(refused_403, "no oxmcp.requests.refused point for the 403");
+    // The client's notifications/initialized waited in the server's notification budget.
+    let queued_notes = exported.iter().flat_map(|rm| rm.scope_metrics()).flat_map(|sm| sm.metrics()).any(|m| {
+        let AggregatedMetrics::I64(MetricData::Sum(sum)) = m.data() else { return false };
+        m.name() == "oxmcp.queued.bytes"
+            && sum
+                .data_points()
+                .any(|p| p.attributes().any(|kv| kv.key.as_str() == "oxmcp.queue" && kv.value.to_string() == "notifications"))
+    });
+    assert!(queued_notes, "no oxmcp.queued.bytes point for the notification budget");
     oxmcp::telemetry::disable();
 }

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { consent } from './browser.mjs';
+import { otlpSink } from './otlp.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const oxmcp = process.env.OXMCP_BIN;
@@ -156,11 +157,23 @@ test('authorization code: login in a browser, then calls with the kept tokens, r
   assert.equal(who.subject, 'alice');
   assert.ok(who.scopes.includes('mcp:read'));
 
-  // An access token about to expire is refreshed before the request goes out.
+  // An access token about to expire is refreshed before the request goes out: with
+  // telemetry on, the refresh is a span under the client span of the request that waited
+  // on it (the first of the run: the era probe), in the call's trace.
   entry.tokens.expires_at = Math.floor(Date.now() / 1000);
   writeFileSync(tokens, JSON.stringify(kept));
-  const again = await cli(['call', '--json', 'whoami', mcpUrl]);
+  const sink = await otlpSink();
+  const again = await cli(['call', '--json', 'whoami', mcpUrl], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
+  sink.close();
   assert.equal(again.code, 0, again.stderr);
+  const exported = sink.spans();
+  const run = exported.find((s) => s.name === 'oxmcp call whoami');
+  const refresh = exported.find((s) => s.name === 'oauth token refresh');
+  assert.ok(run && refresh, `exported: ${exported.map((s) => s.name)}`);
+  const waiting = exported.find((s) => s.id === refresh.parent);
+  assert.ok(['server/discover', 'initialize', 'tools/call whoami'].includes(waiting?.name), `the refresh's parent: ${waiting?.name}`);
+  assert.equal(waiting.parent, run.id, "that request is the CLI call's");
+  assert.equal(refresh.trace, run.trace);
   const refreshed = JSON.parse(readFileSync(tokens, 'utf8'))[mcpUrl].tokens;
   assert.notEqual(refreshed.access_token, entry.tokens.access_token);
   assert.ok(refreshed.expires_at > entry.tokens.expires_at);

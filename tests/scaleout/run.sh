@@ -92,7 +92,9 @@ cluster_stop
 python="$repo/bindings-python/.venv/bin/python"
 if ! "$python" -c 'import oxmcp' 2>/dev/null; then
   python3 -m venv "$repo/bindings-python/.venv"
-  CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}" "$python" -m pip install -q --disable-pip-version-check "$repo/bindings-python"
+  # The wheel of dist/ when the test command built one, else a build from source.
+  wheel="$(ls "${OXMCP_DIST:-/nonexistent}"/oxmcp-*-cp39-abi3-*.whl 2>/dev/null || true)"
+  CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}" "$python" -m pip install -q --disable-pip-version-check "${wheel:-$repo/bindings-python}"
 fi
 [ -f "$repo/bindings-node/oxmcp.linux-x64-gnu.node" ] || (cd "$repo/bindings-node" && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
 # The Kotlin everything server (examples/, compiled with the Kotlin tests; Maven brings it up

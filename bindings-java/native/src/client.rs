@@ -13,6 +13,7 @@ use jni::EnvUnowned;
 use oxmcp::client::{Client, Era};
 use oxmcp::host::{client, ClientHooks, ConnectOptions};
 use oxmcp::session::RequestOptions;
+use oxmcp::telemetry::TraceContext;
 use oxmcp::{Error, ErrorKind};
 
 use crate::context;
@@ -68,7 +69,9 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientConnect<'l>(
 
 /// One client call: `op` is an MCP method name or `request` (see [`client::call`] for `a`
 /// and `b`). `timeoutMs` <= 0: the session default; `progress`: report
-/// `notifications/progress` of this request to the Java future's listener.
+/// `notifications/progress` of this request to the Java future's listener; `traceparent`
+/// (null: none) and `tracestate` (null: none): the W3C trace context of the caller's
+/// current span, the parent of every request the call sends ([`RequestOptions::trace`]).
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_dev_oxmcp_Native_clientCall<'l>(
@@ -80,14 +83,21 @@ pub extern "system" fn Java_dev_oxmcp_Native_clientCall<'l>(
     b: JString<'l>,
     timeout_ms: jlong,
     progress: jboolean,
+    traceparent: JString<'l>,
+    tracestate: JString<'l>,
     call_id: jlong,
 ) {
     entry(env, |env| {
         let op = req_str(env, &op)?;
         let a = rstring(env, &a)?;
         let b = rstring(env, &b)?;
+        let traceparent = rstring(env, &traceparent)?;
+        let tracestate = rstring(env, &tracestate)?;
         let c = CLIENTS.get(client);
         let mut options = RequestOptions::default();
+        if let Some(traceparent) = traceparent {
+            options = options.trace(TraceContext { traceparent, tracestate });
+        }
         if timeout_ms > 0 {
             options = options.timeout(Duration::from_millis(timeout_ms as u64));
         }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use oxmcp::client::{Client, Era};
 use oxmcp::host::{client, ClientHooks, ConnectOptions};
 use oxmcp::session::RequestOptions;
+use oxmcp::telemetry::TraceContext;
 use oxmcp::Error;
 
 use crate::calls;
@@ -89,7 +90,10 @@ impl NativeClient {
     /// Calls `op` (a method name, or one of the host layer's steps such as
     /// `tools/call start task`) with its arguments `a` and `b` (see
     /// [`oxmcp::host::client::call`]); the result as JSON, if it has one. `timeout_ms`
-    /// 0 keeps the default. Cancelling the coroutine cancels the request at the server.
+    /// 0 keeps the default. `traceparent` and `tracestate`: the W3C trace context of the
+    /// caller's current span, the parent of every request the call sends
+    /// ([`RequestOptions::trace`]). Cancelling the coroutine cancels the request at the server.
+    #[allow(clippy::too_many_arguments)]
     pub async fn call(
         &self,
         op: String,
@@ -97,8 +101,13 @@ impl NativeClient {
         b: Option<String>,
         timeout_ms: u64,
         progress: Option<Arc<dyn ProgressListener>>,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
     ) -> Result<Option<String>> {
         let mut options = RequestOptions::default();
+        if let Some(traceparent) = traceparent {
+            options = options.trace(TraceContext { traceparent, tracestate });
+        }
         if timeout_ms > 0 {
             options = options.timeout(Duration::from_millis(timeout_ms));
         }

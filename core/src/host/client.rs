@@ -387,6 +387,9 @@ pub async fn call_tool_as_task(
 /// | `tasks/result` (a 2025-11-25 server's: waits for the outcome, the handlers answering the task's questions) | task id | |
 /// | `tasks/list` (a 2025-11-25 server's: every page of this client's tasks) | | |
 /// | `request` (any method) | method | params JSON |
+///
+/// `options.trace` (the host's current span, as W3C text) is the parent of every request
+/// the call sends, each page of a list included.
 pub async fn call(
     client: &Client,
     op: &str,
@@ -394,6 +397,13 @@ pub async fn call(
     b: Option<&str>,
     options: RequestOptions,
 ) -> Result<Option<String>> {
+    match options.trace.as_ref().and_then(crate::telemetry::remote) {
+        Some(cx) => opentelemetry::trace::FutureExt::with_context(call_op(client, op, a, b, options), cx).await,
+        None => call_op(client, op, a, b, options).await,
+    }
+}
+
+async fn call_op(client: &Client, op: &str, a: Option<&str>, b: Option<&str>, options: RequestOptions) -> Result<Option<String>> {
     let a = a.unwrap_or_default();
     let json = |b: Option<&str>, what: &str| -> Result<Value> {
         match b {

@@ -60,6 +60,10 @@ pub struct RequestOptions {
     /// Told the request's id before the request is sent (a relay maps the ids a peer
     /// quotes back, such as a listen stream's subscription id, to its own requester's).
     pub on_sent: Option<SentCallback>,
+    /// The caller's span, as W3C text (a host whose OpenTelemetry API is not Rust's): the
+    /// request continues its trace. A Rust caller runs its future in its
+    /// `opentelemetry::Context` instead (`FutureExt::with_context`).
+    pub trace: Option<crate::telemetry::TraceContext>,
 }
 
 impl fmt::Debug for RequestOptions {
@@ -72,6 +76,7 @@ impl fmt::Debug for RequestOptions {
             .field("cancel", &self.cancel.is_some())
             .field("during", &self.during)
             .field("on_sent", &self.on_sent.is_some())
+            .field("trace", &self.trace)
             .finish()
     }
 }
@@ -111,6 +116,12 @@ impl RequestOptions {
     /// Calls `f` with the request's id just before the request is sent.
     pub fn on_sent(mut self, f: impl Fn(&RequestId) + Send + Sync + 'static) -> Self {
         self.on_sent = Some(Arc::new(f));
+        self
+    }
+
+    /// Makes the request continue the trace of the caller's span, given as W3C text.
+    pub fn trace(mut self, trace: crate::telemetry::TraceContext) -> Self {
+        self.trace = Some(trace);
         self
     }
 }
@@ -172,10 +183,13 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     let id = shared.outgoing.next_id.fetch_add(1, Ordering::Relaxed);
     tracing::Span::current().record("id", id);
     // The client span (telemetry on), written into `_meta` for the peer's server span.
-    let Some(operation) = Operation::sending(method, &mut params, id, shared.version.get().copied()) else {
+    let caller = options.trace.as_ref();
+    let Some(operation) = Operation::sending(method, &mut params, id, shared.version.get().copied(), caller) else {
         return exchange(shared, id, method, params, options).await;
     };
-    let answer = exchange(shared, id, method, params, options).await;
+    // In the client span's context: what the exchange waits on (a token refresh) nests under it.
+    let cx = operation.context().clone();
+    let answer = opentelemetry::trace::FutureExt::with_context(exchange(shared, id, method, params, options), cx).await;
     operation.end(match &answer {
         Ok(result) => Outcome::Result(result),
         Err(e) => match e.rpc() {

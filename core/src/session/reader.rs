@@ -16,7 +16,27 @@ use crate::transport::{Inbound, MessageReader, Outbound, RecvError, Route};
 
 /// A notification on its way to the role, with the share of the queue's byte budget it
 /// holds until it has been handled.
-pub(super) type Queued = (Box<IncomingNotification>, OwnedSemaphorePermit);
+pub(super) type Queued = (Box<IncomingNotification>, Charge);
+
+/// A notification's share of the budget, given back (and uncounted from the queued-bytes
+/// metric) when dropped.
+pub(super) struct Charge {
+    _permit: OwnedSemaphorePermit,
+    bytes: u32,
+}
+
+impl Charge {
+    fn new(permit: OwnedSemaphorePermit, bytes: u32) -> Charge {
+        crate::telemetry::count_queued("notifications", i64::from(bytes));
+        Charge { _permit: permit, bytes }
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        crate::telemetry::count_queued("notifications", -i64::from(self.bytes));
+    }
+}
 
 /// The queue between the reader and [`notification_loop`]: its length is bounded by the
 /// byte budget ([`SessionConfig::max_queued_notification_bytes`]), not by the channel.
@@ -58,7 +78,7 @@ impl NoteQueue {
     fn push(&mut self, note: IncomingNotification) {
         if self.held.is_empty() {
             if let Ok(permit) = self.budget.clone().try_acquire_many_owned(self.charge) {
-                let _ = self.tx.send((Box::new(note), permit));
+                let _ = self.tx.send((Box::new(note), Charge::new(permit, self.charge)));
                 return;
             }
         }
@@ -78,7 +98,7 @@ impl NoteQueue {
                     Err(_) => return false, // the budget is never closed
                 },
             };
-            let _ = self.tx.send((Box::new(note), permit));
+            let _ = self.tx.send((Box::new(note), Charge::new(permit, charge)));
         }
         true
     }

@@ -50,10 +50,12 @@ pub(crate) struct Shared {
     pub(super) version: OnceLock<ProtocolVersion>,
     /// Counts the session as open (telemetry on) until it closes.
     open: std::sync::Mutex<Option<crate::telemetry::SessionCount>>,
+    /// The transport's id of the session, if it has one (`mcp.session.id` on its spans).
+    pub(crate) session_id: Option<String>,
 }
 
 impl Shared {
-    pub(super) fn new(config: SessionConfig, outbox: Outbox) -> Self {
+    pub(super) fn new(config: SessionConfig, outbox: Outbox, session_id: Option<String>) -> Self {
         Shared {
             incoming: InFlight::new(config.max_concurrent_requests, config.max_queued_requests),
             outgoing: Outgoing::default(),
@@ -63,6 +65,7 @@ impl Shared {
             close_reason: OnceLock::new(),
             version: OnceLock::new(),
             open: std::sync::Mutex::new(crate::telemetry::sessions_opened()),
+            session_id,
         }
     }
 

@@ -114,12 +114,21 @@ fn err(e: redis::RedisError) -> StoreError {
     StoreError(format!("redis: {e}"))
 }
 
-/// Runs one Redis call within [`CALL_TIMEOUT`].
-async fn bounded<T>(call: impl std::future::Future<Output = redis::RedisResult<T>>) -> StoreResult<T> {
-    match tokio::time::timeout(CALL_TIMEOUT, call).await {
-        Ok(r) => r.map_err(err),
-        Err(_) => Err(StoreError("redis did not answer in time".into())),
+/// Runs one Redis call (`operation`: its command or script, for telemetry) within
+/// [`CALL_TIMEOUT`]: a client span under the request that waits on it, and a failure counted.
+async fn bounded<T>(operation: &'static str, call: impl std::future::Future<Output = redis::RedisResult<T>>) -> StoreResult<T> {
+    let step = crate::telemetry::Step::store_call("redis", operation);
+    let (result, kind) = match tokio::time::timeout(CALL_TIMEOUT, call).await {
+        Ok(r) => (r.map_err(err), "redis_error"),
+        Err(_) => (Err(StoreError("redis did not answer in time".into())), "timeout"),
+    };
+    if let Err(e) = &result {
+        crate::telemetry::count_store_error(operation);
+        if let Some(step) = step {
+            step.end(Err((kind, &e.0)));
+        }
     }
+    result
 }
 
 fn millis(d: Duration) -> u64 {
@@ -137,7 +146,7 @@ impl RedisStore {
             .set_response_timeout(Some(Duration::from_secs(2)))
             .set_number_of_retries(2)
             .set_max_delay(Duration::from_millis(500));
-        let conn = bounded(ConnectionManager::new_with_config(client.clone(), config)).await?;
+        let conn = bounded("CONNECT", ConnectionManager::new_with_config(client.clone(), config)).await?;
         let (bus, _) = broadcast::channel(4096);
         let stop = CancellationToken::new();
         let channel = format!("{prefix}:bus");
@@ -162,8 +171,8 @@ async fn listen(client: redis::Client, channel: String, bus: broadcast::Sender<B
     let mut first = true;
     loop {
         let connected = async {
-            let mut pubsub = bounded(client.get_async_pubsub()).await?;
-            bounded(pubsub.subscribe(&channel)).await?;
+            let mut pubsub = bounded("CONNECT", client.get_async_pubsub()).await?;
+            bounded("SUBSCRIBE", pubsub.subscribe(&channel)).await?;
             Ok::<_, StoreError>(pubsub)
         };
         let pubsub = tokio::select! {
@@ -206,7 +215,7 @@ impl SharedStore for RedisStore {
     fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<'_, StoreResult<()>> {
         let key = self.key("s", id);
         let mut conn = self.conn.clone();
-        Box::pin(async move { bounded(conn.pset_ex::<_, _, ()>(key, record.as_ref(), millis(ttl))).await })
+        Box::pin(async move { bounded("PSETEX", conn.pset_ex::<_, _, ()>(key, record.as_ref(), millis(ttl))).await })
     }
 
     fn get_session(&self, id: &str, ttl: Duration) -> BoxFuture<'_, StoreResult<Option<Bytes>>> {
@@ -214,7 +223,7 @@ impl SharedStore for RedisStore {
         let mut conn = self.conn.clone();
         Box::pin(async move {
             let got: Option<Vec<u8>> =
-                bounded(redis::cmd("GETEX").arg(key).arg("PX").arg(millis(ttl)).query_async(&mut conn)).await?;
+                bounded("GETEX", redis::cmd("GETEX").arg(key).arg("PX").arg(millis(ttl)).query_async(&mut conn)).await?;
             Ok(got.map(Bytes::from))
         })
     }
@@ -222,7 +231,7 @@ impl SharedStore for RedisStore {
     fn delete_session(&self, id: &str) -> BoxFuture<'_, StoreResult<bool>> {
         let key = self.key("s", id);
         let mut conn = self.conn.clone();
-        Box::pin(async move { Ok(bounded(conn.del::<_, u64>(key)).await? > 0) })
+        Box::pin(async move { Ok(bounded("DEL", conn.del::<_, u64>(key)).await? > 0) })
     }
 
     fn append_many(&self, entries: Vec<(String, LogEntry)>, ttl: Duration) -> BoxFuture<'_, StoreResult<Vec<u64>>> {
@@ -237,7 +246,7 @@ impl SharedStore for RedisStore {
             if entries.is_empty() {
                 return Ok(Vec::new());
             }
-            bounded(call.invoke_async::<Vec<u64>>(&mut conn)).await
+            bounded("EVALSHA append", call.invoke_async::<Vec<u64>>(&mut conn)).await
         })
     }
 
@@ -248,7 +257,7 @@ impl SharedStore for RedisStore {
         Box::pin(async move {
             let mut call = scripts.1.key(stream);
             call.arg(after).arg(after + 1);
-            let reply: Vec<Vec<u8>> = bounded(call.invoke_async(&mut conn)).await?;
+            let reply: Vec<Vec<u8>> = bounded("EVALSHA read", call.invoke_async(&mut conn)).await?;
             let mut parts = reply.into_iter();
             if parts.next().as_deref() != Some(b"ok") {
                 return Ok(None);
@@ -272,7 +281,7 @@ impl SharedStore for RedisStore {
         Box::pin(async move {
             let mut call = scripts.2.key(key);
             call.arg(set.unwrap_or(0)).arg(millis(ttl));
-            let at: String = bounded(call.invoke_async(&mut conn)).await?;
+            let at: String = bounded("EVALSHA cursor", call.invoke_async(&mut conn)).await?;
             Ok(at.parse().unwrap_or(0))
         })
     }
@@ -281,7 +290,7 @@ impl SharedStore for RedisStore {
         let channel = format!("{}:bus", self.prefix);
         let payload = [b"p".as_slice(), &message].concat();
         let mut conn = self.conn.clone();
-        Box::pin(async move { bounded(conn.publish::<_, _, ()>(channel, payload)).await })
+        Box::pin(async move { bounded("PUBLISH", conn.publish::<_, _, ()>(channel, payload)).await })
     }
 
     fn subscribe(&self) -> broadcast::Receiver<BusMessage> {
@@ -291,7 +300,7 @@ impl SharedStore for RedisStore {
     fn get_value(&self, key: &str) -> BoxFuture<'_, StoreResult<Option<Bytes>>> {
         let key = self.key("v", key);
         let mut conn = self.conn.clone();
-        Box::pin(async move { Ok(bounded(conn.get::<_, Option<Vec<u8>>>(key)).await?.map(Bytes::from)) })
+        Box::pin(async move { Ok(bounded("GET", conn.get::<_, Option<Vec<u8>>>(key)).await?.map(Bytes::from)) })
     }
 
     fn swap_value(
@@ -310,7 +319,7 @@ impl SharedStore for RedisStore {
                 .arg(expected.as_deref().unwrap_or_default())
                 .arg(new.as_ref())
                 .arg(ttl.map_or(0, millis));
-            Ok(bounded(call.invoke_async::<i64>(&mut conn)).await? == 1)
+            Ok(bounded("EVALSHA swap", call.invoke_async::<i64>(&mut conn)).await? == 1)
         })
     }
 }

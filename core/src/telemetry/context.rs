@@ -48,6 +48,20 @@ pub(crate) fn extract(params: Option<&Value>) -> Option<Context> {
     cx.span().span_context().is_valid().then_some(cx)
 }
 
+/// The span the first request of an HTTP POST names in its `_meta` (telemetry on): what the
+/// transport's own work for that POST (reading a shared session from the store) is a child
+/// of, before the request's server span exists.
+#[cfg(feature = "http")]
+pub(crate) fn posted_by<'a>(mut requests: impl Iterator<Item = &'a crate::protocol::Message>) -> Option<Context> {
+    if !super::is_enabled() {
+        return None;
+    }
+    match requests.find(|m| matches!(m, crate::protocol::Message::Request { .. }))? {
+        crate::protocol::Message::Request { params, .. } => extract(params.as_ref()),
+        _ => None,
+    }
+}
+
 /// Writes `cx` into `params._meta` (made if missing), replacing what trace context was there.
 pub(crate) fn inject(params: &mut Option<Value>, cx: &Context) {
     let params = params.get_or_insert_with(|| Value::Object(Map::new()));
@@ -56,6 +70,25 @@ pub(crate) fn inject(params: &mut Option<Value>, cx: &Context) {
     let Value::Object(meta) = meta else { return };
     meta.remove(TRACESTATE);
     propagator().inject_context(cx, &mut MetaWriter(meta));
+}
+
+/// Writes `cx` into `params._meta` unless the caller put a `traceparent` there already.
+pub(crate) fn inject_unless_present(params: &mut Option<Value>, cx: &Context) {
+    let present = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(TRACEPARENT)).is_some();
+    if !present {
+        inject(params, cx);
+    }
+}
+
+/// The context of a span a host named as text, if the text is a valid `traceparent`.
+pub fn remote(trace: &TraceContext) -> Option<Context> {
+    let mut fields = Map::new();
+    fields.insert(TRACEPARENT.to_owned(), Value::String(trace.traceparent.clone()));
+    if let Some(state) = &trace.tracestate {
+        fields.insert(TRACESTATE.to_owned(), Value::String(state.clone()));
+    }
+    let cx = TraceContextPropagator::new().extract(&MetaReader(&fields));
+    cx.span().span_context().is_valid().then_some(cx)
 }
 
 /// A span's W3C trace context as text: what a host's own OpenTelemetry API takes to make

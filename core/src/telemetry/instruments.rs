@@ -1,5 +1,6 @@
 //! The metrics: the conventions' operation and session durations, and what an operator of
-//! this engine watches (requests in flight, cancellations, refusals by reason, sessions open).
+//! this engine watches (requests in flight, cancellations, refusals by reason, sessions open,
+//! bytes queued against the budgets, shared-store errors).
 
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
@@ -25,6 +26,11 @@ pub(crate) struct Instruments {
     sessions: UpDownCounter<i64>,
     /// `mcp.server.session.duration` and `mcp.client.session.duration` in one: by side.
     session_duration: Histogram<f64>,
+    /// `oxmcp.queued.bytes`: bytes waiting against a budget now, by `oxmcp.queue`.
+    queued: UpDownCounter<i64>,
+    /// `oxmcp.store.errors`: shared-store calls that failed, by `db.operation.name`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) store_errors: Counter<u64>,
 }
 
 static INSTRUMENTS: RwLock<Option<Arc<Instruments>>> = RwLock::new(None);
@@ -43,6 +49,8 @@ pub(super) fn make() {
         refused: meter.u64_counter("oxmcp.requests.refused").with_unit("{request}").build(),
         sessions: meter.i64_up_down_counter("oxmcp.sessions.open").with_unit("{session}").build(),
         session_duration: duration("oxmcp.session.duration", "How long an engine session lasted"),
+        queued: meter.i64_up_down_counter("oxmcp.queued.bytes").with_unit("By").build(),
+        store_errors: meter.u64_counter("oxmcp.store.errors").with_unit("{call}").build(),
     };
     *INSTRUMENTS.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(made));
 }
@@ -59,6 +67,25 @@ pub(crate) fn get() -> Option<Arc<Instruments>> {
 pub(crate) fn count_refused(reason: &'static str) {
     if let Some(i) = get() {
         i.refused.add(1, &[KeyValue::new("oxmcp.reason", reason)]);
+    }
+}
+
+/// Counts a request the HTTP server refused with an error status before any handler ran (a
+/// Host or Origin not allowed, a body over the limit, a missing token, an unknown session,
+/// every session busy...): `oxmcp.reason` = `http`, by `http.response.status_code`.
+#[cfg(feature = "http")]
+pub(crate) fn count_refused_http(status: u16) {
+    if let Some(i) = get() {
+        i.refused.add(1, &[KeyValue::new("oxmcp.reason", "http"), KeyValue::new("http.response.status_code", i64::from(status))]);
+    }
+}
+
+/// Counts `delta` bytes into (or, negative, out of) what waits against the budget `queue`:
+/// `notifications` (a session's incoming notifications not yet handled) or
+/// `response_streams` (a session's SSE responses not yet read by the client).
+pub(crate) fn count_queued(queue: &'static str, delta: i64) {
+    if let Some(i) = get() {
+        i.queued.add(delta, &[KeyValue::new("oxmcp.queue", queue)]);
     }
 }
 

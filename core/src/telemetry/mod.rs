@@ -4,12 +4,15 @@
 //!
 //! Off until something turns it on: [`Telemetry::from_env`] (the standard `OTEL_*`
 //! variables), [`Telemetry::otlp`] (by code), or [`use_global_providers`] (an application
-//! that installed its own OpenTelemetry providers). Off, a request costs one atomic load;
-//! trace context a caller put in `_meta` still passes through untouched.
+//! that installed its own OpenTelemetry providers). Off, a request costs one atomic load and
+//! a thread-local look; trace context a caller put in `_meta` still passes through untouched,
+//! and a host's span (current, or given as text in the request's options) still becomes the
+//! server's parent.
 //!
 //! Modules: `context` (reading and writing `traceparent`, `tracestate` and `baggage` in
 //! `_meta`), `operation` (one request's span and duration), `instruments` (the metrics),
-//! `export` (the OTLP exporter, with the `otlp` feature).
+//! `step` (spans for what a request waits on inside the engine: a store call, a token
+//! refresh), `export` (the OTLP exporter, with the `otlp` feature).
 //!
 //! ```no_run
 //! // OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 turns it on; nothing set, it stays off.
@@ -23,15 +26,23 @@ mod context;
 mod export;
 mod instruments;
 mod operation;
+mod step;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) use context::passed_in;
-pub use context::{trace_context_of, TraceContext};
+#[cfg(feature = "http")]
+pub(crate) use context::posted_by;
+pub use context::{remote, trace_context_of, TraceContext};
 #[cfg(feature = "otlp")]
 pub use export::{flush_process, start_from_env_once, Telemetry};
-pub(crate) use instruments::{count_refused, sessions_opened, SessionCount};
+#[cfg(feature = "http")]
+pub(crate) use instruments::count_refused_http;
+pub(crate) use instruments::{count_queued, count_refused, sessions_opened, SessionCount};
 pub(crate) use operation::{Operation, Outcome};
+#[cfg(feature = "http")]
+pub(crate) use step::count_store_error;
+pub(crate) use step::Step;
 
 /// The name the engine's tracer and meter carry (the instrumentation scope).
 pub const SCOPE: &str = "oxmcp";

@@ -55,36 +55,59 @@ pub(crate) struct Operation {
 
 impl Operation {
     /// The receiver's side of a request: a child of the span `_meta` names, else a root.
+    /// `session`: the transport's id of the session (`mcp.session.id`), if it has one.
     pub(crate) fn handling(
         method: &str,
         params: Option<&Value>,
         id: &dyn std::fmt::Display,
         version: Option<ProtocolVersion>,
+        session: Option<&str>,
     ) -> Option<Operation> {
         if !super::is_enabled() {
             return None;
         }
         let parent = context::extract(params).unwrap_or_default();
-        Some(start(Side::Server, method, params, id.to_string(), version, &parent))
+        let op = start(Side::Server, method, params, id.to_string(), version, &parent);
+        if let Some(session) = session {
+            op.cx.span().set_attribute(KeyValue::new("mcp.session.id", session.to_owned()));
+        }
+        Some(op)
     }
 
-    /// The sender's side: a child of the current span, else of the context the caller put
-    /// in `_meta`; its own context is written into `_meta` for the peer.
+    /// The sender's side: a child of the caller's span (`caller`, else the current one),
+    /// else of the context the caller put in `_meta`; its own context is written into
+    /// `_meta` for the peer. Telemetry off, the caller's span still reaches the peer.
     pub(crate) fn sending(
         method: &str,
         params: &mut Option<Value>,
         id: i64,
         version: Option<ProtocolVersion>,
+        caller: Option<&context::TraceContext>,
     ) -> Option<Operation> {
+        let caller = caller.and_then(context::remote);
         if !super::is_enabled() {
+            // Nothing recorded here, but a host's span (given, or current around a host's
+            // call) is still the server's parent. Off, this is a thread-local look.
+            match caller {
+                Some(cx) => context::inject_unless_present(params, &cx),
+                None if Context::map_current(|cx| cx.has_active_span()) => {
+                    context::inject_unless_present(params, &Context::current())
+                }
+                None => {}
+            }
             return None;
         }
         // Inside a handler (or a relay) the current span is the parent: `_meta` then holds
         // what its own caller sent. Elsewhere `_meta` names a host's span, if any.
-        let current = Context::current();
-        let parent = match current.span().span_context().is_valid() {
-            true => current,
-            false => context::extract(params.as_ref()).unwrap_or(current),
+        let parent = match caller {
+            Some(cx) => cx,
+            None => {
+                let current = Context::current();
+                match current.span().span_context().is_valid() {
+                    true => current,
+                    false => context::extract(params.as_ref()).unwrap_or(current),
+                }
+            }
         };
         let op = start(Side::Client, method, params.as_ref(), id.to_string(), version, &parent);
         context::inject(params, &op.cx);
@@ -146,6 +169,20 @@ impl Drop for Operation {
     }
 }
 
+/// Distinct tool and prompt names a process labels its metrics with; later ones are `other`.
+/// A peer names what it likes, and every label value is a time series kept until exit.
+const MAX_LABELED_NAMES: usize = 256;
+
+fn bounded_label(name: String) -> String {
+    static SEEN: std::sync::Mutex<Option<std::collections::HashSet<String>>> = std::sync::Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let seen = seen.get_or_insert_with(Default::default);
+    if seen.contains(&name) || (seen.len() < MAX_LABELED_NAMES && name.len() <= 128 && seen.insert(name.clone())) {
+        return name;
+    }
+    "other".to_owned()
+}
+
 fn start(
     side: Side,
     method: &str,
@@ -156,6 +193,12 @@ fn start(
 ) -> Operation {
     let text = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str).map(str::to_owned);
     let mut labels = vec![KeyValue::new("mcp.method.name", method.to_owned())];
+    // The stateless era names the version in each request's `_meta` (a known one only: a
+    // peer's text is no label).
+    let version = version.or_else(|| {
+        let meta = params?.get("_meta")?;
+        ProtocolVersion::parse(meta.get(crate::protocol::meta::PROTOCOL_VERSION)?.as_str()?)
+    });
     if let Some(v) = version {
         labels.push(KeyValue::new("mcp.protocol.version", v.to_string()));
     }
@@ -165,14 +208,16 @@ fn start(
         methods::TOOLS_CALL => {
             if let Some(tool) = text("name") {
                 name = format!("{method} {tool}");
-                labels.push(KeyValue::new("gen_ai.tool.name", tool));
+                attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
+                labels.push(KeyValue::new("gen_ai.tool.name", bounded_label(tool)));
             }
             labels.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
         }
         methods::PROMPTS_GET => {
             if let Some(prompt) = text("name") {
                 name = format!("{method} {prompt}");
-                labels.push(KeyValue::new("gen_ai.prompt.name", prompt));
+                attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.clone()));
+                labels.push(KeyValue::new("gen_ai.prompt.name", bounded_label(prompt)));
             }
         }
         methods::RESOURCES_READ | methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
@@ -182,7 +227,8 @@ fn start(
         }
         _ => {}
     }
-    attributes.extend(labels.iter().cloned());
+    // The span keeps the real names; the bounded labels go to the metrics only.
+    attributes.extend(labels.iter().filter(|kv| !attributes.iter().any(|a| a.key == kv.key)).cloned().collect::<Vec<_>>());
     attributes.push(KeyValue::new("jsonrpc.request.id", id));
     let tracer = global::tracer(super::SCOPE);
     let kind = match side {
@@ -195,4 +241,20 @@ fn start(
         i.in_flight.add(1, &[KeyValue::new("oxmcp.side", side.name())]);
     }
     Operation { cx: parent.with_span(span), side, started: Instant::now(), labels, instruments, ended: false }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_labels_of_peer_chosen_names_are_bounded() {
+        let first = bounded_label("label-test-0".into());
+        assert_eq!(first, "label-test-0");
+        let overflowed =
+            (1..=MAX_LABELED_NAMES).map(|i| bounded_label(format!("label-test-{i}"))).filter(|l| l == "other").count();
+        assert!(overflowed >= 1, "past {MAX_LABELED_NAMES} names, new ones are `other`");
+        assert_eq!(bounded_label("label-test-0".into()), "label-test-0", "a name seen before keeps its label");
+        assert_eq!(bounded_label("x".repeat(129)), "other");
+    }
 }

@@ -67,6 +67,12 @@ pub trait Transport: Send + 'static {
     fn endpoint(&self) -> Option<String> {
         None
     }
+
+    /// The session id the transport gave this session, when it has one (a Streamable
+    /// HTTP server's `Mcp-Session-Id`): what the session's spans carry as `mcp.session.id`.
+    fn session_id(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What a reader yields: a message, or a signal about one.

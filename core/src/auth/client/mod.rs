@@ -453,13 +453,22 @@ impl OAuth {
     async fn refresh(&self, server_url: &str) -> Result<()> {
         let creds = self.credentials(server_url);
         let old = creds.tokens.clone().ok_or_else(|| denied("no tokens to refresh"))?;
-        match self.refresh_now(server_url, creds, &old).await {
+        // A span under the request that waits on it (telemetry on).
+        let step = crate::telemetry::Step::internal(
+            "oauth token refresh",
+            vec![opentelemetry::KeyValue::new("url.full", server_url.to_owned())],
+        );
+        let refreshed = match self.refresh_now(server_url, creds, &old).await {
             Ok(()) => Ok(()),
             // Another process sharing the store (a second CLI run) may have refreshed
             // first: the server then refuses the refresh token it rotated, and the store
             // holds the new tokens.
             Err(e) => self.adopt_newer(server_url, &old).then_some(()).ok_or(e),
+        };
+        if let Some(step) = step {
+            step.end(refreshed.as_ref().map_err(|e| (e.kind().name(), e.message())).copied());
         }
+        refreshed
     }
 
     async fn refresh_now(&self, server_url: &str, mut creds: Credentials, old: &Tokens) -> Result<()> {

@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::{clock, store_error, TaskEvent, Tasks};
+use super::{store_error, TaskEvent, Tasks};
 use crate::protocol::{DetailedTask, ErrorObject, TaskStatus, RELATED_TASK_META};
 use crate::server::context::RequestContext;
 use crate::session::RequestOptions;
@@ -102,23 +102,11 @@ impl Tasks {
         if record.task.task.status.is_terminal() {
             return Err(ended(record.task.task.status));
         }
-        let mut task = record.task;
-        task.task.status = TaskStatus::Cancelled;
-        task.task.status_message = Some("cancelled by the client".into());
-        task.task.last_updated_at = clock::now();
-        task.input_requests = None;
-        self.options.store.request_cancel(task_id).await.map_err(store_error)?;
-        if !self.options.store.update(task.clone(), &self.options.limits).await.map_err(store_error)? {
+        match self.mark_cancelled(record).await? {
+            Some(task) => Ok(view(&task)),
             // It ended between the read and the write.
-            let now = self.record(task_id, owner).await?;
-            return Err(ended(now.task.task.status));
+            None => Err(ended(self.record(task_id, owner).await?.task.task.status)),
         }
-        let local = self.running().get(task_id).map(|r| r.cancel.clone());
-        if let Some(token) = local {
-            token.cancel();
-        }
-        self.events.send(TaskEvent { task: task.clone(), owner: record.owner });
-        Ok(view(&task))
     }
 
     /// `tasks/result`: waits until the task ends, putting its questions to the client

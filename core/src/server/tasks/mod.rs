@@ -269,7 +269,11 @@ impl Tasks {
         self.running().insert(id.clone(), Running { cancel: cancel.clone(), inputs: inputs.clone() });
         let run = work(cancel.clone(), inputs.clone());
         let tasks = self.clone();
-        tokio::spawn(async move {
+        // The task's life, from here to its last status, under the span of the request that
+        // made it (telemetry on): what it does in its run is the child of this one.
+        let life = crate::telemetry::Step::internal("task", vec![opentelemetry::KeyValue::new("oxmcp.task.id", id.clone())]);
+        let cx = life.as_ref().map(|s| s.context().clone());
+        let lived = async move {
             tokio::pin!(run);
             // A handler ending because it saw the cancel ends a cancelled task.
             let outcome = tokio::select! {
@@ -306,7 +310,19 @@ impl Tasks {
             }
             tasks.running().remove(&id);
             drop(slot);
-        });
+            if let Some(life) = life {
+                life.set_attribute(opentelemetry::KeyValue::new("oxmcp.task.status", status.as_str().to_owned()));
+                life.end(match status {
+                    TaskStatus::Completed => Ok(()),
+                    TaskStatus::Cancelled => Err(("cancelled", "the task was cancelled")),
+                    _ => Err(("task_failed", "the task failed")),
+                });
+            }
+        };
+        match cx {
+            Some(cx) => drop(tokio::spawn(opentelemetry::trace::FutureExt::with_context(lived, cx))),
+            None => drop(tokio::spawn(lived)),
+        }
         form.created(&task)
     }
 
@@ -342,18 +358,38 @@ impl Tasks {
         Ok(answer)
     }
 
-    /// `tasks/cancel`: asks the task to stop; a task still running ends `cancelled` (its
-    /// handler sees the cancellation). Acknowledged however it stood.
+    /// `tasks/cancel`: a task still running is `cancelled` in the store before this
+    /// acknowledges (the extension only asks for the intent, but a `tasks/get` right after
+    /// should not still read `working`); its handler sees the cancellation. Acknowledged
+    /// however it stood.
     pub(crate) async fn cancel(&self, task_id: &str, owner: Option<&str>) -> Result<Value, ErrorObject> {
         let record = self.record(task_id, owner).await?;
         if !record.task.task.status.is_terminal() {
-            self.options.store.request_cancel(task_id).await.map_err(store_error)?;
-            let local = self.running().get(task_id).map(|r| r.cancel.clone());
-            if let Some(token) = local {
-                token.cancel();
-            }
+            self.mark_cancelled(record).await?;
         }
         Ok(json!({ "resultType": "complete" }))
+    }
+
+    /// Stores `record`'s task as `cancelled` and stops its handler, here or (through the
+    /// store) on the node running it. The task as stored, or `None` if it ended between
+    /// the caller's read and this write.
+    async fn mark_cancelled(&self, record: TaskRecord) -> Result<Option<DetailedTask>, ErrorObject> {
+        let task_id = record.task.task.task_id.clone();
+        let mut task = record.task;
+        task.task.status = TaskStatus::Cancelled;
+        task.task.status_message = Some("cancelled by the client".into());
+        task.task.last_updated_at = clock::now();
+        task.input_requests = None;
+        self.options.store.request_cancel(&task_id).await.map_err(store_error)?;
+        if !self.options.store.update(task.clone(), &self.options.limits).await.map_err(store_error)? {
+            return Ok(None);
+        }
+        let local = self.running().get(&task_id).map(|r| r.cancel.clone());
+        if let Some(token) = local {
+            token.cancel();
+        }
+        self.events.send(TaskEvent { task: task.clone(), owner: record.owner });
+        Ok(Some(task))
     }
 
     /// `tasks/update`: answers to what the task asked. Keys it is not waiting for are

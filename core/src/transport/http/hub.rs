@@ -133,7 +133,7 @@ impl Hub {
             shared: None,
             budget: StreamBudget::new(budget),
         });
-        let transport = HttpSessionTransport { rx, hub: hub.clone() };
+        let transport = HttpSessionTransport { rx, hub: hub.clone(), session_id: None };
         (hub, transport)
     }
 
@@ -167,7 +167,7 @@ impl Hub {
             shared: Some(SharedHub { writer, session }),
             budget: StreamBudget::new(budget),
         });
-        let transport = HttpSessionTransport { rx, hub: hub.clone() };
+        let transport = HttpSessionTransport { rx, hub: hub.clone(), session_id: None };
         (hub, transport)
     }
 
@@ -496,6 +496,7 @@ pub struct SharedSession {
 pub struct HttpSessionTransport {
     rx: mpsc::UnboundedReceiver<Box<Inbound>>,
     hub: Arc<Hub>,
+    session_id: Option<String>,
 }
 
 /// Reading half of an [`HttpSessionTransport`].
@@ -504,6 +505,13 @@ pub struct HubReader(mpsc::UnboundedReceiver<Box<Inbound>>);
 pub struct HubWriter(Arc<Hub>);
 
 impl HttpSessionTransport {
+    /// The transport of the session the client knows as `id` (its `Mcp-Session-Id`, or a
+    /// legacy SSE session's `sessionId`).
+    pub(crate) fn named(mut self, id: &str) -> Self {
+        self.session_id = Some(id.to_owned());
+        self
+    }
+
     /// Who the session's tokens speak for, when the server is protected: what a backend
     /// hands its handlers.
     pub fn auth(&self) -> Option<crate::auth::SessionAuth> {
@@ -527,6 +535,10 @@ impl Transport for HttpSessionTransport {
     type Writer = HubWriter;
     fn split(self) -> (HubReader, HubWriter) {
         (HubReader(self.rx), HubWriter(self.hub))
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.session_id.clone()
     }
 }
 

@@ -33,10 +33,12 @@ impl StreamBudget {
     }
 
     fn charge(&self, n: usize) -> bool {
+        crate::telemetry::count_queued("response_streams", n as i64);
         self.queued.fetch_add(n, Ordering::SeqCst) + n > self.limit
     }
 
     fn release(&self, n: usize) {
+        crate::telemetry::count_queued("response_streams", -(n as i64));
         self.queued.fetch_sub(n, Ordering::SeqCst);
         self.room.notify_waiters();
     }

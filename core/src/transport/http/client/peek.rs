@@ -38,6 +38,10 @@ struct PeekParams {
 struct PeekMeta {
     #[serde(default, rename = "io.modelcontextprotocol/protocolVersion")]
     version: Option<String>,
+    #[serde(default)]
+    traceparent: Option<String>,
+    #[serde(default)]
+    tracestate: Option<String>,
 }
 
 impl Peek {
@@ -64,6 +68,18 @@ impl Peek {
     /// The protocol version a stateless-era request names in its `_meta`.
     pub(super) fn stateless_version(&self) -> Option<&str> {
         self.params.as_ref()?.meta.as_ref()?.version.as_deref()
+    }
+
+    /// The span the message names in its `_meta` (telemetry on): what its POST waits on
+    /// (a token refresh) is that span's child.
+    pub(super) fn trace(&self) -> Option<opentelemetry::Context> {
+        if !crate::telemetry::is_enabled() {
+            return None;
+        }
+        let meta = self.params.as_ref()?.meta.as_ref()?;
+        let trace =
+            crate::telemetry::TraceContext { traceparent: meta.traceparent.clone()?, tracestate: meta.tracestate.clone() };
+        crate::telemetry::remote(&trace)
     }
 
     /// What `Mcp-Name` mirrors: `params.name` of tools/call and prompts/get, `params.uri`

@@ -11,9 +11,16 @@ use super::inner::{Acknowledged, Failure, Inner};
 use super::peek::Peek;
 use crate::protocol::{methods, RequestId};
 
-/// Sends one message the session wrote.
+/// Sends one message the session wrote, in the trace of the span it names (telemetry on).
 pub(super) async fn post(inner: Arc<Inner>, bytes: Bytes) {
     let peek = Peek::of(&bytes);
+    match peek.trace() {
+        Some(cx) => opentelemetry::trace::FutureExt::with_context(send(inner, bytes, peek), cx).await,
+        None => send(inner, bytes, peek).await,
+    }
+}
+
+async fn send(inner: Arc<Inner>, bytes: Bytes, peek: Peek) {
     if let Some(version) = peek.stateless_version() {
         let version = version.to_string();
         return inner.post_stateless(&bytes, &peek, &version).await;

@@ -54,11 +54,10 @@ impl App {
         self.sessions.lock().unwrap().len()
     }
 
-    /// Registers a new session under a fresh id.
-    pub(super) fn insert(&self, session: Arc<HttpSession>) -> String {
-        let id = new_session_id();
-        self.sessions.lock().unwrap().insert(id.clone(), session);
-        id
+    /// Registers a new session under `id` (made by [`new_session_id`] before the session
+    /// opened, so that its transport names it).
+    pub(super) fn insert(&self, id: &str, session: Arc<HttpSession>) {
+        self.sessions.lock().unwrap().insert(id.to_owned(), session);
     }
 
     /// Makes room for one more session. At the cap, the least recently used session with

@@ -98,7 +98,7 @@ fn replica(app: &Arc<App>, node: &Arc<Node>, id: &str, record: Record, protected
     if let (Some(slot), Some(user)) = (&hub.auth, user) {
         slot.owned_by(user);
     }
-    let session = app.backend.open(transport, None);
+    let session = app.backend.open(transport.named(id), None);
     Arc::new(HttpSession { hub, session, replica: Some(Replica { record: mine }) })
 }
 

@@ -37,14 +37,16 @@ pub(super) async fn get_legacy_sse(State(app): State<Arc<App>>, h: HeaderMap) ->
     }
     let (hub, transport) = Hub::new(None, true, auth.is_some(), app.config.max_queued_stream_bytes);
     let handle = hub.open_standalone().expect("a new hub has no stream");
-    let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub: hub.clone(), replica: None });
+    let id = super::app::new_session_id();
+    let session =
+        Arc::new(HttpSession { session: app.backend.open(transport.named(&id), None), hub: hub.clone(), replica: None });
     let user = auth.as_ref().map(guard::Authorized::owner);
     if let Err(r) = guard::bind(&hub, auth) {
         return r;
     }
     // The legacy stream is the session: when it drops, the session ends.
     let control = session.control().clone();
-    let id = app.insert(session);
+    app.insert(&id, session);
     if let Some(node) = &app.node {
         // Other nodes take the client's POSTs and pass them here.
         if let Err(r) = super::cluster::announce_legacy(node, &id, user).await {

@@ -19,8 +19,10 @@ use crate::transport::http::hub::Hub;
 use crate::transport::http::sse::StreamHandle;
 use crate::transport::http::{headers, sse};
 
-/// An HTTP error with a JSON-RPC error body.
+/// An HTTP error with a JSON-RPC error body (counted as a refused request: every refusal
+/// of the HTTP layer answers through here).
 pub(super) fn error(status: StatusCode, code: i64, message: impl Into<String>) -> Response {
+    crate::telemetry::count_refused_http(status.as_u16());
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message.into()}});
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }

@@ -97,12 +97,19 @@ pub(super) async fn post_mcp(State(app): State<Arc<App>>, h: HeaderMap, body: Bo
         } else {
             let budget = app.config.max_queued_stream_bytes;
             let (hub, transport) = Hub::new(app.config.event_store.clone(), false, auth.is_some(), budget);
-            let session = Arc::new(HttpSession { session: app.backend.open(transport, None), hub, replica: None });
-            let id = app.insert(session.clone());
+            let id = super::app::new_session_id();
+            let session = Arc::new(HttpSession { session: app.backend.open(transport.named(&id), None), hub, replica: None });
+            app.insert(&id, session.clone());
             (session, Some(id))
         }
     } else {
-        match cluster::session_of(&app, &h).await {
+        // On a cluster node the lookup is a store call: in the trace of the request posted.
+        let lookup = cluster::session_of(&app, &h);
+        let found = match crate::telemetry::posted_by(posted.messages()) {
+            Some(cx) => opentelemetry::trace::FutureExt::with_context(lookup, cx).await,
+            None => lookup.await,
+        };
+        match found {
             Ok(s) => (s, None),
             Err(r) => return r,
         }

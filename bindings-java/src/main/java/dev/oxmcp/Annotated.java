@@ -285,7 +285,8 @@ final class Annotated {
             CompletableFuture<Object> out = new CompletableFuture<>();
             Running running = new Running();
             ctx.onCancel(running::interrupt);
-            executor.execute(() -> {
+            // Telemetry.wrap: the method runs in the handler's trace context (see Native.run).
+            executor.execute(Telemetry.wrap(() -> {
                 if (!running.start() || ctx.isCancelled()) {
                     out.cancel(false);
                     return;
@@ -297,7 +298,7 @@ final class Annotated {
                 } finally {
                     running.end();
                 }
-            });
+            }));
             return out;
         }
 

@@ -375,8 +375,12 @@ public final class McpClient implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         RequestOptions o = options == null ? RequestOptions.defaults() : options;
+        // The caller's current OpenTelemetry span, if any, is the parent of the call's requests.
+        String[] trace = Telemetry.current();
+        String traceparent = trace == null ? null : trace[0];
+        String tracestate = trace == null ? null : trace[1];
         return Native.call(convert, o.progress,
-                id -> Native.clientCall(client, op, a, b, o.timeoutMillis(), o.progress != null, id));
+                id -> Native.clientCall(client, op, a, b, o.timeoutMillis(), o.progress != null, traceparent, tracestate, id));
     }
 
     private CompletableFuture<Void> callVoid(String op, String a) {

@@ -268,7 +268,12 @@ final class Native {
 
     static native void clientConnect(String optionsJson, long handlerId, long listenerId, long callId);
 
-    static native void clientCall(long client, String op, String a, String b, long timeoutMs, boolean progress, long callId);
+    /**
+     * A client call; {@code traceparent} and {@code tracestate} (null: none) are the W3C trace
+     * context of the caller's span, the parent of the requests the call sends.
+     */
+    static native void clientCall(long client, String op, String a, String b, long timeoutMs, boolean progress,
+            String traceparent, String tracestate, long callId);
 
     static native String clientNotifyRootsChanged(long client);
 
@@ -438,6 +443,9 @@ final class Native {
 
     private static void run(Invoker invoker, String input, String method, RequestContext ctx) {
         CompletableFuture<String> result;
+        // The handler's spans are children of the engine's span for this request (when the
+        // application traces with OpenTelemetry).
+        Telemetry.Exit traced = Telemetry.enter(ctx);
         try {
             result = invoker.invoke(input, method, ctx);
             if (result == null) {
@@ -445,6 +453,8 @@ final class Native {
             }
         } catch (Throwable t) {
             result = CompletableFuture.failedFuture(t);
+        } finally {
+            traced.close();
         }
         ctx.attach(result);
         result.whenComplete((json, error) -> {

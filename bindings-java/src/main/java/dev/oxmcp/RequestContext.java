@@ -103,7 +103,10 @@ public final class RequestContext {
     /**
      * The request's facts as JSON: {@code requestId}, {@code progressToken},
      * {@code clientInfo}, {@code clientCapabilities}, {@code protocolVersion},
-     * {@code cancelled}, {@code auth} (see {@link #auth()}).
+     * {@code cancelled}, {@code auth} (see {@link #auth()}), {@code headers}, and
+     * {@code traceparent} / {@code tracestate}: the W3C trace context of the engine's span
+     * for this request (the handler already runs in it when the application traces with
+     * OpenTelemetry; see the README).
      *
      * @return the JSON object, or null once the request is over
      */

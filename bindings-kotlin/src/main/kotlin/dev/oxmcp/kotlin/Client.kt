@@ -344,7 +344,9 @@ class Client private constructor(private val handle: NativeClient) {
             }
         }
         val ms = timeout?.inWholeMilliseconds?.coerceAtLeast(1)?.toULong() ?: 0uL
-        return mcp { native.call(op, a, b, ms, listener) }?.let(::parse) ?: JsonNull
+        // The caller's current OpenTelemetry span, if any, is the parent of the call's requests.
+        val trace = Telemetry.current()
+        return mcp { native.call(op, a, b, ms, listener, trace?.first, trace?.second) }?.let(::parse) ?: JsonNull
     }
 
     private fun list(value: JsonElement): List<JsonObject> = (value as? JsonArray)?.filterIsInstance<JsonObject>() ?: emptyList()
@@ -358,14 +360,17 @@ class Client private constructor(private val handle: NativeClient) {
                 val authorize = options.oauth?.authorize ?: throw McpException.Rpc(-32601, "no handler for $method")
                 return answering { JsonPrimitive(authorize((p["url"] as JsonPrimitive).content)).toString() }
             }
-            return answering {
-                val result: JsonObject = when (method) {
-                    "sampling/createMessage" -> options.sampling?.invoke(p)
-                    "elicitation/create" -> options.elicitation?.invoke(p)
-                    "roots/list" -> options.roots?.invoke()?.let { buildJsonObject { put("roots", JsonArray(it)) } }
-                    else -> null
-                } ?: throw McpException.Rpc(-32601, "no handler for $method")
-                result.toString()
+            // In the span the server's request names (with the application's OpenTelemetry).
+            return withContext(Telemetry.element(p)) {
+                answering {
+                    val result: JsonObject = when (method) {
+                        "sampling/createMessage" -> options.sampling?.invoke(p)
+                        "elicitation/create" -> options.elicitation?.invoke(p)
+                        "roots/list" -> options.roots?.invoke()?.let { buildJsonObject { put("roots", JsonArray(it)) } }
+                        else -> null
+                    } ?: throw McpException.Rpc(-32601, "no handler for $method")
+                    result.toString()
+                }
             }
         }
 

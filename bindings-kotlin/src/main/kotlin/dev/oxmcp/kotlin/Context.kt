@@ -22,7 +22,9 @@ import kotlinx.serialization.json.put
  * ```
  */
 class Context internal constructor(private val native: RequestContext) {
-    /** `requestId`, `progressToken`, `clientInfo`, `clientCapabilities`, `protocolVersion`, `auth`, `headers`. */
+    /** `requestId`, `progressToken`, `clientInfo`, `clientCapabilities`, `protocolVersion`, `auth`, `headers`,
+     *  and `traceparent` / `tracestate`: the W3C trace context of the engine's span for this request (the
+     *  handler already runs in it when the application traces with OpenTelemetry; see the README). */
     val info: JsonObject get() = parseObject(callNow("info"))
 
     /** The client's `clientInfo` (name, version), if it sent one. */

@@ -456,7 +456,9 @@ class Server(
             // the call open (its grace), so that what the handler does on its way out (a
             // log in a catch or finally) still reaches the client.
             override suspend fun handle(input: String, context: RequestContext): String = coroutineScope {
-                val work = async { answering { body(input, Context(context)).toString() } }
+                // Telemetry.element: the handler's spans are children of the engine's span for
+                // this request (when the application traces with OpenTelemetry).
+                val work = async(Telemetry.element(context)) { answering { body(input, Context(context)).toString() } }
                 val byPeer = java.util.concurrent.atomic.AtomicBoolean(false)
                 context.onCancel(object : CancelListener {
                     override fun cancelled() {
