@@ -182,6 +182,30 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     assert_eq!(attr(task, "oxmcp.task.status").as_deref(), Some("completed"));
     assert!(attr(task, "oxmcp.task.id").is_some_and(|id| !id.is_empty()));
 
+    // A host handler's run is a span under the server's, and the handler's info names it:
+    // what a host's own spans nest under.
+    spans.reset();
+    let staged = oxmcp::host::StagedServer::new("staged", "1");
+    let calls = staged.calls().clone();
+    let tool = json!({"name": "hosted", "inputSchema": {"type": "object"}}).to_string();
+    let answer = std::sync::Arc::new(move |id, _| {
+        let info = oxmcp::host::context::call_now(&calls, id, oxmcp::host::context::op::INFO, "").unwrap().unwrap();
+        let info: Value = serde_json::from_str(&info).unwrap();
+        let text = info["traceparent"].as_str().unwrap_or_default().to_owned();
+        calls.complete(id, Ok(json!({"content": [{"type": "text", "text": text}]}).to_string()))
+    });
+    staged.register(oxmcp::host::HandlerKind::Tool, &tool, answer).unwrap();
+    let hosted = oxmcp::host::client::connect_in_memory(&staged, Default::default(), Default::default()).await.unwrap();
+    let out =
+        oxmcp::host::client::call(&hosted, "tools/call", Some("hosted"), Some("{}"), Default::default()).await.unwrap().unwrap();
+    let info_parent = text(&serde_json::from_str(&out).unwrap());
+    let all = spans.get_finished_spans().unwrap();
+    let run = named(&all, "host handler", SpanKind::Internal);
+    assert_eq!(run.parent_span_id, named(&all, "tools/call hosted", SpanKind::Server).span_context.span_id());
+    assert_eq!(attr(run, "oxmcp.handler.kind").as_deref(), Some("tool"));
+    assert!(info_parent.contains(&run.span_context.span_id().to_string()), "{info_parent} names the run's span");
+    hosted.close().await;
+
     // A store call a request waits on is a client span under the request's span (here a
     // Redis that is not there: the failed connect), and the failure is counted.
     spans.reset();

@@ -1,14 +1,16 @@
-// Every host's engine exports to Jaeger, in both protocol eras (run.sh starts Jaeger;
-// hosts.sh builds the hosts):
+// Every host's engine exports to Jaeger and Prometheus, in both protocol eras (run.sh starts
+// both; hosts.sh builds the hosts):
 //  - each host's scenario server (tests/scenarios/README.md) called by `oxmcp call`: its
 //    server span is the child of the CLI's client span, in the trace the CLI printed, and
-//    names the era's protocol version;
+//    names the era's protocol version, and Prometheus counts the server's call;
 //  - each host client calling its own host's scenario server: Jaeger holds a trace of the
-//    client process with its client span and, as that span's child, the server's span.
+//    client process with its client span and, as that span's child, the server's span;
+//    Prometheus counts the call on both sides (a short-lived process exports its metrics as
+//    it exits).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { chain, envFor, run, tracesWith, until } from './jaeger.mjs';
+import { chain, durations, envFor, run, tracesWith, until } from './jaeger.mjs';
 
 const { OXMCP_BIN, HOSTS_JSON } = process.env;
 const hosts = JSON.parse(readFileSync(HOSTS_JSON, 'utf8'));
@@ -34,6 +36,7 @@ for (const [host, command] of Object.entries(hosts.servers)) {
       ]);
       for (const s of [client, server]) assert.match(String(s.tags['mcp.protocol.version']), version, `${s.kind} span ${JSON.stringify(s.tags)}`);
       assert.equal(server.tags['gen_ai.tool.name'], 'echo');
+      await durations('server', service, 'echo');
     });
   }
 }
@@ -67,6 +70,8 @@ for (const [host, template] of Object.entries(hosts.clients)) {
       assert.equal(client.service, service);
       assert.equal(server.service, service);
       for (const s of [client, server]) assert.match(String(s.tags['mcp.protocol.version']), version, `${s.kind} span ${JSON.stringify(s.tags)}`);
+      await durations('client', service, 'echo');
+      await durations('server', service, 'echo');
     });
   }
 }

@@ -1,10 +1,11 @@
-// What the telemetry tests share: processes that export to the Jaeger run.sh started, and
-// traces read back through Jaeger's query API.
+// What the telemetry tests share: processes that export to the Jaeger run.sh started,
+// traces read back through Jaeger's query API, and metrics read back from the Prometheus
+// that scrapes Jaeger's collector.
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-const { OTLP_ENDPOINT, JAEGER_QUERY } = process.env;
+const { OTLP_ENDPOINT, JAEGER_QUERY, PROMETHEUS } = process.env;
 export const run = promisify(execFile);
 const children = [];
 
@@ -91,4 +92,21 @@ export async function chain(traceId, links) {
     }
     return found;
   });
+}
+
+// The series a PromQL query selects, now.
+export async function promQuery(q) {
+  const res = await fetch(`${PROMETHEUS}/api/v1/query?query=${encodeURIComponent(q)}`);
+  return (await res.json()).data?.result ?? [];
+}
+
+// Waits until Prometheus holds SIDE's (client or server) duration histogram of tools/call
+// TOOL exported by service JOB, with at least one call counted.
+export async function durations(side, job, tool) {
+  const name = `mcp_${side}_operation_duration_seconds_count`;
+  const series = await until(`${name} of ${job} in Prometheus`, async () => {
+    const r = await promQuery(`${name}{mcp_method_name="tools/call", gen_ai_tool_name="${tool}", exported_job="${job}"}`);
+    return r.length > 0 && r;
+  });
+  assert.ok(series.some((s) => Number(s.value[1]) >= 1), JSON.stringify(series));
 }

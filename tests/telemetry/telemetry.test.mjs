@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { chain, envFor, find, freePort, run, start, stopAll, traceOf, until } from './jaeger.mjs';
+import { chain, durations, envFor, find, freePort, promQuery, run, start, stopAll, traceOf, until } from './jaeger.mjs';
 
-const { OXMCP_BIN, PYTHON, PROMETHEUS } = process.env;
+const { OXMCP_BIN, PYTHON } = process.env;
 const HERE = new URL('.', import.meta.url).pathname;
 
 // The proxy's hop and the Python host's, as every trace below crosses them.
@@ -20,6 +20,7 @@ const THROUGH_THE_PROXY = [
   ['oxmcp-proxy', 'tools/call lookup', 'server'],
   ['oxmcp-proxy', 'tools/call lookup', 'client'],
   ['python-host-engine', 'tools/call lookup', 'server'],
+  ['python-host-engine', 'host handler', 'internal'],
   ['python-host-handler', 'lookup work', 'internal'],
 ];
 
@@ -134,22 +135,9 @@ test("a Python client's call continues the span it is made in", async () => {
 });
 
 test('Prometheus scrapes the duration histograms of both sides', async () => {
-  const query = async (q) => {
-    const res = await fetch(`${PROMETHEUS}/api/v1/query?query=${encodeURIComponent(q)}`);
-    return (await res.json()).data?.result ?? [];
-  };
-  // Each side as one process above exported it (hosts.test.mjs adds others, other tools).
-  const sides = [
-    ['mcp_server_operation_duration_seconds_count', 'python-host-engine'],
-    ['mcp_client_operation_duration_seconds_count', 'python-client-engine'],
-  ];
-  for (const [name, job] of sides) {
-    const series = await until(`${name} of ${job} in Prometheus`, async () => {
-      const r = await query(`${name}{mcp_method_name="tools/call", gen_ai_tool_name="lookup", exported_job="${job}"}`);
-      return r.length > 0 && r;
-    });
-    assert.ok(series.some((s) => Number(s.value[1]) >= 1), JSON.stringify(series));
-  }
-  const inFlight = await until('oxmcp_requests_in_flight', async () => (await query('oxmcp_requests_in_flight')).length > 0);
+  // Each side as one process above exported it (hosts.test.mjs adds the other hosts).
+  await durations('server', 'python-host-engine', 'lookup');
+  await durations('client', 'python-client-engine', 'lookup');
+  const inFlight = await until('oxmcp_requests_in_flight', async () => (await promQuery('oxmcp_requests_in_flight')).length > 0);
   assert.ok(inFlight);
 });

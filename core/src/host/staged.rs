@@ -116,11 +116,23 @@ struct Adapter {
 }
 
 impl Adapter {
-    async fn answer(&self, input: Value, ctx: RequestContext) -> Result<String> {
+    async fn answer(&self, input: Value, mut ctx: RequestContext) -> Result<String> {
         let input = input.to_string();
         let token: CancellationToken = ctx.cancellation_token().clone();
         let f = self.f.clone();
-        self.calls.run(token, Some(ctx), move |id| f(id, input)).await
+        // The host's run (telemetry on), a child of the span it is called in (the server's,
+        // or a task's life): the handler's info names it, so the host's own spans and the
+        // requests the handler sends nest under it.
+        let kind = opentelemetry::KeyValue::new("oxmcp.handler.kind", self.kind.name());
+        let run = crate::telemetry::Step::internal("host handler", vec![kind]);
+        if let Some(run) = &run {
+            ctx.trace = Some(run.context().clone());
+        }
+        let out = self.calls.run(token, Some(ctx), move |id| f(id, input)).await;
+        if let Some(run) = run {
+            run.end(out.as_ref().map(|_| ()).map_err(|e| (e.kind().name(), e.message())));
+        }
+        out
     }
 
     async fn run<T: DeserializeOwned>(self, input: Value, ctx: RequestContext) -> Result<T> {

@@ -3,6 +3,7 @@ package dev.oxmcp.kotlin
 import com.sun.jna.Callback
 import com.sun.jna.CallbackThreadInitializer
 import com.sun.jna.Native
+import dev.oxmcp.kotlin.ffi.shutdown
 import dev.oxmcp.kotlin.ffi.uniffiCallbackInterfaceClientHandler
 import dev.oxmcp.kotlin.ffi.uniffiCallbackInterfaceHandler
 import dev.oxmcp.kotlin.ffi.uniffiCallbackInterfaceProgressListener
@@ -10,7 +11,8 @@ import dev.oxmcp.kotlin.ffi.uniffiForeignFutureDroppedCallbackImpl
 import dev.oxmcp.kotlin.ffi.uniffiRustFutureContinuationCallbackImpl
 
 /**
- * Keeps the engine's threads attached to the JVM once a uniffi callback has attached them.
+ * Keeps the engine's threads attached to the JVM once a uniffi callback has attached them,
+ * and stops the engine when the JVM exits.
  *
  * The engine calls Kotlin from its own (tokio) threads: a handler's call and the drop of its
  * future, the wake-ups of the Rust futures a coroutine waits for, a client's handlers and
@@ -50,6 +52,10 @@ internal object NativeThreads {
             uniffiCallbackInterfaceProgressListener.uniffiClone,
         )
         for (callback in callbacks) Native.setCallbackThreadInitializer(callback, keepAttached)
+        // At the JVM's exit the engine stops as it does under Java: open clients close (their
+        // child processes end) and the telemetry still buffered is exported, which a
+        // short-lived process would otherwise lose (its metrics are exported on an interval).
+        Runtime.getRuntime().addShutdownHook(Thread({ shutdown(1000uL) }, "oxmcp-shutdown"))
     }
 
     /** Runs the initialization above once (a no-op after). */
