@@ -256,6 +256,17 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     post(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}), Some(sid.clone())).await.unwrap().text().await.unwrap();
     let list = named(&spans.get_finished_spans().unwrap(), "tools/list", SpanKind::Server).clone();
     assert_eq!(attr(&list, "mcp.session.id"), Some(sid), "the span names the session the client was given");
+    // A client over Streamable HTTP names it on its spans too, once the server gave it one.
+    spans.reset();
+    let transport = oxmcp::transport::http::HttpClientTransport::new(http.url().to_string());
+    let over_http = Client::builder("telemetry-http-client", "0.0.1").era(Era::Session).connect(transport).await.unwrap();
+    over_http.list_tools(None).await.unwrap();
+    let all = spans.get_finished_spans().unwrap();
+    let sent = attr(named(&all, "tools/list", SpanKind::Client), "mcp.session.id");
+    assert!(sent.is_some(), "the client's span names its session");
+    assert_eq!(sent, attr(named(&all, "tools/list", SpanKind::Server), "mcp.session.id"));
+    assert_eq!(attr(named(&all, "initialize", SpanKind::Client), "mcp.session.id"), None, "not known before the answer");
+    over_http.close().await;
     let mut raw = tokio::net::TcpStream::connect(http.local_addr()).await.unwrap();
     raw.write_all(b"POST /mcp HTTP/1.1\r\nhost: evil.example\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}")
         .await

@@ -93,7 +93,7 @@ pub(crate) fn dispatch(
     let span = tracing::debug_span!("mcp.request", method = method.as_str(), id = %id);
     // The server span (telemetry on): the handler runs in its context, so what it sends
     // and what a host's handler records are its children.
-    let operation = Operation::handling(&method, params.as_ref(), &id, peer.protocol_version(), shared.session_id.as_deref());
+    let operation = Operation::handling(&method, params.as_ref(), &id, peer.protocol_version(), shared.session_id.as_ref());
     let request = IncomingRequest { id, method, params, cancel: cancel.clone(), peer: peer.clone() };
     let handler = service.handle_request(request);
     let handler = match &operation {

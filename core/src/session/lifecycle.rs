@@ -59,8 +59,8 @@ impl Session {
     /// # Ok(()) }
     /// ```
     pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, config: SessionConfig) -> Session {
-        let session_id = transport.session_id();
         let (reader, writer) = transport.split();
+        let session_id = crate::transport::MessageWriter::session_id(&writer);
         let (outbox, desk, out_rx) = writer::Outbox::new(writer, config.max_queued_outbound_bytes);
         let shared = Arc::new(Shared::new(config, outbox, session_id));
         let peer = Peer { shared: shared.clone() };

@@ -187,6 +187,7 @@ pub(crate) async fn request(shared: &Shared, method: &str, mut params: Option<Va
     let Some(operation) = Operation::sending(method, &mut params, id, shared.version.get().copied(), caller) else {
         return exchange(shared, id, method, params, options).await;
     };
+    operation.in_session(shared.session_id.as_ref());
     // In the client span's context: what the exchange waits on (a token refresh) nests under it.
     let cx = operation.context().clone();
     let answer = opentelemetry::trace::FutureExt::with_context(exchange(shared, id, method, params, options), cx).await;

@@ -51,11 +51,11 @@ pub(crate) struct Shared {
     /// Counts the session as open (telemetry on) until it closes.
     open: std::sync::Mutex<Option<crate::telemetry::SessionCount>>,
     /// The transport's id of the session, if it has one (`mcp.session.id` on its spans).
-    pub(crate) session_id: Option<String>,
+    pub(crate) session_id: Option<crate::transport::SessionId>,
 }
 
 impl Shared {
-    pub(super) fn new(config: SessionConfig, outbox: Outbox, session_id: Option<String>) -> Self {
+    pub(super) fn new(config: SessionConfig, outbox: Outbox, session_id: Option<crate::transport::SessionId>) -> Self {
         Shared {
             incoming: InFlight::new(config.max_concurrent_requests, config.max_queued_requests),
             outgoing: Outgoing::default(),

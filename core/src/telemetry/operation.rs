@@ -61,17 +61,22 @@ impl Operation {
         params: Option<&Value>,
         id: &dyn std::fmt::Display,
         version: Option<ProtocolVersion>,
-        session: Option<&str>,
+        session: Option<&crate::transport::SessionId>,
     ) -> Option<Operation> {
         if !super::is_enabled() {
             return None;
         }
         let parent = context::extract(params).unwrap_or_default();
         let op = start(Side::Server, method, params, id.to_string(), version, &parent);
-        if let Some(session) = session {
-            op.cx.span().set_attribute(KeyValue::new("mcp.session.id", session.to_owned()));
-        }
+        op.in_session(session);
         Some(op)
+    }
+
+    /// Names the session the request belongs to (`mcp.session.id`), when it has an id.
+    pub(crate) fn in_session(&self, session: Option<&crate::transport::SessionId>) {
+        if let Some(id) = session.and_then(|s| s.get()) {
+            self.cx.span().set_attribute(KeyValue::new("mcp.session.id", id));
+        }
     }
 
     /// The sender's side: a child of the caller's span (`caller`, else the current one),

@@ -67,11 +67,35 @@ pub trait Transport: Send + 'static {
     fn endpoint(&self) -> Option<String> {
         None
     }
+}
 
-    /// The session id the transport gave this session, when it has one (a Streamable
-    /// HTTP server's `Mcp-Session-Id`): what the session's spans carry as `mcp.session.id`.
-    fn session_id(&self) -> Option<String> {
-        None
+/// A session's id as its transport knows it, read when a span is made (`mcp.session.id`):
+/// given once to a Streamable HTTP server's session; learnt by an HTTP client from the
+/// server's answer to `initialize` (and replaced if the server forgets the session).
+///
+/// ```
+/// let id = oxmcp::transport::SessionId::default();
+/// assert_eq!(id.get(), None);
+/// id.set(Some("4f1c".into()));
+/// assert_eq!(id.clone().get().as_deref(), Some("4f1c"));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SessionId(std::sync::Arc<std::sync::Mutex<Option<String>>>);
+
+impl SessionId {
+    /// A session's id given once.
+    pub fn of(id: impl Into<String>) -> Self {
+        Self(std::sync::Arc::new(std::sync::Mutex::new(Some(id.into()))))
+    }
+
+    /// The id now, if there is one.
+    pub fn get(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Sets (or, `None`, forgets) the id, for every clone.
+    pub fn set(&self, id: Option<String>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = id;
     }
 }
 
@@ -234,4 +258,8 @@ pub trait MessageWriter: Send + 'static {
     }
     /// Ends the outgoing direction (and, for a child process, stops the child).
     fn close(self) -> impl Future<Output = ()> + Send;
+    /// The session's id, when the transport gives it one (see [`SessionId`]).
+    fn session_id(&self) -> Option<SessionId> {
+        None
+    }
 }

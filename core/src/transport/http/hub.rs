@@ -19,7 +19,7 @@ use super::sse::{self, EventStore, StreamHandle, StreamId, StreamKey};
 use super::stream_queue::{queue, QueueSender, Refused, StreamBudget};
 use crate::protocol::{Message, RequestId};
 use crate::store::LogEntry;
-use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbound, RecvError, Route, Transport};
+use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbound, RecvError, Route, SessionId, Transport};
 
 /// Messages kept for a standalone GET stream that is not open yet.
 const BACKLOG_LIMIT: usize = 1024;
@@ -496,19 +496,19 @@ pub struct SharedSession {
 pub struct HttpSessionTransport {
     rx: mpsc::UnboundedReceiver<Box<Inbound>>,
     hub: Arc<Hub>,
-    session_id: Option<String>,
+    session_id: Option<SessionId>,
 }
 
 /// Reading half of an [`HttpSessionTransport`].
 pub struct HubReader(mpsc::UnboundedReceiver<Box<Inbound>>);
 /// Writing half of an [`HttpSessionTransport`].
-pub struct HubWriter(Arc<Hub>);
+pub struct HubWriter(Arc<Hub>, Option<SessionId>);
 
 impl HttpSessionTransport {
     /// The transport of the session the client knows as `id` (its `Mcp-Session-Id`, or a
     /// legacy SSE session's `sessionId`).
     pub(crate) fn named(mut self, id: &str) -> Self {
-        self.session_id = Some(id.to_owned());
+        self.session_id = Some(SessionId::of(id));
         self
     }
 
@@ -534,11 +534,7 @@ impl Transport for HttpSessionTransport {
     type Reader = HubReader;
     type Writer = HubWriter;
     fn split(self) -> (HubReader, HubWriter) {
-        (HubReader(self.rx), HubWriter(self.hub))
-    }
-
-    fn session_id(&self) -> Option<String> {
-        self.session_id.clone()
+        (HubReader(self.rx), HubWriter(self.hub, self.session_id))
     }
 }
 
@@ -569,6 +565,9 @@ impl MessageWriter for HubWriter {
     async fn close(self) {
         self.0.close_all();
         self.0.closed.cancel();
+    }
+    fn session_id(&self) -> Option<SessionId> {
+        self.1.clone()
     }
 }
 

@@ -18,12 +18,11 @@ use crate::protocol::mirrored_headers::{self, HeaderParam};
 use crate::protocol::{methods, Message, RequestId};
 use crate::transport::http::headers;
 use crate::transport::http::sse::Event;
-use crate::transport::Inbound;
+use crate::transport::{Inbound, SessionId};
 
 /// What the connection learnt of the server.
 #[derive(Default)]
 pub(super) struct State {
-    pub(super) session_id: Option<String>,
     pub(super) version: Option<String>,
     pub(super) legacy_endpoint: Option<String>,
     pub(super) initialize: Option<Bytes>,
@@ -52,6 +51,8 @@ pub(super) struct Inner {
     /// What is left of [`INBOUND_BUDGET`].
     room: Arc<Semaphore>,
     pub(super) state: Mutex<State>,
+    /// The `Mcp-Session-Id` the server gave (also what the session's spans name).
+    pub(super) session_id: SessionId,
     /// Stateless-era requests in flight: cancelling one closes its POST.
     pub(super) stateless_inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// Session-era requests whose POST the server has not acknowledged yet; each token
@@ -160,6 +161,7 @@ impl Inner {
             inbound,
             room: Arc::new(Semaphore::new(INBOUND_BUDGET)),
             state: Mutex::default(),
+            session_id: SessionId::default(),
             stateless_inflight: Mutex::default(),
             tool_header_params: Mutex::default(),
             unacknowledged: Mutex::default(),
@@ -176,10 +178,7 @@ impl Inner {
 
     /// Ends the session (DELETE) and closes.
     pub(super) async fn shutdown(&self) {
-        let (sid, legacy) = {
-            let s = self.state.lock().unwrap();
-            (s.session_id.clone(), s.legacy_endpoint.is_some())
-        };
+        let (sid, legacy) = (self.session_id.get(), self.state.lock().unwrap().legacy_endpoint.is_some());
         if let (Some(sid), false) = (sid, legacy) {
             let req = self.http.delete(self.url.clone()).headers(self.config.headers.clone()).header(headers::SESSION_ID, sid);
             let _ = tokio::time::timeout(Duration::from_secs(2), self.send(req)).await;
@@ -246,10 +245,10 @@ impl Inner {
     /// The headers every request of the session carries.
     pub(super) fn common_headers(&self, mut req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         req = req.headers(self.config.headers.clone());
-        let s = self.state.lock().unwrap();
-        if let Some(sid) = &s.session_id {
+        if let Some(sid) = self.session_id.get() {
             req = req.header(headers::SESSION_ID, sid);
         }
+        let s = self.state.lock().unwrap();
         if let Some(v) = &s.version {
             req = req.header(headers::PROTOCOL_VERSION, v);
         }

@@ -38,7 +38,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbound, RecvError, Transport};
+use crate::transport::{Inbound, MessageKind, MessageReader, MessageWriter, Outbound, RecvError, SessionId, Transport};
 use inner::Inner;
 
 pub use config::HttpClientTransport;
@@ -122,5 +122,8 @@ impl MessageWriter for HttpClientWriter {
     }
     async fn close(self) {
         self.inner.shutdown().await;
+    }
+    fn session_id(&self) -> Option<SessionId> {
+        Some(self.inner.session_id.clone())
     }
 }

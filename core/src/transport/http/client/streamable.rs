@@ -40,7 +40,7 @@ impl Inner {
         let status = resp.status();
         if initializing && status.is_success() {
             if let Some(sid) = resp.headers().get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) {
-                self.state.lock().unwrap().session_id = Some(sid.to_string());
+                self.session_id.set(Some(sid.to_string()));
             }
         }
         match status {
@@ -62,9 +62,7 @@ impl Inner {
                     Ok(())
                 }
             }
-            StatusCode::NOT_FOUND if !initializing && self.state.lock().unwrap().session_id.is_some() => {
-                Err(Failure::SessionExpired)
-            }
+            StatusCode::NOT_FOUND if !initializing && self.session_id.get().is_some() => Err(Failure::SessionExpired),
             StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED if initializing => {
                 Err(Failure::TryLegacy)
             }
@@ -87,7 +85,7 @@ impl Inner {
                 return false;
             }
             s.reinitialized = true;
-            s.session_id = None;
+            self.session_id.set(None);
             s.initialize.clone()
         };
         let Some(init) = init else { return false };
@@ -108,7 +106,7 @@ impl Inner {
         };
         // The answer is for the session above, which already has one: read and drop it.
         let _ = super::inner::read_detail(resp).await;
-        self.state.lock().unwrap().session_id = Some(sid);
+        self.session_id.set(Some(sid));
         let note = Bytes::from(json!({"jsonrpc": "2.0", "method": methods::INITIALIZED}).to_string());
         let req = self
             .common_headers(self.http.post(self.url.clone()))
