@@ -3,8 +3,9 @@
  * Joins the engine's traces to the application's OpenTelemetry (`@opentelemetry/api`).
  *
  * When the application has registered an OpenTelemetry tracer provider, a handler runs in
- * the context of the engine's span for its run (the `host handler` span, under the server span of its request) (or, with the engine's own
- * telemetry off, of the span the client named in `_meta`), so the spans it starts nest
+ * the context of the engine's span for its run (the `host handler` span, under the server
+ * span of its request; with the engine's own telemetry off, of the span the client named
+ * in `_meta`), so the spans it starts nest
  * under it; and a client call made inside a span hands that span to the engine, which makes
  * it the parent of the request (and carries it in `params._meta`). Without the package, or
  * with no provider registered, this costs one check per call and does nothing.

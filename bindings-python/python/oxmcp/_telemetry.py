@@ -1,8 +1,9 @@
 """Joins the engine's traces to the application's OpenTelemetry (``opentelemetry-api``).
 
 When the application has configured an OpenTelemetry SDK, a handler runs in the context
-of the engine's span for its run (the `host handler` span, under the server span of its request) (or, with the engine's own telemetry off, of
-the span the client named in ``_meta``), so the spans it starts nest under it; and a
+of the engine's span for its run (the ``host handler`` span, under the server span of its
+request; with the engine's own telemetry off, of the span the client named in ``_meta``),
+so the spans it starts nest under it; and a
 client call made inside a span carries that span's context in ``params._meta``, so the
 server's trace continues it. Without the package, or with no SDK configured, this costs
 one check per call and does nothing.

@@ -282,20 +282,26 @@ public final class McpClient implements AutoCloseable {
         if (sampling == null && elicitation == null && roots == null && authorize == null) {
             return 0;
         }
-        return Native.addHandler((params, method, ctx) -> switch (method) {
-            case "sampling/createMessage" -> sampling.handle(params, ctx);
-            case "elicitation/create" -> elicitation.handle(params, ctx);
-            case "roots/list" -> roots.handle(params, ctx);
-            // The engine's OAuth client asks for the user's browser: {"url", "redirectUri"} in,
-            // the URL the browser came back to (a JSON string) out.
-            case "authorize" -> {
-                CompletableFuture<String> landed = authorize.apply(Json.unquote(Json.members(params).get("url")));
-                if (landed == null) {
-                    throw new IllegalStateException("the authorize handler returned a null future");
-                }
-                yield landed.thenApply(Json::quote);
+        return Native.addHandler((params, method, ctx) -> {
+            // The handler's spans are children of the span the server's request names in its
+            // _meta (when the application traces with OpenTelemetry).
+            try (Telemetry.Exit traced = Telemetry.enterMeta(params)) {
+                return switch (method) {
+                    case "sampling/createMessage" -> sampling.handle(params, ctx);
+                    case "elicitation/create" -> elicitation.handle(params, ctx);
+                    case "roots/list" -> roots.handle(params, ctx);
+                    // The engine's OAuth client asks for the user's browser: {"url",
+                    // "redirectUri"} in, the URL the browser came back to (a JSON string) out.
+                    case "authorize" -> {
+                        CompletableFuture<String> landed = authorize.apply(Json.unquote(Json.members(params).get("url")));
+                        if (landed == null) {
+                            throw new IllegalStateException("the authorize handler returned a null future");
+                        }
+                        yield landed.thenApply(Json::quote);
+                    }
+                    default -> throw new IllegalStateException("no handler for the server's " + method + " request");
+                };
             }
-            default -> throw new IllegalStateException("no handler for the server's " + method + " request");
         });
     }
 

@@ -62,6 +62,22 @@ final class Telemetry {
         }
     }
 
+    /**
+     * For a client's handler of a server request (sampling, elicitation, roots): makes the
+     * span the request names in its {@code params._meta} current on this thread; close the
+     * result where the handler's run ends.
+     */
+    static Exit enterMeta(String paramsJson) {
+        if (!API || !Otel.active()) {
+            return NOTHING;
+        }
+        try {
+            return Otel.enterMeta(paramsJson);
+        } catch (RuntimeException | LinkageError e) {
+            return NOTHING; // params that are not an object, or an API too old
+        }
+    }
+
     /** {@code task} run in the caller's current OpenTelemetry context (on another thread). */
     static Runnable wrap(Runnable task) {
         return API && Otel.active() ? Otel.wrap(task) : task;
@@ -124,10 +140,16 @@ final class Telemetry {
 
         static Exit enter(RequestContext ctx) {
             String info = ctx.infoJson();
-            if (info == null) {
-                return NOTHING;
-            }
-            Map<String, String> facts = Json.members(info);
+            return info == null ? NOTHING : enterTrace(Json.members(info));
+        }
+
+        static Exit enterMeta(String paramsJson) {
+            String meta = paramsJson == null ? null : Json.members(paramsJson).get("_meta");
+            return meta == null || !meta.startsWith("{") ? NOTHING : enterTrace(Json.members(meta));
+        }
+
+        /** Makes current the span that {@code facts}' {@code traceparent} and {@code tracestate} name. */
+        private static Exit enterTrace(Map<String, String> facts) {
             String traceparent = Json.unquote(facts.get("traceparent"));
             if (traceparent == null) {
                 return NOTHING;

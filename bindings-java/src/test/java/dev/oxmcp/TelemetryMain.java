@@ -75,10 +75,17 @@ public final class TelemetryMain {
         }
     }
 
+    /** The span {@code ask_traced} names in the _meta of the sampling request it sends. */
+    static final String SAMPLED = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
     static McpServer server() {
         return new McpServer("traced", "1.0.0")
                 .tool("work", "starts a span", "{\"type\":\"object\"}",
                         (args, ctx) -> CompletableFuture.completedFuture(Json.textResult(handlerWork("work", ctx))))
+                .tool("ask_traced", "asks the client to sample, naming SAMPLED in _meta", "{\"type\":\"object\"}",
+                        (args, ctx) -> ctx.sample("{\"maxTokens\": 5, \"messages\": [{\"role\": \"user\", "
+                                + "\"content\": {\"type\": \"text\", \"text\": \"hi\"}}], \"_meta\": {\"traceparent\": \"" + SAMPLED + "\"}}")
+                                .thenApply(answer -> Json.textResult(Json.unquote(Json.members(answer).get("model")))))
                 .register(new Blocking());
     }
 

@@ -33,12 +33,14 @@ import org.junit.jupiter.api.Test;
 class TelemetryTest {
     static McpServer server;
     static McpClient client;
+    static String url;
 
     @BeforeAll
     static void start() throws Exception {
         TelemetryMain.install();
         server = TelemetryMain.server();
-        client = McpClient.connectHttp(server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS)).get(30, TimeUnit.SECONDS);
+        url = server.startHttp("127.0.0.1", 0).get(30, TimeUnit.SECONDS);
+        client = McpClient.connectHttp(url).get(30, TimeUnit.SECONDS);
     }
 
     @AfterAll
@@ -88,6 +90,26 @@ class TelemetryTest {
                 // The engine's own telemetry off, the client's span travels in _meta: it is the parent itself.
                 assertEquals(app.getSpanId(), handler.getParentSpanId(), tool);
             }
+        }
+    }
+
+    @Test
+    void aClientsSamplingHandlerRunsInTheSpanTheServersRequestNames() throws Exception {
+        McpClient.Options options = McpClient.Options.http(url).onSampling((params, ctx) -> {
+                    TelemetryMain.tracer().spanBuilder("sampling work").startSpan().end();
+                    return CompletableFuture.completedFuture(
+                            "{\"role\": \"assistant\", \"content\": {\"type\": \"text\", \"text\": \"ok\"}, \"model\": \"m1\"}");
+                });
+        try (McpClient sampler = McpClient.connect(options).get(30, TimeUnit.SECONDS)) {
+            assertTrue(sampler.callTool("ask_traced", "{}").get(30, TimeUnit.SECONDS).contains("m1"));
+        }
+        SpanData work = TelemetryMain.SPANS.getFinishedSpanItems().stream().filter(s -> s.getName().equals("sampling work"))
+                .findFirst().orElseThrow(() -> new AssertionError("no sampling span: " + TelemetryMain.SPANS.getFinishedSpanItems()));
+        assertTrue(work.getParentSpanContext().isValid(), "the sampling handler's span is no root");
+        if (!engineTelemetry()) {
+            // Nothing of the engine's between: the span the request named is the parent.
+            assertEquals(traceIdOf(TelemetryMain.SAMPLED), work.getTraceId());
+            assertEquals(spanIdOf(TelemetryMain.SAMPLED), work.getParentSpanId());
         }
     }
 
