@@ -5,7 +5,7 @@ const { EventEmitter } = require('node:events')
 const native = require('../native.cjs')
 const { AbortError, ConnectionClosedError, InvalidInputError, RequestCancelledError, engineError, nativeCall, nativeError, thrownToJson, wrapSync } = require('./errors.cjs')
 const { schemaOf } = require('./schema.cjs')
-const { callerSpan } = require('./telemetry.cjs')
+const { callerSpan, inMetaContext } = require('./telemetry.cjs')
 
 // Client
 
@@ -215,7 +215,8 @@ class Client extends EventEmitter {
       const roots = typeof o.roots === 'function' ? await o.roots(extra) : o.roots
       return { roots: roots.map(r => (typeof r === 'string' ? { uri: r } : r)) }
     }
-    run().then(
+    // The handler's spans nest under the span the server's request names in its _meta.
+    inMetaContext(params, run).then(
       result => {
         this._serverRequests.delete(id)
         this._answers.answer(id, JSON.stringify(result))

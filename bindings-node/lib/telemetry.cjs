@@ -5,10 +5,11 @@
  * When the application has registered an OpenTelemetry tracer provider, a handler runs in
  * the context of the engine's span for its run (the `host handler` span, under the server
  * span of its request; with the engine's own telemetry off, of the span the client named
- * in `_meta`), so the spans it starts nest
- * under it; and a client call made inside a span hands that span to the engine, which makes
- * it the parent of the request (and carries it in `params._meta`). Without the package, or
- * with no provider registered, this costs one check per call and does nothing.
+ * in `_meta`), so the spans it starts nest under it; a client's handler of a server request
+ * runs in the span that request names in its `params._meta`; and a client call made inside
+ * a span hands that span to the engine, which makes it the parent of the request (and
+ * carries it in `params._meta`). Without the package, or with no provider registered, this
+ * costs one check per call and does nothing.
  */
 
 let api = null
@@ -54,6 +55,12 @@ function inHandlerContext(details, fn) {
   return api.context.with(api.trace.setSpanContext(api.context.active(), sc), fn)
 }
 
+/** Runs `fn()` in the span a server's request names in its `params._meta` (for a client's
+ *  handler of it: sampling, elicitation, roots). */
+function inMetaContext(params, fn) {
+  return inHandlerContext(() => params?._meta ?? {}, fn)
+}
+
 /** The current span as W3C text for a call's options (`{}` when there is none). */
 function callerSpan() {
   if (api === null) return {}
@@ -66,4 +73,4 @@ function callerSpan() {
   return out
 }
 
-module.exports = { inHandlerContext, callerSpan }
+module.exports = { inHandlerContext, inMetaContext, callerSpan }

@@ -1,7 +1,8 @@
 // The application's OpenTelemetry (@opentelemetry/api with the Node SDK's tracer provider)
 // joined to the engine's traces, with the engine's own telemetry off (no OTEL_* variables):
 // a handler's spans nest under the span the client's call was made in (its trace context
-// travels in `_meta`), in both eras; a handler called outside any span starts a trace of
+// travels in `_meta`), in both eras; a client's sampling handler runs in the span the
+// server's request names in its `_meta`; a handler called outside any span starts a trace of
 // its own; and with no provider registered nothing is joined. The engine's own spans in
 // between are test/telemetry-engine.test.mjs's.
 import { describe, it, before, after } from 'node:test'
@@ -59,6 +60,30 @@ describe('a handler joins the trace of the call it serves (engine telemetry off)
       }
     })
   }
+
+  it("a client's sampling handler runs in the span the server's request names in _meta", async () => {
+    const named = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }
+    const s = new Server({ name: 'asks', version: '1.0.0' })
+    s.tool('ask_traced', { description: 'asks the client to sample, naming a span' }, async (_args, ctx) => {
+      const _meta = { traceparent: `00-${named.traceId}-${named.spanId}-01` }
+      return (await ctx.sample('hi', { maxTokens: 5, _meta })).model
+    })
+    const sampling = async () => {
+      trace.getTracer('app').startSpan('sampling work').end()
+      return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm1' }
+    }
+    const client = await Client.inMemory(s, { sampling })
+    try {
+      exporter.reset()
+      assert.equal((await client.callTool('ask_traced', {})).content[0].text, 'm1')
+      const work = exporter.getFinishedSpans().find(s => s.name === 'sampling work')
+      assert.ok(work, 'the sampling handler span was exported')
+      assert.equal(work.spanContext().traceId, named.traceId)
+      assert.equal(work.parentSpanContext?.spanId, named.spanId)
+    } finally {
+      await client.close()
+    }
+  })
 
   it('a call outside any span gives the handler a trace of its own', async () => {
     const client = await Client.inMemory(server())
