@@ -80,7 +80,8 @@ test('through oxmcp proxy to two Redis-backed Python nodes behind haproxy, each 
     const spans = await until(`trace ${traceId} through a node`, async () => {
       const spans = await traceOf(traceId);
       const server = spans.find((s) => s.service.startsWith('python-node-') && s.kind === 'server');
-      const work = server && spans.find((s) => s.name === 'lookup work' && s.parent === server.id);
+      const run = server && spans.find((s) => s.name === 'host handler' && s.parent === server.id);
+      const work = run && spans.find((s) => s.name === 'lookup work' && s.parent === run.id);
       const store = server && spans.find((s) => s.service === server.service && s.tags['db.system.name'] === 'redis');
       return work && store && spans;
     });
