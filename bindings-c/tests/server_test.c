@@ -8,7 +8,8 @@
  *
  * Tools: echo (completed inside the callback), slow (completed later by a worker thread;
  * cancel seen both through oxmcp_incoming_on_cancel and by polling
- * oxmcp_incoming_is_cancelled), cancelled_tags (what the cancel paths saw), progress, log,
+ * oxmcp_incoming_is_cancelled), cancelled_tags (the slow calls started and what the cancel
+ * paths saw), progress, log,
  * fail (isError), rpc_fail (JSON-RPC error with data). A resource and a prompt.
  * Everything is released before exit, so a valgrind run can check for leaks.
  */
@@ -19,8 +20,8 @@
 
 #define MAX_TAGS 64
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static long g_cb_tags[MAX_TAGS], g_poll_tags[MAX_TAGS];
-static int g_cb_count, g_poll_count;
+static long g_cb_tags[MAX_TAGS], g_poll_tags[MAX_TAGS], g_started_tags[MAX_TAGS];
+static int g_cb_count, g_poll_count, g_started_count;
 
 static void record(long *tags, int *count, long tag) {
   pthread_mutex_lock(&g_mu);
@@ -112,6 +113,8 @@ static void slow_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_
   job->req = req;
   job->tag = json_int(params, len, "tag");
   job->ms = json_int(params, len, "ms");
+  /* What a client waits for before it cancels: a call cancelled before its handler ran never runs it. */
+  record(g_started_tags, &g_started_count, job->tag);
   if (oxmcp_incoming_on_cancel(req, on_job_cancel, job) != OXMCP_STATUS_OK)
     fprintf(stderr, "server_test: on_cancel failed: %s\n", last_message());
   start_worker(slow_worker, job);
@@ -119,20 +122,26 @@ static void slow_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_
 
 static void cancelled_tags_tool(void *ud, OxmcpIncoming *req, const uint8_t *params, size_t len) {
   (void)ud; (void)params; (void)len;
-  char list[2][512];
+  char list[3][512];
+  long *lists[3] = {g_cb_tags, g_poll_tags, g_started_tags};
+  int counts[3];
   pthread_mutex_lock(&g_mu);
-  for (int k = 0; k < 2; k++) {
-    long *tags = k ? g_poll_tags : g_cb_tags;
-    int count = k ? g_poll_count : g_cb_count;
+  counts[0] = g_cb_count;
+  counts[1] = g_poll_count;
+  counts[2] = g_started_count;
+  for (int k = 0; k < 3; k++) {
+    long *tags = lists[k];
+    int count = counts[k];
     int n = snprintf(list[k], sizeof list[k], "[");
     for (int i = 0; i < count; i++) n += snprintf(list[k] + n, sizeof list[k] - n, "%s%ld", i ? "," : "", tags[i]);
     snprintf(list[k] + n, sizeof list[k] - n, "]");
   }
   pthread_mutex_unlock(&g_mu);
-  char buf[1200];
+  char buf[1800];
   int n = snprintf(buf, sizeof buf,
-                   "{\"content\":[{\"type\":\"text\",\"text\":\"tags\"}],\"structuredContent\":{\"callback\":%s,\"poll\":%s}}",
-                   list[0], list[1]);
+                   "{\"content\":[{\"type\":\"text\",\"text\":\"tags\"}],"
+                   "\"structuredContent\":{\"callback\":%s,\"poll\":%s,\"started\":%s}}",
+                   list[0], list[1], list[2]);
   oxmcp_incoming_complete(req, (const uint8_t *)buf, (size_t)n);
   oxmcp_incoming_free(req);
 }

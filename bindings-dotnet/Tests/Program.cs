@@ -543,7 +543,10 @@ internal static class Program
             using (var cts = new CancellationTokenSource())
             {
                 Task<CallToolResult> slow = client.CallToolAsync("slow", "{\"tag\":" + tag + ",\"ms\":30000}", cts.Token);
-                await Task.Delay(300); // let it reach the handler (not an assertion)
+                // Cancelled once its handler runs: a call cancelled before it reaches the handler
+                // never runs it (a fixed delay was too short on a busy machine).
+                Check(await WaitFor(() => Regex.IsMatch(client.CallToolAsync("cancelled_tags", "{}").GetAwaiter().GetResult().Json,
+                    "\"started\":\\[([^\\]]*,)?" + tag + "[,\\]]")), t + "the slow call reached its handler");
                 cts.Cancel();
                 await Expect<OperationCanceledException>(() => slow, e => true, t + "a cancelled call ends as cancelled");
                 Check(await WaitFor(() =>

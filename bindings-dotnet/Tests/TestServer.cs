@@ -11,6 +11,7 @@ internal static class TestServer
 {
     private static readonly List<long> ByToken = new List<long>();
     private static readonly List<long> ByPoll = new List<long>();
+    private static readonly List<long> Started = new List<long>();
 
     internal static bool CancelledByToken(long tag) { lock (ByToken) return ByToken.Contains(tag); }
     internal static bool CancelledByPoll(long tag) { lock (ByPoll) return ByPoll.Contains(tag); }
@@ -31,6 +32,7 @@ internal static class TestServer
             async (args, ctx, ct) =>
             {
                 long tag = Int(args, "tag"), ms = Int(args, "ms");
+                lock (Started) Started.Add(tag);
                 using (ct.Register(() => { lock (ByToken) ByToken.Add(tag); }))
                 {
                     for (long waited = 0; waited < ms; waited += 10)
@@ -49,10 +51,12 @@ internal static class TestServer
             });
         s.AddTool("cancelled_tags", "Tags whose cancel the handler saw", "{\"type\":\"object\"}", (args, ct) =>
         {
-            string cb, poll;
+            string cb, poll, started;
             lock (ByToken) cb = string.Join(",", ByToken);
             lock (ByPoll) poll = string.Join(",", ByPoll);
-            return Task.FromResult(McpJson.StructuredResult("tags", "{\"callback\":[" + cb + "],\"poll\":[" + poll + "]}"));
+            lock (Started) started = string.Join(",", Started);
+            return Task.FromResult(McpJson.StructuredResult("tags",
+                "{\"callback\":[" + cb + "],\"poll\":[" + poll + "],\"started\":[" + started + "]}"));
         });
         s.AddTool("progress", "Reports progress", "{\"type\":\"object\",\"properties\":{\"steps\":{\"type\":\"integer\"}}}", async (args, ctx, ct) =>
         {
