@@ -17,12 +17,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-toolchain.sh
-# A fresh checkout gains nothing from incremental caches, and full debug info in every
-# dependency is most of a target directory (16 GB in a fresh clone without these, which
-# once filled the disk): line tables keep backtraces readable at a fraction of the size.
+# A fresh checkout gains nothing from incremental caches, and debug info is most of a
+# target directory: with full debug info a fresh clone's came to 16 GB, with line tables a
+# run still left 20 GB behind, and a full disk failed CI twice. Without it a test binary is
+# a quarter of the size; a failing assertion still names its file and line, and a backtrace
+# its functions.
 export CARGO_INCREMENTAL=0
-export CARGO_PROFILE_DEV_DEBUG=line-tables-only
-export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
+export CARGO_PROFILE_DEV_DEBUG=0
+export CARGO_PROFILE_RELEASE_DEBUG=0
 root="$PWD"
 run_start=$SECONDS
 # Its own name, so a sweep of /tmp/tmp.* elsewhere cannot take it mid-run.

@@ -36,7 +36,12 @@ build_jaeger() {
   fp="$(EXTRA_FP="$(go version)" fingerprint jaeger/go.mod jaeger/go.sum)"
   if [[ ! -x "$jaeger_bin" || "$(cat .work/jaeger.stamp 2>/dev/null)" != "$fp" ]]; then
     log "go build jaeger (the first build takes minutes)"
-    (cd jaeger && go build -o "$jaeger_bin" github.com/jaegertracing/jaeger/cmd/jaeger)
+    # Its module and build caches (near 3 GB) live in .work only for the build: the binary
+    # is all the tests need, and a full disk once failed a whole CI run.
+    local caches="$HERE/.work/go-caches"
+    (cd jaeger && GOMODCACHE="$caches/mod" GOCACHE="$caches/build" GOFLAGS=-modcacherw \
+      go build -o "$jaeger_bin" github.com/jaegertracing/jaeger/cmd/jaeger) || { rm -rf "$caches"; return 1; }
+    rm -rf "$caches"
     printf '%s\n' "$fp" >.work/jaeger.stamp
   fi
 }
