@@ -9,8 +9,10 @@ root="$(cd "$here/.." && pwd)"
 out="$1"
 source "$root/scripts/ensure-toolchain.sh"
 target="${CARGO_TARGET_DIR:-$root/target}"
-# One build for the library and the generator (the feature only adds the latter).
-(cd "$root" && cargo build -q -p oxmcp-kotlin --features bindgen)
+(cd "$root" && cargo build -q -p oxmcp-kotlin)
+# The generator is a workspace of its own (bindgen/Cargo.toml says why), in the same target
+# directory.
+CARGO_TARGET_DIR="$target" cargo build -q --manifest-path "$here/bindgen/Cargo.toml"
 rm -rf "$out"
 "$target/debug/uniffi-bindgen" generate --no-format --library "$target/debug/liboxmcp_kotlin.so" \
   --language kotlin --out-dir "$out" >/dev/null

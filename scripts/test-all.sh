@@ -30,6 +30,7 @@ run_start=$SECONDS
 # Its own name, so a sweep of /tmp/tmp.* elsewhere cannot take it mid-run.
 logs="$(mktemp -d -t oxmcp-test-all.XXXXXX)"
 trap 'rm -rf "$logs"' EXIT
+touch "$logs/started"
 
 # suite NAME SUMMARY_REGEX COMMAND...: runs COMMAND, keeps its output, remembers failure
 # (as a file, so a suite run in the background lane below counts too). QUIET=1 keeps the
@@ -134,9 +135,24 @@ else
     echo "== packages: not run, scripts/package.sh failed"
 fi
 
+# One build of the engine per target and profile (.config/hakari.toml): a second one means
+# that a dependency's features split between two cargo invocations again, which cost this run
+# minutes and gigabytes. Only this run's builds count (a reused target directory keeps old ones).
+engine_builds() {
+    local target="${CARGO_TARGET_DIR:-$root/target}" dir n status=0
+    for dir in "$target"/debug "$target"/release "$target"/*/debug "$target"/*/release; do
+        [[ -d "$dir/deps" ]] || continue
+        n="$(find "$dir/deps" -maxdepth 1 -name 'liboxmcp-*.rlib' -newer "$logs/started" | wc -l)"
+        [[ "$n" -le 1 ]] || { echo "engine-builds: $n builds of the engine in ${dir#"$target"/}"; status=1; }
+    done
+    [[ $status -ne 0 ]] || echo "engine-builds: at most one build of the engine per target and profile"
+    return $status
+}
+suite builds '^engine-builds: ' engine_builds
+
 echo
 echo "== summary (each runner's own lines)"
-for name in style portability rust demo package python node telemetry c dotnet java kotlin conformance auth interop scaleout hardening platforms packages; do
+for name in style portability rust demo package python node telemetry c dotnet java kotlin conformance auth interop scaleout hardening platforms packages builds; do
     echo "-- $name"
     cat "$logs/$name.summary" 2>/dev/null
 done

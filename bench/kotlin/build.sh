@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Kotlin programs of the cross-SDK benchmark (run.sh runs them):
-#  1. liboxmcp_kotlin.so in release mode, with uniffi's generator in the same cargo build
-#     (the `bindgen` feature only adds the generator: bindings-kotlin/generate.sh does the
-#     same in debug mode), in the workspace's CARGO_TARGET_DIR (default: target/);
+#  1. liboxmcp_kotlin.so in release mode and uniffi's generator (bindings-kotlin/bindgen, a
+#     workspace of its own; bindings-kotlin/generate.sh does the same in debug mode), in the
+#     workspace's CARGO_TARGET_DIR (default: target/);
 #  2. the Kotlin side of that library (uniffi-bindgen, library mode) into
 #     target/generated-sources/uniffi, which pom.xml compiles with bindings-kotlin's API;
 #  3. `mvn compile` (the official Kotlin SDK, Ktor and JNA from Maven Central) and the
@@ -14,10 +14,11 @@ source "$root/scripts/ensure-toolchain.sh"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 lib="$CARGO_TARGET_DIR/release/liboxmcp_kotlin.so"
 
-(cd "$root" && cargo build --release -q -p oxmcp-kotlin --features bindgen)
+(cd "$root" && cargo build --release -q -p oxmcp-kotlin)
+cargo build -q --manifest-path "$root/bindings-kotlin/bindgen/Cargo.toml"
 gen="$here/target/generated-sources/uniffi"
 rm -rf "$gen"
-"$CARGO_TARGET_DIR/release/uniffi-bindgen" generate --no-format --library "$lib" \
+"$CARGO_TARGET_DIR/debug/uniffi-bindgen" generate --no-format --library "$lib" \
   --language kotlin --out-dir "$gen" >/dev/null
 
 cd "$here"

@@ -1,16 +1,20 @@
-//! Telemetry end to end over the in-memory transport, read back from the OpenTelemetry
-//! SDK's in-memory exporters: the client and server spans of one request and their parent
+//! Telemetry end to end over the in-memory transport, read back from exporters that keep
+//! what the OpenTelemetry SDK hands them: the client and server spans of one request and their parent
 //! links, the conventions' names and attributes, errors and cancellations, the trace
 //! context a handler is given, HTTP refusals counted, and nothing recorded (trace context
 //! passed through) when off.
 //! One test: telemetry is process-wide.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use opentelemetry::trace::{FutureExt, SpanKind, Status, TraceContextExt, Tracer};
-use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
-use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use opentelemetry::KeyValue;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData, ResourceMetrics};
+use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider, Temporality};
+use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
 use oxmcp::client::{Client, Era};
 use oxmcp::protocol::*;
 use oxmcp::server::{RequestContext, Server};
@@ -19,6 +23,71 @@ use oxmcp::transport::MemoryTransport;
 use oxmcp::{Error, ErrorKind};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+// The SDK's own in-memory exporters sit behind its `testing` feature, which the workspace's
+// single feature set (workspace-hack/) would carry into every build, the released ones too.
+
+/// The finished spans, in the order the SDK exported them.
+#[derive(Clone, Debug, Default)]
+struct Spans(Arc<Mutex<Vec<SpanData>>>);
+
+impl Spans {
+    fn finished(&self) -> Vec<SpanData> {
+        self.0.lock().unwrap().clone()
+    }
+    fn reset(&self) {
+        self.0.lock().unwrap().clear();
+    }
+}
+
+impl SpanExporter for Spans {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        self.0.lock().unwrap().extend(batch);
+        Ok(())
+    }
+}
+
+/// Each exported metric's name, and the points of the sums (value, attributes as text).
+#[derive(Clone, Debug, Default)]
+struct Metrics(Arc<Mutex<Vec<Exported>>>);
+
+#[derive(Debug)]
+struct Exported {
+    name: String,
+    sums: Vec<(i64, Vec<(String, String)>)>,
+}
+
+fn as_text<'a>(attributes: impl Iterator<Item = &'a KeyValue>) -> Vec<(String, String)> {
+    attributes.map(|kv| (kv.key.as_str().to_owned(), kv.value.to_string())).collect()
+}
+
+impl PushMetricExporter for Metrics {
+    async fn export(&self, metrics: &ResourceMetrics) -> OTelSdkResult {
+        let mut kept = self.0.lock().unwrap();
+        for m in metrics.scope_metrics().flat_map(|sm| sm.metrics()) {
+            let sums = match m.data() {
+                AggregatedMetrics::U64(MetricData::Sum(sum)) => {
+                    sum.data_points().map(|p| (p.value() as i64, as_text(p.attributes()))).collect()
+                }
+                AggregatedMetrics::I64(MetricData::Sum(sum)) => {
+                    sum.data_points().map(|p| (p.value(), as_text(p.attributes()))).collect()
+                }
+                _ => Vec::new(),
+            };
+            kept.push(Exported { name: m.name().to_owned(), sums });
+        }
+        Ok(())
+    }
+    fn force_flush(&self) -> OTelSdkResult {
+        Ok(())
+    }
+    fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
+        Ok(())
+    }
+    fn temporality(&self) -> Temporality {
+        Temporality::Cumulative
+    }
+}
 
 const CALLER: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
@@ -66,9 +135,9 @@ fn text(result: &Value) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spans_and_metrics_follow_the_mcp_conventions() {
-    let spans = InMemorySpanExporter::default();
+    let spans = Spans::default();
     let tracer = SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
-    let metrics = InMemoryMetricExporter::default();
+    let metrics = Metrics::default();
     let meter = SdkMeterProvider::builder().with_reader(PeriodicReader::builder(metrics.clone()).build()).build();
     opentelemetry::global::set_tracer_provider(tracer.clone());
     opentelemetry::global::set_meter_provider(meter.clone());
@@ -89,13 +158,13 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     assert_eq!(text(&serde_json::to_value(result).unwrap()), CALLER);
     let untraced = client.call_tool("where", json!({})).await.unwrap();
     assert_eq!(text(&serde_json::to_value(untraced).unwrap()), "");
-    assert!(spans.get_finished_spans().unwrap().is_empty());
+    assert!(spans.finished().is_empty());
 
     oxmcp::telemetry::use_global_providers();
     assert!(oxmcp::telemetry::is_enabled());
     let client = pair().await;
     let result = client.request("tools/call", Some(given), RequestOptions::default()).await.unwrap();
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     let sent = named(&all, "tools/call where", SpanKind::Client);
     let handled = named(&all, "tools/call where", SpanKind::Server);
     // The caller's span is the client span's parent; the client span the server span's.
@@ -121,7 +190,7 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     spans.reset();
     let traced = RequestOptions::default().trace(host_span);
     oxmcp::host::client::call(&client, "tools/call", Some("where"), Some("{}"), traced).await.unwrap();
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     let sent = named(&all, "tools/call where", SpanKind::Client);
     assert_eq!(sent.span_context.trace_id().to_string(), "4bf92f3577b34da6a3ce929d0e0e4736");
     assert_eq!(sent.parent_span_id.to_string(), "00f067aa0ba902b7");
@@ -130,7 +199,7 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     spans.reset();
     let stateless = pair_in(Era::Stateless).await;
     stateless.call_tool("where", json!({})).await.unwrap();
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     for kind in [SpanKind::Client, SpanKind::Server] {
         assert_eq!(attr(named(&all, "tools/call where", kind), "mcp.protocol.version").as_deref(), Some("2026-07-28"));
     }
@@ -140,7 +209,7 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     client.call_tool("fail", json!({})).await.unwrap();
     let err = client.call_tool("nope", json!({})).await.unwrap_err();
     assert_eq!(err.code(), Some(-32602));
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     for kind in [SpanKind::Client, SpanKind::Server] {
         assert_eq!(attr(named(&all, "tools/call fail", kind.clone()), "error.type").as_deref(), Some("tool_error"));
         let unknown = named(&all, "tools/call nope", kind);
@@ -160,10 +229,10 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     let err = client.call_tool_with("wait", json!({}), RequestOptions::default().cancel_token(cancel)).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Cancelled);
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while spans.get_finished_spans().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+    while spans.finished().len() < 2 && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     for kind in [SpanKind::Client, SpanKind::Server] {
         assert_eq!(attr(named(&all, "tools/call wait", kind), "error.type").as_deref(), Some("cancelled"));
     }
@@ -173,10 +242,10 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     let result = client.call_tool_as_task("later", json!({}), |_| {}).await.unwrap();
     assert_eq!(text(&serde_json::to_value(&result).unwrap()), "done later");
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !spans.get_finished_spans().unwrap().iter().any(|s| s.name == "task") && std::time::Instant::now() < deadline {
+    while !spans.finished().iter().any(|s| s.name == "task") && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     let task = named(&all, "task", SpanKind::Internal);
     assert_eq!(task.parent_span_id, named(&all, "tools/call later", SpanKind::Server).span_context.span_id());
     assert_eq!(attr(task, "oxmcp.task.status").as_deref(), Some("completed"));
@@ -199,7 +268,7 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     let out =
         oxmcp::host::client::call(&hosted, "tools/call", Some("hosted"), Some("{}"), Default::default()).await.unwrap().unwrap();
     let info_parent = text(&serde_json::from_str(&out).unwrap());
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     let run = named(&all, "host handler", SpanKind::Internal);
     assert_eq!(run.parent_span_id, named(&all, "tools/call hosted", SpanKind::Server).span_context.span_id());
     assert_eq!(attr(run, "oxmcp.handler.kind").as_deref(), Some("tool"));
@@ -214,7 +283,7 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let refused = oxmcp::store::RedisStore::connect(&format!("redis://127.0.0.1:{closed}"), "t").with_context(request).await;
     assert!(refused.is_err());
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     let connect = named(&all, "CONNECT", SpanKind::Client);
     assert_eq!(connect.parent_span_id, parent_id);
     assert_eq!(attr(connect, "db.system.name").as_deref(), Some("redis"));
@@ -222,7 +291,7 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     // Outside any request's span, no span of its own (but still counted).
     spans.reset();
     assert!(oxmcp::store::RedisStore::connect(&format!("redis://127.0.0.1:{closed}"), "t").await.is_err());
-    assert!(spans.get_finished_spans().unwrap().iter().all(|s| s.name != "CONNECT"));
+    assert!(spans.finished().iter().all(|s| s.name != "CONNECT"));
 
     // An HTTP request refused before any handler ran (here a Host not allowed) is counted
     // with its status.
@@ -234,7 +303,7 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     .unwrap();
     // A request of a Streamable HTTP session carries the session's id; a session over a
     // transport without one (the memory transport above) none.
-    assert!(spans.get_finished_spans().unwrap().iter().all(|s| attr(s, "mcp.session.id").is_none()));
+    assert!(spans.finished().iter().all(|s| attr(s, "mcp.session.id").is_none()));
     spans.reset();
     let post = |body: Value, sid: Option<String>| {
         let mut req = reqwest::Client::new()
@@ -254,14 +323,14 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
     answer.text().await.unwrap();
     post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), Some(sid.clone())).await.unwrap();
     post(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}), Some(sid.clone())).await.unwrap().text().await.unwrap();
-    let list = named(&spans.get_finished_spans().unwrap(), "tools/list", SpanKind::Server).clone();
+    let list = named(&spans.finished(), "tools/list", SpanKind::Server).clone();
     assert_eq!(attr(&list, "mcp.session.id"), Some(sid), "the span names the session the client was given");
     // A client over Streamable HTTP names it on its spans too, once the server gave it one.
     spans.reset();
     let transport = oxmcp::transport::http::HttpClientTransport::new(http.url().to_string());
     let over_http = Client::builder("telemetry-http-client", "0.0.1").era(Era::Session).connect(transport).await.unwrap();
     over_http.list_tools(None).await.unwrap();
-    let all = spans.get_finished_spans().unwrap();
+    let all = spans.finished();
     let sent = attr(named(&all, "tools/list", SpanKind::Client), "mcp.session.id");
     assert!(sent.is_some(), "the client's span names its session");
     assert_eq!(sent, attr(named(&all, "tools/list", SpanKind::Server), "mcp.session.id"));
@@ -277,9 +346,8 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
 
     // The duration histograms and the engine's own instruments were recorded.
     meter.force_flush().unwrap();
-    let exported = metrics.get_finished_metrics().unwrap();
-    let names: Vec<String> =
-        exported.iter().flat_map(|rm| rm.scope_metrics()).flat_map(|sm| sm.metrics()).map(|m| m.name().to_owned()).collect();
+    let exported = metrics.0.lock().unwrap();
+    let names: Vec<&str> = exported.iter().map(|m| m.name.as_str()).collect();
     for name in [
         "mcp.client.operation.duration",
         "mcp.server.operation.duration",
@@ -289,26 +357,20 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
         "oxmcp.store.errors",
         "oxmcp.queued.bytes",
     ] {
-        assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+        assert!(names.contains(&name), "{name} missing from {names:?}");
     }
-    let refused_403 = exported.iter().flat_map(|rm| rm.scope_metrics()).flat_map(|sm| sm.metrics()).any(|m| {
-        let AggregatedMetrics::U64(MetricData::Sum(sum)) = m.data() else { return false };
-        m.name() == "oxmcp.requests.refused"
-            && sum.data_points().any(|p| {
-                p.value() >= 1
-                    && p.attributes().any(|kv| kv.key.as_str() == "http.response.status_code" && kv.value.to_string() == "403")
-                    && p.attributes().any(|kv| kv.key.as_str() == "oxmcp.reason" && kv.value.to_string() == "http")
-            })
-    });
+    let has = |attrs: &[(String, String)], key: &str, value: &str| attrs.iter().any(|(k, v)| k == key && v == value);
+    let refused_403 =
+        exported.iter().filter(|m| m.name == "oxmcp.requests.refused").flat_map(|m| &m.sums).any(|(value, attrs)| {
+            *value >= 1 && has(attrs, "http.response.status_code", "403") && has(attrs, "oxmcp.reason", "http")
+        });
     assert!(refused_403, "no oxmcp.requests.refused point for the 403");
     // The client's notifications/initialized waited in the server's notification budget.
-    let queued_notes = exported.iter().flat_map(|rm| rm.scope_metrics()).flat_map(|sm| sm.metrics()).any(|m| {
-        let AggregatedMetrics::I64(MetricData::Sum(sum)) = m.data() else { return false };
-        m.name() == "oxmcp.queued.bytes"
-            && sum
-                .data_points()
-                .any(|p| p.attributes().any(|kv| kv.key.as_str() == "oxmcp.queue" && kv.value.to_string() == "notifications"))
-    });
+    let queued_notes = exported
+        .iter()
+        .filter(|m| m.name == "oxmcp.queued.bytes")
+        .flat_map(|m| &m.sums)
+        .any(|(_, attrs)| has(attrs, "oxmcp.queue", "notifications"));
     assert!(queued_notes, "no oxmcp.queued.bytes point for the notification budget");
     oxmcp::telemetry::disable();
 }

@@ -1,0 +1,2 @@
+// Present so that cargo applies the build-dependencies section too.
+fn main() {}

@@ -1,0 +1,1 @@
+//! No code: the crate exists for its dependency list (Cargo.toml).
