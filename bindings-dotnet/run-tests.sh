@@ -28,6 +28,8 @@
 #    and its length against the official SDK's;
 #  - the official TypeScript SDK client against the C# server (stdio and HTTP), including
 #    cancellation reaching the C# handler and a clean exit code 0;
+#  - System.Diagnostics.Activity joined to the engine's trace context (Tests/ActivityTests.cs), on
+#    the .NET Core runtime of PyPI's dotnetcore2 (mono has no Activity);
 # every mono process must exit by itself (a hang fails the run).
 # Ends with "N passed, M failed".
 set -uo pipefail
@@ -50,6 +52,21 @@ summary() {
   echo "$PASSED passed, $FAILED failed"
   [[ $FAILED -eq 0 ]]
   exit $?
+}
+# tally LABEL EXIT_STATUS OUTPUT: counts a test program's own "N passed, M failed" line, and
+# one more check that it printed one and exited by itself with status 0.
+tally() {
+  local label="$1" rc="$2" line p f
+  line="$(printf '%s\n' "$3" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
+  if [[ -n "$line" ]]; then
+    p="${line%% passed*}"; f="${line#*passed, }"; f="${f%% failed*}"
+    pass "$p"
+    [[ "$f" -gt 0 ]] && fail "$f" "$label: $line"
+    log "$label: $line"
+  else
+    fail 1 "$label printed no summary (exit $rc)"
+  fi
+  if [[ $rc -eq 124 ]]; then fail 1 "the $label process did not exit by itself"; elif [[ -n "$line" && $rc -eq 0 ]]; then pass; fi
 }
 
 # --- toolchain ----------------------------------------------------------------------------
@@ -135,17 +152,7 @@ fi
 # --- C# client tests ----------------------------------------------------------------------------
 rm -f "$BUILD/typed-tools.json"
 out="$(OXMCP_SCENARIOS="$REPO/tests/scenarios/scenarios.json" OXMCP_TYPED_TOOLS="$BUILD/typed-tools.json" timeout 300 mono "$BUILD/OxMcp.Tests.exe" client "$OXMCP_BIN" "$EV_URL" $C_URL 2> >(sed 's|^|[csharp-client] |' >&2))"
-rc=$?
-line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
-if [[ -n "$line" ]]; then
-  p="${line%% passed*}"; f="${line#*passed, }"; f="${f%% failed*}"
-  pass "$p"
-  [[ "$f" -gt 0 ]] && fail "$f" "C# client: $line"
-  log "C# client: $line"
-else
-  fail 1 "C# client printed no summary (exit $rc)"
-fi
-if [[ $rc -eq 124 ]]; then fail 1 "the C# client process did not exit by itself"; elif [[ -n "$line" && $rc -eq 0 ]]; then pass; fi
+tally "C# client" $? "$out"
 
 exec 9>&-
 [[ -n "${C_PID:-}" ]] && wait "$C_PID" 2>/dev/null
@@ -156,22 +163,30 @@ if auth_servers_start "$BUILD"; then
   PIDS+=("$AS_PID" "$PROTECTED_PID")
   out="$(timeout 300 mono "$BUILD/OxMcp.Tests.exe" oauth "$ISSUER" "$PROTECTED_URL" "$AUTH_NODE" \
     "$REPO/tests/auth/browser.mjs" "$BUILD/oauth-tokens.json" 2> >(sed 's|^|[csharp-oauth] |' >&2))"
-  rc=$?
-  line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
-  if [[ -n "$line" ]]; then
-    p="${line%% passed*}"; f="${line#*passed, }"; f="${f%% failed*}"
-    pass "$p"
-    [[ "$f" -gt 0 ]] && fail "$f" "C# OAuth: $line"
-    log "C# OAuth: $line"
-  else
-    fail 1 "C# OAuth printed no summary (exit $rc)"
-  fi
-  if [[ $rc -eq 124 ]]; then fail 1 "the C# OAuth process did not exit by itself"; elif [[ -n "$line" && $rc -eq 0 ]]; then pass; fi
+  tally "C# OAuth" $? "$out"
 else
   PIDS+=(${AS_PID:-} ${PROTECTED_PID:-})
   fail 1 "the OAuth servers did not start"
 fi
 auth_servers_stop
+
+# --- System.Diagnostics.Activity, on a runtime that has it -----------------------------------------
+# mono has no Activity: the same test program runs its `activity` mode (Tests/ActivityTests.cs)
+# on the .NET Core 3.1 runtime that PyPI's dotnetcore2 carries, installed into build/.
+dotnet_dir="$BUILD/dotnetcore2"
+want="dotnetcore2==3.1.23"
+if [[ "$(cat "$dotnet_dir/.stamp" 2>/dev/null)" != "$want" ]]; then
+  log "pip install $want (a .NET Core runtime)"
+  rm -rf "$dotnet_dir"
+  python3 -m pip install -q --disable-pip-version-check --target "$dotnet_dir" "$want" >&2 &&
+    printf '%s\n' "$want" >"$dotnet_dir/.stamp"
+fi
+dotnet_root="$dotnet_dir/dotnetcore2/bin"
+printf '%s\n' '{"runtimeOptions": {"tfm": "netcoreapp3.1", "framework": {"name": "Microsoft.NETCore.App", "version": "3.1.23"},
+  "configProperties": {"System.Globalization.Invariant": true}}}' >"$BUILD/OxMcp.Tests.runtimeconfig.json"
+out="$(DOTNET_ROOT="$dotnet_root" timeout 120 "$dotnet_root/dotnet" exec --runtimeconfig "$BUILD/OxMcp.Tests.runtimeconfig.json" \
+  "$BUILD/OxMcp.Tests.exe" activity 2> >(sed 's|^|[csharp-activity] |' >&2))"
+tally "C# activity" $? "$out"
 
 # --- the official TypeScript SDK client against the C# server ------------------------------------
 TS="$REPO/bindings-c/tests/ts"

@@ -353,6 +353,11 @@ OxmcpStatus oxmcp_client_connect(const struct OxmcpClient *client,
 // | `"skills/read"` | path in the skill, or URI | the skill's entry | the file's bytes as a base64 JSON string (a file the entry does not list, or one that does not match it: `OXMCP_STATUS_PROTOCOL`) |
 // | `"request"` | any method | its params | the raw result (in the stateless era the engine adds `_meta` and answers input requests) |
 //
+// `op` may also be a JSON object naming the op with the call's trace context, the W3C text
+// of the caller's current span, which becomes the parent of every request the call sends:
+// `{"op": "tools/call", "traceparent": "00-…-…-01", "tracestate": "k=v"}` (`tracestate`
+// optional; a malformed object or `traceparent` is `OXMCP_STATUS_INVALID_INPUT`).
+//
 // `timeout_ms` (0 = the default 60 s, reset by progress) bounds waiting where the call
 // takes options (`"tools/call"`, `"request"`, `"ping"`, `"logging/setLevel"`);
 // `on_progress` (may be NULL) gets progress with the same `user_data`, always before the

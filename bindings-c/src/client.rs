@@ -432,6 +432,11 @@ pub unsafe extern "C" fn oxmcp_client_connect(
 /// | `"skills/read"` | path in the skill, or URI | the skill's entry | the file's bytes as a base64 JSON string (a file the entry does not list, or one that does not match it: `OXMCP_STATUS_PROTOCOL`) |
 /// | `"request"` | any method | its params | the raw result (in the stateless era the engine adds `_meta` and answers input requests) |
 ///
+/// `op` may also be a JSON object naming the op with the call's trace context, the W3C text
+/// of the caller's current span, which becomes the parent of every request the call sends:
+/// `{"op": "tools/call", "traceparent": "00-…-…-01", "tracestate": "k=v"}` (`tracestate`
+/// optional; a malformed object or `traceparent` is `OXMCP_STATUS_INVALID_INPUT`).
+///
 /// `timeout_ms` (0 = the default 60 s, reset by progress) bounds waiting where the call
 /// takes options (`"tools/call"`, `"request"`, `"ping"`, `"logging/setLevel"`);
 /// `on_progress` (may be NULL) gets progress with the same `user_data`, always before the
@@ -466,7 +471,7 @@ pub unsafe extern "C" fn oxmcp_client_call(
 ) -> OxmcpStatus {
     guard(|| {
         let c = client_arg(client)?;
-        let op = str_arg(op, "op")?.to_owned();
+        let host::OpOptions { op, trace } = host::OpOptions::parse(str_arg(op, "op")?)?;
         let a = opt_str_arg(a, "a")?.map(str::to_owned);
         let b = opt_json_text(b, b_len, "b")?;
         let client = c.connected()?;
@@ -477,6 +482,9 @@ pub unsafe extern "C" fn oxmcp_client_call(
             let mut options = RequestOptions::default().cancel_token(token);
             if timeout_ms != 0 {
                 options = options.timeout(Duration::from_millis(u64::from(timeout_ms)));
+            }
+            if let Some(trace) = trace {
+                options = options.trace(trace);
             }
             let options = with_progress(options, on_progress, user_data, &deliver);
             async move { door_value(host::call(&client, &op, a.as_deref(), b.as_deref(), options).await?) }

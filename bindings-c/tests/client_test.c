@@ -503,6 +503,22 @@ static void test_c_server(OxmcpClient *client, const char *era) {
   CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK && strstr(c.json, span), "[%s] the handler has the caller's span: %s", era,
         c.json ? c.json : c.message);
   call_done(&c);
+  /* The same through the client door: the op as an object naming the caller's span. */
+  n = snprintf(params, sizeof params, "{\"op\":\"tools/call\",\"traceparent\":\"%s\",\"tracestate\":\"k=v\"}", span);
+  call_init(&c);
+  CHECK(oxmcp_client_call(client, params, "trace", (const uint8_t *)"{}", 2, 0, NULL, on_complete, &c, NULL) == OXMCP_STATUS_OK,
+        "[%s] traced call through the door", era);
+  CHECK(call_wait(&c) == 1 && c.status == OXMCP_STATUS_OK && strstr(c.json, span), "[%s] the door's traceparent reaches the handler: %s",
+        era, c.json ? c.json : c.message);
+  call_done(&c);
+  const char *bad_ops[] = {"{\"op\":\"tools/call\",\"traceparent\":\"00-nonsense\"}", "{\"op\":\"tools/call\",\"colour\":1}", "{\"op\":"};
+  for (size_t i = 0; i < sizeof bad_ops / sizeof *bad_ops; i++) {
+    call_init(&c);
+    CHECK(oxmcp_client_call(client, bad_ops[i], "trace", NULL, 0, 0, NULL, on_complete, &c, NULL) == OXMCP_STATUS_INVALID_INPUT,
+          "[%s] the door refuses the op %s at once", era, bad_ops[i]);
+    CHECK(c.completions == 0, "[%s] and never calls back for it", era);
+    call_done(&c);
+  }
   call_tool(client, &c, "trace", "{}");
   CHECK(c.status == OXMCP_STATUS_OK && strstr(c.json, "\"none\""), "[%s] no span, no trace context: %s", era, c.json ? c.json : c.message);
   call_done(&c);

@@ -396,7 +396,8 @@ namespace OxMcp
         /// </summary>
         private Task<string> Call(string op, string a, string bJson, CancellationToken token, Action<McpProgress> onProgress = null, TimeSpan? timeout = null)
         {
-            byte[] opZ = Native.Z(op), aZ = Native.Z(a), b = Native.Bytes(bJson);
+            // Inside an activity, the call continues its trace.
+            byte[] opZ = Native.Z(Telemetry.TracedOp(op)), aZ = Native.Z(a), b = Native.Bytes(bJson);
             uint ms = TimeoutMs(timeout);
             return Pending.Run((IntPtr ud, out RequestHandle req) =>
                 Native.oxmcp_client_call(_handle, opZ, aZ, b, Native.Len(b), ms, onProgress == null ? null : Pending.OnProgress, Pending.OnComplete, ud, out req),
@@ -602,10 +603,14 @@ namespace OxMcp
                 });
                 return;
             }
-            Incoming.Answer(request, (req, token) =>
+            Incoming.Answer(request, async (req, token) =>
             {
                 if (handler == null) throw new McpException(-32603, "no handler for " + name + " (client disposed)");
-                return handler(paramsJson, token);
+                // The handler runs in the span the server's request names in its _meta.
+                using (Telemetry.EnterMeta(paramsJson))
+                {
+                    return await handler(paramsJson, token).ConfigureAwait(false);
+                }
             });
         }
 

@@ -61,6 +61,12 @@ namespace OxMcp
             get { return CallNow("info", null); }
         }
 
+        /// <summary>The request span's trace context alone (<c>{"traceparent", "tracestate"}</c> or <c>null</c>).</summary>
+        internal string TraceJson
+        {
+            get { return CallNow("trace", null); }
+        }
+
         /// <summary>Sends a progress notification (nothing if the client asked for none, or once the request is over).</summary>
         public void ReportProgress(double progress, double? total = null, string message = null)
         {
@@ -640,10 +646,15 @@ namespace OxMcp
         {
             McpHandler handler = Handlers.Get(userData.ToInt64());
             string args = Native.Utf8(json, len);
-            Incoming.Answer(request, (req, token) =>
+            Incoming.Answer(request, async (req, token) =>
             {
                 if (handler == null) throw new McpException(-32603, "the handler is gone (server disposed)");
-                return handler(args, new McpRequestContext(req), token);
+                var ctx = new McpRequestContext(req);
+                // The host's activities nest under the engine's span for the request.
+                using (Telemetry.Available ? Telemetry.Enter(ctx.TraceJson) : null)
+                {
+                    return await handler(args, ctx, token).ConfigureAwait(false);
+                }
             });
         }
 

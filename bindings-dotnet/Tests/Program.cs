@@ -85,13 +85,19 @@ internal static class Program
                 return _failed == 0 ? 0 : 1;
             }
             if (args.Length >= 6 && args[0] == "oauth") return OAuthTests.Run(args);
+            if (args.Length >= 1 && args[0] == "activity")
+            {
+                ActivityTests.Run(Check);
+                Console.WriteLine(_passed + " passed, " + _failed + " failed");
+                return _failed == 0 ? 0 : 1;
+            }
             if (args.Length >= 3 && args[0] == "client")
             {
                 ClientTests(args[1], args[2], args.Length > 3 ? args[3] : null).GetAwaiter().GetResult();
                 Console.WriteLine(_passed + " passed, " + _failed + " failed");
                 return _failed == 0 ? 0 : 1;
             }
-            Console.Error.WriteLine("usage: server --stdio|--http | scenario-server | scenarios | client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL] | oauth ISSUER PROTECTED_URL NODE BROWSER_MJS TOKEN_FILE");
+            Console.Error.WriteLine("usage: server --stdio|--http | scenario-server | scenarios | client OXMCP_BIN EVERYTHING_URL [C_SERVER_URL] | oauth ISSUER PROTECTED_URL NODE BROWSER_MJS TOKEN_FILE | activity");
             return 2;
         }
         catch (Exception e)

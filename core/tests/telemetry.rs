@@ -261,6 +261,10 @@ async fn spans_and_metrics_follow_the_mcp_conventions() {
         let info = oxmcp::host::context::call_now(&calls, id, oxmcp::host::context::op::INFO, "").unwrap().unwrap();
         let info: Value = serde_json::from_str(&info).unwrap();
         let text = info["traceparent"].as_str().unwrap_or_default().to_owned();
+        // The `trace` op gives the same context alone (what the C# host asks on every call).
+        let trace = oxmcp::host::context::call_now(&calls, id, oxmcp::host::context::op::TRACE, "").unwrap().unwrap();
+        let trace: Value = serde_json::from_str(&trace).unwrap();
+        assert_eq!(trace["traceparent"], info["traceparent"]);
         calls.complete(id, Ok(json!({"content": [{"type": "text", "text": text}]}).to_string()))
     });
     staged.register(oxmcp::host::HandlerKind::Tool, &tool, answer).unwrap();

@@ -388,6 +388,62 @@ pub async fn call_tool_as_task(
 /// | `tasks/list` (a 2025-11-25 server's: every page of this client's tasks) | | |
 /// | `request` (any method) | method | params JSON |
 ///
+/// An op with the call's own options, for a door that takes only the op's name (C's
+/// `oxmcp_client_call`): the name alone, or a JSON object `{"op": name, "traceparent": text,
+/// "tracestate": text}` whose trace context (the host's current span) becomes
+/// [`RequestOptions::trace`]. A malformed object, or a `traceparent` that is not W3C, is
+/// refused as [`ErrorKind::InvalidInput`] before anything is sent.
+///
+/// ```
+/// use oxmcp::host::client::OpOptions;
+/// let plain = OpOptions::parse("tools/call").unwrap();
+/// assert_eq!((plain.op.as_str(), plain.trace.is_none()), ("tools/call", true));
+/// let traced = OpOptions::parse(
+///     r#"{"op": "tools/call", "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#,
+/// ).unwrap();
+/// assert_eq!(traced.trace.unwrap().trace_id(), "4bf92f3577b34da6a3ce929d0e0e4736");
+/// assert!(OpOptions::parse(r#"{"op": "tools/call", "traceparent": "nonsense"}"#).is_err());
+/// ```
+#[derive(Debug)]
+pub struct OpOptions {
+    /// The op's name (the table of [`call`]).
+    pub op: String,
+    /// The parent of the requests the call sends.
+    pub trace: Option<crate::telemetry::TraceContext>,
+}
+
+impl OpOptions {
+    /// Reads `op` as a plain name or as the JSON object above.
+    pub fn parse(op: &str) -> Result<OpOptions> {
+        if !op.trim_start().starts_with('{') {
+            return Ok(OpOptions { op: op.to_owned(), trace: None });
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Given {
+            op: String,
+            traceparent: Option<String>,
+            tracestate: Option<String>,
+        }
+        let given: Given = serde_json::from_str(op)
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("invalid op object (op, traceparent, tracestate): {e}")))?;
+        let trace = match given.traceparent {
+            None => None,
+            Some(traceparent) => {
+                let trace = crate::telemetry::TraceContext { traceparent, tracestate: given.tracestate };
+                if crate::telemetry::remote(&trace).is_none() {
+                    return Err(Error::new(
+                        ErrorKind::InvalidInput,
+                        format!("traceparent {:?} is not a W3C trace context", trace.traceparent),
+                    ));
+                }
+                Some(trace)
+            }
+        };
+        Ok(OpOptions { op: given.op, trace })
+    }
+}
+
 /// `options.trace` (the host's current span, as W3C text) is the parent of every request
 /// the call sends, each page of a list included.
 pub async fn call(

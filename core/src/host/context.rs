@@ -155,6 +155,10 @@ pub async fn escalate_to_task(ctx: &RequestContext) -> Result<String> {
 pub mod op {
     /// The request's facts ([`info`](super::info)); `null` once the request is over.
     pub const INFO: &str = "info";
+    /// The W3C trace context of the request's span alone, `{"traceparent", "tracestate"}`
+    /// (the two members of [`INFO`]): `null` when it has none or is over. A host joining its
+    /// own tracer asks for this on every call, so it stays small.
+    pub const TRACE: &str = "trace";
     /// Whether the peer cancelled the request (`true` once it is over).
     pub const CANCELLED: &str = "cancelled";
     /// Progress: `{"progress": n, "total"?: n, "message"?: text}`, sent if the client asked.
@@ -180,7 +184,7 @@ pub mod op {
     pub const NEXT: &str = "next";
 }
 
-/// What a handler asks of its open call `id`, answered at once: [`op::INFO`],
+/// What a handler asks of its open call `id`, answered at once: [`op::INFO`], [`op::TRACE`],
 /// [`op::CANCELLED`], [`op::PROGRESS`], [`op::LOG`], [`op::END_RESPONSE_STREAM`]. Params and
 /// result are JSON text (empty params mean none; `None`: nothing to give back). Once the
 /// request is over, the facts are `null`, it counts as cancelled, and progress, logs and
@@ -193,6 +197,7 @@ pub mod op {
 /// let calls = HostCalls::new(Default::default());
 /// // Call 7 is not open: its facts are null and its progress goes nowhere.
 /// assert_eq!(context::call_now(&calls, 7, context::op::INFO, "").unwrap().as_deref(), Some("null"));
+/// assert_eq!(context::call_now(&calls, 7, context::op::TRACE, "").unwrap().as_deref(), Some("null"));
 /// assert!(context::call_now(&calls, 7, context::op::PROGRESS, r#"{"progress": 1}"#).unwrap().is_none());
 /// assert!(context::call_now(&calls, 7, "bogus", "").is_err());
 /// ```
@@ -201,6 +206,11 @@ pub fn call_now(calls: &HostCalls, id: CallId, op: &str, params_json: &str) -> R
     let ctx = calls.context(id).ok();
     match op {
         op::INFO => Ok(Some(ctx.map_or(Value::Null, |c| info(&c)).to_string())),
+        op::TRACE => Ok(Some(
+            ctx.and_then(|c| c.trace_context())
+                .map_or(Value::Null, |t| json!({"traceparent": t.traceparent, "tracestate": t.tracestate}))
+                .to_string(),
+        )),
         // Any open call, a client's handler too (it has no request context): the table knows.
         op::CANCELLED => Ok(Some((!calls.is_open(id) || calls.is_cancelled(id)).to_string())),
         op::PROGRESS => {

@@ -510,11 +510,25 @@ impl RequestContext {
 
     /// A request to the client that ends when this request is cancelled; in the stateless
     /// era, an input request of this round.
+    /// What the handler asks continues the request's trace in both eras (the engine's span
+    /// for it, or with telemetry off the caller's), so a client's handler runs in it.
     async fn client_request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
+        let trace = self.trace_context();
         let value = match self.current_inputs() {
-            Some(Inputs::To(questions)) => questions.ask(self.input_key.as_deref(), method, params, &self.cancel).await?,
+            Some(Inputs::To(questions)) => {
+                // An input request is no request of its own: its params carry the context.
+                let mut params = Some(params);
+                if let Some(cx) = trace.as_ref().and_then(crate::telemetry::remote) {
+                    crate::telemetry::inject_unless_present(&mut params, &cx);
+                }
+                questions.ask(self.input_key.as_deref(), method, params.unwrap_or_default(), &self.cancel).await?
+            }
             Some(Inputs::Escalating(_)) | None => {
-                let options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
+                let mut options = RequestOptions::default().cancel_token(self.cancel.child_token()).during(self.id.clone());
+                // Telemetry on, the current span is the parent already.
+                if let (None, Some(trace)) = (&self.trace, trace) {
+                    options = options.trace(trace);
+                }
                 self.peer.request(method, Some(params), options).await?
             }
         };

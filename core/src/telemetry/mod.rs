@@ -30,6 +30,7 @@ mod step;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub(crate) use context::inject_unless_present;
 pub(crate) use context::passed_in;
 #[cfg(feature = "http")]
 pub(crate) use context::posted_by;
